@@ -1,0 +1,155 @@
+// The whole contract between the core and a transport backend.
+//
+// A backend moves bytes between PEs that are not reached by the core's direct same-node path
+// (or all PEs when GASKET_LOCAL=backend). The required core is small: register segments, put,
+// fence/quiet, progress. Everything else is an optional capability, queried ONCE at init: the
+// core then chooses the native path or its own emulation (get as a request answered by a put,
+// atomics run by the target's handler, active messages as mailbox rings over put+notify).
+// "Unsupported" is expressed by a null capability interface, never by a method that fails at run
+// time.
+//
+//   capability            pciddc            ucx
+//   put                   yes (<= 64 KiB)   yes
+//   notify (put+signal)   yes (LMR)         -
+//   remote read           -                 yes
+//   atomics 32/64         -                 yes (UCP's op set)
+//   active messages       - (core mailboxes) yes (UCP AM)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/status.h"
+#include "core/bootstrap/bootstrap.h"
+#include "core/config/config.h"
+#include "core/segments/segment_table.h"
+
+namespace gasket::backend {
+
+using segments::SegmentId;
+
+// A location in a peer's segment: the backend-neutral "remote physical address" of the seeds.
+struct RemoteAddress {
+  SegmentId segment;
+  uint64_t offset;
+};
+
+// Atomic operations; a capability mask has bit (1 << op) set for each one supported natively.
+enum class AtomicOp : uint8_t {
+  kFetch,         // read
+  kSet,           // write, no fetch
+  kSwap,          // write, fetch old
+  kCompareSwap,   // write operand if old == compare, fetch old
+  kAdd,
+  kFetchAdd,
+  kAnd,
+  kFetchAnd,
+  kOr,
+  kFetchOr,
+  kXor,
+  kFetchXor,
+  kCount
+};
+constexpr uint32_t op_bit(AtomicOp op) { return 1u << static_cast<unsigned>(op); }
+
+struct Limits {
+  size_t max_put_bytes = SIZE_MAX;  // one put; the core splits longer writes
+  bool ordered_puts = false;        // puts to one peer land in issue order (FIFO)
+};
+
+// What the backend learns from the core when it starts.
+struct StartInfo {
+  bootstrap::Bootstrap* bootstrap = nullptr;  // key-value exchange with peers
+  const config::Config* config = nullptr;
+  int my_pe = 0;
+  int n_pes = 1;
+  std::vector<int> node_of_pe;  // node index of every PE (equal index = same host)
+  bool thread_multiple = false;  // several threads may call the backend at once
+};
+
+// Optional capability: remote read.
+class RemoteRead {
+ public:
+  virtual ~RemoteRead() = default;
+  // Non-blocking: `dst` is valid after quiet().
+  virtual Status get(int pe, void* dst, RemoteAddress src, size_t len) = 0;
+};
+
+// Optional capability: network atomics on 32/64-bit words.
+class RemoteAtomics {
+ public:
+  virtual ~RemoteAtomics() = default;
+  virtual uint32_t ops32() const = 0;  // mask of op_bit()
+  virtual uint32_t ops64() const = 0;
+  // True when these atomics are atomic with respect to CPU atomics that same-node PEs run on the
+  // mapped segment (shared-memory transports); false for NIC atomics. The core keeps a single
+  // atomicity domain: when false and some peers are reached directly, all atomics go one way.
+  virtual bool coherent_with_cpu() const = 0;
+  // `width` is 4 or 8. Fetching ops write the old value to `*fetched` (valid after quiet(), or
+  // at once when blocking is true).
+  virtual Status atomic(int pe, RemoteAddress dst, AtomicOp op, unsigned width, uint64_t operand,
+                        uint64_t compare, uint64_t* fetched, bool blocking) = 0;
+};
+
+// Optional capability: put with a notification delivered to the target (pciddc's nr flag). The
+// target's progress() reports (source PE, id) in per-source FIFO order to the notify handler.
+class RemoteNotify {
+ public:
+  virtual ~RemoteNotify() = default;
+  using Handler = std::function<void(int src_pe, uint32_t id)>;
+  virtual void set_handler(Handler handler) = 0;
+  virtual Status put_notify(int pe, RemoteAddress dst, const void* src, size_t len,
+                            uint32_t id) = 0;
+};
+
+// Optional capability: native active messages (payload copied out before the handler returns).
+class ActiveMessages {
+ public:
+  virtual ~ActiveMessages() = default;
+  using Handler = std::function<void(int src_pe, const void* payload, size_t len)>;
+  virtual void set_handler(Handler handler) = 0;
+  virtual size_t max_payload() const = 0;
+  virtual Status send(int pe, const void* payload, size_t len) = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  virtual const Limits& limits() const = 0;
+
+  // Collective: every PE registers the same segment id, once, when the segment is created. The
+  // core runs a bootstrap fence after a round of registrations before any peer targets them.
+  virtual Status register_segment(SegmentId id, void* base, size_t size) = 0;
+  virtual Status deregister_segment(SegmentId id) = 0;
+
+  // Writes `len` bytes (<= limits().max_put_bytes) to `dst` on `pe`; `src` is reusable on return.
+  virtual Status put(int pe, RemoteAddress dst, const void* src, size_t len) = 0;
+  // Orders: puts/atomics issued before land before those issued after, per target.
+  virtual Status fence() = 0;
+  // Completes: every operation issued so far is remotely visible and every fetch delivered.
+  virtual Status quiet() = 0;
+  // Serves incoming traffic (notifications, active messages). Cheap when idle.
+  virtual void progress() = 0;
+  // Statistics and state for gasket-info / debug output (e.g. "endpoints: 3").
+  virtual std::string describe() const = 0;
+
+  // Capabilities: null when the backend lacks them.
+  virtual RemoteRead* remote_read() { return nullptr; }
+  virtual RemoteAtomics* remote_atomics() { return nullptr; }
+  virtual RemoteNotify* remote_notify() { return nullptr; }
+  virtual ActiveMessages* active_messages() { return nullptr; }
+};
+
+// Backends built into this library, by name ("pciddc", "ucx"); the core's runtime looks them up.
+using Factory = std::function<Result<std::unique_ptr<Backend>>(const StartInfo&)>;
+struct Registration {
+  const char* name;
+  Factory create;
+};
+
+}  // namespace gasket::backend

@@ -1,0 +1,11 @@
+// The backends linked into this build, in order of preference for GASKET_TRANSPORT=auto.
+#include "core/runtime.h"
+
+namespace gasket::core {
+
+const std::vector<backend::Registration>& builtin_backends() {
+  static const std::vector<backend::Registration> kBackends = {};
+  return kBackends;
+}
+
+}  // namespace gasket::core

@@ -1,0 +1,50 @@
+#define BOOST_TEST_MODULE base
+#include <boost/test/unit_test.hpp>
+
+#include "core/base/parse.h"
+
+using gasket::parse_bool;
+using gasket::parse_int;
+using gasket::parse_size;
+
+BOOST_AUTO_TEST_CASE(sizes_with_suffixes) {
+  BOOST_TEST(parse_size("0").value() == 0u);
+  BOOST_TEST(parse_size("4096").value() == 4096u);
+  BOOST_TEST(parse_size("64K").value() == 65536u);
+  BOOST_TEST(parse_size("64k").value() == 65536u);
+  BOOST_TEST(parse_size("512M").value() == 512ull << 20);
+  BOOST_TEST(parse_size("2G").value() == 2ull << 30);
+  BOOST_TEST(parse_size("1T").value() == 1ull << 40);
+  BOOST_TEST(parse_size("8MiB").value() == 8ull << 20);
+  BOOST_TEST(parse_size("8MB").value() == 8ull << 20);
+  BOOST_TEST(parse_size("100B").value() == 100u);
+}
+
+BOOST_AUTO_TEST_CASE(bad_sizes_are_rejected_with_a_message) {
+  for (const char* bad : {"", "M", "-1", "12X", "1.5G", "99999999999999999999", "17179869184G",
+                          "iB", " 4"}) {
+    auto r = parse_size(bad);
+    BOOST_TEST_INFO("input '" << bad << "'");
+    BOOST_TEST(!r.is_ok());
+    BOOST_TEST(r.status().message().find("bad size") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(integers_and_booleans) {
+  BOOST_TEST(parse_int("42", 0, 100).value() == 42);
+  BOOST_TEST(parse_int("-3", -5, 5).value() == -3);
+  BOOST_TEST(!parse_int("101", 0, 100).is_ok());
+  BOOST_TEST(!parse_int("4x", 0, 100).is_ok());
+  BOOST_TEST(!parse_int("", 0, 100).is_ok());
+  BOOST_TEST(parse_bool("yes").value());
+  BOOST_TEST(parse_bool("ON").value());
+  BOOST_TEST(!parse_bool("0").value());
+  BOOST_TEST(!parse_bool("maybe").is_ok());
+}
+
+BOOST_AUTO_TEST_CASE(size_formatting) {
+  BOOST_TEST(gasket::format_size(65536) == "64K");
+  BOOST_TEST(gasket::format_size(3ull << 30) == "3G");
+  BOOST_TEST(gasket::format_size(1000) == "1000");
+  BOOST_TEST(gasket::format_size(0) == "0");
+}

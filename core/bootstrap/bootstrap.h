@@ -1,0 +1,54 @@
+// How PEs find each other. A Bootstrap gives the PE its number, the job size, a key-value store
+// for exchanging addresses, a collective fence, and a way to abort the whole job.
+//
+// Implementations: the launcher's store (gasketrun, the embedded default: environment variables
+// GASKET_JOB_* point at a TCP store served by the launcher), singleton (a program started without
+// a launcher runs as PE 0 of 1), and later PMIx. The core sees only this interface.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/base/status.h"
+
+namespace gasket::bootstrap {
+
+class Bootstrap {
+ public:
+  virtual ~Bootstrap() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Names shared-memory files of this job: "/dev/shm/gasket-<job_id>-..." (the launcher removes
+  // every such file when the job ends, however it ends).
+  virtual const std::string& job_id() const = 0;
+  // A per-job random secret (hex), for authenticating connections between PEs.
+  virtual const std::string& secret() const = 0;
+  // True when the launcher placed more PEs on this host than it has cores.
+  virtual bool oversubscribed() const = 0;
+
+  // Publishes key=value under this PE's name. Values may hold any bytes.
+  virtual Status put(const std::string& key, const std::string& value) = 0;
+  // Collective over all PEs: returns when every PE has called fence(); every put made before a
+  // PE's fence is then visible to get() on every PE.
+  virtual Status fence() = 0;
+  // Reads the value PE `pe` put under `key`, waiting until it is there.
+  virtual Result<std::string> get(int pe, const std::string& key) = 0;
+
+  // Ends the whole job: the launcher prints "PE <rank> aborted with code <exit_code>: <message>",
+  // kills every PE and exits with exit_code (1 if exit_code is 0 modulo 256). A singleton prints
+  // the same line, removes its /dev/shm files and _exit()s with exit_code. Never returns; safe to
+  // call from log::set_fatal_hook's hook, also while another thread is inside a bootstrap call.
+  // Not async-signal-safe.
+  [[noreturn]] virtual void abort(int exit_code, const std::string& message) = 0;
+  // Tells the launcher this PE finished cleanly (it then expects exit status 0). A PE that
+  // connected to the launcher and exits without finalize() ends the job as a failure. After
+  // finalize() no other call may be made.
+  virtual Status finalize() = 0;
+};
+
+// The bootstrap this process was started with: the launcher's store when GASKET_JOB_STORE is set,
+// otherwise a singleton job of one PE.
+Result<std::unique_ptr<Bootstrap>> create_from_environment();
+
+}  // namespace gasket::bootstrap

@@ -1,0 +1,17 @@
+// Internal to core/bootstrap: the implementations behind create_from_environment().
+#pragma once
+
+#include <memory>
+
+#include "core/bootstrap/bootstrap.h"
+#include "core/bootstrap/job_environment.h"
+
+namespace gasket::bootstrap::detail {
+
+// Connects to the launcher's store and authenticates; fails with the PE, address and errno text.
+Result<std::unique_ptr<Bootstrap>> connect_launcher_store(const JobEnvironment& env);
+
+// PE 0 of 1 with an in-process store.
+Result<std::unique_ptr<Bootstrap>> create_singleton();
+
+}  // namespace gasket::bootstrap::detail

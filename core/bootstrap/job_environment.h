@@ -1,0 +1,49 @@
+// The environment variables a launcher gives each PE, declared once for both sides: gasketrun
+// sets them, the launcher-store bootstrap reads them.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "core/base/status.h"
+
+namespace gasket::bootstrap {
+
+// host:port of the launcher's key-value store ("[v6addr]:port" for IPv6). Its presence selects the
+// launcher bootstrap; without it a program runs as a singleton (PE 0 of 1).
+constexpr char kEnvJobStore[] = "GASKET_JOB_STORE";
+// Short unique id of the job, safe in file names (see job_identity.h).
+constexpr char kEnvJobId[] = "GASKET_JOB_ID";
+// Random hex secret (128 bits or more); the first message on every store connection.
+constexpr char kEnvJobSecret[] = "GASKET_JOB_SECRET";
+// This PE's number, 0 <= rank < size.
+constexpr char kEnvJobRank[] = "GASKET_JOB_RANK";
+// Number of PEs in the job.
+constexpr char kEnvJobSize[] = "GASKET_JOB_SIZE";
+// 1 when the launcher put more PEs on this host than it has cores (optional, default 0).
+constexpr char kEnvJobOversubscribed[] = "GASKET_JOB_OVERSUBSCRIBED";
+// Node identity override; gasketrun --pes-per-node sets "<hostname>:<rank / K>".
+constexpr char kEnvNodeName[] = "GASKET_NODE_NAME";
+
+struct JobEnvironment {
+  std::string store_host;
+  int store_port = 0;
+  std::string job_id;
+  std::string secret;
+  int rank = 0;
+  int size = 0;
+  bool oversubscribed = false;
+};
+
+// Looks a variable up; returns nullptr when unset. getenv in production, a map in tests.
+using EnvLookup = std::function<const char*(const char* name)>;
+
+// Reads and validates the launcher variables. Every error names the variable and its value.
+// Call only when kEnvJobStore is set.
+Result<JobEnvironment> read_job_environment(const EnvLookup& lookup);
+
+// Splits "host:port" / "[v6]:port"; `what` names the source in errors (e.g. "GASKET_JOB_STORE").
+Status split_host_port(const std::string& text, const std::string& what, std::string* host,
+                       int* port);
+
+}  // namespace gasket::bootstrap

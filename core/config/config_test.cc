@@ -1,0 +1,58 @@
+#define BOOST_TEST_MODULE config
+#include <boost/test/unit_test.hpp>
+
+#include <map>
+#include <string>
+
+#include "core/config/config.h"
+
+using gasket::config::Config;
+using gasket::config::Knob;
+
+namespace {
+gasket::config::Lookup from(std::map<std::string, std::string> vars) {
+  auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
+  return [shared](const char* name) -> const char* {
+    auto it = shared->find(name);
+    return it == shared->end() ? nullptr : it->second.c_str();
+  };
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(defaults_apply_when_nothing_is_set) {
+  auto c = Config::load(from({}));
+  BOOST_REQUIRE(c.is_ok());
+  BOOST_TEST(c->size(Knob::HEAP_SIZE) == 128ull << 20);
+  BOOST_TEST(c->text(Knob::TRANSPORT) == "auto");
+  BOOST_TEST(c->origin(Knob::HEAP_SIZE) == "default");
+}
+
+BOOST_AUTO_TEST_CASE(standard_alias_and_gasket_name_precedence) {
+  auto c = Config::load(from({{"SHMEM_SYMMETRIC_SIZE", "1G"}}));
+  BOOST_REQUIRE(c.is_ok());
+  BOOST_TEST(c->size(Knob::HEAP_SIZE) == 1ull << 30);
+  BOOST_TEST(c->origin(Knob::HEAP_SIZE) == "SHMEM_SYMMETRIC_SIZE");
+  auto both = Config::load(from({{"SHMEM_SYMMETRIC_SIZE", "1G"}, {"GASKET_HEAP_SIZE", "32M"}}));
+  BOOST_REQUIRE(both.is_ok());
+  BOOST_TEST(both->size(Knob::HEAP_SIZE) == 32ull << 20);
+}
+
+BOOST_AUTO_TEST_CASE(bad_values_are_rejected_naming_the_variable) {
+  auto c = Config::load(from({{"GASKET_HEAP_SIZE", "12X"}}));
+  BOOST_REQUIRE(!c.is_ok());
+  BOOST_TEST(c.status().message().find("GASKET_HEAP_SIZE='12X'") != std::string::npos);
+  auto t = Config::load(from({{"GASKET_TRANSPORT", "carrier-pigeon"}}));
+  BOOST_REQUIRE(!t.is_ok());
+  BOOST_TEST(t.status().message().find("not one of auto|ucx|pciddc") != std::string::npos);
+  auto i = Config::load(from({{"GASKET_SPIN_COUNT", "-4"}}));
+  BOOST_TEST(!i.is_ok());
+}
+
+BOOST_AUTO_TEST_CASE(every_knob_is_documented) {
+  for (const auto& s : gasket::config::knobs()) {
+    BOOST_TEST_INFO(s.name);
+    BOOST_TEST(std::string(s.doc).size() > 10u);
+    BOOST_TEST(std::string(s.name).rfind("GASKET_", 0) == 0u);
+  }
+  BOOST_TEST(gasket::config::markdown_reference().find("`GASKET_HEAP_SIZE`") != std::string::npos);
+}

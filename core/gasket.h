@@ -1,0 +1,202 @@
+// gasket's core API for C++ users and for the programming models built on it (OpenSHMEM, MPI).
+//
+// Model: a job of n_pes() processes (PEs). Each PE owns segments of remotely accessible memory —
+// above all the symmetric heap, whose collective allocations land at the same offset on every PE —
+// and any PE may read, write and update another PE's copy of a symmetric object by naming its
+// local address and the target PE. Same-node targets are reached by plain loads, stores and CPU
+// atomics on the peer's mapped segment; others go through the configured backend.
+//
+// Completion: put() returns when the source buffer may be reused; quiet() returns when every put
+// and atomic issued by this PE is visible at its target; fence() orders puts/atomics to each
+// target (those before it land before those after it). get() and fetching atomics return the
+// value. *_nbi forms may complete later: their buffers are valid after quiet().
+//
+// Errors: a PE out of range, an address outside every segment, a size that runs past the end of
+// a segment, a misaligned or wrongly sized atomic end the job with a message that names the PE,
+// the call and the values (the optional `call` argument is the name printed, so an API layer can
+// report "shmem_putmem" rather than "gasket::put").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/base/status.h"
+
+namespace gasket {
+
+struct InitOptions {
+  bool thread_multiple = false;  // several threads will call the runtime at once
+};
+
+// Collective. Fails (with a message) on bad configuration or when peers cannot be reached.
+Status init(const InitOptions& options = {});
+// Collective: quiet, barrier, release every resource. A finalized runtime cannot be re-initialised.
+Status finalize();
+bool initialized();
+// Ends the whole job with `exit_code`, printing `message` (OpenSHMEM's global_exit, MPI_Abort).
+[[noreturn]] void abort_job(int exit_code, const char* message);
+
+int my_pe();
+int n_pes();
+int n_nodes();
+int node_of(int pe);  // node index, 0..n_nodes()-1
+bool oversubscribed();
+const char* transport_name(int pe);  // "direct", or the backend reaching `pe`
+
+// ---- Symmetric heap (collective: every PE calls with the same arguments, in the same order) ----
+// On exhaustion: nullptr on every PE and a message. A mismatched call sequence between PEs is
+// detected and ends the job.
+void* sym_malloc(size_t bytes, const char* call = "gasket::sym_malloc");
+void* sym_calloc(size_t count, size_t size, const char* call = "gasket::sym_calloc");
+void* sym_align(size_t alignment, size_t bytes, const char* call = "gasket::sym_align");
+void* sym_realloc(void* ptr, size_t bytes, const char* call = "gasket::sym_realloc");
+void sym_free(void* ptr, const char* call = "gasket::sym_free");
+size_t sym_heap_size();
+size_t sym_heap_in_use();
+
+// Where `pe`'s copy of the symmetric object at `addr` is mapped here, or nullptr.
+void* peer_pointer(const void* addr, int pe);
+// Whether `addr` (with `bytes` bytes) is in a segment remotely accessible on `pe`.
+bool addr_accessible(const void* addr, size_t bytes, int pe);
+bool pe_accessible(int pe);
+
+// ---- RMA ----
+void put(void* dst, const void* src, size_t bytes, int pe, const char* call = "gasket::put");
+void get(void* dst, const void* src, size_t bytes, int pe, const char* call = "gasket::get");
+void put_nbi(void* dst, const void* src, size_t bytes, int pe,
+             const char* call = "gasket::put_nbi");
+void get_nbi(void* dst, const void* src, size_t bytes, int pe,
+             const char* call = "gasket::get_nbi");
+// Strided: `count` elements of `elem_bytes`; strides are in elements (OpenSHMEM iput/iget).
+void iput(void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+          size_t elem_bytes, size_t count, int pe, const char* call = "gasket::iput");
+void iget(void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+          size_t elem_bytes, size_t count, int pe, const char* call = "gasket::iget");
+
+void fence();
+void quiet();
+// quiet(), then wait for every PE.
+void barrier_all();
+// Serve incoming traffic once (blocking calls do this by themselves).
+void progress();
+
+// ---- Atomics ----
+enum class AtomicOp : uint8_t {
+  kFetch, kSet, kSwap, kCompareSwap, kAdd, kFetchAdd, kAnd, kFetchAnd, kOr, kFetchOr, kXor,
+  kFetchXor
+};
+// The untyped form behind the typed helpers: `width` is 4 or 8 bytes and `dst` must be aligned to
+// it; operands travel as the low `width` bytes. `is_float` limits ops to fetch/set/swap (and
+// compare-swap by bit pattern). Returns the old value for fetching ops, else 0.
+uint64_t atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t compare, int pe,
+                bool is_float = false, const char* call = "gasket::atomic");
+
+namespace detail {
+template <typename T>
+constexpr bool kAtomicType = (sizeof(T) == 4 || sizeof(T) == 8) &&
+                             (std::is_integral<T>::value || std::is_floating_point<T>::value);
+template <typename T>
+uint64_t bits(T v) {
+  uint64_t b = 0;
+  __builtin_memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <typename T>
+T from_bits(uint64_t b) {
+  T v;
+  __builtin_memcpy(&v, &b, sizeof(T));
+  return v;
+}
+template <typename T>
+T atomic_typed(T* dst, AtomicOp op, T operand, T compare, int pe, const char* call) {
+  static_assert(kAtomicType<T>, "atomics work on 4- and 8-byte integers, float and double");
+  return from_bits<T>(atomic(dst, sizeof(T), op, bits(operand), bits(compare), pe,
+                             std::is_floating_point<T>::value, call));
+}
+}  // namespace detail
+
+template <typename T>
+T atomic_fetch(const T* src, int pe, const char* call = "gasket::atomic_fetch") {
+  return detail::atomic_typed(const_cast<T*>(src), AtomicOp::kFetch, T{}, T{}, pe, call);
+}
+template <typename T>
+void atomic_set(T* dst, T value, int pe, const char* call = "gasket::atomic_set") {
+  detail::atomic_typed(dst, AtomicOp::kSet, value, T{}, pe, call);
+}
+template <typename T>
+T atomic_swap(T* dst, T value, int pe, const char* call = "gasket::atomic_swap") {
+  return detail::atomic_typed(dst, AtomicOp::kSwap, value, T{}, pe, call);
+}
+template <typename T>
+T atomic_compare_swap(T* dst, T cond, T value, int pe,
+                      const char* call = "gasket::atomic_compare_swap") {
+  return detail::atomic_typed(dst, AtomicOp::kCompareSwap, value, cond, pe, call);
+}
+#define GASKET_ATOMIC_ARITH(name, fetch_op, plain_op)                                          \
+  template <typename T>                                                                        \
+  T atomic_fetch_##name(T* dst, T value, int pe, const char* call = "gasket::atomic_fetch_" #name) { \
+    static_assert(std::is_integral<T>::value, "integer atomics only");                        \
+    return detail::atomic_typed(dst, AtomicOp::fetch_op, value, T{}, pe, call);                \
+  }                                                                                            \
+  template <typename T>                                                                        \
+  void atomic_##name(T* dst, T value, int pe, const char* call = "gasket::atomic_" #name) {    \
+    static_assert(std::is_integral<T>::value, "integer atomics only");                        \
+    detail::atomic_typed(dst, AtomicOp::plain_op, value, T{}, pe, call);                       \
+  }
+GASKET_ATOMIC_ARITH(add, kFetchAdd, kAdd)
+GASKET_ATOMIC_ARITH(and, kFetchAnd, kAnd)
+GASKET_ATOMIC_ARITH(or, kFetchOr, kOr)
+GASKET_ATOMIC_ARITH(xor, kFetchXor, kXor)
+#undef GASKET_ATOMIC_ARITH
+template <typename T>
+T atomic_fetch_inc(T* dst, int pe, const char* call = "gasket::atomic_fetch_inc") {
+  return atomic_fetch_add(dst, T{1}, pe, call);
+}
+template <typename T>
+void atomic_inc(T* dst, int pe, const char* call = "gasket::atomic_inc") {
+  atomic_add(dst, T{1}, pe, call);
+}
+
+// ---- Point-to-point synchronisation on local symmetric variables ----
+enum class Cmp { kEq, kNe, kGt, kGe, kLt, kLe };
+
+namespace detail {
+// One step of a wait: serves incoming traffic, then spins, yields or sleeps as the PE count
+// relative to cores demands. `polls` counts the steps of this wait.
+void wait_step(unsigned* polls);
+template <typename T>
+bool compare(T a, Cmp cmp, T b) {
+  switch (cmp) {
+    case Cmp::kEq: return a == b;
+    case Cmp::kNe: return a != b;
+    case Cmp::kGt: return a > b;
+    case Cmp::kGe: return a >= b;
+    case Cmp::kLt: return a < b;
+    case Cmp::kLe: return a <= b;
+  }
+  return false;
+}
+}  // namespace detail
+
+// True when *ivar (read atomically) compares to `value` as asked. Serves incoming traffic.
+template <typename T>
+bool test(const T* ivar, Cmp cmp, T value) {
+  static_assert(std::is_integral<T>::value, "wait/test work on integer variables");
+  progress();
+  return detail::compare(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, value);
+}
+
+// Waits until *ivar compares to `value` as asked; keeps serving other PEs while it waits.
+template <typename T>
+T wait_until(const T* ivar, Cmp cmp, T value) {
+  static_assert(std::is_integral<T>::value, "wait/test work on integer variables");
+  unsigned polls = 0;
+  for (;;) {
+    T now = __atomic_load_n(ivar, __ATOMIC_ACQUIRE);
+    if (detail::compare(now, cmp, value)) return now;
+    detail::wait_step(&polls);
+  }
+}
+
+}  // namespace gasket

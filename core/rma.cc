@@ -1,0 +1,293 @@
+// Remote memory access: put/get (contiguous, strided, non-blocking), atomics, fence/quiet.
+// Each operation validates its arguments, translates the symmetric address to (segment, offset),
+// then takes the target's path: direct (memcpy / CPU atomics on the peer's mapped segment) or the
+// backend (native capability, or the core's emulation over active messages).
+#include <sched.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "core/base/log.h"
+#include "core/runtime.h"
+
+namespace gasket {
+
+using core::Path;
+using core::Runtime;
+
+namespace {
+
+Runtime& rt(const char* call) {
+  Runtime* r = Runtime::get();
+  if (__builtin_expect(r == nullptr, 0)) {
+    log::fatal("%s: the gasket runtime is not initialised (call init first)", call);
+  }
+  return *r;
+}
+
+// The peer's copy of byte `offset` of `seg`, when mapped here.
+inline char* direct_address(const segments::Segment& seg, size_t offset, int pe) {
+  return seg.peer_base[static_cast<size_t>(pe)] + offset;
+}
+
+void backend_put(Runtime& r, int pe, const segments::Segment& seg, size_t offset, const void* src,
+                 size_t bytes, const char* call) {
+  backend::Backend* b = r.backend();
+  size_t chunk = b->limits().max_put_bytes;
+  const char* p = static_cast<const char*>(src);
+  while (bytes > 0) {
+    size_t n = bytes < chunk ? bytes : chunk;
+    Status st = b->put(pe, backend::RemoteAddress{seg.id, offset}, p, n);
+    if (!st.is_ok()) log::fatal("%s: put of %zu bytes to PE %d failed: %s", call, n, pe, st.message().c_str());
+    p += n;
+    offset += n;
+    bytes -= n;
+  }
+}
+
+void backend_get(Runtime& r, int pe, void* dst, const segments::Segment& seg, size_t offset,
+                 size_t bytes, const char* call) {
+  backend::RemoteRead* rr = r.backend()->remote_read();
+  if (rr == nullptr) {
+    log::fatal("%s: backend %s cannot read remote memory and the core's emulated get is not built "
+               "yet", call, r.backend()->name());
+  }
+  Status st = rr->get(pe, dst, backend::RemoteAddress{seg.id, offset}, bytes);
+  if (!st.is_ok()) log::fatal("%s: get of %zu bytes from PE %d failed: %s", call, bytes, pe, st.message().c_str());
+}
+
+}  // namespace
+
+void put_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
+  Runtime& r = rt(call);
+  r.check_pe(pe, call);
+  size_t offset;
+  const segments::Segment& seg = r.translate(dst, bytes, call, "destination", &offset);
+  if (bytes == 0) return;
+  if (r.path(pe) == Path::kDirect) {
+    std::memcpy(direct_address(seg, offset, pe), src, bytes);
+  } else {
+    backend_put(r, pe, seg, offset, src, bytes, call);
+  }
+}
+
+void put(void* dst, const void* src, size_t bytes, int pe, const char* call) {
+  // Every backend put leaves `src` reusable on return, so blocking and non-blocking coincide.
+  put_nbi(dst, src, bytes, pe, call);
+}
+
+void get_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
+  Runtime& r = rt(call);
+  r.check_pe(pe, call);
+  size_t offset;
+  const segments::Segment& seg = r.translate(src, bytes, call, "source", &offset);
+  if (bytes == 0) return;
+  if (r.path(pe) == Path::kDirect) {
+    std::memcpy(dst, direct_address(seg, offset, pe), bytes);
+  } else {
+    backend_get(r, pe, dst, seg, offset, bytes, call);
+  }
+}
+
+void get(void* dst, const void* src, size_t bytes, int pe, const char* call) {
+  get_nbi(dst, src, bytes, pe, call);
+  Runtime& r = rt(call);
+  if (r.path(pe) == Path::kBackend) {
+    Status st = r.backend()->quiet();
+    if (!st.is_ok()) log::fatal("%s: completing a get from PE %d failed: %s", call, pe, st.message().c_str());
+  }
+}
+
+namespace {
+// Strided transfers: validates the whole span of the symmetric side once, then moves elements.
+void strided(bool is_put, void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+             size_t elem_bytes, size_t count, int pe, const char* call) {
+  Runtime& r = rt(call);
+  r.check_pe(pe, call);
+  if (count == 0 || elem_bytes == 0) return;
+  ptrdiff_t sym_stride = is_put ? dst_stride : src_stride;
+  const void* sym = is_put ? dst : src;
+  if (sym_stride <= 0 || (is_put ? src_stride : dst_stride) <= 0) {
+    log::fatal("%s: strides must be positive (destination stride %td, source stride %td)", call,
+               dst_stride, src_stride);
+  }
+  size_t span_elems = 0;
+  if (__builtin_mul_overflow(count - 1, static_cast<size_t>(sym_stride), &span_elems) ||
+      __builtin_add_overflow(span_elems, 1, &span_elems) ||
+      __builtin_mul_overflow(span_elems, elem_bytes, &span_elems)) {
+    log::fatal("%s: %zu elements of %zu bytes at stride %td overflow the address space", call,
+               count, elem_bytes, sym_stride);
+  }
+  size_t base_offset;
+  const segments::Segment& seg = r.translate(sym, span_elems, call, is_put ? "destination" : "source", &base_offset);
+  const bool direct = r.path(pe) == Path::kDirect;
+  auto* d = static_cast<char*>(dst);
+  auto* s = static_cast<const char*>(src);
+  for (size_t i = 0; i < count; ++i) {
+    char* di = d + static_cast<ptrdiff_t>(i) * dst_stride * static_cast<ptrdiff_t>(elem_bytes);
+    const char* si = s + static_cast<ptrdiff_t>(i) * src_stride * static_cast<ptrdiff_t>(elem_bytes);
+    size_t off = base_offset + i * static_cast<size_t>(sym_stride) * elem_bytes;
+    if (direct) {
+      if (is_put) std::memcpy(direct_address(seg, off, pe), si, elem_bytes);
+      else std::memcpy(di, direct_address(seg, off, pe), elem_bytes);
+    } else if (is_put) {
+      backend_put(r, pe, seg, off, si, elem_bytes, call);
+    } else {
+      backend_get(r, pe, di, seg, off, elem_bytes, call);
+    }
+  }
+  if (!direct && !is_put) {
+    Status st = r.backend()->quiet();
+    if (!st.is_ok()) log::fatal("%s: completing a strided get from PE %d failed: %s", call, pe, st.message().c_str());
+  }
+}
+}  // namespace
+
+void iput(void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+          size_t elem_bytes, size_t count, int pe, const char* call) {
+  strided(true, dst, src, dst_stride, src_stride, elem_bytes, count, pe, call);
+}
+
+void iget(void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+          size_t elem_bytes, size_t count, int pe, const char* call) {
+  strided(false, dst, src, dst_stride, src_stride, elem_bytes, count, pe, call);
+}
+
+void fence() {
+  Runtime& r = rt("gasket::fence");
+  // Direct stores (including non-temporal ones a large memcpy may use) are ordered by a full fence.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (r.backend() != nullptr) {
+    Status st = r.backend()->fence();
+    if (!st.is_ok()) log::fatal("gasket::fence: %s", st.message().c_str());
+  }
+}
+
+void quiet() {
+  Runtime& r = rt("gasket::quiet");
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (r.backend() != nullptr) {
+    Status st = r.backend()->quiet();
+    if (!st.is_ok()) log::fatal("gasket::quiet: %s", st.message().c_str());
+  }
+}
+
+// ---- atomics ----
+namespace {
+
+const char* op_name(AtomicOp op) {
+  static const char* kNames[] = {"fetch", "set", "swap", "compare_swap", "add", "fetch_add",
+                                 "and", "fetch_and", "or", "fetch_or", "xor", "fetch_xor"};
+  return kNames[static_cast<unsigned>(op)];
+}
+
+template <typename W>
+uint64_t cpu_atomic(W* p, AtomicOp op, W operand, W compare) {
+  constexpr int kOrder = __ATOMIC_SEQ_CST;
+  switch (op) {
+    case AtomicOp::kFetch: return __atomic_load_n(p, kOrder);
+    case AtomicOp::kSet: __atomic_store_n(p, operand, kOrder); return 0;
+    case AtomicOp::kSwap: return __atomic_exchange_n(p, operand, kOrder);
+    case AtomicOp::kCompareSwap:
+      __atomic_compare_exchange_n(p, &compare, operand, false, kOrder, kOrder);
+      return compare;  // the old value either way
+    case AtomicOp::kAdd: __atomic_fetch_add(p, operand, kOrder); return 0;
+    case AtomicOp::kFetchAdd: return __atomic_fetch_add(p, operand, kOrder);
+    case AtomicOp::kAnd: __atomic_fetch_and(p, operand, kOrder); return 0;
+    case AtomicOp::kFetchAnd: return __atomic_fetch_and(p, operand, kOrder);
+    case AtomicOp::kOr: __atomic_fetch_or(p, operand, kOrder); return 0;
+    case AtomicOp::kFetchOr: return __atomic_fetch_or(p, operand, kOrder);
+    case AtomicOp::kXor: __atomic_fetch_xor(p, operand, kOrder); return 0;
+    case AtomicOp::kFetchXor: return __atomic_fetch_xor(p, operand, kOrder);
+  }
+  return 0;
+}
+
+bool float_allowed(AtomicOp op) {
+  return op == AtomicOp::kFetch || op == AtomicOp::kSet || op == AtomicOp::kSwap ||
+         op == AtomicOp::kCompareSwap;
+}
+
+}  // namespace
+
+uint64_t atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t compare, int pe,
+                bool is_float, const char* call) {
+  Runtime& r = rt(call);
+  r.check_pe(pe, call);
+  if (width != 4 && width != 8) {
+    log::fatal("%s: atomic %s on %zu bytes at %p: atomics work on 4- or 8-byte words", call,
+               op_name(op), width, dst);
+  }
+  if (reinterpret_cast<uintptr_t>(dst) % width != 0) {
+    log::fatal("%s: atomic %s target %p is not aligned to its %zu-byte width", call, op_name(op),
+               dst, width);
+  }
+  if (is_float && !float_allowed(op)) {
+    log::fatal("%s: atomic %s is not defined for floating-point values", call, op_name(op));
+  }
+  size_t offset;
+  const segments::Segment& seg = r.translate(dst, width, call, "atomic target", &offset);
+  if (r.path(pe) == Path::kDirect) {
+    char* p = direct_address(seg, offset, pe);
+    if (width == 4) {
+      return cpu_atomic(reinterpret_cast<uint32_t*>(p), op, static_cast<uint32_t>(operand),
+                        static_cast<uint32_t>(compare));
+    }
+    return cpu_atomic(reinterpret_cast<uint64_t*>(p), op, operand, compare);
+  }
+  backend::RemoteAtomics* ra = r.backend()->remote_atomics();
+  auto bop = static_cast<backend::AtomicOp>(op);
+  if (ra == nullptr || ((width == 4 ? ra->ops32() : ra->ops64()) & backend::op_bit(bop)) == 0) {
+    log::fatal("%s: backend %s has no native atomic %s on %zu bytes and the core's emulated "
+               "atomics are not built yet", call, r.backend()->name(), op_name(op), width);
+  }
+  uint64_t fetched = 0;
+  Status st = ra->atomic(pe, backend::RemoteAddress{seg.id, offset}, bop, static_cast<unsigned>(width),
+                         operand, compare, &fetched, true);
+  if (!st.is_ok()) log::fatal("%s: atomic %s on PE %d failed: %s", call, op_name(op), pe, st.message().c_str());
+  return fetched;
+}
+
+// ---- addressing queries ----
+
+void* peer_pointer(const void* addr, int pe) {
+  Runtime& r = rt("gasket::peer_pointer");
+  r.check_pe(pe, "gasket::peer_pointer");
+  segments::Translation t = r.segments().translate(addr, 1);
+  if (t.segment == nullptr || r.path(pe) != Path::kDirect) return nullptr;
+  char* base = t.segment->peer_base[static_cast<size_t>(pe)];
+  return base == nullptr ? nullptr : base + t.offset;
+}
+
+bool addr_accessible(const void* addr, size_t bytes, int pe) {
+  Runtime& r = rt("gasket::addr_accessible");
+  if (pe < 0 || pe >= r.n_pes()) return false;
+  segments::Translation t = r.segments().translate(addr, bytes);
+  return t.segment != nullptr && t.in_bounds;
+}
+
+bool pe_accessible(int pe) {
+  Runtime& r = rt("gasket::pe_accessible");
+  return pe >= 0 && pe < r.n_pes();
+}
+
+// ---- waiting ----
+namespace detail {
+
+void wait_step(unsigned* polls) {
+  Runtime* r = Runtime::get();
+  if (r != nullptr) r->progress();
+  unsigned spin = r != nullptr ? r->spin_count() : 1000;
+  if (++*polls < spin) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  } else {
+    // Past the spin budget (at once when PEs outnumber cores) give the core to a PE that has work;
+    // this is what keeps 8 PEs on 2 cores from livelocking.
+    sched_yield();
+  }
+}
+
+}  // namespace detail
+}  // namespace gasket

@@ -1,0 +1,310 @@
+#include "core/runtime.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <map>
+
+#include "core/base/log.h"
+#include "core/base/parse.h"
+
+namespace gasket::core {
+
+Runtime* Runtime::instance_ = nullptr;
+
+namespace {
+
+constexpr size_t kInternalSegmentBytes = 1 << 20;
+std::atomic<bool> g_finalized{false};
+
+// Installed once the bootstrap exists: a fatal error anywhere ends the whole job through it.
+void abort_through_bootstrap(const std::string& message) {
+  Runtime* rt = Runtime::get();
+  if (rt != nullptr) rt->bootstrap().abort(1, message);
+}
+
+std::string host_identity() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "unknown-host");
+  return host;
+}
+
+}  // namespace
+
+Status Runtime::start(const InitOptions& options) {
+  if (instance_ != nullptr) return invalid_argument("gasket::init: the runtime is already initialised");
+  if (g_finalized.load()) {
+    return invalid_argument("gasket::init: the runtime was finalized and cannot be initialised again");
+  }
+  auto* rt = new Runtime();
+  Status st = rt->start_impl(options);
+  if (!st.is_ok()) {
+    instance_ = nullptr;
+    delete rt;
+  }
+  return st;
+}
+
+Status Runtime::start_impl(const InitOptions& options) {
+  auto cfg = config::Config::load(config::environment_lookup());
+  if (!cfg.is_ok()) return cfg.status();
+  config_ = std::move(cfg.value());
+  log::Level level;
+  if (log::parse_level(config_.text(config::Knob::LOG), &level)) log::set_level(level);
+
+  auto boot = bootstrap::create_from_environment();
+  if (!boot.is_ok()) return boot.status();
+  bootstrap_ = std::move(boot.value());
+  my_pe_ = bootstrap_->rank();
+  n_pes_ = bootstrap_->size();
+  log::set_pe(my_pe_);
+  instance_ = this;
+  log::set_fatal_hook(&abort_through_bootstrap);
+
+  const std::string& over = config_.text(config::Knob::OVERSUBSCRIBED);
+  oversubscribed_ = over == "yes" || (over == "auto" && bootstrap_->oversubscribed());
+  spin_count_ = oversubscribed_ ? 16u : static_cast<unsigned>(config_.integer(config::Knob::SPIN_COUNT));
+
+  Status st = find_nodes();
+  if (!st.is_ok()) return st;
+  size_t heap_bytes = config_.size(config::Knob::HEAP_SIZE);
+  if (heap_bytes < 4096) {
+    return invalid_argument("gasket::init: symmetric heap size " + std::to_string(heap_bytes) +
+                            " bytes (" + config_.origin(config::Knob::HEAP_SIZE) +
+                            ") is too small; at least 4K");
+  }
+  heap_bytes = (heap_bytes + 4095) & ~size_t{4095};
+  if (!(st = create_segment(segments::kInternalSegment, "internal", kInternalSegmentBytes)).is_ok()) return st;
+  if (!(st = create_segment(segments::kHeapSegment, "heap", heap_bytes)).is_ok()) return st;
+  internal_ = reinterpret_cast<InternalArea*>(segments_.find(segments::kInternalSegment)->base);
+  allocator_ = segments::SymmetricAllocator(heap_bytes);
+  if (!(st = map_peer_segments()).is_ok()) return st;
+  if (!(st = start_backend(options.thread_multiple)).is_ok()) return st;
+  GASKET_DEBUG("initialised: %d PEs on %d nodes, heap %s, %s", n_pes_, n_nodes_,
+               format_size(heap_bytes).c_str(), oversubscribed_ ? "oversubscribed" : "one core per PE");
+  barrier_all();
+  return Status::ok();
+}
+
+Status Runtime::find_nodes() {
+  std::string name = config_.text(config::Knob::NODE_NAME);
+  if (name.empty()) name = host_identity();
+  Status st = bootstrap_->put("node", name);
+  if (st.is_ok()) st = bootstrap_->fence();
+  if (!st.is_ok()) return st;
+  std::map<std::string, int> index;
+  node_of_pe_.resize(static_cast<size_t>(n_pes_));
+  for (int pe = 0; pe < n_pes_; ++pe) {
+    auto v = bootstrap_->get(pe, "node");
+    if (!v.is_ok()) return v.status();
+    auto it = index.emplace(v.value(), static_cast<int>(index.size())).first;
+    node_of_pe_[static_cast<size_t>(pe)] = it->second;
+  }
+  n_nodes_ = static_cast<int>(index.size());
+  bool force_backend = config_.text(config::Knob::LOCAL) == "backend";
+  paths_.resize(static_cast<size_t>(n_pes_));
+  for (int pe = 0; pe < n_pes_; ++pe) {
+    bool same_node = node_of_pe_[static_cast<size_t>(pe)] == node_of_pe_[static_cast<size_t>(my_pe_)];
+    paths_[static_cast<size_t>(pe)] =
+        (same_node && (!force_backend || pe == my_pe_)) ? Path::kDirect : Path::kBackend;
+  }
+  return Status::ok();
+}
+
+Status Runtime::create_segment(segments::SegmentId id, const char* name, size_t size) {
+  std::string file = "/gasket-" + bootstrap_->job_id() + "-" + std::to_string(my_pe_) + "-" + name;
+  // Segments start on a kSegmentAlignment boundary on every PE, so an offset aligned to any
+  // power of two up to it gives an equally aligned address everywhere (sym_align).
+  void* reserved = mmap(nullptr, size + kSegmentAlignment, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (reserved == MAP_FAILED) return errno_error("gasket::init: reserving address space for the " + std::string(name) + " segment");
+  auto aligned = (reinterpret_cast<uintptr_t>(reserved) + kSegmentAlignment - 1) & ~(kSegmentAlignment - 1);
+  munmap(reserved, size + kSegmentAlignment);
+  auto f = segments::SharedMemoryFile::create(file, size, reinterpret_cast<void*>(aligned));
+  if (!f.is_ok()) {
+    return Status(f.status().code(), "gasket::init: cannot create the " + std::string(name) +
+                                         " segment (" + format_size(size) + "): " + f.status().message());
+  }
+  segments::Segment& seg = segments_.add(id, name, f->data(), size, n_pes_);
+  seg.peer_base[static_cast<size_t>(my_pe_)] = f->data();
+  files_.push_back(std::move(f.value()));
+  return bootstrap_->put(std::string("segment.") + name, std::to_string(size));
+}
+
+Status Runtime::map_peer_segments() {
+  Status st = bootstrap_->fence();
+  if (!st.is_ok()) return st;
+  // Every PE of this node maps every other's segments, so a peer's copy is a pointer away.
+  for (int pe = 0; pe < n_pes_; ++pe) {
+    if (pe == my_pe_ || node_of(pe) != node_of(my_pe_)) continue;
+    for (const segments::Segment& own : segments_.all()) {
+      auto size_text = bootstrap_->get(pe, "segment." + own.name);
+      if (!size_text.is_ok()) return size_text.status();
+      if (size_text.value() != std::to_string(own.size)) {
+        return invalid_argument("gasket::init: PE " + std::to_string(pe) + " has a " + own.name +
+                                " segment of " + size_text.value() + " bytes but PE " +
+                                std::to_string(my_pe_) + " has " + std::to_string(own.size) +
+                                " (every PE must use the same GASKET_HEAP_SIZE / SHMEM_SYMMETRIC_SIZE)");
+      }
+      std::string file = "/gasket-" + bootstrap_->job_id() + "-" + std::to_string(pe) + "-" + own.name;
+      auto f = segments::SharedMemoryFile::open(file, own.size);
+      if (!f.is_ok()) return Status(f.status().code(), "gasket::init: mapping PE " + std::to_string(pe) + "'s " + own.name + " segment: " + f.status().message());
+      segments_.find(own.id)->peer_base[static_cast<size_t>(pe)] = f->data();
+      files_.push_back(std::move(f.value()));
+    }
+  }
+  // Once every peer has mapped them, the names are no longer needed: remove them so nothing
+  // survives the job (the launcher sweeps gasket-<job>-* as well, for jobs that die earlier).
+  if (!(st = bootstrap_->fence()).is_ok()) return st;
+  for (auto& f : files_) {
+    Status u = f.unlink();
+    if (!u.is_ok()) GASKET_WARN("%s", u.message().c_str());
+  }
+  return Status::ok();
+}
+
+Status Runtime::start_backend(bool thread_multiple) {
+  bool needed = std::any_of(paths_.begin(), paths_.end(), [](Path p) { return p == Path::kBackend; });
+  if (!needed) return Status::ok();
+  const std::string& wanted = config_.text(config::Knob::TRANSPORT);
+  const auto& available = builtin_backends();
+  const backend::Registration* chosen = nullptr;
+  for (const auto& r : available) {
+    if (wanted == "auto" || wanted == r.name) {
+      chosen = &r;
+      break;
+    }
+  }
+  if (chosen == nullptr) {
+    int other = 0;
+    while (other < n_pes_ && paths_[static_cast<size_t>(other)] != Path::kBackend) ++other;
+    std::string names;
+    for (const auto& r : available) names += std::string(names.empty() ? "" : ", ") + r.name;
+    return Status(StatusCode::kUnavailable,
+                  "gasket::init: PE " + std::to_string(other) + " must be reached through a backend (" +
+                      (node_of(other) != node_of(my_pe_) ? "another node" : "GASKET_LOCAL=backend") +
+                      ") but GASKET_TRANSPORT=" + wanted + " names no backend built into this library (built in: " +
+                      (names.empty() ? "none" : names) + ")");
+  }
+  backend::StartInfo info;
+  info.bootstrap = bootstrap_.get();
+  info.config = &config_;
+  info.my_pe = my_pe_;
+  info.n_pes = n_pes_;
+  info.node_of_pe = node_of_pe_;
+  info.thread_multiple = thread_multiple;
+  auto b = chosen->create(info);
+  if (!b.is_ok()) return b.status();
+  backend_ = std::move(b.value());
+  for (const segments::Segment& s : segments_.all()) {
+    Status st = backend_->register_segment(s.id, s.base, s.size);
+    if (!st.is_ok()) return st;
+  }
+  return bootstrap_->fence();
+}
+
+void Runtime::progress() {
+  if (backend_) backend_->progress();
+}
+
+Status Runtime::stop() {
+  quiet();
+  barrier_all();
+  Status st = Status::ok();
+  if (backend_) {
+    for (const segments::Segment& s : segments_.all()) {
+      Status d = backend_->deregister_segment(s.id);
+      if (st.is_ok() && !d.is_ok()) st = d;
+    }
+    backend_.reset();
+  }
+  Status f = bootstrap_->finalize();
+  if (st.is_ok()) st = f;
+  log::set_fatal_hook(nullptr);
+  instance_ = nullptr;
+  g_finalized.store(true);
+  delete this;
+  return st;
+}
+
+void Runtime::check_pe(int pe, const char* call) const {
+  if (pe < 0 || pe >= n_pes_) {
+    log::fatal("%s: target PE %d is out of range: the job has %d PEs (valid 0..%d)", call, pe,
+               n_pes_, n_pes_ - 1);
+  }
+}
+
+const segments::Segment& Runtime::translate(const void* addr, size_t bytes, const char* call,
+                                            const char* role, size_t* offset) const {
+  segments::Translation t = segments_.translate(addr, bytes);
+  if (t.segment == nullptr) {
+    const segments::Segment* heap = segments_.find(segments::kHeapSegment);
+    log::fatal("%s: %s address %p (%zu bytes) is not in any symmetric segment (the symmetric heap "
+               "is %p..%p); remote memory must come from the symmetric heap or another segment",
+               call, role, addr, bytes, static_cast<void*>(heap->base),
+               static_cast<void*>(heap->base + heap->size));
+  }
+  if (!t.in_bounds) {
+    log::fatal("%s: %s address %p + %zu bytes runs past the end of the %s segment (offset %zu of "
+               "%zu bytes)",
+               call, role, addr, bytes, t.segment->name.c_str(), t.offset, t.segment->size);
+  }
+  *offset = t.offset;
+  return *t.segment;
+}
+
+}  // namespace gasket::core
+
+namespace gasket {
+
+using core::Runtime;
+
+namespace {
+Runtime& rt(const char* call) {
+  Runtime* r = Runtime::get();
+  if (r == nullptr) log::fatal("%s: the gasket runtime is not initialised (call init first)", call);
+  return *r;
+}
+}  // namespace
+
+Status init(const InitOptions& options) { return Runtime::start(options); }
+
+Status finalize() {
+  Runtime* r = Runtime::get();
+  if (r == nullptr) return invalid_argument("gasket::finalize: the runtime is not initialised");
+  return r->stop();
+}
+
+bool initialized() { return Runtime::get() != nullptr; }
+
+void abort_job(int exit_code, const char* message) {
+  Runtime* r = Runtime::get();
+  if (r != nullptr) r->bootstrap().abort(exit_code, message);
+  log::write(log::Level::kError, "%s", message);
+  _exit(exit_code);
+}
+
+int my_pe() { return rt("gasket::my_pe").my_pe(); }
+int n_pes() { return rt("gasket::n_pes").n_pes(); }
+int n_nodes() { return rt("gasket::n_nodes").n_nodes(); }
+int node_of(int pe) {
+  Runtime& r = rt("gasket::node_of");
+  r.check_pe(pe, "gasket::node_of");
+  return r.node_of(pe);
+}
+bool oversubscribed() { return rt("gasket::oversubscribed").oversubscribed(); }
+
+const char* transport_name(int pe) {
+  Runtime& r = rt("gasket::transport_name");
+  r.check_pe(pe, "gasket::transport_name");
+  return r.path(pe) == core::Path::kDirect ? "direct" : r.backend()->name();
+}
+
+void progress() {
+  Runtime* r = Runtime::get();
+  if (r != nullptr) r->progress();
+}
+
+}  // namespace gasket

@@ -1,0 +1,117 @@
+// The runtime context: the one object that owns every piece of process-wide state of the core
+// (configuration, bootstrap, segments, allocator, backend, per-PE paths). Internal to core/; the
+// API layers use core/gasket.h.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/bootstrap/bootstrap.h"
+#include "core/config/config.h"
+#include "core/gasket.h"
+#include "core/segments/segment_table.h"
+#include "core/segments/shared_memory_file.h"
+#include "core/segments/symmetric_allocator.h"
+
+namespace gasket::core {
+
+// Every segment starts on this boundary on every PE: the largest alignment sym_align can honour.
+constexpr size_t kSegmentAlignment = size_t{2} << 20;
+
+// How this PE reaches a given PE.
+enum class Path : uint8_t {
+  kDirect,   // same node: loads/stores/CPU atomics on the peer's mapped segment
+  kBackend,  // through the backend
+};
+
+// Layout of the internal segment (segment 0): runtime scratch that peers write into.
+struct InternalArea {
+  static constexpr int kMaxBarrierRounds = 32;
+  // Dissemination barrier: flag[k] is written only by PE (me - 2^k) mod n, with the epoch.
+  alignas(64) uint64_t barrier_flags[kMaxBarrierRounds];
+  // Collective allocation records, two slots (a PE is at most one allocation ahead of another).
+  struct AllocRecord {
+    uint64_t sequence;
+    uint64_t bytes;
+    uint64_t alignment;
+    uint64_t kind;  // which call: malloc/calloc/align/realloc/free
+  };
+  alignas(64) AllocRecord alloc_records[2];
+};
+
+class Runtime {
+ public:
+  static Runtime* get() { return instance_; }
+
+  static Status start(const InitOptions& options);
+  Status stop();
+
+  // Validation + translation shared by every operation. Ends the job with a message on bad input.
+  void check_pe(int pe, const char* call) const;
+  // Translates a symmetric address on this PE; checks it lies in a segment with `bytes` to spare.
+  const segments::Segment& translate(const void* addr, size_t bytes, const char* call,
+                                     const char* role, size_t* offset) const;
+
+  Path path(int pe) const { return paths_[static_cast<size_t>(pe)]; }
+  backend::Backend* backend() const { return backend_.get(); }
+  void progress();
+
+  int my_pe() const { return my_pe_; }
+  int n_pes() const { return n_pes_; }
+  int n_nodes() const { return n_nodes_; }
+  int node_of(int pe) const { return node_of_pe_[static_cast<size_t>(pe)]; }
+  bool oversubscribed() const { return oversubscribed_; }
+  unsigned spin_count() const { return spin_count_; }
+  const config::Config& config() const { return config_; }
+  bootstrap::Bootstrap& bootstrap() { return *bootstrap_; }
+  segments::SegmentTable& segments() { return segments_; }
+  InternalArea* internal() const { return internal_; }
+  // Where PE `pe`'s internal area is reachable: its mapped copy (direct path) or null.
+  uint64_t next_barrier_epoch() { return ++barrier_epoch_; }
+
+  // Symmetric heap allocation (core/heap.cc).
+  void* heap_allocate(uint64_t kind, size_t bytes, size_t alignment, const char* call);
+  void* heap_reallocate(void* ptr, size_t bytes, const char* call);
+  void heap_release(void* ptr, const char* call);
+  const segments::SymmetricAllocator& allocator() const { return allocator_; }
+
+ private:
+  Runtime() : allocator_(0) {}
+  Status start_impl(const InitOptions& options);
+  Status find_nodes();
+  Status create_segment(segments::SegmentId id, const char* name, size_t size);
+  Status map_peer_segments();
+  Status start_backend(bool thread_multiple);
+  void check_collective_call(uint64_t kind, size_t bytes, size_t alignment, const char* call);
+
+  static Runtime* instance_;
+
+  config::Config config_;
+  std::unique_ptr<bootstrap::Bootstrap> bootstrap_;
+  int my_pe_ = 0;
+  int n_pes_ = 1;
+  int n_nodes_ = 1;
+  std::vector<int> node_of_pe_;
+  std::vector<Path> paths_;
+  bool oversubscribed_ = false;
+  unsigned spin_count_ = 0;
+
+  segments::SegmentTable segments_;
+  std::vector<segments::SharedMemoryFile> files_;  // own segments and mapped peer segments
+  InternalArea* internal_ = nullptr;
+  segments::SymmetricAllocator allocator_;
+  std::mutex heap_mutex_;
+  uint64_t alloc_sequence_ = 0;
+  uint64_t barrier_epoch_ = 0;
+
+  std::unique_ptr<backend::Backend> backend_;
+};
+
+// Backends linked into this build (core/backends_builtin.cc).
+const std::vector<backend::Registration>& builtin_backends();
+
+}  // namespace gasket::core

@@ -1,0 +1,61 @@
+// The segment table: every remotely accessible region of this PE, and where the same segment
+// lives in the peers that share this node. A symmetric address is translated to
+// (segment, offset); the peer's copy is at peer_base[pe] + offset when the peer's segment is
+// mapped here, otherwise the (segment id, offset) pair goes to the backend.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace gasket::segments {
+
+using SegmentId = uint32_t;
+
+// Well-known segment ids; user segments (windows, registered memory) are numbered after these.
+enum : SegmentId {
+  kInternalSegment = 0,  // runtime scratch: barrier flags, collective records, mailboxes
+  kHeapSegment = 1,      // the symmetric heap
+  kDataSegment = 2,      // the redistributed .data/.bss (see core/segments/README.md)
+  kFirstUserSegment = 8,
+};
+
+struct Segment {
+  SegmentId id = 0;
+  std::string name;
+  char* base = nullptr;  // this PE's copy
+  size_t size = 0;
+  // Per PE: base of that PE's copy mapped into this process, or null (another node, or not
+  // mapped). peer_base[my_pe] == base.
+  std::vector<char*> peer_base;
+
+  bool contains(const void* addr, size_t len) const {
+    auto a = reinterpret_cast<uintptr_t>(addr), b = reinterpret_cast<uintptr_t>(base);
+    return a >= b && a - b <= size && len <= size - (a - b);
+  }
+};
+
+struct Translation {
+  const Segment* segment = nullptr;  // null: the address is in no segment
+  size_t offset = 0;
+  bool in_bounds = false;  // false: starts inside `segment` but [addr, addr+len) runs past its end
+};
+
+class SegmentTable {
+ public:
+  // Adds a segment; the returned reference stays valid for the table's life.
+  Segment& add(SegmentId id, std::string name, char* base, size_t size, int n_pes);
+  // Looks up the segment holding `addr` and checks that `len` bytes fit.
+  Translation translate(const void* addr, size_t len) const;
+  const Segment* find(SegmentId id) const;
+  Segment* find(SegmentId id);
+  bool remove(SegmentId id);
+  const std::deque<Segment>& all() const { return segments_; }
+
+ private:
+  std::deque<Segment> segments_;  // deque: references stay valid as segments are added
+};
+
+}  // namespace gasket::segments

@@ -1,0 +1,131 @@
+#define BOOST_TEST_MODULE segments
+#include <boost/test/unit_test.hpp>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "core/segments/segment_table.h"
+#include "core/segments/shared_memory_file.h"
+#include "core/segments/symmetric_allocator.h"
+
+using namespace gasket::segments;
+
+BOOST_AUTO_TEST_CASE(allocator_offsets_are_aligned_and_disjoint) {
+  SymmetricAllocator a(1 << 20);
+  std::vector<std::pair<size_t, size_t>> blocks;
+  for (size_t n : {1, 7, 64, 65, 1000, 4096, 3}) {
+    auto off = a.allocate(n);
+    BOOST_REQUIRE(off.has_value());
+    BOOST_TEST(*off % SymmetricAllocator::kMinAlignment == 0u);
+    blocks.emplace_back(*off, n);
+  }
+  for (size_t i = 0; i < blocks.size(); ++i)
+    for (size_t j = i + 1; j < blocks.size(); ++j)
+      BOOST_TEST((blocks[i].first + blocks[i].second <= blocks[j].first ||
+                  blocks[j].first + blocks[j].second <= blocks[i].first));
+  auto big = a.allocate(100, 4096);
+  BOOST_REQUIRE(big.has_value());
+  BOOST_TEST(*big % 4096 == 0u);
+  BOOST_TEST(!a.allocate(8, 48).has_value());  // not a power of two
+}
+
+BOOST_AUTO_TEST_CASE(allocator_is_deterministic_across_instances) {
+  // Two PEs running the same call sequence must get the same offsets.
+  SymmetricAllocator a(1 << 22), b(1 << 22);
+  std::mt19937 rng(7);
+  std::vector<size_t> live_a, live_b;
+  for (int i = 0; i < 2000; ++i) {
+    if (!live_a.empty() && rng() % 3 == 0) {
+      size_t k = rng() % live_a.size();
+      BOOST_REQUIRE(a.release(live_a[k]));
+      BOOST_REQUIRE(b.release(live_b[k]));
+      live_a.erase(live_a.begin() + static_cast<long>(k));
+      live_b.erase(live_b.begin() + static_cast<long>(k));
+    } else {
+      size_t n = rng() % 5000;
+      auto x = a.allocate(n), y = b.allocate(n);
+      BOOST_REQUIRE(x.has_value() == y.has_value());
+      if (x) {
+        BOOST_REQUIRE(*x == *y);
+        live_a.push_back(*x);
+        live_b.push_back(*y);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(allocator_fragmentation_and_coalescing) {
+  SymmetricAllocator a(64 * 100);
+  std::vector<size_t> offs;
+  for (int i = 0; i < 100; ++i) offs.push_back(*a.allocate(64));
+  BOOST_TEST(!a.allocate(1).has_value());  // full
+  for (int i = 0; i < 100; i += 2) BOOST_REQUIRE(a.release(offs[static_cast<size_t>(i)]));
+  BOOST_TEST(a.largest_free_block() == 64u);  // fragmented: holes of one block
+  BOOST_TEST(!a.allocate(128).has_value());
+  for (int i = 1; i < 100; i += 2) BOOST_REQUIRE(a.release(offs[static_cast<size_t>(i)]));
+  BOOST_TEST(a.largest_free_block() == 6400u);  // all coalesced again
+  BOOST_TEST(a.bytes_in_use() == 0u);
+  BOOST_TEST(!a.release(12345));  // not a block
+}
+
+BOOST_AUTO_TEST_CASE(allocator_exhaustion_and_resize) {
+  SymmetricAllocator a(1 << 16);
+  BOOST_TEST(!a.allocate((1 << 16) + 1).has_value());
+  BOOST_TEST(!a.allocate(SIZE_MAX).has_value());
+  auto x = a.allocate(1000);
+  auto y = a.allocate(1000);
+  BOOST_REQUIRE(x && y);
+  BOOST_TEST(!a.resize_in_place(*x, 5000).has_value());  // y is in the way
+  BOOST_TEST(a.resize_in_place(*y, 5000).value() == *y);  // free space after y
+  BOOST_TEST(a.block_size(*y) >= 5000u);
+  BOOST_TEST(a.resize_in_place(*y, 10).value() == *y);  // shrink
+  BOOST_TEST(a.block_size(*y) == 64u);
+}
+
+BOOST_AUTO_TEST_CASE(translation_finds_segment_offset_and_bounds) {
+  std::vector<char> heap(4096), scratch(256);
+  SegmentTable t;
+  t.add(kInternalSegment, "internal", scratch.data(), scratch.size(), 4);
+  Segment& h = t.add(kHeapSegment, "heap", heap.data(), heap.size(), 4);
+  h.peer_base[2] = reinterpret_cast<char*>(0x10000);
+  auto tr = t.translate(heap.data() + 100, 8);
+  BOOST_REQUIRE(tr.segment != nullptr);
+  BOOST_TEST(tr.segment->id == kHeapSegment);
+  BOOST_TEST(tr.offset == 100u);
+  BOOST_TEST(tr.in_bounds);
+  BOOST_TEST(reinterpret_cast<uintptr_t>(tr.segment->peer_base[2] + tr.offset) == 0x10000u + 100);
+  auto edge = t.translate(heap.data() + 4090, 6);
+  BOOST_TEST(edge.in_bounds);
+  auto past = t.translate(heap.data() + 4090, 7);
+  BOOST_TEST(past.segment != nullptr);
+  BOOST_TEST(!past.in_bounds);
+  auto huge = t.translate(heap.data() + 1, SIZE_MAX);  // would overflow a naive addr+len
+  BOOST_TEST(!huge.in_bounds);
+  int on_stack = 0;
+  BOOST_TEST(t.translate(&on_stack, 4).segment == nullptr);
+  BOOST_TEST(t.translate(scratch.data() + 255, 1).segment->id == kInternalSegment);
+  BOOST_TEST(t.translate(heap.data() + 4096, 1).segment == nullptr);  // one past the end
+}
+
+BOOST_AUTO_TEST_CASE(shared_memory_file_is_shared_and_removed) {
+  std::string name = "/gasket-unittest-" + std::to_string(getpid());
+  auto f = SharedMemoryFile::create(name, 1 << 16);
+  BOOST_REQUIRE(f.is_ok());
+  auto g = SharedMemoryFile::open(name, 1 << 16);
+  BOOST_REQUIRE(g.is_ok());
+  std::strcpy(f->data() + 5000, "written through one mapping");
+  BOOST_TEST(std::string(g->data() + 5000) == "written through one mapping");
+  BOOST_TEST(!SharedMemoryFile::open(name, 1 << 17).is_ok());  // size mismatch is caught
+  BOOST_TEST(!SharedMemoryFile::create(name, 4096).is_ok());   // exclusive create
+  BOOST_REQUIRE(f->unlink().is_ok());
+  BOOST_TEST(access(("/dev/shm" + name).c_str(), F_OK) != 0);
+  BOOST_TEST(std::string(g->data() + 5000) == "written through one mapping");
+  auto missing = SharedMemoryFile::open(name, 1 << 16);
+  BOOST_TEST(!missing.is_ok());
+  BOOST_TEST(missing.status().message().find("No such file") != std::string::npos);
+}

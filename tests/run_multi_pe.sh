@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs one multi-PE program through the launcher on one path.
+#   run_multi_pe.sh GASKETRUN PROGRAM NPES PATH [--expect-failure REGEX] [-- PROGRAM ARGS...]
+# PATH: local (direct same-node path), pciddc-shm, pciddc-tcp, ucx-shm, ucx-tcp (every PE reached
+# through that backend), and the "-nodes" variants, which simulate 2 PEs per node instead.
+set -u
+gasketrun=$1 program=$2 npes=$3 path=$4
+shift 4
+expect=""
+if [ "${1:-}" = "--expect-failure" ]; then expect=$2; shift 2; fi
+[ "${1:-}" = "--" ] && shift
+
+launcher_opts=(--timeout "${GASKET_TEST_TIMEOUT:-240}" --quiet)
+case "$path" in
+  local) ;;
+  pciddc-shm*) export GASKET_TRANSPORT=pciddc GASKET_PCIDDC_LINK=shm ;;
+  pciddc-tcp*) export GASKET_TRANSPORT=pciddc GASKET_PCIDDC_LINK=tcp ;;
+  ucx-shm*) export GASKET_TRANSPORT=ucx UCX_TLS=self,sm ;;
+  ucx-tcp*) export GASKET_TRANSPORT=ucx UCX_TLS=self,tcp ;;
+  *) echo "run_multi_pe.sh: unknown path '$path'" >&2; exit 2 ;;
+esac
+case "$path" in
+  local) ;;
+  *-nodes) launcher_opts+=(--pes-per-node 2) ;;
+  *) export GASKET_LOCAL=backend ;;
+esac
+
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+"$gasketrun" -n "$npes" "${launcher_opts[@]}" "$program" "$@" >"$out" 2>"$err"
+status=$?
+cat "$out"
+cat "$err" >&2
+if [ -z "$expect" ]; then
+  if [ $status -ne 0 ]; then echo "FAILED: $program on $npes PEs over $path exited $status" >&2; fi
+  exit $status
+fi
+if [ $status -eq 0 ]; then
+  echo "FAILED: expected the job to fail with /$expect/ but it exited 0" >&2
+  exit 1
+fi
+if ! grep -Eq -- "$expect" "$err"; then
+  echo "FAILED: the job failed (status $status) but stderr does not match /$expect/" >&2
+  exit 1
+fi
+if grep -q "timed out" "$err"; then
+  echo "FAILED: the job hung until the launcher's timeout instead of failing at once" >&2
+  exit 1
+fi
+echo "ok: failed as expected (status $status) with /$expect/"
