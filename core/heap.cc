@@ -1,7 +1,9 @@
 // The symmetric heap's collective calls. Every PE runs the same sequence of calls; each call
-// first records (sequence, kind, size, alignment) in the internal segment, waits for every PE
-// (barrier), and compares its record with PE 0's, so a PE that calls with other arguments or in
-// another order is caught instead of silently corrupting its peers' memory.
+// records (sequence, kind, size, alignment) in the internal segment, waits for every PE (barrier),
+// and compares its record with PE 0's, so a PE that calls with other arguments or in another
+// order is caught instead of silently corrupting its peers' memory. As OpenSHMEM requires, the
+// barrier closes malloc/calloc/align/realloc (every copy exists before any PE uses it) and opens
+// free (no PE still uses the block when it is released).
 #include <cstring>
 
 #include "core/base/log.h"
@@ -48,48 +50,52 @@ void Runtime::check_collective_call(uint64_t kind, size_t bytes, size_t alignmen
 
 void* Runtime::heap_allocate(uint64_t kind, size_t bytes, size_t alignment, const char* call) {
   std::lock_guard<std::mutex> lock(heap_mutex_);
-  check_collective_call(kind, bytes, alignment, call);
   if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > kSegmentAlignment) {
     log::fatal("%s: alignment %zu is not a power of two between 1 and %zu", call, alignment,
                kSegmentAlignment);
   }
+  // The block is carved and zeroed before the closing barrier: once any PE returns, every PE's
+  // copy is ready, so a fast PE's first put into a slow PE's block can never be wiped.
   auto off = allocator_.allocate(bytes, alignment);
-  if (!off) {
-    if (my_pe_ == 0) {
-      GASKET_WARN("%s: symmetric heap exhausted: %zu bytes (alignment %zu) asked, largest free "
-                  "block %zu of %s in use %zu; raise SHMEM_SYMMETRIC_SIZE / GASKET_HEAP_SIZE",
-                  call, bytes, alignment, allocator_.largest_free_block(),
-                  format_size(allocator_.capacity()).c_str(), allocator_.bytes_in_use());
-    }
-    return nullptr;
+  char* p = off ? segments_.find(segments::kHeapSegment)->base + *off : nullptr;
+  if (p != nullptr && kind == kCalloc) std::memset(p, 0, bytes);
+  check_collective_call(kind, bytes, alignment, call);
+  if (p == nullptr && my_pe_ == 0) {
+    GASKET_WARN("%s: symmetric heap exhausted: %zu bytes (alignment %zu) asked, largest free "
+                "block %zu of %s, in use %zu; raise SHMEM_SYMMETRIC_SIZE / GASKET_HEAP_SIZE",
+                call, bytes, alignment, allocator_.largest_free_block(),
+                format_size(allocator_.capacity()).c_str(), allocator_.bytes_in_use());
   }
-  char* p = segments_.find(segments::kHeapSegment)->base + *off;
-  if (kind == kCalloc) std::memset(p, 0, bytes);
   return p;
 }
 
 void* Runtime::heap_reallocate(void* ptr, size_t bytes, const char* call) {
   std::lock_guard<std::mutex> lock(heap_mutex_);
-  check_collective_call(kRealloc, bytes, reinterpret_cast<uintptr_t>(ptr) == 0 ? 0 : 1, call);
   char* base = segments_.find(segments::kHeapSegment)->base;
   size_t old_off = static_cast<size_t>(static_cast<char*>(ptr) - base);
-  if (!allocator_.owns(old_off) || static_cast<char*>(ptr) < base) {
+  if (static_cast<char*>(ptr) < base || !allocator_.owns(old_off)) {
     log::fatal("%s: %p is not a live block of the symmetric heap", call, ptr);
   }
-  size_t old_size = allocator_.block_size(old_off);
-  if (allocator_.resize_in_place(old_off, bytes)) return ptr;
-  auto off = allocator_.allocate(bytes, segments::SymmetricAllocator::kMinAlignment);
-  if (!off) {
-    if (my_pe_ == 0) {
-      GASKET_WARN("%s: symmetric heap exhausted growing a block to %zu bytes (largest free %zu)",
-                  call, bytes, allocator_.largest_free_block());
+  // As in heap_allocate, the local work (and the copy) happens before the closing barrier.
+  char* result = static_cast<char*>(ptr);
+  if (!allocator_.resize_in_place(old_off, bytes)) {
+    auto off = allocator_.allocate(bytes, segments::SymmetricAllocator::kMinAlignment);
+    if (off) {
+      size_t old_size = allocator_.block_size(old_off);
+      std::memcpy(base + *off, ptr, old_size < bytes ? old_size : bytes);
+      bool released = allocator_.release(old_off);
+      (void)released;
+      result = base + *off;
+    } else {
+      result = nullptr;  // the old block stays valid, as with realloc
     }
-    return nullptr;  // the old block stays valid, as with realloc
   }
-  std::memcpy(base + *off, ptr, old_size < bytes ? old_size : bytes);
-  bool released = allocator_.release(old_off);
-  (void)released;
-  return base + *off;
+  check_collective_call(kRealloc, bytes, 1, call);
+  if (result == nullptr && my_pe_ == 0) {
+    GASKET_WARN("%s: symmetric heap exhausted growing a block to %zu bytes (largest free %zu)",
+                call, bytes, allocator_.largest_free_block());
+  }
+  return result;
 }
 
 void Runtime::heap_release(void* ptr, const char* call) {

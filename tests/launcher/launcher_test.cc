@@ -1,0 +1,538 @@
+// Tests of gasketrun and the bootstrap: real jobs of the probe program (probe.cc) under the real
+// launcher binary, plus unit tests of the store protocol and the job environment.
+#define BOOST_TEST_MODULE launcher
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/bootstrap/job_environment.h"
+#include "core/bootstrap/job_identity.h"
+#include "core/bootstrap/store_protocol.h"
+
+extern char** environ;
+
+namespace {
+
+namespace protocol = gasket::bootstrap::protocol;
+
+std::string runfile(const std::string& path) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  std::string base = srcdir != nullptr ? srcdir : ".";
+  return base + "/gasket/" + path;
+}
+
+const std::string& gasketrun() {
+  static const std::string path = runfile("tools/gasketrun/gasketrun");
+  return path;
+}
+
+const std::string& probe() {
+  static const std::string path = runfile("tests/launcher/probe");
+  return path;
+}
+
+struct RunResult {
+  int status = -1;  // exit status, or 128 + signal
+  std::string out;
+  std::string err;
+  double seconds = 0;
+};
+
+// Runs argv with the test's environment minus GASKET_* plus `env`, capturing stdout and stderr.
+// `on_output` sees the process id and the stdout so far after every read. Kills it after 30 s.
+RunResult run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
+              const std::function<void(pid_t, const std::string&)>& on_output = nullptr) {
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "GASKET_", 7) != 0) env_strings.emplace_back(*e);
+  }
+  env_strings.insert(env_strings.end(), env.begin(), env.end());
+  std::vector<char*> envp;
+  for (std::string& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = argv;
+  std::vector<char*> cargv;
+  for (std::string& a : args) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+
+  int out[2], err[2];
+  BOOST_REQUIRE(pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0);
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  BOOST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    execve(cargv[0], cargv.data(), envp.data());
+    _exit(126);
+  }
+  close(out[1]);
+  close(err[1]);
+  RunResult r;
+  struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  std::string* dest[2] = {&r.out, &r.err};
+  int open_fds = 2;
+  bool killed = false;
+  while (open_fds > 0) {
+    int n = poll(fds, 2, 200);
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed > 30 && !killed) {
+      kill(pid, SIGKILL);
+      killed = true;
+    }
+    if (n <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      char buf[65536];
+      ssize_t got = read(fds[i].fd, buf, sizeof buf);
+      if (got <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      } else {
+        dest[i]->append(buf, static_cast<size_t>(got));
+        if (i == 0 && on_output) on_output(pid, r.out);
+      }
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  BOOST_TEST_MESSAGE("ran " << argv.size() << " args in " << r.seconds << " s, status "
+                            << r.status << "\n--- stdout:\n" << r.out << "--- stderr:\n" << r.err);
+  BOOST_REQUIRE_MESSAGE(!killed, "the command hung and was killed after 30 s");
+  return r;
+}
+
+RunResult launch(std::vector<std::string> options, const std::vector<std::string>& probe_args,
+                 const std::function<void(pid_t, const std::string&)>& on_output = nullptr) {
+  std::vector<std::string> argv = {gasketrun()};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back(probe());
+  argv.insert(argv.end(), probe_args.begin(), probe_args.end());
+  return run(argv, {}, on_output);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+int count(const std::string& text, const std::string& part) {
+  int n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+// The job id the probe printed ("JOBID <id>", possibly tagged).
+std::string job_id_of(const RunResult& r) {
+  size_t at = r.out.find("JOBID ");
+  BOOST_REQUIRE_MESSAGE(at != std::string::npos, "no JOBID line in the output");
+  size_t end = r.out.find('\n', at);
+  return r.out.substr(at + 6, end - at - 6);
+}
+
+// The job's shared-memory files still present.
+std::vector<std::string> shm_files_of(const std::string& job_id) {
+  std::vector<std::string> found;
+  std::string prefix = gasket::bootstrap::shm_file_prefix(job_id);
+  DIR* dir = opendir(gasket::bootstrap::kShmDirectory);
+  BOOST_REQUIRE(dir != nullptr);
+  while (struct dirent* e = readdir(dir)) {
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) found.emplace_back(e->d_name);
+  }
+  closedir(dir);
+  return found;
+}
+
+void check_no_shm_left(const RunResult& r) {
+  std::string id = job_id_of(r);
+  BOOST_TEST(gasket::bootstrap::is_valid_job_id(id));
+  BOOST_TEST(shm_files_of(id).empty(), "files of job " << id << " left in /dev/shm");
+}
+
+// Exactly one summary line from the launcher about a PE.
+void check_one_summary(const RunResult& r) {
+  int summaries = 0;
+  for (const std::string& line : lines_of(r.err)) {
+    if (line.rfind("gasketrun: PE ", 0) == 0) ++summaries;
+  }
+  BOOST_TEST(summaries == 1);
+}
+
+}  // namespace
+
+// ---- unit tests: protocol and environment --------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(protocol_round_trip_is_binary_safe) {
+  protocol::Message m;
+  m.type = protocol::MessageType::kPut;
+  m.key = std::string("k\0\xff", 3);
+  m.value = std::string("\0\0v\n\xfe", 5);
+  gasket::Result<std::string> frame = protocol::encode(m);
+  BOOST_REQUIRE(frame.is_ok());
+  protocol::FrameReader reader(protocol::kMaxPayload);
+  // Byte by byte: frames cut anywhere must reassemble.
+  for (size_t i = 0; i + 1 < frame->size(); ++i) {
+    reader.append(frame->data() + i, 1);
+    auto next = reader.next();
+    BOOST_REQUIRE(next.is_ok());
+    BOOST_TEST(!next->has_value());
+  }
+  reader.append(frame->data() + frame->size() - 1, 1);
+  auto next = reader.next();
+  BOOST_REQUIRE(next.is_ok());
+  BOOST_REQUIRE(next->has_value());
+  BOOST_TEST((**next).key == m.key);
+  BOOST_TEST((**next).value == m.value);
+  BOOST_TEST(reader.buffered() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(protocol_rejects_malformed_frames) {
+  protocol::Message get;
+  get.type = protocol::MessageType::kGet;
+  get.pe = 7;
+  get.key = "abc";
+  std::string frame = *protocol::encode(get);
+  std::string payload = frame.substr(protocol::kFrameHeaderBytes);
+  auto decoded = protocol::decode_payload(payload);
+  BOOST_REQUIRE(decoded.is_ok());
+  BOOST_TEST(decoded->pe == 7);
+  BOOST_TEST(!protocol::decode_payload(payload.substr(0, payload.size() - 1)).is_ok());
+  BOOST_TEST(!protocol::decode_payload(payload + "x").is_ok());
+  BOOST_TEST(!protocol::decode_payload(std::string(1, '\x63')).is_ok());
+  BOOST_TEST(!protocol::decode_payload("").is_ok());
+  // A length above the limit is refused before the payload arrives.
+  protocol::FrameReader hello_reader(protocol::kMaxHelloPayload);
+  std::string huge("\x00\x10\x00\x00", 4);
+  hello_reader.append(huge.data(), huge.size());
+  auto next = hello_reader.next();
+  BOOST_TEST(!next.is_ok());
+  BOOST_TEST((next.status().code() == gasket::StatusCode::kProtocolError));
+  protocol::Message too_big;
+  too_big.type = protocol::MessageType::kPut;
+  too_big.value.assign(protocol::kMaxPayload, 'x');
+  BOOST_TEST(!protocol::encode(too_big).is_ok());
+}
+
+BOOST_AUTO_TEST_CASE(job_environment_errors_name_the_variable_and_value) {
+  std::map<std::string, std::string> vars = {
+      {"GASKET_JOB_STORE", "127.0.0.1:4000"}, {"GASKET_JOB_ID", "j1x2"},
+      {"GASKET_JOB_SECRET", std::string(32, 'a')}, {"GASKET_JOB_RANK", "3"},
+      {"GASKET_JOB_SIZE", "4"}, {"GASKET_JOB_OVERSUBSCRIBED", "1"}};
+  auto lookup = [&vars](const char* name) -> const char* {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+  auto env = gasket::bootstrap::read_job_environment(lookup);
+  BOOST_REQUIRE(env.is_ok());
+  BOOST_TEST(env->store_host == "127.0.0.1");
+  BOOST_TEST(env->store_port == 4000);
+  BOOST_TEST(env->rank == 3);
+  BOOST_TEST(env->size == 4);
+  BOOST_TEST(env->oversubscribed);
+
+  auto expect_error = [&](const std::string& var, const std::string& value,
+                          const std::string& mention) {
+    auto saved = vars;
+    vars[var] = value;
+    auto e = gasket::bootstrap::read_job_environment(lookup);
+    BOOST_TEST(!e.is_ok(), var << "=" << value << " accepted");
+    BOOST_TEST(contains(e.status().message(), mention), e.status().message());
+    vars = saved;
+  };
+  expect_error("GASKET_JOB_RANK", "4", "GASKET_JOB_RANK='4'");
+  expect_error("GASKET_JOB_RANK", "-1", "GASKET_JOB_RANK='-1'");
+  expect_error("GASKET_JOB_SIZE", "zero", "GASKET_JOB_SIZE='zero'");
+  expect_error("GASKET_JOB_STORE", "127.0.0.1:http", "GASKET_JOB_STORE='127.0.0.1:http'");
+  expect_error("GASKET_JOB_STORE", "127.0.0.1:70000", "GASKET_JOB_STORE='127.0.0.1:70000'");
+  expect_error("GASKET_JOB_STORE", "localhost", "GASKET_JOB_STORE='localhost'");
+  expect_error("GASKET_JOB_ID", "../etc", "GASKET_JOB_ID='../etc'");
+  expect_error("GASKET_JOB_SECRET", "short", "GASKET_JOB_SECRET");
+  expect_error("GASKET_JOB_OVERSUBSCRIBED", "maybe", "GASKET_JOB_OVERSUBSCRIBED='maybe'");
+  vars.erase("GASKET_JOB_SIZE");
+  auto missing = gasket::bootstrap::read_job_environment(lookup);
+  BOOST_TEST(!missing.is_ok());
+  BOOST_TEST(contains(missing.status().message(), "GASKET_JOB_SIZE"));
+}
+
+BOOST_AUTO_TEST_CASE(job_ids_are_unique_and_file_safe) {
+  auto a = gasket::bootstrap::new_job_id('j');
+  auto b = gasket::bootstrap::new_job_id('j');
+  BOOST_REQUIRE(a.is_ok() && b.is_ok());
+  BOOST_TEST(*a != *b);
+  BOOST_TEST(gasket::bootstrap::is_valid_job_id(*a));
+  BOOST_TEST(!gasket::bootstrap::is_valid_job_id("a-b"));
+  BOOST_TEST(!gasket::bootstrap::is_valid_job_id("a/b"));
+  auto secret = gasket::bootstrap::random_hex(16);
+  BOOST_REQUIRE(secret.is_ok());
+  BOOST_TEST(secret->size() == 32u);
+}
+
+// ---- jobs under the launcher -------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(exchange_at_1_2_4_8_pes) {
+  for (int n : {1, 2, 4, 8}) {
+    RunResult r = launch({"-n", std::to_string(n)}, {"exchange"});
+    BOOST_TEST(r.status == 0, n << " PEs: status " << r.status);
+    for (int rank = 0; rank < n; ++rank) {
+      BOOST_TEST(contains(r.out, "OK rank " + std::to_string(rank) + " size " + std::to_string(n)),
+                 n << " PEs: no OK from PE " << rank);
+    }
+    BOOST_TEST(!contains(r.err, "PROBE FAILED"));
+    BOOST_TEST(count(r.out, "JOBID " + job_id_of(r)) == n);  // one job id for all PEs
+    check_no_shm_left(r);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(abort_names_the_pe_and_message) {
+  RunResult r = launch({"-n", "4"}, {"abort", "2"});
+  BOOST_TEST(r.status == 3);
+  BOOST_TEST(contains(r.err, "gasketrun: PE 2 aborted with code 3: probe abort from PE 2\n"));
+  check_one_summary(r);
+  check_no_shm_left(r);
+}
+
+BOOST_AUTO_TEST_CASE(pe_killed_by_sigkill_ends_the_job) {
+  RunResult r = launch({"-n", "4"}, {"sigkill", "1"});
+  BOOST_TEST(r.status == 128 + 9);
+  BOOST_TEST(contains(r.err, "gasketrun: PE 1 (pid "));
+  BOOST_TEST(contains(r.err, "was killed by signal 9 (Killed); ending the job"));
+  check_one_summary(r);
+  check_no_shm_left(r);
+}
+
+BOOST_AUTO_TEST_CASE(nonzero_exit_status_is_propagated) {
+  RunResult r = launch({"-n", "3"}, {"exit", "1", "7"});
+  BOOST_TEST(r.status == 7);
+  BOOST_TEST(contains(r.err, "gasketrun: PE 1 (pid "));
+  BOOST_TEST(contains(r.err, "exited with status 7; ending the job"));
+  check_one_summary(r);
+  check_no_shm_left(r);
+}
+
+BOOST_AUTO_TEST_CASE(exit_without_finalize_is_a_failure) {
+  RunResult r = launch({"-n", "2"}, {"no-finalize"});
+  BOOST_TEST(r.status != 0);
+  BOOST_TEST(contains(r.err, "exited with status 0 without calling finalize"));
+  check_one_summary(r);
+  check_no_shm_left(r);
+}
+
+BOOST_AUTO_TEST_CASE(timeout_ends_a_hung_job) {
+  RunResult r = launch({"--timeout", "1", "-n", "2"}, {"hang"});
+  BOOST_TEST(r.status == 124);
+  BOOST_TEST(contains(r.err, "gasketrun: job timed out after 1 s; killing 2 PEs\n"));
+  BOOST_TEST(contains(r.out, "READY 0"));
+  BOOST_TEST(contains(r.out, "READY 1"));
+  BOOST_TEST(r.seconds < 5.0);
+  check_no_shm_left(r);
+}
+
+BOOST_AUTO_TEST_CASE(timeout_from_environment) {
+  std::vector<std::string> argv = {gasketrun(), "-n", "1", probe(), "hang"};
+  RunResult r = run(argv, {"GASKET_TIMEOUT=0.5"});
+  BOOST_TEST(r.status == 124);
+  BOOST_TEST(contains(r.err, "job timed out after 0.5 s; killing 1 PE\n"));
+  check_no_shm_left(r);
+}
+
+BOOST_AUTO_TEST_CASE(sigterm_to_the_launcher_is_forwarded_and_cleans_up) {
+  RunResult r = launch({"-n", "3"}, {"hang"}, [](pid_t pid, const std::string& out) {
+    static bool sent = false;
+    if (!sent && count(out, "READY ") == 3) {
+      kill(pid, SIGTERM);
+      sent = true;
+    }
+  });
+  BOOST_TEST(r.status == 128 + SIGTERM);
+  BOOST_TEST(contains(r.err, "gasketrun: received signal 15 (Terminated); forwarding it to 3 PEs"));
+  BOOST_TEST(r.seconds < 10.0);
+  check_no_shm_left(r);
+}
+
+BOOST_AUTO_TEST_CASE(tag_output_tags_whole_lines) {
+  const int kLines = 200;
+  RunResult r = launch({"--tag-output", "-n", "2"}, {"lines", std::to_string(kLines)});
+  BOOST_TEST(r.status == 0);
+  std::map<int, int> out_lines, err_lines;
+  std::set<int> tails;
+  for (const std::string& line : lines_of(r.out)) {
+    int pe = -1, pe2 = -1, i = -1;
+    BOOST_REQUIRE_MESSAGE(sscanf(line.c_str(), "[pe %d] ", &pe) == 1, "untagged: " << line);
+    std::string body = line.substr(line.find("] ") + 2);
+    char payload[400];
+    if (sscanf(body.c_str(), "line %d %d %399s end", &pe2, &i, payload) == 3) {
+      BOOST_TEST(pe2 == pe);
+      BOOST_TEST(std::string(payload) == std::string(300, static_cast<char>('A' + pe)));
+      BOOST_TEST(body.size() == body.find(payload) + 300 + 4);  // " end" closes it: not merged
+      ++out_lines[pe];
+    } else if (sscanf(body.c_str(), "tail %d", &pe2) == 1) {
+      BOOST_TEST(pe2 == pe);
+      BOOST_TEST(body == "tail " + std::to_string(pe));
+      tails.insert(pe);
+    } else {
+      BOOST_TEST((body.rfind("JOBID ", 0) == 0), "unexpected line: " << line);
+    }
+  }
+  for (const std::string& line : lines_of(r.err)) {
+    int pe = -1, pe2 = -1, i = -1;
+    if (line.rfind("gasketrun:", 0) == 0) continue;  // notices
+    BOOST_REQUIRE_MESSAGE(sscanf(line.c_str(), "[pe %d] errline %d %d end", &pe, &pe2, &i) == 3,
+                          "bad stderr line: " << line);
+    BOOST_TEST(pe == pe2);
+    ++err_lines[pe];
+  }
+  for (int pe = 0; pe < 2; ++pe) {
+    BOOST_TEST(out_lines[pe] == kLines);
+    BOOST_TEST(err_lines[pe] == kLines);
+    BOOST_TEST(tails.count(pe) == 1u);
+  }
+  check_no_shm_left(r);
+}
+
+BOOST_AUTO_TEST_CASE(untagged_lines_of_8_pes_are_never_merged) {
+  RunResult r = launch({"-n", "8", "--quiet"}, {"lines", "100"});
+  BOOST_TEST(r.status == 0);
+  int good = 0;
+  for (const std::string& line : lines_of(r.out)) {
+    int pe = -1, i = -1;
+    if (sscanf(line.c_str(), "line %d %d ", &pe, &i) != 2) continue;
+    std::string expect = "line " + std::to_string(pe) + " " + std::to_string(i) + " " +
+                         std::string(300, static_cast<char>('A' + pe)) + " end";
+    BOOST_TEST(line == expect);
+    ++good;
+  }
+  BOOST_TEST(good == 800);
+  BOOST_TEST(!contains(r.err, "oversubscribed"));  // --quiet
+}
+
+BOOST_AUTO_TEST_CASE(wrong_secret_is_rejected) {
+  RunResult r = launch({"-n", "2"}, {"bad-secret"});
+  BOOST_TEST(r.status == 0);
+  BOOST_TEST(contains(r.out, "REJECTED"));
+  BOOST_TEST(contains(r.err, "gasketrun: store: dropped connection from 127.0.0.1:"));
+  BOOST_TEST(contains(r.err, "its first message is not the job secret"));
+  BOOST_TEST(contains(r.out, "OK rank 0 size 2"));
+  BOOST_TEST(contains(r.out, "OK rank 1 size 2"));
+}
+
+BOOST_AUTO_TEST_CASE(store_address_option) {
+  RunResult r = launch({"-n", "2", "--store-address", "127.0.0.2"}, {"exchange"});
+  BOOST_TEST(r.status == 0);
+  BOOST_TEST(count(r.out, "OK rank ") == 2);
+  RunResult bad = launch({"-n", "2", "--store-address", "127.0.0.1:99999"}, {"exchange"});
+  BOOST_TEST(bad.status == 1);
+  BOOST_TEST(contains(bad.err, "--store-address='127.0.0.1:99999'"));
+  BOOST_TEST(!contains(bad.out, "JOBID"));  // no PE was started
+}
+
+BOOST_AUTO_TEST_CASE(node_names_and_oversubscription) {
+  RunResult r = launch({"-n", "4", "--pes-per-node", "2"}, {"env"});
+  BOOST_TEST(r.status == 0);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  for (int pe = 0; pe < 4; ++pe) {
+    BOOST_TEST(contains(r.out, "NODE " + std::to_string(pe) + " " + host + ":" +
+                                   std::to_string(pe / 2) + "\n"));
+  }
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  RunResult over = launch({"-n", std::to_string(cpus + 1)}, {"env"});
+  BOOST_TEST(over.status == 0);
+  BOOST_TEST(contains(over.err, std::to_string(cpus + 1) + " PEs on "));
+  BOOST_TEST(contains(over.err, "oversubscribed, PEs will yield while waiting"));
+  BOOST_TEST(count(over.out, "OVERSUB ") == cpus + 1);
+  BOOST_TEST(count(over.out, "OVERSUB " ) == count(over.out, " 1\nCPUS"));
+  BOOST_TEST(contains(over.out, "NODE 0 -\n"));  // left alone without --pes-per-node
+}
+
+BOOST_AUTO_TEST_CASE(pes_are_bound_to_distinct_cores) {
+  RunResult r = launch({"-n", "2"}, {"env"});
+  BOOST_TEST(r.status == 0);
+  if (contains(r.err, "oversubscribed")) return;  // fewer than 2 cores here: nothing is bound
+  std::string cpus[2];
+  for (const std::string& line : lines_of(r.out)) {
+    int pe = -1;
+    char list[256];
+    if (sscanf(line.c_str(), "CPUS %d %255s", &pe, list) == 2 && pe >= 0 && pe < 2) cpus[pe] = list;
+  }
+  BOOST_TEST(!cpus[0].empty());
+  BOOST_TEST(!cpus[1].empty());
+  BOOST_TEST(cpus[0] != cpus[1]);
+  RunResult unbound = launch({"-n", "2", "--bind-to", "none"}, {"env"});
+  BOOST_TEST(count(unbound.out, "CPUS 0 " + std::string(cpus[0]) + "\n") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(singleton_without_launcher) {
+  RunResult r = run({probe(), "exchange"});
+  BOOST_TEST(r.status == 0);
+  BOOST_TEST(contains(r.out, "OK rank 0 size 1"));
+  BOOST_TEST(job_id_of(r)[0] == 's');
+  RunResult a = run({probe(), "abort", "0"});
+  BOOST_TEST(a.status == 3);
+  BOOST_TEST(contains(a.err, "PE 0 aborted with code 3: probe abort from PE 0"));
+}
+
+BOOST_AUTO_TEST_CASE(bad_bootstrap_environment_is_reported) {
+  std::vector<std::string> env = {"GASKET_JOB_STORE=127.0.0.1:1", "GASKET_JOB_ID=jtest",
+                                  "GASKET_JOB_SECRET=" + std::string(32, 'f'),
+                                  "GASKET_JOB_RANK=5", "GASKET_JOB_SIZE=4"};
+  RunResult r = run({probe(), "exchange"}, env);
+  BOOST_TEST(r.status == 1);
+  BOOST_TEST(contains(r.err, "BOOTSTRAP ERROR"));
+  BOOST_TEST(contains(r.err, "GASKET_JOB_RANK='5'"));
+  env[0] = "GASKET_JOB_STORE=127.0.0.1:notaport";
+  env[3] = "GASKET_JOB_RANK=0";
+  r = run({probe(), "exchange"}, env);
+  BOOST_TEST(r.status == 1);
+  BOOST_TEST(contains(r.err, "GASKET_JOB_STORE='127.0.0.1:notaport'"));
+}
+
+BOOST_AUTO_TEST_CASE(command_line_errors_exit_2) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"-n", "0", probe()}, "bad number of PEs '0'"},
+      {{"-n", "2"}, "missing the program"},
+      {{probe()}, "missing the number of PEs"},
+      {{"--frobnicate", "-n", "1", probe()}, "unknown option '--frobnicate'"},
+      {{"-n", "1", "--bind-to", "socket", probe()}, "bad --bind-to 'socket'"},
+      {{"-n", "1", "--timeout", "soon", probe()}, "bad --timeout 'soon'"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = {gasketrun()};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    RunResult r = run(argv);
+    BOOST_TEST(r.status == 2);
+    BOOST_TEST(contains(r.err, "gasketrun: " + c.message), r.err);
+  }
+  RunResult help = run({gasketrun(), "--help"});
+  BOOST_TEST(help.status == 0);
+  BOOST_TEST(contains(help.out, "Usage: gasketrun -n N"));
+  RunResult missing = run({gasketrun(), "-n", "2", "/nonexistent/program"});
+  BOOST_TEST(missing.status == 127);
+  BOOST_TEST(contains(missing.err, "gasketrun: PE 0: cannot execute '/nonexistent/program'"));
+}

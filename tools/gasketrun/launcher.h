@@ -1,0 +1,69 @@
+// The gasket launcher as a library: gasketrun's main is a thin wrapper over launcher_main(), and
+// mpiexec / oshrun can be the same wrapper under another name.
+//
+// A job: fork N PEs, give each the GASKET_JOB_* environment (core/bootstrap/job_environment.h),
+// serve the bootstrap key-value store over TCP, forward the PEs' output line by line, and end the
+// whole job - with one summary line and a non-zero status - as soon as one PE fails, aborts, hangs
+// past the timeout, or the launcher is signalled. Every /dev/shm/gasket-<job_id>-* file is removed
+// when the job ends, however it ends.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/base/status.h"
+
+namespace gasket::launcher {
+
+// Exit statuses of the launcher itself (a failing PE's own status is passed through otherwise).
+constexpr int kExitLauncherError = 1;  // the launcher could not run the job (socket, fork, ...)
+constexpr int kExitUsage = 2;          // bad command line
+constexpr int kExitTimeout = 124;      // --timeout expired (as timeout(1))
+constexpr int kExitCannotExecute = 127;  // the program could not be executed (as the shells)
+
+// Upper bound on -n, to catch typos before forking thousands of processes.
+constexpr int kMaxPes = 4096;
+
+enum class BindPolicy { kCore, kNone };
+
+struct LaunchOptions {
+  int num_pes = 0;
+  BindPolicy bind = BindPolicy::kCore;
+  // >0: PEs r with the same r / pes_per_node get GASKET_NODE_NAME=<hostname>:<r / pes_per_node>.
+  int pes_per_node = 0;
+  bool tag_output = false;
+  bool quiet = false;
+  double timeout_seconds = 0;  // 0: no timeout
+  double grace_seconds = 2.0;  // between SIGTERM (or a forwarded signal) and SIGKILL
+  std::string store_address = "127.0.0.1";  // "host" or "host:port" the store listens on
+  std::vector<std::string> command;           // program and its arguments
+  // Where the PEs' stdout lines go, and their stderr lines plus the launcher's own messages.
+  // Library users (tests running jobs in-process) may point them at pipes or files.
+  int output_fd = 1;
+  int error_fd = 2;
+};
+
+struct CommandLine {
+  bool show_help = false;
+  LaunchOptions options;
+};
+
+// Parses the arguments after the tool name. Defaults not given on the command line come from
+// the environment (GASKET_TIMEOUT). Errors are kInvalidArgument with a one-line message.
+Result<CommandLine> parse_command_line(const std::vector<std::string>& args);
+
+std::string usage_text(const std::string& tool_name);
+
+// Runs one job to its end and returns the launcher's exit status: 0 when every PE exited 0
+// (after finalize, if it connected to the store); otherwise the first failing PE's status, 128 +
+// its signal, the abort code, kExitTimeout, or 128 + the signal the launcher received.
+// `tool_name` prefixes every line the launcher prints ("gasketrun: ...").
+// For the duration of the job it catches SIGCHLD, SIGINT, SIGTERM and SIGHUP and ignores SIGPIPE
+// (the previous dispositions are restored before it returns, and PEs start with them); it waits
+// only for its own PEs. One job at a time per process: the signal handlers share one self-pipe.
+int run_job(const LaunchOptions& options, const std::string& tool_name);
+
+// The whole tool: parse, --help, run. Returns the process exit status.
+int launcher_main(int argc, char** argv, const std::string& tool_name);
+
+}  // namespace gasket::launcher
