@@ -69,6 +69,13 @@ struct StartInfo {
   int n_pes = 1;
   std::vector<int> node_of_pe;  // node index of every PE (equal index = same host)
   bool thread_multiple = false;  // several threads may call the backend at once
+  // This PE's segment table: segment names, and same-node peers' segments mapped here
+  // (peer_base). A shared-memory link may write through those mappings.
+  const segments::SegmentTable* segments = nullptr;
+  // Name of the shared-memory file holding `pe`'s copy of segment `name` ("/gasket-<job>-<pe>-
+  // <name>"). The core's files exist until the fence that follows the first registration round; a
+  // backend may also create files of its own under such names (the launcher sweeps them).
+  std::function<std::string(int pe, const std::string& name)> segment_file;
 };
 
 // Optional capability: remote read.

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "core/am/cpu_atomic.h"
+#include "core/am/emulated_rma.h"
 #include "core/base/log.h"
 #include "core/runtime.h"
 
@@ -32,29 +34,22 @@ inline char* direct_address(const segments::Segment& seg, size_t offset, int pe)
 
 void backend_put(Runtime& r, int pe, const segments::Segment& seg, size_t offset, const void* src,
                  size_t bytes, const char* call) {
-  backend::Backend* b = r.backend();
-  size_t chunk = b->limits().max_put_bytes;
-  const char* p = static_cast<const char*>(src);
-  while (bytes > 0) {
-    size_t n = bytes < chunk ? bytes : chunk;
-    Status st = b->put(pe, backend::RemoteAddress{seg.id, offset}, p, n);
-    if (!st.is_ok()) log::fatal("%s: put of %zu bytes to PE %d failed: %s", call, n, pe, st.message().c_str());
-    p += n;
-    offset += n;
-    bytes -= n;
-  }
+  Status st = core::am::put_in_pieces(*r.backend(), pe, backend::RemoteAddress{seg.id, offset}, src, bytes);
+  if (!st.is_ok()) log::fatal("%s: put of %zu bytes to PE %d failed: %s", call, bytes, pe, st.message().c_str());
 }
 
+// Native read where the backend has one (chosen at init), else the core's emulation: a request
+// answered by the target's put (complete on return).
 void backend_get(Runtime& r, int pe, void* dst, const segments::Segment& seg, size_t offset,
                  size_t bytes, const char* call) {
-  backend::RemoteRead* rr = r.backend()->remote_read();
-  if (rr == nullptr) {
-    log::fatal("%s: backend %s cannot read remote memory and the core's emulated get is not built "
-               "yet", call, r.backend()->name());
-  }
-  Status st = rr->get(pe, dst, backend::RemoteAddress{seg.id, offset}, bytes);
+  backend::RemoteAddress src{seg.id, offset};
+  Status st = r.native_read() != nullptr ? r.native_read()->get(pe, dst, src, bytes)
+                                         : r.emulated()->get(pe, dst, src, bytes);
   if (!st.is_ok()) log::fatal("%s: get of %zu bytes from PE %d failed: %s", call, bytes, pe, st.message().c_str());
 }
+
+// Whether a backend get from `pe` may still be in flight (only native reads complete at quiet).
+bool get_pending(Runtime& r, int pe) { return r.path(pe) == Path::kBackend && r.native_read() != nullptr; }
 
 }  // namespace
 
@@ -92,7 +87,7 @@ void get_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call)
 void get(void* dst, const void* src, size_t bytes, int pe, const char* call) {
   get_nbi(dst, src, bytes, pe, call);
   Runtime& r = rt(call);
-  if (r.path(pe) == Path::kBackend) {
+  if (get_pending(r, pe)) {
     Status st = r.backend()->quiet();
     if (!st.is_ok()) log::fatal("%s: completing a get from PE %d failed: %s", call, pe, st.message().c_str());
   }
@@ -136,7 +131,7 @@ void strided(bool is_put, void* dst, const void* src, ptrdiff_t dst_stride, ptrd
       backend_get(r, pe, di, seg, off, elem_bytes, call);
     }
   }
-  if (!direct && !is_put) {
+  if (!is_put && get_pending(r, pe)) {
     Status st = r.backend()->quiet();
     if (!st.is_ok()) log::fatal("%s: completing a strided get from PE %d failed: %s", call, pe, st.message().c_str());
   }
@@ -181,28 +176,6 @@ const char* op_name(AtomicOp op) {
   return kNames[static_cast<unsigned>(op)];
 }
 
-template <typename W>
-uint64_t cpu_atomic(W* p, AtomicOp op, W operand, W compare) {
-  constexpr int kOrder = __ATOMIC_SEQ_CST;
-  switch (op) {
-    case AtomicOp::kFetch: return __atomic_load_n(p, kOrder);
-    case AtomicOp::kSet: __atomic_store_n(p, operand, kOrder); return 0;
-    case AtomicOp::kSwap: return __atomic_exchange_n(p, operand, kOrder);
-    case AtomicOp::kCompareSwap:
-      __atomic_compare_exchange_n(p, &compare, operand, false, kOrder, kOrder);
-      return compare;  // the old value either way
-    case AtomicOp::kAdd: __atomic_fetch_add(p, operand, kOrder); return 0;
-    case AtomicOp::kFetchAdd: return __atomic_fetch_add(p, operand, kOrder);
-    case AtomicOp::kAnd: __atomic_fetch_and(p, operand, kOrder); return 0;
-    case AtomicOp::kFetchAnd: return __atomic_fetch_and(p, operand, kOrder);
-    case AtomicOp::kOr: __atomic_fetch_or(p, operand, kOrder); return 0;
-    case AtomicOp::kFetchOr: return __atomic_fetch_or(p, operand, kOrder);
-    case AtomicOp::kXor: __atomic_fetch_xor(p, operand, kOrder); return 0;
-    case AtomicOp::kFetchXor: return __atomic_fetch_xor(p, operand, kOrder);
-  }
-  return 0;
-}
-
 bool float_allowed(AtomicOp op) {
   return op == AtomicOp::kFetch || op == AtomicOp::kSet || op == AtomicOp::kSwap ||
          op == AtomicOp::kCompareSwap;
@@ -227,23 +200,20 @@ uint64_t atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t
   }
   size_t offset;
   const segments::Segment& seg = r.translate(dst, width, call, "atomic target", &offset);
-  if (r.path(pe) == Path::kDirect) {
-    char* p = direct_address(seg, offset, pe);
-    if (width == 4) {
-      return cpu_atomic(reinterpret_cast<uint32_t*>(p), op, static_cast<uint32_t>(operand),
-                        static_cast<uint32_t>(compare));
-    }
-    return cpu_atomic(reinterpret_cast<uint64_t*>(p), op, operand, compare);
-  }
-  backend::RemoteAtomics* ra = r.backend()->remote_atomics();
   auto bop = static_cast<backend::AtomicOp>(op);
-  if (ra == nullptr || ((width == 4 ? ra->ops32() : ra->ops64()) & backend::op_bit(bop)) == 0) {
-    log::fatal("%s: backend %s has no native atomic %s on %zu bytes and the core's emulated "
-               "atomics are not built yet", call, r.backend()->name(), op_name(op), width);
+  if (r.path(pe) == Path::kDirect) {
+    return core::am::cpu_atomic(direct_address(seg, offset, pe), static_cast<unsigned>(width), bop, operand, compare);
+  }
+  backend::RemoteAddress target{seg.id, offset};
+  if (!r.native_atomic(width, bop)) {
+    // Emulated (chosen at init): the target's handler runs it with CPU atomics on its memory.
+    Result<uint64_t> old = r.emulated()->atomic(pe, target, bop, static_cast<unsigned>(width), operand, compare);
+    if (!old.is_ok()) log::fatal("%s: atomic %s on PE %d failed: %s", call, op_name(op), pe, old.status().message().c_str());
+    return old.value();
   }
   uint64_t fetched = 0;
-  Status st = ra->atomic(pe, backend::RemoteAddress{seg.id, offset}, bop, static_cast<unsigned>(width),
-                         operand, compare, &fetched, true);
+  Status st = r.backend()->remote_atomics()->atomic(pe, target, bop, static_cast<unsigned>(width), operand, compare,
+                                                    &fetched, true);
   if (!st.is_ok()) log::fatal("%s: atomic %s on PE %d failed: %s", call, op_name(op), pe, st.message().c_str());
   return fetched;
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <map>
 
@@ -77,12 +78,19 @@ Status Runtime::start_impl(const InitOptions& options) {
                             ") is too small; at least 4K");
   }
   heap_bytes = (heap_bytes + 4095) & ~size_t{4095};
-  if (!(st = create_segment(segments::kInternalSegment, "internal", kInternalSegmentBytes)).is_ok()) return st;
+  // The mailbox rings and get bounce zones follow the core's scratch in the internal segment.
+  auto layout = am::MailboxLayout::from_config(config_, n_pes_, kInternalSegmentBytes);
+  if (!layout.is_ok()) return layout.status();
+  mailbox_layout_ = layout.value();
+  size_t internal_bytes = kInternalSegmentBytes + ((mailbox_layout_.bytes() + 4095) & ~size_t{4095});
+  if (!(st = create_segment(segments::kInternalSegment, "internal", internal_bytes)).is_ok()) return st;
   if (!(st = create_segment(segments::kHeapSegment, "heap", heap_bytes)).is_ok()) return st;
   internal_ = reinterpret_cast<InternalArea*>(segments_.find(segments::kInternalSegment)->base);
   allocator_ = segments::SymmetricAllocator(heap_bytes);
   if (!(st = map_peer_segments()).is_ok()) return st;
-  if (!(st = start_backend(options.thread_multiple)).is_ok()) return st;
+  st = start_backend(options.thread_multiple);
+  unlink_segment_files();
+  if (!st.is_ok()) return st;
   GASKET_DEBUG("initialised: %d PEs on %d nodes, heap %s, %s", n_pes_, n_nodes_,
                format_size(heap_bytes).c_str(), oversubscribed_ ? "oversubscribed" : "one core per PE");
   barrier_all();
@@ -114,8 +122,12 @@ Status Runtime::find_nodes() {
   return Status::ok();
 }
 
+std::string Runtime::segment_file(int pe, const std::string& name) const {
+  return "/gasket-" + bootstrap_->job_id() + "-" + std::to_string(pe) + "-" + name;
+}
+
 Status Runtime::create_segment(segments::SegmentId id, const char* name, size_t size) {
-  std::string file = "/gasket-" + bootstrap_->job_id() + "-" + std::to_string(my_pe_) + "-" + name;
+  std::string file = segment_file(my_pe_, name);
   // Segments start on a kSegmentAlignment boundary on every PE, so an offset aligned to any
   // power of two up to it gives an equally aligned address everywhere (sym_align).
   void* reserved = mmap(nullptr, size + kSegmentAlignment, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -148,21 +160,24 @@ Status Runtime::map_peer_segments() {
                                 std::to_string(my_pe_) + " has " + std::to_string(own.size) +
                                 " (every PE must use the same GASKET_HEAP_SIZE / SHMEM_SYMMETRIC_SIZE)");
       }
-      std::string file = "/gasket-" + bootstrap_->job_id() + "-" + std::to_string(pe) + "-" + own.name;
+      std::string file = segment_file(pe, own.name);
       auto f = segments::SharedMemoryFile::open(file, own.size);
       if (!f.is_ok()) return Status(f.status().code(), "gasket::init: mapping PE " + std::to_string(pe) + "'s " + own.name + " segment: " + f.status().message());
       segments_.find(own.id)->peer_base[static_cast<size_t>(pe)] = f->data();
       files_.push_back(std::move(f.value()));
     }
   }
-  // Once every peer has mapped them, the names are no longer needed: remove them so nothing
-  // survives the job (the launcher sweeps gasket-<job>-* as well, for jobs that die earlier).
-  if (!(st = bootstrap_->fence()).is_ok()) return st;
+  return bootstrap_->fence();
+}
+
+// Once every peer (and the backend, which may map peers of other simulated nodes) has mapped
+// them, the names are no longer needed: remove them so nothing survives the job (the launcher
+// sweeps gasket-<job>-* as well, for jobs that die earlier).
+void Runtime::unlink_segment_files() {
   for (auto& f : files_) {
     Status u = f.unlink();
     if (!u.is_ok()) GASKET_WARN("%s", u.message().c_str());
   }
-  return Status::ok();
 }
 
 Status Runtime::start_backend(bool thread_multiple) {
@@ -195,6 +210,8 @@ Status Runtime::start_backend(bool thread_multiple) {
   info.n_pes = n_pes_;
   info.node_of_pe = node_of_pe_;
   info.thread_multiple = thread_multiple;
+  info.segments = &segments_;
+  info.segment_file = [this](int pe, const std::string& name) { return segment_file(pe, name); };
   auto b = chosen->create(info);
   if (!b.is_ok()) return b.status();
   backend_ = std::move(b.value());
@@ -202,17 +219,58 @@ Status Runtime::start_backend(bool thread_multiple) {
     Status st = backend_->register_segment(s.id, s.base, s.size);
     if (!st.is_ok()) return st;
   }
-  return bootstrap_->fence();
+  Status st = bootstrap_->fence();
+  if (!st.is_ok()) return st;
+  return start_active_messages();
+}
+
+// Chooses, once, native or emulated get and atomics, and starts the active messages the
+// emulation rides on (plus the optional progress thread).
+Status Runtime::start_active_messages() {
+  char* internal = segments_.find(segments::kInternalSegment)->base;
+  auto wait = [](unsigned* polls) { detail::wait_step(polls); };
+  auto layer = am::create_message_layer(*backend_, segments::kInternalSegment, internal, mailbox_layout_, my_pe_, wait);
+  if (!layer.is_ok()) return layer.status();
+  messages_ = std::move(layer.value());
+  emulated_ = std::make_unique<am::EmulatedRma>(*messages_, *backend_, segments_, internal, mailbox_layout_, my_pe_, wait);
+  native_read_ = backend_->remote_read();
+  // One atomicity domain: the direct path (self and same-node peers) uses CPU atomics, so native
+  // backend atomics are used only when they are atomic with respect to those; otherwise every
+  // remote atomic runs in the target's handler, with CPU atomics too.
+  backend::RemoteAtomics* ra = backend_->remote_atomics();
+  if (ra != nullptr && ra->coherent_with_cpu()) {
+    native_atomic_ops_[0] = ra->ops32();
+    native_atomic_ops_[1] = ra->ops64();
+  }
+  GASKET_DEBUG("backend %s: get %s, atomics %s; %s", backend_->name(), native_read_ ? "native" : "emulated",
+               native_atomic_ops_[1] != 0 ? "native where supported" : "emulated", messages_->describe().c_str());
+  if (config_.boolean(config::Knob::PROGRESS_THREAD)) {
+    auto interval = std::chrono::microseconds(std::max<int64_t>(1, config_.integer(config::Knob::PROGRESS_INTERVAL)));
+    progress_thread_ = std::thread([this, interval] {
+      while (!progress_thread_stop_.load(std::memory_order_acquire)) {
+        progress();
+        std::this_thread::sleep_for(interval);
+      }
+    });
+  }
+  return Status::ok();
 }
 
 void Runtime::progress() {
   if (backend_) backend_->progress();
+  if (messages_) messages_->progress();
 }
 
 Status Runtime::stop() {
   quiet();
   barrier_all();
   Status st = Status::ok();
+  if (progress_thread_.joinable()) {
+    progress_thread_stop_.store(true, std::memory_order_release);
+    progress_thread_.join();
+  }
+  emulated_.reset();
+  messages_.reset();
   if (backend_) {
     for (const segments::Segment& s : segments_.all()) {
       Status d = backend_->deregister_segment(s.id);

@@ -3,13 +3,17 @@
 // API layers use core/gasket.h.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backends/backend.h"
+#include "core/am/emulated_rma.h"
+#include "core/am/message_layer.h"
 #include "core/bootstrap/bootstrap.h"
 #include "core/config/config.h"
 #include "core/gasket.h"
@@ -59,6 +63,14 @@ class Runtime {
   Path path(int pe) const { return paths_[static_cast<size_t>(pe)]; }
   backend::Backend* backend() const { return backend_.get(); }
   void progress();
+  // Chosen once at init: the backend's native read, or null (emulated over active messages).
+  backend::RemoteRead* native_read() const { return native_read_; }
+  // Whether atomic `op` on `width` bytes runs natively on the backend (else emulated).
+  bool native_atomic(size_t width, backend::AtomicOp op) const {
+    return (native_atomic_ops_[width == 4 ? 0 : 1] & backend::op_bit(op)) != 0;
+  }
+  am::EmulatedRma* emulated() const { return emulated_.get(); }
+  am::MessageLayer* messages() const { return messages_.get(); }
 
   int my_pe() const { return my_pe_; }
   int n_pes() const { return n_pes_; }
@@ -86,6 +98,9 @@ class Runtime {
   Status create_segment(segments::SegmentId id, const char* name, size_t size);
   Status map_peer_segments();
   Status start_backend(bool thread_multiple);
+  Status start_active_messages();
+  void unlink_segment_files();
+  std::string segment_file(int pe, const std::string& name) const;
   void check_collective_call(uint64_t kind, size_t bytes, size_t alignment, const char* call);
 
   static Runtime* instance_;
@@ -109,6 +124,13 @@ class Runtime {
   uint64_t barrier_epoch_ = 0;
 
   std::unique_ptr<backend::Backend> backend_;
+  am::MailboxLayout mailbox_layout_;
+  std::unique_ptr<am::MessageLayer> messages_;
+  std::unique_ptr<am::EmulatedRma> emulated_;
+  backend::RemoteRead* native_read_ = nullptr;
+  uint32_t native_atomic_ops_[2] = {0, 0};  // 32- and 64-bit op masks used natively
+  std::thread progress_thread_;
+  std::atomic<bool> progress_thread_stop_{false};
 };
 
 // Backends linked into this build (core/backends_builtin.cc).

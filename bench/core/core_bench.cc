@@ -1,7 +1,7 @@
 // Latency and bandwidth of the core's one-sided operations between PE 0 and PE 1, on whatever
 // path reaches PE 1 (direct same-node by default; a backend with GASKET_LOCAL=backend).
 // Medians of repeated runs; memcpy is measured in the same run as the machine's floor.
-//   gasketrun -n 2 core_bench [--quick]
+//   gasketrun -n 2 core_bench [--quick]     (more PEs: the barrier is measured across all of them)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -91,11 +91,12 @@ int main(int argc, char** argv) {
         {"set + quiet", [&] { gasket::atomic_set(word, uint64_t{5}, 1); gasket::quiet(); }},
     };
     for (const Row& r : rows) std::printf("%-28s %10.3f\n", r.name, median_ns(samples, it, r.op) / 1e3);
-    gasket::atomic_set(phase, uint64_t{1}, 1);  // PE 1 joins the barrier measurement
-    std::printf("\n%-28s %10.3f\n", "barrier_all (2 PEs) us",
+    for (int pe = 1; pe < gasket::n_pes(); ++pe) gasket::atomic_set(phase, uint64_t{1}, pe);
+    std::printf("\nbarrier_all (%d PEs) us %15.3f\n", gasket::n_pes(),
                 median_ns(samples, quick ? 2000 : 20000, [] { gasket::barrier_all(); }) / 1e3);
   } else {
-    // PE 1 joins PE 0's barrier measurement: one warm-up call, then `samples` x `it` barriers.
+    // The other PEs join PE 0's barrier measurement: one warm-up call, then `samples` x `it`
+    // barriers. With more than 2 PEs only the barrier involves them.
     gasket::wait_until(phase, gasket::Cmp::kEq, uint64_t{1});
     long it = quick ? 2000 : 20000;
     for (long i = 0; i < samples * it + 1; ++i) gasket::barrier_all();

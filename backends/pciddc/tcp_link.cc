@@ -1,0 +1,518 @@
+#include "backends/pciddc/tcp_link.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "core/base/log.h"
+
+namespace gasket::backend::pciddc {
+
+namespace {
+constexpr int kConnectTimeoutSeconds = 60;
+constexpr int kFramesPerService = 64;  // fairness between connections
+
+std::string pe_name(int pe) { return "PE " + std::to_string(pe); }
+
+Status syscall_error(int my_pe, const std::string& what) {
+  return errno_error("pciddc/tcp: PE " + std::to_string(my_pe) + ": " + what);
+}
+
+std::string describe_peer(const sockaddr_storage& addr) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  uint16_t port = 0;
+  if (addr.ss_family == AF_INET) {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
+    inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+    port = ntohs(a->sin_port);
+  } else if (addr.ss_family == AF_INET6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);
+    inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+    port = ntohs(a->sin6_port);
+  }
+  return std::string(host) + ":" + std::to_string(port);
+}
+
+void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+}  // namespace
+
+struct TcpLink::Connection {
+  enum class State { kAwaitHello, kAwaitAck, kOpen, kClosed };
+  int fd = -1;
+  int pe = -1;  // authenticated peer, -1 until the hello is checked
+  std::string from;
+  State state = State::kAwaitHello;
+  bool initiated = false;
+  std::string hello;  // bytes of an incoming hello received so far
+  wire::FrameHeader header{};
+  size_t header_got = 0;
+  char* payload_dst = nullptr;
+  size_t payload_left = 0;
+  uint64_t acks_owed = 0;
+  uint64_t flushes_sent = 0, flushes_acked = 0;
+  bool dirty = false;    // written to since the last quiet
+  bool sending = false;  // a frame is half-sent
+};
+
+TcpLink::TcpLink(Options options) : options_(std::move(options)) {}
+
+Result<std::unique_ptr<TcpLink>> TcpLink::create(Options options) {
+  std::unique_ptr<TcpLink> link(new TcpLink(std::move(options)));
+  int me = link->options_.my_pe;
+  link->open_.assign(static_cast<size_t>(link->options_.n_pes), nullptr);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return syscall_error(me, "socket");
+  link->listen_fd_ = fd;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return syscall_error(me, "bind");
+  if (listen(fd, 128) != 0) return syscall_error(me, "listen");
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return syscall_error(me, "getsockname");
+  link->port_ = ntohs(addr.sin_port);
+  return link;
+}
+
+TcpLink::~TcpLink() {
+  for (auto& c : connections_) {
+    if (c->fd >= 0) ::close(c->fd);
+  }
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+Status TcpLink::register_segment(SegmentId id, void* base, size_t size) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  windows_[id] = wire::Window{static_cast<char*>(base), size};
+  return Status::ok();
+}
+
+Status TcpLink::deregister_segment(SegmentId id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  windows_.erase(id);
+  return Status::ok();
+}
+
+wire::FrameHeader TcpLink::header_for(const SendEntry& e) const {
+  wire::FrameHeader h{};
+  h.magic = wire::kFrameMagic;
+  h.src_pe = static_cast<uint32_t>(options_.my_pe);
+  h.segment = e.dst.segment;
+  h.length = e.length;
+  h.offset = e.dst.offset;
+  h.id = e.id;
+  h.flags = e.flags;
+  h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
+  return h;
+}
+
+Status TcpLink::write(const SendEntry& e) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Status st = connect_locked(e.dst_pe);
+  if (!st.is_ok()) return st;
+  Connection& c = *open_[static_cast<size_t>(e.dst_pe)];
+  c.dirty = true;
+  return send_frame_locked(c, header_for(e), e.src);
+}
+
+Status TcpLink::quiet() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  wire::FrameHeader h{};
+  h.magic = wire::kFrameMagic;
+  h.src_pe = static_cast<uint32_t>(options_.my_pe);
+  h.kind = static_cast<uint8_t>(wire::FrameKind::kFlushRequest);
+  for (Connection* c : open_) {
+    if (c == nullptr || !c->dirty) continue;
+    c->dirty = false;
+    ++c->flushes_sent;
+    Status st = send_frame_locked(*c, h, nullptr);
+    if (!st.is_ok()) return st;
+  }
+  for (int pe = 0; pe < options_.n_pes; ++pe) {
+    for (;;) {
+      Connection* c = open_[static_cast<size_t>(pe)];
+      if (c == nullptr || c->flushes_acked >= c->flushes_sent) break;
+      Status st = receive_locked(1, true);
+      if (!st.is_ok()) return st;
+      if (open_[static_cast<size_t>(pe)] == nullptr) {
+        return Status(StatusCode::kUnavailable, "pciddc/tcp: PE " + std::to_string(options_.my_pe) + ": " +
+                                                    pe_name(pe) + " closed the connection before acknowledging a quiet");
+      }
+    }
+  }
+  return Status::ok();
+}
+
+Status TcpLink::service(bool wait_if_busy) {
+  std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+  if (wait_if_busy) {
+    lock.lock();
+  } else if (!lock.try_lock()) {
+    return Status::ok();
+  }
+  return receive_locked(0, true);
+}
+
+Status TcpLink::connect_locked(int pe) {
+  if (open_[static_cast<size_t>(pe)] != nullptr) return Status::ok();
+  const int me = options_.my_pe;
+  bool pending = false;
+  for (auto& c : connections_) pending = pending || (c->initiated && c->pe == pe && c->state == Connection::State::kAwaitAck);
+  if (!pending) {
+    auto where = options_.peer_address(pe);
+    if (!where.is_ok()) return where.status();
+    std::string host = where.value().substr(0, where.value().find(' '));
+    std::string port = where.value().substr(where.value().find(' ') + 1);
+    addrinfo hints{};
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* ai = nullptr;
+    int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &ai);
+    if (rc != 0) {
+      return Status(StatusCode::kUnavailable, "pciddc/tcp: PE " + std::to_string(me) + ": cannot resolve " +
+                                                  pe_name(pe) + "'s address " + host + ":" + port + ": " + gai_strerror(rc));
+    }
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      freeaddrinfo(ai);
+      return syscall_error(me, "socket for " + pe_name(pe));
+    }
+    rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
+    freeaddrinfo(ai);
+    if (rc != 0) {
+      Status st = syscall_error(me, "connect to " + pe_name(pe) + " at " + host + ":" + port);
+      ::close(fd);
+      return st;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    std::string hello(sizeof(wire::Hello), '\0');
+    wire::Hello h{wire::kHelloMagic, static_cast<uint32_t>(me), static_cast<uint32_t>(options_.secret.size()), 0};
+    std::memcpy(&hello[0], &h, sizeof h);
+    hello += options_.secret;
+    size_t sent = 0;
+    while (sent < hello.size()) {
+      ssize_t n = ::send(fd, hello.data() + sent, hello.size() - sent, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        Status st = syscall_error(me, "sending the hello to " + pe_name(pe));
+        ::close(fd);
+        return st;
+      }
+      sent += static_cast<size_t>(n);
+    }
+    set_nonblocking(fd);
+    auto c = std::make_unique<Connection>();
+    c->fd = fd;
+    c->pe = pe;
+    c->from = host + ":" + port;
+    c->initiated = true;
+    c->state = Connection::State::kAwaitAck;
+    connections_.push_back(std::move(c));
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kConnectTimeoutSeconds);
+  while (open_[static_cast<size_t>(pe)] == nullptr) {
+    Status st = receive_locked(1, true);
+    if (!st.is_ok()) return st;
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Status(StatusCode::kUnavailable, "pciddc/tcp: PE " + std::to_string(me) + ": " + pe_name(pe) +
+                                                  " did not complete a connection within " +
+                                                  std::to_string(kConnectTimeoutSeconds) + " s");
+    }
+  }
+  return Status::ok();
+}
+
+Status TcpLink::send_frame_locked(Connection& c, const wire::FrameHeader& h, const void* payload) {
+  c.sending = true;
+  iovec iov[2] = {{const_cast<wire::FrameHeader*>(&h), sizeof h},
+                  {const_cast<void*>(payload), payload == nullptr ? 0 : h.length}};
+  size_t total = sizeof h + iov[1].iov_len, done = 0;
+  Status st = Status::ok();
+  while (done < total) {
+    if (c.state != Connection::State::kOpen) {
+      st = Status(StatusCode::kUnavailable, "pciddc/tcp: PE " + std::to_string(options_.my_pe) + ": the connection to " +
+                                                pe_name(c.pe) + " closed while sending");
+      break;
+    }
+    // Skip what is already sent.
+    iovec rest[2];
+    int cnt = 0;
+    size_t skip = done;
+    for (const iovec& v : iov) {
+      if (skip >= v.iov_len) {
+        skip -= v.iov_len;
+        continue;
+      }
+      rest[cnt++] = iovec{static_cast<char*>(v.iov_base) + skip, v.iov_len - skip};
+      skip = 0;
+    }
+    msghdr msg{};
+    msg.msg_iov = rest;
+    msg.msg_iovlen = static_cast<size_t>(cnt);
+    ssize_t n = ::sendmsg(c.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // The peer's buffer is full: keep receiving (it may be writing to us), then wait a moment.
+      st = receive_locked(0, false);
+      if (!st.is_ok()) break;
+      pollfd p{c.fd, POLLOUT, 0};
+      poll(&p, 1, 1);
+      continue;
+    }
+    st = syscall_error(options_.my_pe, "sending " + std::to_string(total) + " bytes to " + pe_name(c.pe));
+    break;
+  }
+  c.sending = false;
+  if (!st.is_ok()) return st;
+  ++frames_sent_;
+  return send_owed_acks_locked(c);
+}
+
+Status TcpLink::send_owed_acks_locked(Connection& c) {
+  wire::FrameHeader h{};
+  h.magic = wire::kFrameMagic;
+  h.src_pe = static_cast<uint32_t>(options_.my_pe);
+  h.kind = static_cast<uint8_t>(wire::FrameKind::kFlushAck);
+  while (c.acks_owed > 0 && c.state == Connection::State::kOpen && !c.sending) {
+    --c.acks_owed;
+    Status st = send_frame_locked(c, h, nullptr);
+    if (!st.is_ok()) return st;
+  }
+  return Status::ok();
+}
+
+Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
+  std::vector<pollfd> fds;
+  std::vector<Connection*> polled;  // stable: nested calls may add connections
+  fds.reserve(connections_.size() + 1);
+  fds.push_back(pollfd{listen_fd_, POLLIN, 0});
+  for (auto& c : connections_) {
+    fds.push_back(pollfd{c->fd, POLLIN, 0});
+    polled.push_back(c.get());
+  }
+  ++receive_depth_;
+  int rc = poll(fds.data(), fds.size(), timeout_ms);
+  if (rc < 0 && errno != EINTR) return syscall_error(options_.my_pe, "poll");
+  Status st = Status::ok();
+  if (rc > 0) {
+    if (fds[0].revents != 0) {
+      for (;;) {
+        sockaddr_storage addr{};
+        socklen_t len = sizeof addr;
+        int fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) break;
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        auto c = std::make_unique<Connection>();
+        c->fd = fd;
+        c->from = describe_peer(addr);
+        connections_.push_back(std::move(c));
+      }
+    }
+    // Only the sockets polled (connections accepted just now are read on the next call).
+    for (size_t i = 1; i < fds.size() && st.is_ok(); ++i) {
+      if (fds[i].revents == 0) continue;
+      Connection& c = *polled[i - 1];
+      if (c.state != Connection::State::kClosed) st = receive_from_locked(c, send_acks);
+    }
+  }
+  // Forget closed sockets, from the outermost call only (callers up the stack hold pointers).
+  if (--receive_depth_ > 0) return st;
+  for (size_t i = 0; i < connections_.size();) {
+    if (connections_[i]->state == Connection::State::kClosed && !connections_[i]->sending) {
+      connections_.erase(connections_.begin() + static_cast<ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+  return st;
+}
+
+void TcpLink::close_locked(Connection& c) {
+  if (c.fd >= 0) ::close(c.fd);
+  c.fd = -1;
+  c.state = Connection::State::kClosed;
+  if (c.pe >= 0 && open_[static_cast<size_t>(c.pe)] == &c) open_[static_cast<size_t>(c.pe)] = nullptr;
+}
+
+void TcpLink::reject_locked(Connection& c, const std::string& why) {
+  ++rejected_;
+  last_rejection_ = why;
+  GASKET_WARN("%s", why.c_str());
+  close_locked(c);
+}
+
+Status TcpLink::finish_hello_locked(Connection& c) {
+  wire::Hello h;
+  std::memcpy(&h, c.hello.data(), sizeof h);
+  Status st = wire::check_hello(h, c.hello.substr(sizeof h), options_.secret, options_.my_pe, options_.n_pes, c.from);
+  if (!st.is_ok()) {
+    reject_locked(c, st.message());
+    return Status::ok();
+  }
+  int pe = static_cast<int>(h.src_pe);
+  bool mine_pending = false;
+  for (auto& o : connections_) {
+    mine_pending = mine_pending || (o->initiated && o->pe == pe && o->state == Connection::State::kAwaitAck);
+  }
+  // One connection per pair: when both PEs connected at once, the lower-numbered PE's one wins.
+  bool accept = open_[static_cast<size_t>(pe)] == nullptr && (!mine_pending || pe < options_.my_pe);
+  char answer = accept ? 1 : 0;
+  if (::send(c.fd, &answer, 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1) {
+    close_locked(c);
+    return Status::ok();
+  }
+  if (!accept) {
+    close_locked(c);
+    return Status::ok();
+  }
+  c.pe = pe;
+  c.state = Connection::State::kOpen;
+  open_[static_cast<size_t>(pe)] = &c;
+  return Status::ok();
+}
+
+Status TcpLink::receive_from_locked(Connection& c, bool send_acks) {
+  const int me = options_.my_pe;
+  if (c.state == Connection::State::kAwaitHello) {
+    for (;;) {
+      size_t want = sizeof(wire::Hello);
+      if (c.hello.size() >= sizeof(wire::Hello)) {
+        wire::Hello h;
+        std::memcpy(&h, c.hello.data(), sizeof h);
+        if (h.magic != wire::kHelloMagic) {
+          reject_locked(c, wire::check_hello(h, "", options_.secret, me, options_.n_pes, c.from).message());
+          return Status::ok();
+        }
+        if (h.secret_bytes > wire::kMaxSecretBytes) {
+          reject_locked(c, "pciddc/tcp: PE " + std::to_string(me) + ": connection from " + c.from +
+                               " announces a " + std::to_string(h.secret_bytes) + "-byte secret; dropping it");
+          return Status::ok();
+        }
+        want += h.secret_bytes;
+      }
+      if (c.hello.size() == want) return finish_hello_locked(c);
+      char buf[512];
+      ssize_t n = ::recv(c.fd, buf, want - c.hello.size(), MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return Status::ok();
+      if (n <= 0) {
+        reject_locked(c, "pciddc/tcp: PE " + std::to_string(me) + ": connection from " + c.from +
+                             " closed after " + std::to_string(c.hello.size()) + " bytes of its hello");
+        return Status::ok();
+      }
+      c.hello.append(buf, static_cast<size_t>(n));
+    }
+  }
+  if (c.state == Connection::State::kAwaitAck) {
+    char answer = 0;
+    ssize_t n = ::recv(c.fd, &answer, 1, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return Status::ok();
+    if (n == 1 && answer == 1 && open_[static_cast<size_t>(c.pe)] == nullptr) {
+      c.state = Connection::State::kOpen;
+      open_[static_cast<size_t>(c.pe)] = &c;
+    } else {
+      close_locked(c);  // refused: the peer's own connection (lower PE first) carries the pair
+    }
+    return Status::ok();
+  }
+  for (int frames = 0; frames < kFramesPerService && c.state == Connection::State::kOpen;) {
+    if (c.payload_left == 0 && c.header_got < sizeof c.header) {
+      ssize_t n = ::recv(c.fd, reinterpret_cast<char*>(&c.header) + c.header_got, sizeof c.header - c.header_got,
+                         MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
+      if (n <= 0) {
+        int err = errno;
+        size_t got = c.header_got;
+        int pe = c.pe;
+        close_locked(c);
+        if (got == 0 && n == 0) return Status::ok();  // the peer finished: an orderly close
+        errno = err;
+        return Status(StatusCode::kProtocolError,
+                      "pciddc/tcp: PE " + std::to_string(me) + ": the connection from " + pe_name(pe) +
+                          " dropped mid-header (" + std::to_string(got) + " of " +
+                          std::to_string(sizeof c.header) + " header bytes)" +
+                          (n < 0 ? std::string(": ") + std::strerror(err) : std::string()));
+      }
+      c.header_got += static_cast<size_t>(n);
+      if (c.header_got < sizeof c.header) continue;
+      char* dst = nullptr;
+      Status st = wire::check_frame(c.header, me, c.pe, windows_, &dst);
+      if (!st.is_ok()) {
+        close_locked(c);
+        return st;
+      }
+      auto kind = static_cast<wire::FrameKind>(c.header.kind);
+      if (kind != wire::FrameKind::kWrite) {
+        c.header_got = 0;
+        ++frames;
+        if (kind == wire::FrameKind::kFlushRequest) ++c.acks_owed;
+        if (kind == wire::FrameKind::kFlushAck) ++c.flushes_acked;
+        continue;
+      }
+      c.payload_dst = dst;
+      c.payload_left = c.header.length;
+    }
+    if (c.payload_left > 0) {
+      ssize_t n = ::recv(c.fd, c.payload_dst, c.payload_left, MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
+      if (n <= 0) {
+        int err = errno;
+        size_t landed = c.header.length - c.payload_left;
+        int pe = c.pe;
+        close_locked(c);
+        return Status(StatusCode::kProtocolError,
+                      "pciddc/tcp: PE " + std::to_string(me) + ": the connection from " + pe_name(pe) +
+                          " dropped mid-payload (" + std::to_string(landed) + " of " +
+                          std::to_string(c.header.length) + " bytes landed in segment " +
+                          std::to_string(c.header.segment) + " at offset " + std::to_string(c.header.offset) + ")" +
+                          (n < 0 ? std::string(": ") + std::strerror(err) : std::string()));
+      }
+      c.payload_dst += n;
+      c.payload_left -= static_cast<size_t>(n);
+      if (c.payload_left > 0) continue;
+    }
+    // A whole write has landed.
+    c.header_got = 0;
+    ++frames;
+    ++frames_received_;
+    if ((c.header.flags & kNotifyReceiver) != 0) options_.notify(c.pe, c.header.id);
+  }
+  if (send_acks && c.state == Connection::State::kOpen) return send_owed_acks_locked(c);
+  return Status::ok();
+}
+
+size_t TcpLink::rejected() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return rejected_;
+}
+
+std::string TcpLink::last_rejection() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_rejection_;
+}
+
+std::string TcpLink::describe() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t open = 0;
+  for (Connection* c : open_) open += c != nullptr ? 1 : 0;
+  return "link tcp, port " + std::to_string(port_) + ", " + std::to_string(open) + " connections, " +
+         std::to_string(frames_sent_) + " frames sent, " + std::to_string(frames_received_) + " received, " +
+         std::to_string(rejected_) + " connections rejected";
+}
+
+}  // namespace gasket::backend::pciddc

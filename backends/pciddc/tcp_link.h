@@ -1,0 +1,93 @@
+// The tcp link of the PCI-DDC model: one TCP connection per pair of PEs, opened by whichever PE
+// writes first (when both do at once, the one opened by the lower-numbered PE is kept), carrying
+// the LME entries of writes as frames (wire.h). The receiving side authenticates the connection
+// with the per-job secret and checks every header against its own segment windows before one
+// byte lands; a bad header fails service() with a message (the backend then ends the job), a bad
+// hello merely closes that socket (a stranger cannot end the job). Delivery per pair is FIFO.
+//
+// Thread safety: every method takes the link's mutex; service() skips when another thread is
+// inside the link. Sends never block the whole job: while a socket is full, incoming frames keep
+// being received (so two PEs writing large messages to each other both make progress).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/pciddc/link.h"
+#include "backends/pciddc/send_list.h"
+#include "backends/pciddc/wire.h"
+#include "core/base/status.h"
+
+namespace gasket::backend::pciddc {
+
+class TcpLink final : public Link {
+ public:
+  struct Options {
+    int my_pe = 0;
+    int n_pes = 1;
+    std::string secret;
+    // "host port" of a peer's listening socket (from the bootstrap), asked once on first use.
+    std::function<Result<std::string>(int pe)> peer_address;
+    // A notifying write (nr) from `src_pe` has landed; called with the link's lock held.
+    std::function<void(int src_pe, uint32_t id)> notify;
+  };
+
+  // Listens on an ephemeral port of every interface.
+  static Result<std::unique_ptr<TcpLink>> create(Options options);
+  ~TcpLink();
+  TcpLink(const TcpLink&) = delete;
+  TcpLink& operator=(const TcpLink&) = delete;
+
+  uint16_t port() const { return port_; }
+
+  Status register_segment(SegmentId id, void* base, size_t size) override;
+  Status deregister_segment(SegmentId id) override;
+
+  // Sends one LME entry (connecting on first use); `e.src` is reusable on return.
+  Status write(const SendEntry& e) override;
+  // Returns when every frame sent so far has landed at its target (a flush round trip per peer
+  // written to since the last quiet).
+  Status quiet() override;
+  // Accepts connections and receives frames without blocking. With wait_if_busy false, returns
+  // at once when another thread is inside the link.
+  Status service(bool wait_if_busy);
+  Status service() override { return service(false); }
+
+  // Connections refused for a bad hello (wrong secret, ...), and the last reason.
+  size_t rejected() const;
+  std::string last_rejection() const;
+  std::string describe() const override;
+
+ private:
+  struct Connection;
+  explicit TcpLink(Options options);
+
+  Status connect_locked(int pe);
+  Status send_frame_locked(Connection& c, const wire::FrameHeader& h, const void* payload);
+  Status send_owed_acks_locked(Connection& c);
+  // Receives from every socket (and accepts); `timeout_ms` > 0 waits for input that long.
+  Status receive_locked(int timeout_ms, bool send_acks);
+  Status receive_from_locked(Connection& c, bool send_acks);
+  Status finish_hello_locked(Connection& c);
+  void reject_locked(Connection& c, const std::string& why);
+  void close_locked(Connection& c);
+  wire::FrameHeader header_for(const SendEntry& e) const;
+
+  Options options_;
+  int listen_fd_ = -1;
+  uint16_t port_ = 0;
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<Connection>> connections_;  // every socket, pending ones too
+  std::vector<Connection*> open_;                         // per PE: the pair's connection
+  wire::SegmentWindows windows_;
+  size_t rejected_ = 0;
+  std::string last_rejection_;
+  uint64_t frames_sent_ = 0, frames_received_ = 0;
+  int receive_depth_ = 0;
+};
+
+}  // namespace gasket::backend::pciddc

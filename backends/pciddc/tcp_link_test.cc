@@ -1,0 +1,320 @@
+// The tcp link against malformed and hostile input: wrong secret, truncated header, offset out of
+// bounds, oversize length, unknown segment, a connection dropped mid-payload. Each must be
+// rejected with a clear message and without a byte landing outside the target segment. Also: two
+// links writing to each other at once end up with one connection and FIFO delivery.
+#define BOOST_TEST_MODULE pciddc_tcp_link
+#include <boost/test/unit_test.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backends/pciddc/tcp_link.h"
+
+using namespace gasket;
+using namespace gasket::backend::pciddc;
+
+namespace gasket {
+// Lets Boost.Test print status codes in failed comparisons.
+inline std::ostream& operator<<(std::ostream& o, StatusCode c) { return o << static_cast<int>(c); }
+}  // namespace gasket
+
+namespace {
+const std::string kSecret = "0123456789abcdef0123456789abcdef";
+constexpr size_t kSeg = 4096;
+constexpr unsigned char kGuard = 0xAA;
+
+// PE 0's link with segment 1 = the middle page of a buffer whose outer pages are guards.
+struct Receiver {
+  Receiver() : memory(3 * kSeg, kGuard) {
+    std::memset(segment(), 0, kSeg);
+    TcpLink::Options o;
+    o.my_pe = 0;
+    o.n_pes = 2;
+    o.secret = kSecret;
+    o.peer_address = [](int pe) -> Result<std::string> { return invalid_argument("no peers here"); };
+    o.notify = [this](int src, uint32_t id) { notified.push_back({src, id}); };
+    auto l = TcpLink::create(std::move(o));
+    BOOST_TEST_REQUIRE(l.is_ok());
+    link = std::move(l.value());
+    BOOST_TEST_REQUIRE(link->register_segment(1, segment(), kSeg).is_ok());
+  }
+  char* segment() { return reinterpret_cast<char*>(memory.data()) + kSeg; }
+  bool guards_intact() const {
+    for (size_t i = 0; i < kSeg; ++i) {
+      if (memory[i] != kGuard || memory[2 * kSeg + i] != kGuard) return false;
+    }
+    return true;
+  }
+  // Services until the link reports an error or `done` holds, for at most 5 s.
+  template <typename Done>
+  Status serve_until(Done done) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < end) {
+      Status st = link->service(true);
+      if (!st.is_ok()) return st;
+      if (done()) return Status::ok();
+      usleep(1000);
+    }
+    return Status(StatusCode::kInternal, "test timed out");
+  }
+  std::vector<unsigned char> memory;
+  std::unique_ptr<TcpLink> link;
+  std::vector<std::pair<int, uint32_t>> notified;
+};
+
+// A raw socket playing PE 1 (or a stranger).
+struct Client {
+  explicit Client(uint16_t port) {
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_TEST_REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  }
+  ~Client() {
+    if (fd >= 0) close(fd);
+  }
+  void send_bytes(const void* p, size_t n) { BOOST_TEST_REQUIRE(::send(fd, p, n, MSG_NOSIGNAL) == static_cast<ssize_t>(n)); }
+  void hello(uint32_t pe, const std::string& secret) {
+    wire::Hello h{wire::kHelloMagic, pe, static_cast<uint32_t>(secret.size()), 0};
+    send_bytes(&h, sizeof h);
+    send_bytes(secret.data(), secret.size());
+  }
+  // Returns the accept byte, or -1 when the link closed the socket.
+  int answer() {
+    char c;
+    ssize_t n = recv(fd, &c, 1, 0);
+    return n == 1 ? c : -1;
+  }
+  void frame(uint32_t segment, uint64_t offset, uint32_t length, uint8_t flags = kLastOfMessage, uint32_t id = 7) {
+    wire::FrameHeader h{};
+    h.magic = wire::kFrameMagic;
+    h.src_pe = 1;
+    h.segment = segment;
+    h.offset = offset;
+    h.length = length;
+    h.id = id;
+    h.flags = flags;
+    h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
+    send_bytes(&h, sizeof h);
+  }
+  void hang_up() {
+    close(fd);
+    fd = -1;
+  }
+  int fd = -1;
+};
+
+// Authenticated client: hello accepted by the receiver.
+void authenticate(Receiver& r, Client& c) {
+  c.hello(1, kSecret);
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return true; }).is_ok());
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return true; }).is_ok());
+  BOOST_TEST_REQUIRE(c.answer() == 1);
+}
+
+bool untouched(Receiver& r, size_t from = 0) {
+  for (size_t i = from; i < kSeg; ++i) {
+    if (r.segment()[i] != 0) return false;
+  }
+  return r.guards_intact();
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(valid_write_lands_and_notifies) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  std::string payload = "remote write";
+  c.frame(1, 100, static_cast<uint32_t>(payload.size()), kLastOfMessage | kNotifyReceiver, 0xABCDEF);
+  c.send_bytes(payload.data(), payload.size());
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return !r.notified.empty(); }).is_ok());
+  BOOST_TEST(std::string(r.segment() + 100, payload.size()) == payload);
+  BOOST_TEST(r.notified[0].first == 1);
+  BOOST_TEST(r.notified[0].second == 0xABCDEFu);
+  BOOST_TEST(r.guards_intact());
+}
+
+BOOST_AUTO_TEST_CASE(wrong_secret_is_rejected_without_ending_the_job) {
+  Receiver r;
+  Client c(r.link->port());
+  c.hello(1, "ffffffffffffffffffffffffffffffff");
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return r.link->rejected() == 1; }).is_ok());
+  BOOST_TEST(r.link->last_rejection().find("presented a wrong job secret") != std::string::npos,
+             r.link->last_rejection());
+  BOOST_TEST(c.answer() == -1);  // closed, nothing accepted
+  Client stranger(r.link->port());
+  const char junk[] = "GET / HTTP/1.0\r\n\r\n";
+  stranger.send_bytes(junk, sizeof junk);
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return r.link->rejected() == 2; }).is_ok());
+  BOOST_TEST(r.link->last_rejection().find("does not start with a gasket hello") != std::string::npos,
+             r.link->last_rejection());
+  Client impostor(r.link->port());
+  impostor.hello(0, kSecret);  // claims to be the receiver itself
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return r.link->rejected() == 3; }).is_ok());
+  BOOST_TEST(r.link->last_rejection().find("claims to be PE 0") != std::string::npos, r.link->last_rejection());
+  BOOST_TEST(untouched(r));
+}
+
+BOOST_AUTO_TEST_CASE(truncated_header_is_reported) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  char partial[10] = {};
+  c.send_bytes(partial, sizeof partial);
+  c.hang_up();
+  Status st = r.serve_until([] { return false; });
+  BOOST_TEST(st.code() == StatusCode::kProtocolError);
+  BOOST_TEST(st.message().find("connection from PE 1 dropped mid-header (10 of 32 header bytes)") != std::string::npos,
+             st.message());
+  BOOST_TEST(untouched(r));
+}
+
+BOOST_AUTO_TEST_CASE(offset_out_of_bounds_is_rejected_before_any_byte_lands) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  c.frame(1, kSeg - 100, 200);
+  std::vector<char> payload(200, 'x');
+  c.send_bytes(payload.data(), payload.size());
+  Status st = r.serve_until([] { return false; });
+  BOOST_TEST(st.code() == StatusCode::kProtocolError);
+  BOOST_TEST(st.message().find("offset 3996 + length 200 runs past the end of segment 1 (4096 bytes); dropping the connection") !=
+                 std::string::npos,
+             st.message());
+  BOOST_TEST(untouched(r));
+  BOOST_TEST(c.answer() == -1);  // dropped
+}
+
+BOOST_AUTO_TEST_CASE(huge_offset_does_not_wrap) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  c.frame(1, ~uint64_t{0} - 10, 100);
+  Status st = r.serve_until([] { return false; });
+  BOOST_TEST(st.message().find("runs past the end of segment 1") != std::string::npos, st.message());
+  BOOST_TEST(untouched(r));
+}
+
+BOOST_AUTO_TEST_CASE(oversize_length_is_rejected) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  c.frame(1, 0, static_cast<uint32_t>(kMaxEntryBytes + 1));
+  Status st = r.serve_until([] { return false; });
+  BOOST_TEST(st.message().find("length 65537 exceeds the 65536-byte entry limit") != std::string::npos, st.message());
+  BOOST_TEST(untouched(r));
+}
+
+BOOST_AUTO_TEST_CASE(unknown_segment_and_forged_source_are_rejected) {
+  {
+    Receiver r;
+    Client c(r.link->port());
+    authenticate(r, c);
+    c.frame(5, 0, 8);
+    Status st = r.serve_until([] { return false; });
+    BOOST_TEST(st.message().find("targets segment 5, which is not registered here") != std::string::npos, st.message());
+    BOOST_TEST(untouched(r));
+  }
+  {
+    Receiver r;
+    Client c(r.link->port());
+    authenticate(r, c);
+    wire::FrameHeader h{};
+    h.magic = wire::kFrameMagic;
+    h.src_pe = 0;  // forged
+    h.segment = 1;
+    h.length = 8;
+    h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
+    c.send_bytes(&h, sizeof h);
+    Status st = r.serve_until([] { return false; });
+    BOOST_TEST(st.message().find("frame from PE 1 names PE 0 as its source") != std::string::npos, st.message());
+    BOOST_TEST(untouched(r));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(connection_dropped_mid_payload_is_reported) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  c.frame(1, 1000, 1000, kLastOfMessage | kNotifyReceiver);
+  std::vector<char> part(300, 'y');
+  c.send_bytes(part.data(), part.size());
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return r.segment()[1299] == 'y'; }).is_ok());
+  c.hang_up();
+  Status st = r.serve_until([] { return false; });
+  BOOST_TEST(st.code() == StatusCode::kProtocolError);
+  BOOST_TEST(st.message().find("dropped mid-payload (300 of 1000 bytes landed in segment 1 at offset 1000)") !=
+                 std::string::npos,
+             st.message());
+  BOOST_TEST(r.notified.empty());  // an incomplete write never notifies
+  for (size_t i = 0; i < 1000; ++i) BOOST_TEST_REQUIRE(r.segment()[i] == 0);
+  BOOST_TEST(untouched(r, 1300));
+}
+
+BOOST_AUTO_TEST_CASE(two_links_writing_at_once_share_one_connection_in_order) {
+  std::vector<char> seg0(kSeg * 16, 0), seg1(kSeg * 16, 0);
+  std::vector<std::pair<int, uint32_t>> got0, got1;
+  std::unique_ptr<TcpLink> links[2];
+  uint16_t ports[2];
+  for (int pe = 0; pe < 2; ++pe) {
+    TcpLink::Options o;
+    o.my_pe = pe;
+    o.n_pes = 2;
+    o.secret = kSecret;
+    o.peer_address = [&ports](int peer) -> Result<std::string> { return "127.0.0.1 " + std::to_string(ports[peer]); };
+    auto* got = pe == 0 ? &got0 : &got1;
+    o.notify = [got](int src, uint32_t id) { got->push_back({src, id}); };
+    auto l = TcpLink::create(std::move(o));
+    BOOST_TEST_REQUIRE(l.is_ok());
+    links[pe] = std::move(l.value());
+    ports[pe] = links[pe]->port();
+    BOOST_TEST_REQUIRE(links[pe]->register_segment(1, pe == 0 ? seg0.data() : seg1.data(), seg0.size()).is_ok());
+  }
+  const uint32_t kWrites = 200;
+  std::vector<char> big(kMaxEntryBytes, 'b');
+  auto writer = [&](int pe, std::vector<std::pair<int, uint32_t>>* got, Status* result) {
+    for (uint32_t i = 0; i < kWrites && result->is_ok(); ++i) {
+      SendEntry e;
+      e.id = i;
+      e.dst_pe = 1 - pe;
+      e.dst = gasket::backend::RemoteAddress{1, (i % 2 == 0) ? 0 : kSeg};
+      e.src = big.data();
+      e.length = static_cast<uint32_t>(i % 2 == 0 ? kMaxEntryBytes : 8);
+      e.flags = kLastOfMessage | kNotifyReceiver;
+      *result = links[pe]->write(e);
+    }
+    if (result->is_ok()) *result = links[pe]->quiet();
+    // Keep serving until the peer's writes have all arrived.
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (result->is_ok() && got->size() < kWrites && std::chrono::steady_clock::now() < end) {
+      *result = links[pe]->service(true);
+      usleep(100);
+    }
+  };
+  Status st0, st1;
+  std::thread t(writer, 1, &got1, &st1);
+  writer(0, &got0, &st0);
+  t.join();
+  BOOST_TEST(st0.is_ok(), st0.message());
+  BOOST_TEST(st1.is_ok(), st1.message());
+  BOOST_TEST_REQUIRE(got0.size() == kWrites);
+  BOOST_TEST_REQUIRE(got1.size() == kWrites);
+  for (uint32_t i = 0; i < kWrites; ++i) {
+    BOOST_TEST_REQUIRE(got0[i].second == i);  // FIFO
+    BOOST_TEST_REQUIRE(got1[i].second == i);
+  }
+  BOOST_TEST(seg0[kMaxEntryBytes - 1] == 'b');
+  BOOST_TEST(links[0]->describe().find("1 connections") != std::string::npos, links[0]->describe());
+  BOOST_TEST(links[1]->describe().find("1 connections") != std::string::npos, links[1]->describe());
+}

@@ -1,0 +1,147 @@
+// The seed's figures for the pciddc model, next to the direct same-node path: latency of the
+// smallest write (ping-pong, half round trip), bandwidth of streamed puts per size, the maximum
+// and the half-bandwidth size, and the cost of an (emulated, on pciddc) 8-byte get and fetch-add.
+//
+// Run with 3 PEs, 2 per simulated node, so that PE 0 reaches PE 1 directly and PE 2 through the
+// backend:  GASKET_TRANSPORT=pciddc GASKET_PCIDDC_LINK=tcp gasketrun -n 3 --pes-per-node 2 pciddc_bench
+// (bench/pciddc/run.sh does both links). A program, not a test: it prints a table.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/gasket.h"
+
+using namespace gasket;
+
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr size_t kMaxBytes = size_t{4} << 20;
+
+double us_since(Clock::time_point t) { return std::chrono::duration<double, std::micro>(Clock::now() - t).count(); }
+
+struct Shared {
+  long* ping;
+  long* pong;
+  char* buffer;
+};
+
+// Half round trip of an 8-byte put between PE 0 and `peer`, in microseconds.
+double latency(const Shared& s, int peer, int iters) {
+  const int me = my_pe();
+  double us = 0;
+  barrier_all();
+  if (me == 0) {
+    auto t = Clock::now();
+    for (long i = 1; i <= iters; ++i) {
+      put(s.ping, &i, sizeof i, peer);
+      wait_until(s.pong, Cmp::kGe, i);
+    }
+    us = us_since(t) / iters / 2;
+  } else if (me == peer) {
+    for (long i = 1; i <= iters; ++i) {
+      wait_until(s.ping, Cmp::kGe, i);
+      put(s.pong, &i, sizeof i, 0);
+    }
+  }
+  barrier_all();
+  *s.ping = *s.pong = 0;
+  barrier_all();
+  return us;
+}
+
+// MB/s of `count` puts of `bytes` from PE 0 to `peer`, completed by quiet().
+double bandwidth(const Shared& s, int peer, size_t bytes, const std::vector<char>& src) {
+  size_t count = bytes <= 4096 ? 2000 : bytes <= 65536 ? 400 : 40;
+  double mbs = 0;
+  barrier_all();
+  if (my_pe() == 0) {
+    put(s.buffer, src.data(), bytes, peer);  // warm-up
+    quiet();
+    auto t = Clock::now();
+    for (size_t i = 0; i < count; ++i) put_nbi(s.buffer, src.data(), bytes, peer);
+    quiet();
+    mbs = static_cast<double>(bytes * count) / us_since(t);
+  }
+  barrier_all();
+  return mbs;
+}
+
+template <typename Op>
+double op_cost(int iters, Op op) {
+  double us = 0;
+  barrier_all();
+  if (my_pe() == 0) {
+    op();
+    auto t = Clock::now();
+    for (int i = 0; i < iters; ++i) op();
+    us = us_since(t) / iters;
+  }
+  barrier_all();
+  return us;
+}
+}  // namespace
+
+int main() {
+  if (!init().is_ok()) return 1;
+  const int n = n_pes();
+  if (n != 3 || node_of(0) != node_of(1) || node_of(2) == node_of(0)) {
+    if (my_pe() == 0) std::fprintf(stderr, "pciddc_bench: run with 3 PEs, 2 per node (gasketrun -n 3 --pes-per-node 2)\n");
+    (void)finalize();
+    return 2;
+  }
+  Shared s{static_cast<long*>(sym_calloc(1, sizeof(long))), static_cast<long*>(sym_calloc(1, sizeof(long))),
+           static_cast<char*>(sym_malloc(kMaxBytes))};
+  auto* counter = static_cast<long*>(sym_calloc(1, sizeof(long)));
+  std::vector<char> src(kMaxBytes, 'x');
+  std::vector<size_t> sizes;
+  for (size_t b = 8; b <= kMaxBytes; b *= 4) sizes.push_back(b);
+
+  struct Row {
+    std::string path;
+    double lat, get_us, fadd_us, max_bw = 0;
+    size_t half = 0;
+    std::vector<double> bw;
+  };
+  std::vector<Row> rows;
+  for (int peer : {1, 2}) {
+    Row r;
+    r.path = peer == 1 ? "direct" : std::string(transport_name(2)) + "/" + (std::getenv("GASKET_PCIDDC_LINK") ? std::getenv("GASKET_PCIDDC_LINK") : "auto");
+    r.lat = latency(s, peer, 2000);
+    for (size_t b : sizes) r.bw.push_back(bandwidth(s, peer, b, src));
+    long v = 0;
+    r.get_us = op_cost(2000, [&] { get(&v, s.buffer, sizeof v, peer); });
+    r.fadd_us = op_cost(2000, [&] { atomic_fetch_add(counter, 1L, peer); });
+    for (double bw : r.bw) r.max_bw = bw > r.max_bw ? bw : r.max_bw;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (r.bw[i] >= r.max_bw / 2) {
+        r.half = sizes[i];
+        break;
+      }
+    }
+    rows.push_back(r);
+  }
+  if (my_pe() == 0) {
+    std::printf("%-12s %12s %14s %12s %12s %14s\n", "path", "lat 8B (us)", "max bw (MB/s)", "half-bw (B)",
+                "get 8B (us)", "fetch-add (us)");
+    for (const Row& r : rows) {
+      std::printf("%-12s %12.2f %14.1f %12zu %12.2f %14.2f\n", r.path.c_str(), r.lat, r.max_bw, r.half, r.get_us,
+                  r.fadd_us);
+    }
+    std::printf("\nput bandwidth (MB/s) by size\n%-10s", "bytes");
+    for (const Row& r : rows) std::printf(" %12s", r.path.c_str());
+    std::printf("\n");
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      std::printf("%-10zu", sizes[i]);
+      for (const Row& r : rows) std::printf(" %12.1f", r.bw[i]);
+      std::printf("\n");
+    }
+  }
+  barrier_all();
+  sym_free(counter);
+  sym_free(s.buffer);
+  sym_free(s.pong);
+  sym_free(s.ping);
+  return finalize().is_ok() ? 0 : 1;
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs pciddc_bench on both links of the pciddc model (3 PEs, 2 per simulated node).
+#   bazel run //bench/pciddc:run
+set -eu
+gasketrun=$1 bench=$2
+for link in shm tcp; do
+  echo "=== GASKET_PCIDDC_LINK=$link"
+  GASKET_TRANSPORT=pciddc GASKET_PCIDDC_LINK=$link "$gasketrun" -n 3 --pes-per-node 2 "$bench"
+  echo
+done

@@ -1,0 +1,70 @@
+// What the core does for a backend that cannot read remote memory or run an atomic natively:
+//  - get: a request message to the target, answered by puts of the data straight into the
+//    requester's destination when it lies in one of its segments (else into a per-peer bounce
+//    zone of the requester's internal segment, then copied), followed by a reply message;
+//  - atomics: a request message; the target's handler runs the operation with CPU __atomic
+//    builtins on its own memory (cpu_atomic.h) and replies with the old value.
+// Both block until the reply arrives, progressing meanwhile (so fence/quiet need nothing more).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/am/message_layer.h"
+#include "core/segments/segment_table.h"
+
+namespace gasket::core::am {
+
+// Writes `len` bytes in pieces of the backend's put limit.
+[[nodiscard]] Status put_in_pieces(backend::Backend& backend, int pe, backend::RemoteAddress dst, const void* src,
+                                   size_t len);
+
+class EmulatedRma {
+ public:
+  enum : HandlerId {
+    kGetRequest = kFirstCoreHandler,
+    kGetReply,
+    kAtomicRequest,
+    kAtomicReply,
+  };
+
+  // Registers its handlers on `messages`. `internal_base` and `layout` locate the bounce zones.
+  EmulatedRma(MessageLayer& messages, backend::Backend& backend, const segments::SegmentTable& segments,
+              char* internal_base, const MailboxLayout& layout, int my_pe, WaitStep wait_step);
+
+  Status get(int pe, void* dst, backend::RemoteAddress src, size_t len);
+  Result<uint64_t> atomic(int pe, backend::RemoteAddress dst, backend::AtomicOp op, unsigned width,
+                          uint64_t operand, uint64_t compare);
+
+ private:
+  struct Waiter {
+    std::atomic<bool> done{false};
+    uint64_t value = 0;
+  };
+  uint64_t track(Waiter* w);
+  void wait(uint64_t cookie, Waiter* w);
+  void complete(int src_pe, uint64_t cookie, uint64_t value);
+  // The target side: where (segment, offset, len) of this PE is, or a fatal error naming `src_pe`.
+  char* local_address(int src_pe, uint32_t segment, uint64_t offset, uint64_t len, const char* what);
+  void serve_get(int src_pe, const void* payload, size_t len);
+  void serve_atomic(int src_pe, const void* payload, size_t len);
+
+  MessageLayer& messages_;
+  backend::Backend& backend_;
+  const segments::SegmentTable& segments_;
+  char* internal_base_;
+  MailboxLayout layout_;
+  int my_pe_;
+  WaitStep wait_step_;
+  std::mutex waiters_mutex_;
+  std::map<uint64_t, Waiter*> waiters_;
+  uint64_t next_cookie_ = 1;
+  std::unique_ptr<std::mutex[]> bounce_mutex_;  // per target: one get at a time in its zone
+};
+
+}  // namespace gasket::core::am

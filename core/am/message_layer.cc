@@ -1,0 +1,240 @@
+#include "core/am/message_layer.h"
+
+#include <cstring>
+
+#include "core/base/log.h"
+
+namespace gasket::core::am {
+
+namespace {
+constexpr uint32_t kCreditBit = 1u << 23;  // notify id: an explicit credit, not a ring message
+constexpr uint32_t kSeqMask = kCreditBit - 1;
+constexpr size_t kNativeHeaderBytes = 8;
+}  // namespace
+
+// ---- layout ----
+
+Result<MailboxLayout> MailboxLayout::from_config(const config::Config& cfg, int n_pes, uint64_t base_offset) {
+  using config::Knob;
+  MailboxLayout l;
+  l.n_pes = n_pes;
+  l.base_offset = base_offset;
+  int64_t slots = cfg.integer(Knob::AM_SLOTS);
+  l.slot_bytes = cfg.size(Knob::AM_SLOT_BYTES);
+  l.bounce_bytes = cfg.size(Knob::AM_GET_BOUNCE);
+  if (slots < 2 || slots > 4096 || (slots & (slots - 1)) != 0) {
+    return invalid_argument("gasket::init: GASKET_AM_SLOTS=" + std::to_string(slots) +
+                            " must be a power of two in 2..4096");
+  }
+  l.slots = static_cast<size_t>(slots);
+  if (l.slot_bytes < 64 || l.slot_bytes > (64 << 10) || l.slot_bytes % 64 != 0) {
+    return invalid_argument("gasket::init: GASKET_AM_SLOT_BYTES=" + std::to_string(l.slot_bytes) +
+                            " must be a multiple of 64 in 64..64K");
+  }
+  if (l.bounce_bytes < 4096 || l.bounce_bytes % 4096 != 0 || l.bounce_bytes > (size_t{64} << 20)) {
+    return invalid_argument("gasket::init: GASKET_AM_GET_BOUNCE=" + std::to_string(l.bounce_bytes) +
+                            " must be a multiple of 4K in 4K..64M");
+  }
+  return l;
+}
+
+// ---- dispatch ----
+
+void MessageLayer::register_handler(HandlerId id, Handler handler) {
+  if (id == 0 || id >= kMaxHandlers) log::fatal("am::register_handler: handler id %u is not in 1..%u", id, kMaxHandlers - 1);
+  handlers_[id] = std::move(handler);
+}
+
+void MessageLayer::enqueue(int src_pe, HandlerId id, const void* payload, size_t len) {
+  if (id >= kMaxHandlers || !handlers_[id]) {
+    log::fatal("active message from PE %d names handler %u, which is not registered here", src_pe, id);
+  }
+  Pending p{src_pe, id, std::vector<char>(static_cast<const char*>(payload), static_cast<const char*>(payload) + len)};
+  std::lock_guard<std::mutex> lock(pending_mutex_);
+  pending_.push_back(std::move(p));
+}
+
+void MessageLayer::progress() {
+  if (dispatching_.exchange(true, std::memory_order_acquire)) return;
+  for (;;) {
+    Pending p;
+    {
+      std::lock_guard<std::mutex> lock(pending_mutex_);
+      if (pending_.empty()) break;
+      p = std::move(pending_.front());
+      pending_.pop_front();
+    }
+    handlers_[p.id](p.src_pe, p.payload.data(), p.payload.size());
+  }
+  dispatching_.store(false, std::memory_order_release);
+}
+
+// ---- mailbox rings ----
+
+struct MailboxRings::SlotHeader {
+  uint64_t seq;  // the sender's message number on this ring
+  uint64_t ack;  // piggybacked credit: messages of the reverse ring the sender has consumed
+  uint32_t len;
+  uint16_t handler;
+  uint16_t reserved;
+  uint64_t pad;
+};
+
+MailboxRings::MailboxRings(backend::Backend& backend, backend::RemoteNotify& notify, backend::SegmentId segment,
+                           char* internal_base, const MailboxLayout& layout, int my_pe, WaitStep wait_step)
+    : backend_(backend),
+      notify_(notify),
+      segment_(segment),
+      base_(internal_base),
+      layout_(layout),
+      my_pe_(my_pe),
+      wait_step_(std::move(wait_step)),
+      sent_(static_cast<size_t>(layout.n_pes), 0),
+      acked_(new std::atomic<uint64_t>[static_cast<size_t>(layout.n_pes)]),
+      received_(new std::atomic<uint64_t>[static_cast<size_t>(layout.n_pes)]),
+      credit_returned_(new std::atomic<uint64_t>[static_cast<size_t>(layout.n_pes)]),
+      out_(layout.slot_bytes) {
+  for (int i = 0; i < layout.n_pes; ++i) {
+    acked_[i] = 0;
+    received_[i] = 0;
+    credit_returned_[i] = 0;
+  }
+  notify_.set_handler([this](int src, uint32_t id) { on_notify(src, id); });
+}
+
+size_t MailboxRings::max_payload() const {
+  static_assert(sizeof(SlotHeader) == 32, "slot header layout");
+  return layout_.slot_bytes - sizeof(SlotHeader);
+}
+
+Status MailboxRings::send(int pe, HandlerId id, const void* payload, size_t len) {
+  if (len > max_payload()) {
+    return invalid_argument("am::send: PE " + std::to_string(my_pe_) + ": a " + std::to_string(len) +
+                            "-byte message to PE " + std::to_string(pe) + " exceeds the mailbox slot payload of " +
+                            std::to_string(max_payload()) + " bytes (GASKET_AM_SLOT_BYTES)");
+  }
+  unsigned polls = 0;
+  bool starved = false;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(send_mutex_);
+      uint64_t seq = sent_[static_cast<size_t>(pe)];
+      if (seq - acked_[pe].load(std::memory_order_acquire) < layout_.slots) {
+        SlotHeader h{seq, received_[pe].load(std::memory_order_relaxed), static_cast<uint32_t>(len), id, 0, 0};
+        std::memcpy(out_.data(), &h, sizeof h);
+        if (len > 0) std::memcpy(out_.data() + sizeof h, payload, len);
+        uint64_t offset = layout_.ring_offset(my_pe_) + (seq % layout_.slots) * layout_.slot_bytes;
+        Status st = notify_.put_notify(pe, backend::RemoteAddress{segment_, offset}, out_.data(), sizeof h + len,
+                                       static_cast<uint32_t>(seq) & kSeqMask);
+        if (!st.is_ok()) return st;
+        sent_[static_cast<size_t>(pe)] = seq + 1;
+        // The ack just travelled: the explicit credit is due only after another half ring.
+        uint64_t prev = credit_returned_[pe].load(std::memory_order_relaxed);
+        while (prev < h.ack && !credit_returned_[pe].compare_exchange_weak(prev, h.ack)) {
+        }
+        ++sent_total_;
+        return Status::ok();
+      }
+    }
+    if (!starved) ++starved_sends_;
+    starved = true;
+    wait_step_(&polls);  // serves our own rings too: the target may be waiting on us
+  }
+}
+
+void MailboxRings::on_notify(int src, uint32_t id) {
+  if (src < 0 || src >= layout_.n_pes) log::fatal("am: notification from PE %d, which is not in this job", src);
+  if ((id & kCreditBit) != 0) {
+    uint64_t credit = __atomic_load_n(reinterpret_cast<uint64_t*>(base_ + layout_.credit_offset(src)), __ATOMIC_ACQUIRE);
+    uint64_t prev = acked_[src].load(std::memory_order_relaxed);
+    while (prev < credit && !acked_[src].compare_exchange_weak(prev, credit)) {
+    }
+    return;
+  }
+  uint64_t expect = received_[src].load(std::memory_order_relaxed);
+  if ((id & kSeqMask) != (expect & kSeqMask)) {
+    log::fatal("am: PE %d's mailbox message id %u arrived where id %llu was due (lost or reordered message)", src, id,
+               static_cast<unsigned long long>(expect & kSeqMask));
+  }
+  const char* slot = base_ + layout_.ring_offset(src) + (expect % layout_.slots) * layout_.slot_bytes;
+  SlotHeader h;
+  std::memcpy(&h, slot, sizeof h);
+  if (h.seq != expect || h.len > max_payload()) {
+    log::fatal("am: PE %d's mailbox slot holds message %llu of %u bytes where message %llu (<= %zu bytes) was due", src,
+               static_cast<unsigned long long>(h.seq), h.len, static_cast<unsigned long long>(expect), max_payload());
+  }
+  uint64_t prev = acked_[src].load(std::memory_order_relaxed);
+  while (prev < h.ack && !acked_[src].compare_exchange_weak(prev, h.ack)) {
+  }
+  enqueue(src, h.handler, slot + sizeof h, h.len);  // copied: the slot is free again
+  uint64_t consumed = expect + 1;
+  received_[src].store(consumed, std::memory_order_release);
+  ++received_total_;
+  // Explicit credit only when the reverse traffic has not carried it for half a ring.
+  if (consumed - credit_returned_[src].load(std::memory_order_relaxed) >= layout_.slots / 2) {
+    credit_returned_[src].store(consumed, std::memory_order_relaxed);
+    ++explicit_credits_;
+    Status st = notify_.put_notify(src, backend::RemoteAddress{segment_, layout_.credit_offset(my_pe_)}, &consumed,
+                                   sizeof consumed, kCreditBit | (static_cast<uint32_t>(consumed) & kSeqMask));
+    if (!st.is_ok()) log::fatal("am: returning credits to PE %d failed: %s", src, st.message().c_str());
+  }
+}
+
+MailboxStats MailboxRings::stats() const {
+  return MailboxStats{sent_total_.load(), received_total_.load(), starved_sends_.load(), explicit_credits_.load()};
+}
+
+std::string MailboxRings::describe() const {
+  MailboxStats s = stats();
+  return "mailbox rings: " + std::to_string(layout_.slots) + " slots of " + std::to_string(layout_.slot_bytes) +
+         " bytes per peer; " + std::to_string(s.sent) + " sent, " + std::to_string(s.received) + " received, " +
+         std::to_string(s.starved_sends) + " sends waited for credits, " + std::to_string(s.explicit_credits) +
+         " explicit credits";
+}
+
+// ---- native ----
+
+NativeMessages::NativeMessages(backend::ActiveMessages& am) : am_(am) {
+  am_.set_handler([this](int src, const void* payload, size_t len) {
+    if (len < kNativeHeaderBytes) log::fatal("am: a %zu-byte active message from PE %d has no header", len, src);
+    uint16_t id;
+    std::memcpy(&id, payload, sizeof id);
+    enqueue(src, id, static_cast<const char*>(payload) + kNativeHeaderBytes, len - kNativeHeaderBytes);
+  });
+}
+
+size_t NativeMessages::max_payload() const { return am_.max_payload() - kNativeHeaderBytes; }
+
+Status NativeMessages::send(int pe, HandlerId id, const void* payload, size_t len) {
+  if (len > max_payload()) {
+    return invalid_argument("am::send: a " + std::to_string(len) + "-byte message to PE " + std::to_string(pe) +
+                            " exceeds the backend's active-message payload of " + std::to_string(max_payload()) + " bytes");
+  }
+  std::vector<char> buf(kNativeHeaderBytes + len);
+  std::memcpy(buf.data(), &id, sizeof id);
+  if (len > 0) std::memcpy(buf.data() + kNativeHeaderBytes, payload, len);
+  ++sent_;
+  return am_.send(pe, buf.data(), buf.size());
+}
+
+std::string NativeMessages::describe() const {
+  return "native active messages: " + std::to_string(sent_.load()) + " sent";
+}
+
+Result<std::unique_ptr<MessageLayer>> create_message_layer(backend::Backend& backend, backend::SegmentId segment,
+                                                           char* internal_base, const MailboxLayout& layout,
+                                                           int my_pe, WaitStep wait_step) {
+  if (backend::ActiveMessages* am = backend.active_messages()) {
+    return std::unique_ptr<MessageLayer>(new NativeMessages(*am));
+  }
+  backend::RemoteNotify* notify = backend.remote_notify();
+  if (notify == nullptr || !backend.limits().ordered_puts) {
+    return Status(StatusCode::kUnavailable, std::string("gasket::init: backend ") + backend.name() +
+                                                " has neither active messages nor ordered put+notify, so the core "
+                                                "cannot build active messages (nor emulate get/atomics) on it");
+  }
+  return std::unique_ptr<MessageLayer>(
+      new MailboxRings(backend, *notify, segment, internal_base, layout, my_pe, std::move(wait_step)));
+}
+
+}  // namespace gasket::core::am

@@ -1,0 +1,138 @@
+// Active messages: a handler id and a payload delivered to a handler on the target PE. Handlers
+// are registered by id (core/am/emulated_rma.h uses kFirstCoreHandler.., MPI takes ids from
+// kFirstClientHandler on). Incoming messages are copied out of the transport at once (freeing
+// its buffers and credits) and handlers run from progress() — one at a time, never nested: a
+// handler that sends while the target is out of credits only drains, it does not dispatch.
+//
+// Two transports, chosen once at init by create_message_layer():
+//  - MailboxRings: per-peer rings in the target's internal segment over the backend's put+notify
+//    (the seed's CTRL queues): one writer per ring, credits piggybacked on every message, an
+//    explicit credit (a notifying 8-byte write, no ring slot) once half a ring is unreturned.
+//  - NativeMessages: the backend's own ActiveMessages capability.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/base/status.h"
+#include "core/config/config.h"
+
+namespace gasket::core::am {
+
+using HandlerId = uint16_t;
+constexpr HandlerId kMaxHandlers = 256;
+constexpr HandlerId kFirstCoreHandler = 1;     // emulated get/atomics
+constexpr HandlerId kFirstClientHandler = 16;  // free for MPI and other clients
+using Handler = std::function<void(int src_pe, const void* payload, size_t len)>;
+// One step of waiting (progress, then spin/yield): gasket::detail::wait_step in the runtime.
+using WaitStep = std::function<void(unsigned* polls)>;
+
+// Where everything the mailboxes need lives in a PE's internal segment (from `base_offset` on).
+struct MailboxLayout {
+  int n_pes = 1;
+  size_t slots = 32;        // per ring: the credits of one sender
+  size_t slot_bytes = 256;  // header + payload
+  size_t bounce_bytes = 64 << 10;
+  uint64_t base_offset = 0;  // of the region in the internal segment
+
+  static Result<MailboxLayout> from_config(const config::Config& cfg, int n_pes, uint64_t base_offset);
+  // Offsets from the start of the internal segment.
+  uint64_t credit_offset(int writer) const { return base_offset + 64 * static_cast<uint64_t>(writer); }
+  uint64_t ring_offset(int sender) const {
+    return base_offset + 64 * static_cast<uint64_t>(n_pes) + static_cast<uint64_t>(sender) * slots * slot_bytes;
+  }
+  uint64_t bounce_offset(int target) const {
+    return ring_offset(n_pes) + static_cast<uint64_t>(target) * bounce_bytes;
+  }
+  size_t bytes() const { return static_cast<size_t>(bounce_offset(n_pes) - base_offset); }
+};
+
+class MessageLayer {
+ public:
+  virtual ~MessageLayer() = default;
+  void register_handler(HandlerId id, Handler handler);
+  // Delivers `payload` to handler `id` on `pe`; waits (progressing) while out of credits.
+  virtual Status send(int pe, HandlerId id, const void* payload, size_t len) = 0;
+  virtual size_t max_payload() const = 0;
+  virtual std::string describe() const = 0;
+  // Runs the handlers of messages received so far (not when already inside a handler).
+  void progress();
+
+ protected:
+  // Copies a received message for dispatch; ends the job when no handler has `id`.
+  void enqueue(int src_pe, HandlerId id, const void* payload, size_t len);
+
+ private:
+  struct Pending {
+    int src_pe;
+    HandlerId id;
+    std::vector<char> payload;
+  };
+  std::vector<Handler> handlers_ = std::vector<Handler>(kMaxHandlers);
+  std::mutex pending_mutex_;
+  std::deque<Pending> pending_;
+  std::atomic<bool> dispatching_{false};
+};
+
+struct MailboxStats {
+  uint64_t sent = 0, received = 0, starved_sends = 0, explicit_credits = 0;
+};
+
+class MailboxRings final : public MessageLayer {
+ public:
+  // `region` is this PE's copy of the internal segment (base of segment `segment`).
+  MailboxRings(backend::Backend& backend, backend::RemoteNotify& notify, backend::SegmentId segment,
+               char* internal_base, const MailboxLayout& layout, int my_pe, WaitStep wait_step);
+  Status send(int pe, HandlerId id, const void* payload, size_t len) override;
+  size_t max_payload() const override;
+  std::string describe() const override;
+  MailboxStats stats() const;
+
+  // The notify handler installed on the backend: (source PE, 24-bit id).
+  void on_notify(int src_pe, uint32_t id);
+
+ private:
+  struct SlotHeader;
+  backend::Backend& backend_;
+  backend::RemoteNotify& notify_;
+  backend::SegmentId segment_;
+  char* base_;
+  MailboxLayout layout_;
+  int my_pe_;
+  WaitStep wait_step_;
+  std::mutex send_mutex_;
+  std::vector<uint64_t> sent_;                       // per target, under send_mutex_
+  std::unique_ptr<std::atomic<uint64_t>[]> acked_;   // per target: its consumption of my ring
+  std::unique_ptr<std::atomic<uint64_t>[]> received_;       // per sender: messages consumed
+  std::unique_ptr<std::atomic<uint64_t>[]> credit_returned_;  // per sender: last count returned
+  std::vector<char> out_;  // slot being built, under send_mutex_
+  std::atomic<uint64_t> starved_sends_{0}, explicit_credits_{0}, sent_total_{0}, received_total_{0};
+};
+
+class NativeMessages final : public MessageLayer {
+ public:
+  explicit NativeMessages(backend::ActiveMessages& am);
+  Status send(int pe, HandlerId id, const void* payload, size_t len) override;
+  size_t max_payload() const override;
+  std::string describe() const override;
+
+ private:
+  backend::ActiveMessages& am_;
+  std::atomic<uint64_t> sent_{0};
+};
+
+// The native transport when the backend has one, else mailboxes over ordered put+notify; an
+// error when it has neither (the core then cannot emulate what the backend lacks).
+Result<std::unique_ptr<MessageLayer>> create_message_layer(backend::Backend& backend, backend::SegmentId segment,
+                                                           char* internal_base, const MailboxLayout& layout,
+                                                           int my_pe, WaitStep wait_step);
+
+}  // namespace gasket::core::am
