@@ -30,8 +30,11 @@ struct InitOptions {
 };
 
 // Collective. Fails (with a message) on bad configuration or when peers cannot be reached.
+// Programming models call it each (MPI_Init and shmem_init in one program): the first call starts
+// the runtime, later ones share it.
 Status init(const InitOptions& options = {});
-// Collective: quiet, barrier, release every resource. A finalized runtime cannot be re-initialised.
+// Collective: the last finalize matching an init quiets, waits for every PE and releases every
+// resource. A finalized runtime cannot be re-initialised.
 Status finalize();
 bool initialized();
 // Ends the whole job with `exit_code`, printing `message` (OpenSHMEM's global_exit, MPI_Abort).

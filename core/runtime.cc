@@ -36,7 +36,12 @@ std::string host_identity() {
 }  // namespace
 
 Status Runtime::start(const InitOptions& options) {
-  if (instance_ != nullptr) return invalid_argument("gasket::init: the runtime is already initialised");
+  if (instance_ != nullptr) {
+    // Another programming model of the same program (MPI and OpenSHMEM together) already started
+    // the runtime: share it; the last finalize stops it.
+    ++instance_->users_;
+    return Status::ok();
+  }
   if (g_finalized.load()) {
     return invalid_argument("gasket::init: the runtime was finalized and cannot be initialised again");
   }
@@ -332,6 +337,7 @@ Status init(const InitOptions& options) { return Runtime::start(options); }
 Status finalize() {
   Runtime* r = Runtime::get();
   if (r == nullptr) return invalid_argument("gasket::finalize: the runtime is not initialised");
+  if (r->release_user()) return Status::ok();  // another programming model still uses it
   return r->stop();
 }
 

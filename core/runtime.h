@@ -51,7 +51,10 @@ class Runtime {
  public:
   static Runtime* get() { return instance_; }
 
+  // Starts the runtime, or joins it when already started (MPI and OpenSHMEM in one program).
   static Status start(const InitOptions& options);
+  // True when other users remain after this one leaves; the last one then calls stop().
+  bool release_user() { return --users_ > 0; }
   Status stop();
 
   // Validation + translation shared by every operation. Ends the job with a message on bad input.
@@ -104,6 +107,7 @@ class Runtime {
   void check_collective_call(uint64_t kind, size_t bytes, size_t alignment, const char* call);
 
   static Runtime* instance_;
+  int users_ = 1;  // init calls not yet matched by finalize
 
   config::Config config_;
   std::unique_ptr<bootstrap::Bootstrap> bootstrap_;
