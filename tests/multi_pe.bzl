@@ -14,7 +14,7 @@ def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], 
                 srcs = ["//tests:run_multi_pe.sh"],
                 args = ["$(location //tools/gasketrun)", "$(location %s)" % program, str(n), path] +
                        (["--"] + args if args else []),
-                data = ["//tools/gasketrun", program],
+                data = ["//tools/gasketrun", "//tests:paths.txt", program],
             )
             tests.append(test)
     native.test_suite(name = name, tests = tests)
@@ -27,5 +27,5 @@ def expect_failure_test(name, program, expect, args = [], pes = 2, path = "local
         srcs = ["//tests:run_multi_pe.sh"],
         args = ["$(location //tools/gasketrun)", "$(location %s)" % program, str(pes), path,
                 "--expect-failure", "'%s'" % expect, "--"] + args,
-        data = ["//tools/gasketrun", program],
+        data = ["//tools/gasketrun", "//tests:paths.txt", program],
     )

@@ -11,19 +11,20 @@ if [ "${1:-}" = "--expect-failure" ]; then expect=$2; shift 2; fi
 [ "${1:-}" = "--" ] && shift
 
 launcher_opts=(--timeout "${GASKET_TEST_TIMEOUT:-240}" --quiet)
-case "$path" in
-  local) ;;
-  pciddc-shm*) export GASKET_TRANSPORT=pciddc GASKET_PCIDDC_LINK=shm ;;
-  pciddc-tcp*) export GASKET_TRANSPORT=pciddc GASKET_PCIDDC_LINK=tcp ;;
-  ucx-shm*) export GASKET_TRANSPORT=ucx UCX_TLS=self,sm ;;
-  ucx-tcp*) export GASKET_TRANSPORT=ucx UCX_TLS=self,tcp ;;
-  *) echo "run_multi_pe.sh: unknown path '$path'" >&2; exit 2 ;;
-esac
-case "$path" in
-  local) ;;
-  *-nodes) launcher_opts+=(--pes-per-node 2) ;;
-  *) export GASKET_LOCAL=backend ;;
-esac
+base=${path%-nodes}
+paths_file=${TEST_SRCDIR:+$TEST_SRCDIR/gasket/tests/paths.txt}
+[ -f "$paths_file" ] || paths_file="$(dirname "$(readlink -f "$0")")/paths.txt"
+entry=$(grep -E "^${base}( |\$)" "$paths_file" 2>/dev/null || true)
+if [ -z "$entry" ]; then
+  echo "run_multi_pe.sh: unknown path '$path' (known: $(grep -vE '^#' "$paths_file" | cut -d' ' -f1 | tr '\n' ' '))" >&2
+  exit 2
+fi
+for assignment in ${entry#"$base"}; do export "${assignment?}"; done
+if [ "$path" != "$base" ]; then
+  launcher_opts+=(--pes-per-node 2)
+elif [ "$base" != local ]; then
+  export GASKET_LOCAL=backend
+fi
 
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT

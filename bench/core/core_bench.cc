@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <vector>
 
+#include "bench/common/bench_results.h"
 #include "core/gasket.h"
 
 namespace {
@@ -73,6 +75,9 @@ int main(int argc, char** argv) {
       });
       std::printf("%10zu %14.3f %12.3f %14.2f %12.2f\n", bytes, put_ns / 1e3, get_ns / 1e3,
                   static_cast<double>(bytes) / stream_ns, static_cast<double>(bytes) / copy_ns);
+      bench_result_bytes("core_put_latency", bytes, put_ns / 1e3, "us");
+      bench_result_bytes("core_get_latency", bytes, get_ns / 1e3, "us");
+      bench_result_bytes("core_put_bandwidth", bytes, static_cast<double>(bytes) / stream_ns, "GB/s");
       if (bytes == (size_t{1} << 20)) {
         std::printf("# 1 MiB: put bandwidth is %.0f%% of memcpy\n", 100.0 * copy_ns / stream_ns);
       }
@@ -90,10 +95,15 @@ int main(int argc, char** argv) {
         {"fetch", [&] { (void)gasket::atomic_fetch(word, 1); }},
         {"set + quiet", [&] { gasket::atomic_set(word, uint64_t{5}, 1); gasket::quiet(); }},
     };
-    for (const Row& r : rows) std::printf("%-28s %10.3f\n", r.name, median_ns(samples, it, r.op) / 1e3);
+    for (const Row& r : rows) {
+      double us = median_ns(samples, it, r.op) / 1e3;
+      std::printf("%-28s %10.3f\n", r.name, us);
+      bench_result("core_atomic_latency", r.name, us, "us");
+    }
     for (int pe = 1; pe < gasket::n_pes(); ++pe) gasket::atomic_set(phase, uint64_t{1}, pe);
-    std::printf("\nbarrier_all (%d PEs) us %15.3f\n", gasket::n_pes(),
-                median_ns(samples, quick ? 2000 : 20000, [] { gasket::barrier_all(); }) / 1e3);
+    double barrier_us = median_ns(samples, quick ? 2000 : 20000, [] { gasket::barrier_all(); }) / 1e3;
+    std::printf("\nbarrier_all (%d PEs) us %15.3f\n", gasket::n_pes(), barrier_us);
+    bench_result("core_barrier_latency", (std::to_string(gasket::n_pes()) + "PEs").c_str(), barrier_us, "us");
   } else {
     // The other PEs join PE 0's barrier measurement: one warm-up call, then `samples` x `it`
     // barriers. With more than 2 PEs only the barrier involves them.
