@@ -13,6 +13,7 @@ packages=(
   libpmix-dev            # PMIx bootstrap
   iproute2               # network-namespace tests
   procps                 # pgrep/pkill used by tests
+  python3                # bench/compare
 )
 missing=()
 for p in "${packages[@]}"; do

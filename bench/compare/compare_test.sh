@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The comparison in reduced mode (gasket only, local path, one repetition, quick benchmarks):
+# checks the report's structure and that every figure is present with a positive value. No timing
+# thresholds.
+set -euo pipefail
+runfiles=${TEST_SRCDIR:-$PWD/..}/gasket
+bin=$runfiles  # the binaries sit at their package paths inside the runfiles tree
+out=${TEST_TMPDIR:-$(mktemp -d)}/compare
+mkdir -p "$out"
+bash "$runfiles/bench/compare/make_plan.sh" "$bin" "$runfiles/tests/paths.txt" --quick --paths "local pciddc-shm" > "$out/plan.txt"
+python3 "$runfiles/bench/compare/compare.py" --plan "$out/plan.txt" --out "$out" --reps 1 --quick --timeout 200 > /dev/null
+report=$out/report.md
+fail() { echo "compare_test: $*" >&2; sed -n 1,200p "$report" >&2; exit 1; }
+grep -q '^# gasket benchmark comparison' "$report" || fail "no title"
+grep -A2 '^## Failures' "$report" | grep -qx 'none' || fail "a benchmark failed"
+for figure in memcpy_bandwidth cache_line_one_way core_put_latency core_get_latency \
+              core_put_bandwidth core_atomic_latency core_barrier_latency resident_after_init \
+              job_startup_time; do
+  grep -q "^## $figure (" "$report" || fail "figure $figure missing"
+done
+# Every gasket cell holds a positive median: rows of the core figures have one per path.
+python3 - "$report" <<'PY' || fail "a value is missing or not positive"
+import re, sys
+section, bad = None, []
+for line in open(sys.argv[1]):
+    if line.startswith("## "):
+        section = line[3:].strip()
+    elif section and line.startswith("| ") and not line.startswith("| x ") and "Failures" not in section:
+        for cell in line.strip().strip("|").split("|")[1:]:
+            cell = cell.strip()
+            m = re.match(r"([0-9.eE+-]+) \[", cell)
+            if cell.startswith("ratio") or re.fullmatch(r"[0-9.]+", cell):
+                continue
+            if not m or float(m.group(1)) <= 0:
+                bad.append((section, line.strip()))
+if bad:
+    print(bad[:5])
+    sys.exit(1)
+PY
+for path in gasket/local gasket/pciddc-shm; do
+  grep -q "$path" "$report" || fail "path $path has no column"
+done
+echo "ok: report complete ($(grep -c '^## ' "$report") sections)"
