@@ -1,6 +1,6 @@
 """Multi-PE tests: one sh_test per (program, path, PE count), run through the launcher."""
 
-ALL_PATHS = ["local", "pciddc-shm", "pciddc-tcp"]
+ALL_PATHS = ["local", "pciddc-shm", "pciddc-tcp", "ucx-shm", "ucx-tcp"]
 
 def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], size = "medium"):
     """Runs `program` through gasketrun on every path at every PE count; a test_suite `name`."""

@@ -1,0 +1,852 @@
+#include "backends/ucx/ucx_backend.h"
+
+#include <sched.h>
+#include <ucp/api/ucp.h>
+#include <ucs/sys/uid.h>
+#include <uct/api/uct.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "backends/netif/interfaces.h"
+#include "core/base/log.h"
+
+namespace gasket::backend::ucx {
+namespace {
+
+constexpr unsigned kAmId = 0;  // the one UCP active-message id gasket registers
+constexpr char kWorkerAddressKey[] = "ucx.worker";
+constexpr int kIdlePollsOversubscribed = 16;
+
+std::string rkey_key(SegmentId id) { return "ucx.rkey." + std::to_string(id); }
+
+// "<what>: <UCX's text>"; `what` names the call, the peer and the values involved.
+Status ucx_error(ucs_status_t status, const std::string& what) {
+  StatusCode code = status == UCS_ERR_UNREACHABLE ? StatusCode::kUnavailable : StatusCode::kIoError;
+  return Status(code, "ucx: " + what + " failed: " + ucs_status_string(status));
+}
+
+// Layout of a segment's bootstrap record: base and size on the owner, then the packed rkey.
+struct RkeyRecordHeader {
+  uint64_t base;
+  uint64_t size;
+};
+
+// How each backend::AtomicOp is expressed with UCP's six opcodes. Fetch is OR 0 and set is a swap
+// whose old value is discarded: both are still a single native atomic on the target.
+struct UcpAtomicForm {
+  ucp_atomic_op_t opcode;
+  bool fetching;  // the old value goes to the caller
+  bool zero_operand;
+};
+constexpr UcpAtomicForm kAtomicForms[] = {
+    /* kFetch       */ {UCP_ATOMIC_OP_OR, true, true},
+    /* kSet         */ {UCP_ATOMIC_OP_SWAP, false, false},
+    /* kSwap        */ {UCP_ATOMIC_OP_SWAP, true, false},
+    /* kCompareSwap */ {UCP_ATOMIC_OP_CSWAP, true, false},
+    /* kAdd         */ {UCP_ATOMIC_OP_ADD, false, false},
+    /* kFetchAdd    */ {UCP_ATOMIC_OP_ADD, true, false},
+    /* kAnd         */ {UCP_ATOMIC_OP_AND, false, false},
+    /* kFetchAnd    */ {UCP_ATOMIC_OP_AND, true, false},
+    /* kOr          */ {UCP_ATOMIC_OP_OR, false, false},
+    /* kFetchOr     */ {UCP_ATOMIC_OP_OR, true, false},
+    /* kXor         */ {UCP_ATOMIC_OP_XOR, false, false},
+    /* kFetchXor    */ {UCP_ATOMIC_OP_XOR, true, false},
+};
+static_assert(sizeof kAtomicForms / sizeof kAtomicForms[0] == static_cast<size_t>(AtomicOp::kCount),
+              "one UCP form per atomic op");
+constexpr uint32_t kAllAtomicOps = (1u << static_cast<unsigned>(AtomicOp::kCount)) - 1;
+
+// Whether UCX might run atomics in a NIC rather than on the target's CPU. Shared-memory
+// transports use CPU atomics on the mapped word and tcp has no device atomics (UCP emulates them
+// with messages executed by the target CPU with atomic instructions): both are coherent with the
+// CPU atomics of same-node PEs. Any other network device (InfiniBand, RoCE, ...) may use NIC
+// atomics, which are not; this is decided conservatively from the devices UCX can see.
+bool nic_atomics_possible() {
+  uct_component_h* components = nullptr;
+  unsigned n_components = 0;
+  if (uct_query_components(&components, &n_components) != UCS_OK) return true;
+  bool found = false;
+  for (unsigned c = 0; c < n_components && !found; ++c) {
+    uct_component_attr_t attr{};
+    attr.field_mask = UCT_COMPONENT_ATTR_FIELD_MD_RESOURCE_COUNT;
+    if (uct_component_query(components[c], &attr) != UCS_OK) continue;
+    std::vector<uct_md_resource_desc_t> mds(attr.md_resource_count);
+    attr.field_mask = UCT_COMPONENT_ATTR_FIELD_MD_RESOURCES;
+    attr.md_resources = mds.data();
+    if (uct_component_query(components[c], &attr) != UCS_OK) continue;
+    for (const uct_md_resource_desc_t& md_desc : mds) {
+      uct_md_config_t* md_config = nullptr;
+      if (uct_md_config_read(components[c], nullptr, nullptr, &md_config) != UCS_OK) continue;
+      uct_md_h md = nullptr;
+      ucs_status_t st = uct_md_open(components[c], md_desc.md_name, md_config, &md);
+      uct_config_release(md_config);
+      if (st != UCS_OK) continue;
+      uct_tl_resource_desc_t* tls = nullptr;
+      unsigned n_tls = 0;
+      if (uct_md_query_tl_resources(md, &tls, &n_tls) == UCS_OK) {
+        for (unsigned t = 0; t < n_tls; ++t) {
+          if (tls[t].dev_type == UCT_DEVICE_TYPE_NET && std::strcmp(tls[t].tl_name, "tcp") != 0) found = true;
+        }
+        uct_release_tl_resource_list(tls);
+      }
+      uct_md_close(md);
+    }
+  }
+  uct_release_component_list(components);
+  return found;
+}
+
+// Whether a UCX_TLS value (unset means "all") lets UCX pick a shared-memory transport, which
+// cannot report peer failure. "^a,b" excludes a and b; "\\" prefixes are UCX's "exactly".
+bool tls_include_shared_memory(const char* tls) {
+  if (tls == nullptr || *tls == '\0') return true;
+  std::string list(tls);
+  bool exclude = list[0] == '^';
+  if (exclude) list.erase(0, 1);
+  bool sm = false, posix = false, sysv = false, xpmem = false, knem = false, all = false;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    std::string name = list.substr(start, end - start);
+    if (!name.empty() && name[0] == '\\') name.erase(0, 1);
+    sm |= name == "sm" || name == "shm" || name == "mm";
+    all |= name == "all";
+    posix |= name == "posix";
+    sysv |= name == "sysv";
+    xpmem |= name == "xpmem";
+    knem |= name == "knem";
+    start = end + 1;
+  }
+  if (exclude) return !(sm || all || (posix && sysv && xpmem));
+  return sm || all || posix || sysv || xpmem || knem;
+}
+
+// Interface selection (issue 10, backends/netif): GASKET_NET_INTERFACES becomes UCX_NET_DEVICES,
+// unless the user set UCX_NET_DEVICES, which then wins.
+Status select_net_devices(ucp_config_t* config, const std::string& selection) {
+  if (selection.empty() || std::getenv("UCX_NET_DEVICES") != nullptr) return Status::ok();
+  Result<std::string> devices = netif::ucx_net_devices(selection);
+  if (!devices.is_ok()) return Status(devices.status().code(), "ucx: " + devices.status().message());
+  ucs_status_t st = ucp_config_modify(config, "NET_DEVICES", devices.value().c_str());
+  if (st != UCS_OK) return ucx_error(st, "ucp_config_modify(NET_DEVICES=" + devices.value() + ")");
+  GASKET_DEBUG("ucx: UCX_NET_DEVICES=%s (from GASKET_NET_INTERFACES=%s)", devices.value().c_str(), selection.c_str());
+  return Status::ok();
+}
+
+class UcxBackend final : public Backend,
+                         public RemoteRead,
+                         public RemoteAtomics,
+                         public ActiveMessages {
+ public:
+  explicit UcxBackend(const StartInfo& info);
+  ~UcxBackend() override;
+  Status start();
+
+  // ---- Backend ----
+  const char* name() const override { return "ucx"; }
+  const Limits& limits() const override { return limits_; }
+  Status register_segment(SegmentId id, void* base, size_t size) override;
+  Status deregister_segment(SegmentId id) override;
+  Status put(int pe, RemoteAddress dst, const void* src, size_t len) override;
+  Status fence() override;
+  Status quiet() override;
+  void progress() override;
+  std::string describe() const override;
+  RemoteRead* remote_read() override { return this; }
+  RemoteAtomics* remote_atomics() override { return this; }
+  ActiveMessages* active_messages() override { return this; }
+
+  // ---- RemoteRead ----
+  Status get(int pe, void* dst, RemoteAddress src, size_t len) override;
+
+  // ---- RemoteAtomics ----
+  uint32_t ops32() const override { return kAllAtomicOps; }
+  uint32_t ops64() const override { return kAllAtomicOps; }
+  bool coherent_with_cpu() const override { return coherent_with_cpu_; }
+  Status atomic(int pe, RemoteAddress dst, AtomicOp op, unsigned width, uint64_t operand,
+                uint64_t compare, uint64_t* fetched, bool blocking) override;
+
+  // ---- ActiveMessages ----
+  void set_handler(ActiveMessages::Handler handler) override;
+  size_t max_payload() const override { return max_am_payload_; }
+  Status send(int pe, const void* payload, size_t len) override;
+
+ private:
+  struct Peer {
+    UcxBackend* owner = nullptr;
+    int pe = 0;
+    // Whether the endpoint reports peer failure (UCP_ERR_HANDLING_MODE_PEER). UCX 1.13's
+    // shared-memory and self transports cannot and refuse that mode, so endpoints that may use
+    // them do without: a same-host PE that dies is reported by the launcher, which watches them.
+    bool failure_handling = false;
+    std::atomic<ucp_ep_h> ep{nullptr};
+  };
+  // A peer's copy of a segment, learnt on first use.
+  struct RemoteKey {
+    std::atomic<ucp_rkey_h> rkey{nullptr};
+    uint64_t base = 0;
+    uint64_t size = 0;
+    char* direct = nullptr;  // ucp_rkey_ptr: the peer's memory mapped here, when UCX can
+  };
+  struct SegmentState {
+    ucp_mem_h memh = nullptr;
+    std::unique_ptr<RemoteKey[]> keys;  // indexed by PE
+  };
+  // Where one operation lands.
+  struct Target {
+    ucp_ep_h ep;
+    ucp_rkey_h rkey;
+    uint64_t address;
+    char* direct;
+  };
+  // A non-blocking get or fetching atomic whose request completes at the next quiet().
+  struct PendingRequest {
+    void* request;
+    int pe;
+    const char* call;
+    size_t bytes;
+  };
+  // An active message waiting for delivery from progress() (never from inside a UCX callback,
+  // so handlers may put, send and progress).
+  struct ReceivedMessage {
+    int src_pe;
+    void* data;
+    size_t len;
+    bool ucx_owned;  // persistent UCX data, released with ucp_am_data_release
+    std::unique_ptr<char[]> copy;
+  };
+
+  static void on_endpoint_error(void* arg, ucp_ep_h ep, ucs_status_t status);
+  static ucs_status_t on_active_message(void* arg, const void* header, size_t header_length,
+                                        void* data, size_t length, const ucp_am_recv_param_t* param);
+
+  Status endpoint(int pe, ucp_ep_h* ep);
+  Status connect(Peer& peer);
+  Status target(int pe, RemoteAddress addr, size_t len, const char* call, Target* t);
+  Status unpack_rkey(int pe, SegmentId id, RemoteKey& key);
+  // One step of a wait: progresses the worker, yields the core when idle for long.
+  void poll(unsigned* idle_polls);
+  ucs_status_t wait(void* request);
+  // Completes `request` (NULL, an error, or in flight); `what` describes the operation for errors.
+  template <typename Describe>
+  Status complete(ucs_status_ptr_t request, Describe&& what);
+  // Returns an error only when the request failed at once; else it completes by the next quiet().
+  template <typename Describe>
+  Status defer(ucs_status_ptr_t request, int pe, const char* call, size_t bytes, Describe&& what);
+  Status flush_worker();
+  void deliver_active_messages();
+  Status fence_while_progressing();
+  void teardown();
+
+  const int my_pe_;
+  const int n_pes_;
+  const bool thread_multiple_;
+  bootstrap::Bootstrap* const bootstrap_;
+  unsigned idle_polls_before_yield_;
+  size_t max_am_payload_;
+  bool coherent_with_cpu_ = false;
+  bool shared_memory_enabled_ = true;  // UCX_TLS lets UCX use a shared-memory transport
+  std::string net_interfaces_;         // GASKET_NET_INTERFACES (select_net_devices)
+  Limits limits_;
+
+  ucp_context_h context_ = nullptr;
+  ucp_worker_h worker_ = nullptr;
+  std::vector<Peer> peers_;
+  std::vector<std::unique_ptr<SegmentState>> segments_;  // indexed by SegmentId
+  int registrations_ = 0;        // ever made
+  int live_registrations_ = 0;   // not yet deregistered
+  const uint32_t am_header_;     // the sender's PE, valid until the send completes
+  uint64_t discarded_ = 0;       // reply buffer of set (a swap whose old value nobody wants)
+
+  std::mutex mutex_;  // slow paths: connecting, unpacking rkeys, pending requests, AM queue
+  std::vector<PendingRequest> pending_;
+  std::atomic<bool> unflushed_{false};  // a put/atomic/AM went out since the last flush
+  std::atomic<int> endpoints_{0};
+  std::atomic<int> rkeys_{0};
+  std::atomic<int> direct_rkeys_{0};
+  std::atomic<bool> tearing_down_{false};
+
+  ActiveMessages::Handler am_handler_;
+  std::deque<ReceivedMessage> am_queue_;
+  std::atomic<size_t> am_queued_{0};
+};
+
+UcxBackend::UcxBackend(const StartInfo& info)
+    : my_pe_(info.my_pe),
+      n_pes_(info.n_pes),
+      thread_multiple_(info.thread_multiple),
+      bootstrap_(info.bootstrap),
+      peers_(static_cast<size_t>(info.n_pes)),
+      am_header_(static_cast<uint32_t>(info.my_pe)) {
+  const config::Config& cfg = *info.config;
+  const std::string& over = cfg.text(config::Knob::OVERSUBSCRIBED);
+  bool oversubscribed = over == "yes" || (over == "auto" && bootstrap_->oversubscribed());
+  idle_polls_before_yield_ = oversubscribed
+                                 ? kIdlePollsOversubscribed
+                                 : static_cast<unsigned>(cfg.integer(config::Knob::SPIN_COUNT));
+  max_am_payload_ = cfg.size(config::Knob::UCX_AM_MAX_PAYLOAD);
+  shared_memory_enabled_ = tls_include_shared_memory(std::getenv("UCX_TLS"));
+  net_interfaces_ = cfg.text(config::Knob::NET_INTERFACES);
+  for (int pe = 0; pe < n_pes_; ++pe) {
+    peers_[static_cast<size_t>(pe)].owner = this;
+    peers_[static_cast<size_t>(pe)].pe = pe;
+  }
+}
+
+Status UcxBackend::start() {
+  // UCX_* variables (UCX_TLS, UCX_NET_DEVICES, ...) are read here, as by any UCX program.
+  ucp_config_t* config = nullptr;
+  ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
+  if (st != UCS_OK) return ucx_error(st, "ucp_config_read (check the UCX_* variables)");
+  Status devices = select_net_devices(config, net_interfaces_);
+  if (!devices.is_ok()) {
+    ucp_config_release(config);
+    return devices;
+  }
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
+                      UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
+  params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM;
+  params.estimated_num_eps = static_cast<size_t>(n_pes_);
+  params.mt_workers_shared = 0;
+  params.name = "gasket";
+  st = ucp_init(&params, config, &context_);
+  ucp_config_release(config);
+  if (st != UCS_OK) return ucx_error(st, "ucp_init with features RMA, AMO32, AMO64, AM");
+
+  ucp_worker_params_t wparams{};
+  wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wparams.thread_mode = thread_multiple_ ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
+  st = ucp_worker_create(context_, &wparams, &worker_);
+  if (st != UCS_OK) return ucx_error(st, "ucp_worker_create");
+  if (thread_multiple_) {
+    ucp_worker_attr_t wattr{};
+    wattr.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE;
+    st = ucp_worker_query(worker_, &wattr);
+    if (st != UCS_OK) return ucx_error(st, "ucp_worker_query");
+    if (wattr.thread_mode != UCS_THREAD_MODE_MULTI) {
+      return Status(StatusCode::kUnavailable,
+                    "ucx: the runtime was initialised for several threads but this UCX library "
+                    "cannot give a worker thread mode MULTI (it was built without --enable-mt)");
+    }
+  }
+
+  ucp_am_handler_param_t am{};
+  am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+                  UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+  am.id = kAmId;
+  am.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+  am.cb = &UcxBackend::on_active_message;
+  am.arg = this;
+  st = ucp_worker_set_am_recv_handler(worker_, &am);
+  if (st != UCS_OK) return ucx_error(st, "ucp_worker_set_am_recv_handler");
+
+  ucp_address_t* address = nullptr;
+  size_t address_len = 0;
+  st = ucp_worker_get_address(worker_, &address, &address_len);
+  if (st != UCS_OK) return ucx_error(st, "ucp_worker_get_address");
+  // The record: this host's identity as UCX sees it (which decides whether shared memory can
+  // reach a peer), then the worker address.
+  const uint64_t system_id = ucs_get_system_id();
+  std::string published(reinterpret_cast<const char*>(&system_id), sizeof system_id);
+  published.append(reinterpret_cast<const char*>(address), address_len);
+  ucp_worker_release_address(worker_, address);
+  coherent_with_cpu_ = !nic_atomics_possible();
+  // Visible to peers after the bootstrap fence the core runs once segments are registered.
+  return bootstrap_->put(kWorkerAddressKey, published);
+}
+
+UcxBackend::~UcxBackend() { teardown(); }
+
+// ---- connections ----
+
+void UcxBackend::on_endpoint_error(void* arg, ucp_ep_h, ucs_status_t status) {
+  auto* peer = static_cast<Peer*>(arg);
+  // Peers closing their endpoints at the end of the job are expected, not failures.
+  if (peer->owner->tearing_down_.load(std::memory_order_acquire)) return;
+  log::fatal("ucx: the endpoint to PE %d failed: %s (the peer died or can no longer be reached)",
+             peer->pe, ucs_status_string(status));
+}
+
+Status UcxBackend::endpoint(int pe, ucp_ep_h* ep) {
+  Peer& peer = peers_[static_cast<size_t>(pe)];
+  *ep = peer.ep.load(std::memory_order_acquire);
+  if (__builtin_expect(*ep != nullptr, 1)) return Status::ok();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (peer.ep.load(std::memory_order_acquire) == nullptr) {
+    Status st = connect(peer);
+    if (!st.is_ok()) return st;
+  }
+  *ep = peer.ep.load(std::memory_order_acquire);
+  return Status::ok();
+}
+
+// Called with mutex_ held.
+Status UcxBackend::connect(Peer& peer) {
+  auto address = bootstrap_->get(peer.pe, kWorkerAddressKey);
+  if (!address.is_ok()) {
+    return Status(address.status().code(), "ucx: fetching PE " + std::to_string(peer.pe) +
+                                               "'s worker address: " + address.status().message());
+  }
+  const std::string& record = address.value();
+  uint64_t peer_system_id = 0;
+  if (record.size() <= sizeof peer_system_id) {
+    return Status(StatusCode::kProtocolError, "ucx: PE " + std::to_string(peer.pe) + "'s worker address record is " +
+                                                  std::to_string(record.size()) + " bytes, too short");
+  }
+  std::memcpy(&peer_system_id, record.data(), sizeof peer_system_id);
+  peer.failure_handling =
+      peer.pe != my_pe_ && (peer_system_id != ucs_get_system_id() || !shared_memory_enabled_);
+  ucp_ep_params_t params{};
+  params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  params.address = reinterpret_cast<const ucp_address_t*>(record.data() + sizeof peer_system_id);
+  params.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+  if (peer.failure_handling) {
+    params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    params.err_handler.cb = &UcxBackend::on_endpoint_error;
+    params.err_handler.arg = &peer;
+  }
+  ucp_ep_h ep = nullptr;
+  ucs_status_t st = ucp_ep_create(worker_, &params, &ep);
+  if (st != UCS_OK) {
+    return ucx_error(st, "ucp_ep_create to PE " + std::to_string(peer.pe) +
+                             " (no transport in UCX_TLS reaches it?)");
+  }
+  peer.ep.store(ep, std::memory_order_release);
+  int n = endpoints_.fetch_add(1) + 1;
+  GASKET_DEBUG("ucx: connected to PE %d (%d endpoints)", peer.pe, n);
+  return Status::ok();
+}
+
+Status UcxBackend::unpack_rkey(int pe, SegmentId id, RemoteKey& key) {
+  ucp_ep_h ep;
+  Status s = endpoint(pe, &ep);
+  if (!s.is_ok()) return s;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (key.rkey.load(std::memory_order_acquire) != nullptr) return Status::ok();
+  auto record = bootstrap_->get(pe, rkey_key(id));
+  if (!record.is_ok()) {
+    return Status(record.status().code(), "ucx: fetching PE " + std::to_string(pe) + "'s key of segment " +
+                                              std::to_string(id) + ": " + record.status().message());
+  }
+  const std::string& r = record.value();
+  if (r.size() <= sizeof(RkeyRecordHeader)) {
+    return Status(StatusCode::kProtocolError, "ucx: PE " + std::to_string(pe) + "'s key record of segment " +
+                                                  std::to_string(id) + " is " + std::to_string(r.size()) +
+                                                  " bytes, too short");
+  }
+  RkeyRecordHeader header;
+  std::memcpy(&header, r.data(), sizeof header);
+  ucp_rkey_h rkey = nullptr;
+  ucs_status_t st = ucp_ep_rkey_unpack(ep, r.data() + sizeof header, &rkey);
+  if (st != UCS_OK) {
+    return ucx_error(st, "ucp_ep_rkey_unpack of PE " + std::to_string(pe) + "'s segment " + std::to_string(id));
+  }
+  key.base = header.base;
+  key.size = header.size;
+  void* direct = nullptr;
+  if (ucp_rkey_ptr(rkey, header.base, &direct) == UCS_OK) {
+    key.direct = static_cast<char*>(direct);
+    direct_rkeys_.fetch_add(1);
+  }
+  key.rkey.store(rkey, std::memory_order_release);
+  rkeys_.fetch_add(1);
+  return Status::ok();
+}
+
+Status UcxBackend::target(int pe, RemoteAddress addr, size_t len, const char* call, Target* t) {
+  if (__builtin_expect(addr.segment >= segments_.size() || !segments_[addr.segment], 0)) {
+    return invalid_argument("ucx: " + std::string(call) + " to PE " + std::to_string(pe) + " names segment " +
+                            std::to_string(addr.segment) + ", which is not registered");
+  }
+  RemoteKey& key = segments_[addr.segment]->keys[static_cast<size_t>(pe)];
+  ucp_rkey_h rkey = key.rkey.load(std::memory_order_acquire);
+  if (__builtin_expect(rkey == nullptr, 0)) {
+    Status st = unpack_rkey(pe, addr.segment, key);
+    if (!st.is_ok()) return st;
+    rkey = key.rkey.load(std::memory_order_acquire);
+  }
+  if (__builtin_expect(addr.offset > key.size || len > key.size - addr.offset, 0)) {
+    return invalid_argument("ucx: " + std::string(call) + " of " + std::to_string(len) + " bytes at offset " +
+                            std::to_string(addr.offset) + " of PE " + std::to_string(pe) + "'s segment " +
+                            std::to_string(addr.segment) + " runs past its end (" + std::to_string(key.size) +
+                            " bytes)");
+  }
+  t->ep = peers_[static_cast<size_t>(pe)].ep.load(std::memory_order_acquire);
+  t->rkey = rkey;
+  t->address = key.base + addr.offset;
+  t->direct = key.direct == nullptr ? nullptr : key.direct + addr.offset;
+  return Status::ok();
+}
+
+// ---- requests ----
+
+void UcxBackend::poll(unsigned* idle_polls) {
+  if (ucp_worker_progress(worker_) != 0) {
+    *idle_polls = 0;
+  } else if (++*idle_polls >= idle_polls_before_yield_) {
+    // The peer that must answer may be waiting for this core (PEs outnumber cores).
+    sched_yield();
+  }
+}
+
+ucs_status_t UcxBackend::wait(void* request) {
+  unsigned idle = 0;
+  ucs_status_t st;
+  while ((st = ucp_request_check_status(request)) == UCS_INPROGRESS) poll(&idle);
+  ucp_request_free(request);
+  return st;
+}
+
+template <typename Describe>
+Status UcxBackend::complete(ucs_status_ptr_t request, Describe&& what) {
+  if (request == nullptr) return Status::ok();
+  if (UCS_PTR_IS_ERR(request)) return ucx_error(UCS_PTR_STATUS(request), what());
+  ucs_status_t st = wait(request);
+  return st == UCS_OK ? Status::ok() : ucx_error(st, what());
+}
+
+template <typename Describe>
+Status UcxBackend::defer(ucs_status_ptr_t request, int pe, const char* call, size_t bytes,
+                         Describe&& what) {
+  if (request == nullptr) return Status::ok();
+  if (UCS_PTR_IS_ERR(request)) return ucx_error(UCS_PTR_STATUS(request), what());
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_.push_back(PendingRequest{request, pe, call, bytes});
+  return Status::ok();
+}
+
+Status UcxBackend::flush_worker() {
+  ucp_request_param_t param{};
+  return complete(ucp_worker_flush_nbx(worker_, &param), [] { return std::string("ucp_worker_flush_nbx"); });
+}
+
+// ---- segments ----
+
+Status UcxBackend::register_segment(SegmentId id, void* base, size_t size) {
+  if (id < segments_.size() && segments_[id]) {
+    return invalid_argument("ucx: segment " + std::to_string(id) + " is already registered");
+  }
+  auto seg = std::make_unique<SegmentState>();
+  ucp_mem_map_params_t mp{};
+  mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+  mp.address = base;
+  mp.length = size;
+  ucs_status_t st = ucp_mem_map(context_, &mp, &seg->memh);
+  if (st != UCS_OK) {
+    return ucx_error(st, "ucp_mem_map of segment " + std::to_string(id) + " (" + std::to_string(size) +
+                             " bytes at " + std::to_string(reinterpret_cast<uintptr_t>(base)) + ")");
+  }
+  void* packed = nullptr;
+  size_t packed_len = 0;
+  st = ucp_rkey_pack(context_, seg->memh, &packed, &packed_len);
+  if (st != UCS_OK) {
+    (void)ucp_mem_unmap(context_, seg->memh);
+    return ucx_error(st, "ucp_rkey_pack of segment " + std::to_string(id));
+  }
+  RkeyRecordHeader header{reinterpret_cast<uint64_t>(base), size};
+  std::string record(reinterpret_cast<const char*>(&header), sizeof header);
+  record.append(static_cast<const char*>(packed), packed_len);
+  ucp_rkey_buffer_release(packed);
+  seg->keys = std::make_unique<RemoteKey[]>(static_cast<size_t>(n_pes_));
+  if (segments_.size() <= id) segments_.resize(id + 1);
+  segments_[id] = std::move(seg);
+  ++registrations_;
+  ++live_registrations_;
+  return bootstrap_->put(rkey_key(id), record);
+}
+
+Status UcxBackend::deregister_segment(SegmentId id) {
+  if (id >= segments_.size() || !segments_[id]) {
+    return invalid_argument("ucx: deregistering segment " + std::to_string(id) + ", which is not registered");
+  }
+  SegmentState& seg = *segments_[id];
+  for (int pe = 0; pe < n_pes_; ++pe) {
+    ucp_rkey_h rkey = seg.keys[static_cast<size_t>(pe)].rkey.load();
+    if (rkey == nullptr) continue;
+    ucp_rkey_destroy(rkey);
+    rkeys_.fetch_sub(1);
+    if (seg.keys[static_cast<size_t>(pe)].direct != nullptr) direct_rkeys_.fetch_sub(1);
+  }
+  ucs_status_t st = ucp_mem_unmap(context_, seg.memh);
+  segments_[id].reset();
+  --live_registrations_;
+  return st == UCS_OK ? Status::ok() : ucx_error(st, "ucp_mem_unmap of segment " + std::to_string(id));
+}
+
+// ---- RMA ----
+
+Status UcxBackend::put(int pe, RemoteAddress dst, const void* src, size_t len) {
+  Target t;
+  Status s = target(pe, dst, len, "put", &t);
+  if (!s.is_ok()) return s;
+  if (t.direct != nullptr) {
+    std::memcpy(t.direct, src, len);
+    return Status::ok();
+  }
+  ucp_request_param_t param{};
+  ucs_status_ptr_t req = ucp_put_nbx(t.ep, src, len, t.address, t.rkey, &param);
+  unflushed_.store(true, std::memory_order_relaxed);
+  // `src` is reusable on return: wait for local completion when UCX did not finish at once.
+  return complete(req, [&] {
+    return "ucp_put_nbx of " + std::to_string(len) + " bytes to PE " + std::to_string(pe) + " (segment " +
+           std::to_string(dst.segment) + ", offset " + std::to_string(dst.offset) + ")";
+  });
+}
+
+Status UcxBackend::get(int pe, void* dst, RemoteAddress src, size_t len) {
+  Target t;
+  Status s = target(pe, src, len, "get", &t);
+  if (!s.is_ok()) return s;
+  if (t.direct != nullptr) {
+    std::memcpy(dst, t.direct, len);
+    return Status::ok();
+  }
+  ucp_request_param_t param{};
+  ucs_status_ptr_t req = ucp_get_nbx(t.ep, dst, len, t.address, t.rkey, &param);
+  return defer(req, pe, "ucp_get_nbx", len, [&] {
+    return "ucp_get_nbx of " + std::to_string(len) + " bytes from PE " + std::to_string(pe) + " (segment " +
+           std::to_string(src.segment) + ", offset " + std::to_string(src.offset) + ")";
+  });
+}
+
+Status UcxBackend::atomic(int pe, RemoteAddress dst, AtomicOp op, unsigned width, uint64_t operand,
+                          uint64_t compare, uint64_t* fetched, bool blocking) {
+  if (width != 4 && width != 8) {
+    return invalid_argument("ucx: atomic on PE " + std::to_string(pe) + " of width " + std::to_string(width) +
+                            " (4 or 8 bytes)");
+  }
+  Target t;
+  Status s = target(pe, dst, width, "atomic", &t);
+  if (!s.is_ok()) return s;
+  const UcpAtomicForm& form = kAtomicForms[static_cast<unsigned>(op)];
+  const uint64_t mask = width == 4 ? 0xffffffffull : ~0ull;
+  // CSWAP takes the compare value as its operand and the new value in the reply buffer.
+  const bool cswap = op == AtomicOp::kCompareSwap;
+  uint64_t value = form.zero_operand ? 0 : (cswap ? compare : operand) & mask;
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+  param.datatype = ucp_dt_make_contig(width);
+  if (form.fetching) {
+    // UCX writes `width` bytes of the old value (little-endian: the low half of *fetched).
+    *fetched = cswap ? operand & mask : 0;
+    param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+    param.reply_buffer = fetched;
+  } else if (form.opcode == UCP_ATOMIC_OP_SWAP) {
+    param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+    param.reply_buffer = &discarded_;
+  }
+  // UCP copies the operand into the request, so only the reply buffer must outlive the call.
+  ucs_status_ptr_t req = ucp_atomic_op_nbx(t.ep, form.opcode, &value, 1, t.address, t.rkey, &param);
+  auto what = [&] {
+    return "ucp_atomic_op_nbx (" + std::to_string(width * 8) + "-bit op " + std::to_string(static_cast<int>(op)) +
+           ") on PE " + std::to_string(pe) + " (segment " + std::to_string(dst.segment) + ", offset " +
+           std::to_string(dst.offset) + ")";
+  };
+  if (form.fetching && blocking) return complete(req, what);
+  unflushed_.store(true, std::memory_order_relaxed);
+  if (form.fetching) return defer(req, pe, "ucp_atomic_op_nbx", width, what);
+  // Nothing comes back to the caller: the request is released when UCX is done with it, and the
+  // next flush waits for it.
+  if (req != nullptr && UCS_PTR_IS_ERR(req)) return ucx_error(UCS_PTR_STATUS(req), what());
+  if (req != nullptr) ucp_request_free(req);
+  return Status::ok();
+}
+
+Status UcxBackend::fence() {
+  // Direct (rkey_ptr) copies bypass UCX's ordering, so with any in use a fence must complete.
+  if (direct_rkeys_.load(std::memory_order_relaxed) != 0) return quiet();
+  ucs_status_t st = ucp_worker_fence(worker_);
+  return st == UCS_OK ? Status::ok() : ucx_error(st, "ucp_worker_fence");
+}
+
+Status UcxBackend::quiet() {
+  Status result = Status::ok();
+  if (unflushed_.exchange(false, std::memory_order_acq_rel)) result = flush_worker();
+  std::vector<PendingRequest> pending;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending.swap(pending_);
+  }
+  for (const PendingRequest& p : pending) {
+    ucs_status_t st = wait(p.request);
+    if (st != UCS_OK && result.is_ok()) {
+      result = ucx_error(st, std::string(p.call) + " of " + std::to_string(p.bytes) + " bytes from PE " +
+                                 std::to_string(p.pe));
+    }
+  }
+  return result;
+}
+
+void UcxBackend::progress() {
+  ucp_worker_progress(worker_);
+  if (am_queued_.load(std::memory_order_acquire) != 0) deliver_active_messages();
+}
+
+// ---- active messages ----
+
+ucs_status_t UcxBackend::on_active_message(void* arg, const void* header, size_t header_length,
+                                           void* data, size_t length, const ucp_am_recv_param_t* param) {
+  auto* self = static_cast<UcxBackend*>(arg);
+  uint32_t src = 0;
+  if (header_length != sizeof src) {
+    log::fatal("ucx: received an active message with a %zu-byte header (gasket sends %zu): another "
+               "program shares this UCX worker's address?", header_length, sizeof src);
+  }
+  std::memcpy(&src, header, sizeof src);
+  if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+    log::fatal("ucx: PE %u sent an active message of %zu bytes by rendezvous; gasket sends them eagerly "
+               "up to %zu bytes", src, length, self->max_am_payload_);
+  }
+  ReceivedMessage m{static_cast<int>(src), data, length, false, nullptr};
+  ucs_status_t keep = UCS_OK;
+  if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) {
+    m.ucx_owned = true;  // UCX keeps the data until ucp_am_data_release
+    keep = UCS_INPROGRESS;
+  } else {
+    m.copy = std::make_unique<char[]>(length == 0 ? 1 : length);
+    std::memcpy(m.copy.get(), data, length);
+    m.data = m.copy.get();
+  }
+  std::lock_guard<std::mutex> lock(self->mutex_);
+  self->am_queue_.push_back(std::move(m));
+  self->am_queued_.fetch_add(1, std::memory_order_release);
+  return keep;
+}
+
+void UcxBackend::deliver_active_messages() {
+  // One message at a time, the lock released around the handler: a handler may send, put and
+  // progress (which may deliver the next messages itself).
+  for (;;) {
+    ReceivedMessage m;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (am_queue_.empty() || !am_handler_) return;
+      m = std::move(am_queue_.front());
+      am_queue_.pop_front();
+      am_queued_.fetch_sub(1, std::memory_order_release);
+    }
+    am_handler_(m.src_pe, m.data, m.len);
+    if (m.ucx_owned) ucp_am_data_release(worker_, m.data);
+  }
+}
+
+void UcxBackend::set_handler(ActiveMessages::Handler handler) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  am_handler_ = std::move(handler);
+}
+
+Status UcxBackend::send(int pe, const void* payload, size_t len) {
+  if (len > max_am_payload_) {
+    return invalid_argument("ucx: active message of " + std::to_string(len) + " bytes to PE " + std::to_string(pe) +
+                            " exceeds max_payload() = " + std::to_string(max_am_payload_) +
+                            " (GASKET_UCX_AM_MAX_PAYLOAD)");
+  }
+  ucp_ep_h ep;
+  Status s = endpoint(pe, &ep);
+  if (!s.is_ok()) return s;
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  param.flags = UCP_AM_SEND_FLAG_EAGER;
+  ucs_status_ptr_t req = ucp_am_send_nbx(ep, kAmId, &am_header_, sizeof am_header_, payload, len, &param);
+  unflushed_.store(true, std::memory_order_relaxed);
+  // The payload is reusable on return.
+  return complete(req, [&] {
+    return "ucp_am_send_nbx of " + std::to_string(len) + " bytes to PE " + std::to_string(pe);
+  });
+}
+
+// ---- state ----
+
+std::string UcxBackend::describe() const {
+  unsigned major = 0, minor = 0, release = 0;
+  ucp_get_version(&major, &minor, &release);
+  return "ucx " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release) +
+         ": endpoints: " + std::to_string(endpoints_.load()) + " (of " + std::to_string(n_pes_) +
+         " PEs, created on first use), remote keys unpacked: " + std::to_string(rkeys_.load()) +
+         " (direct pointers: " + std::to_string(direct_rkeys_.load()) + "), thread mode: " +
+         (thread_multiple_ ? "multi" : "single") + ", atomics coherent with CPU: " +
+         (coherent_with_cpu_ ? "yes" : "no") + ", AM max payload: " + std::to_string(max_am_payload_);
+}
+
+Status UcxBackend::fence_while_progressing() {
+  // The bootstrap fence blocks in a socket read; meanwhile this thread keeps the worker going,
+  // because a peer still on its way here may need this PE to complete its operations.
+  std::atomic<bool> done{false};
+  Status result = Status::ok();
+  std::thread fence_thread([&] {
+    result = bootstrap_->fence();
+    done.store(true, std::memory_order_release);
+  });
+  unsigned idle = 0;
+  while (!done.load(std::memory_order_acquire)) poll(&idle);
+  fence_thread.join();
+  return result;
+}
+
+void UcxBackend::teardown() {
+  if (worker_ == nullptr) {
+    if (context_ != nullptr) ucp_cleanup(context_);
+    return;
+  }
+  // The core deregisters every segment collectively at finalize, after its last barrier. Then
+  // every PE is on its way here: each completes its own operations (its peers keep progressing,
+  // in their barrier or here), and a fence that keeps progressing ensures that no PE closes a
+  // connection a peer still needs. A backend destroyed with segments still registered is an
+  // error path of one PE, which leaves at once: UCX then drops its endpoints with the worker.
+  const bool collective = registrations_ > 0 && live_registrations_ == 0;
+  if (collective) {
+    Status st = quiet();
+    if (!st.is_ok()) GASKET_WARN("%s", st.message().c_str());
+    tearing_down_.store(true, std::memory_order_release);
+    st = fence_while_progressing();
+    if (!st.is_ok()) GASKET_WARN("ucx: closing: %s", st.message().c_str());
+  }
+  tearing_down_.store(true, std::memory_order_release);
+  for (size_t id = 0; id < segments_.size(); ++id) {
+    if (segments_[id]) (void)deregister_segment(static_cast<SegmentId>(id));
+  }
+  for (ReceivedMessage& m : am_queue_) {
+    if (m.ucx_owned) ucp_am_data_release(worker_, m.data);
+  }
+  am_queue_.clear();
+  if (collective) {
+    // Endpoints that handle peer failure are closed by force (needing nothing from a peer that
+    // may be gone); the others, as UCX requires, by a flushing close. All closes are started
+    // before any is waited for.
+    std::vector<void*> closing;
+    for (Peer& peer : peers_) {
+      ucp_ep_h ep = peer.ep.exchange(nullptr);
+      if (ep == nullptr) continue;
+      ucp_request_param_t param{};
+      param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+      param.flags = peer.failure_handling ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+      ucs_status_ptr_t req = ucp_ep_close_nbx(ep, &param);
+      if (req != nullptr && !UCS_PTR_IS_ERR(req)) closing.push_back(req);
+    }
+    for (void* req : closing) (void)wait(req);
+  }
+  ucp_worker_destroy(worker_);
+  ucp_cleanup(context_);
+  worker_ = nullptr;
+  context_ = nullptr;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> create(const StartInfo& info) {
+  auto backend = std::make_unique<UcxBackend>(info);
+  Status st = backend->start();
+  if (!st.is_ok()) return Status(st.code(), st.message() + " (PE " + std::to_string(info.my_pe) + ")");
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+}  // namespace gasket::backend::ucx

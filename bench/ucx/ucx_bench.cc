@@ -1,0 +1,206 @@
+// gasket over the ucx backend, measured the way ucx_perftest measures raw UCP, so the two can be
+// printed side by side (bench/ucx/compare.sh runs both and passes perftest's figures here):
+//   put_lat   ping-pong: put `size` bytes, the peer polls the last word and puts back; half the
+//             round trip (ucp_put_lat)
+//   get_lat   one blocking get (ucp_get)
+//   fadd_lat  one blocking 64-bit fetch-add (ucp_fadd)
+//   put_bw    a stream of puts then one quiet, MB/s with MB = 2^20 bytes (ucp_put_bw)
+// Latencies are medians of per-iteration times, as perftest's 50th percentile.
+//   GASKET_TRANSPORT=ucx GASKET_LOCAL=backend UCX_TLS=... gasketrun -n 2 ucx_bench
+//       [--max-iters N] [--reference FILE]
+// FILE holds lines "figure bytes value" (ucx_perftest's figures); the table then shows them and
+// the ratio gasket/raw for latencies and raw/gasket for bandwidth (above 1: gasket is slower).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/common/bench_results.h"
+#include "core/gasket.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kMaxBytes = size_t{4} << 20;
+constexpr size_t kSizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
+
+struct Options {
+  long max_iters = 10000;
+  std::string reference;
+};
+
+// Iterations for one size: enough bytes to be stable, capped for slow paths.
+long iterations(size_t bytes, long max_iters) {
+  long by_volume = static_cast<long>((size_t{256} << 20) / bytes);
+  return std::max(20L, std::min(max_iters, by_volume));
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double since_us(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+// Buffers every measurement uses: `inbox` receives puts, its last word carries the iteration.
+struct Buffers {
+  char* inbox;
+  uint64_t* word;
+  std::vector<char> local;
+};
+
+uint64_t* last_word(char* buf, size_t bytes) { return reinterpret_cast<uint64_t*>(buf + bytes - 8); }
+
+// Ping-pong between PE 0 and PE 1; both return the median half round trip (PE 0's is printed).
+double put_latency(Buffers& b, size_t bytes, long iters, int me) {
+  const int peer = 1 - me;
+  std::vector<double> t;
+  t.reserve(static_cast<size_t>(iters));
+  const long warmup = std::min(iters / 10 + 1, 100L);
+  gasket::barrier_all();
+  for (long i = 1; i <= iters + warmup; ++i) {
+    auto start = Clock::now();
+    *last_word(b.local.data(), bytes) = static_cast<uint64_t>(i);
+    if (me == 0) {
+      gasket::put(b.inbox, b.local.data(), bytes, peer);
+      gasket::wait_until(last_word(b.inbox, bytes), gasket::Cmp::kGe, static_cast<uint64_t>(i));
+    } else {
+      gasket::wait_until(last_word(b.inbox, bytes), gasket::Cmp::kGe, static_cast<uint64_t>(i));
+      gasket::put(b.inbox, b.local.data(), bytes, peer);
+    }
+    if (i > warmup) t.push_back(since_us(start) / 2);
+  }
+  gasket::barrier_all();
+  *last_word(b.inbox, bytes) = 0;  // the next size starts from 0 again
+  gasket::barrier_all();
+  return median(t);
+}
+
+// PE 0 measures `op` against PE 1, which waits in the barrier (progressing, as perftest's
+// responder does).
+template <typename Op>
+double one_sided_latency(long iters, Op op) {
+  double result = 0;
+  if (gasket::my_pe() == 0) {
+    std::vector<double> t;
+    t.reserve(static_cast<size_t>(iters));
+    const long warmup = std::min(iters / 10 + 1, 100L);
+    for (long i = 0; i < iters + warmup; ++i) {
+      auto start = Clock::now();
+      op();
+      if (i >= warmup) t.push_back(since_us(start));
+    }
+    result = median(t);
+  }
+  gasket::barrier_all();
+  return result;
+}
+
+double put_bandwidth(Buffers& b, size_t bytes, long iters) {
+  double mbps = 0;
+  if (gasket::my_pe() == 0) {
+    for (long i = 0; i < std::min(iters / 10 + 1, 10L); ++i) gasket::put_nbi(b.inbox, b.local.data(), bytes, 1);
+    gasket::quiet();
+    auto start = Clock::now();
+    for (long i = 0; i < iters; ++i) gasket::put_nbi(b.inbox, b.local.data(), bytes, 1);
+    gasket::quiet();
+    mbps = static_cast<double>(bytes) * static_cast<double>(iters) / since_us(start) * 1e6 / (1 << 20);
+  }
+  gasket::barrier_all();
+  return mbps;
+}
+
+std::map<std::pair<std::string, size_t>, double> read_reference(const std::string& path) {
+  std::map<std::pair<std::string, size_t>, double> ref;
+  if (path.empty()) return ref;
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "ucx_bench: cannot read the reference file %s\n", path.c_str());
+    return ref;
+  }
+  std::string figure;
+  size_t bytes;
+  double value;
+  while (in >> figure >> bytes >> value) ref[{figure, bytes}] = value;
+  return ref;
+}
+
+struct Row {
+  const char* figure;
+  size_t bytes;
+  double gasket;
+  bool higher_is_better;
+};
+
+void print_table(const std::vector<Row>& rows, const std::string& reference_path) {
+  auto ref = read_reference(reference_path);
+  std::printf("%-9s %9s %12s %14s %8s\n", "figure", "bytes", "gasket", "ucx_perftest", "ratio");
+  for (const Row& r : rows) {
+    auto it = ref.find({r.figure, r.bytes});
+    const char* unit = r.higher_is_better ? "MB/s" : "us";
+    if (it == ref.end() || it->second <= 0) {
+      std::printf("%-9s %9zu %9.3f %-4s %14s %8s\n", r.figure, r.bytes, r.gasket, unit, "-", "-");
+      continue;
+    }
+    double ratio = r.higher_is_better ? it->second / r.gasket : r.gasket / it->second;
+    std::printf("%-9s %9zu %9.3f %-4s %9.3f %-4s %8.3f\n", r.figure, r.bytes, r.gasket, unit, it->second,
+                unit, ratio);
+  }
+  std::printf("# ratio: gasket/raw for latency, raw/gasket for bandwidth (1.10 = 10%% overhead)\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--max-iters" && i + 1 < argc) {
+      opt.max_iters = std::atol(argv[++i]);
+    } else if (a == "--reference" && i + 1 < argc) {
+      opt.reference = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: ucx_bench [--max-iters N] [--reference FILE]\n");
+      return 2;
+    }
+  }
+  if (!gasket::init().is_ok()) return 1;
+  const int me = gasket::my_pe();
+  if (gasket::n_pes() != 2) gasket::abort_job(2, "ucx_bench runs on exactly 2 PEs: gasketrun -n 2 ucx_bench");
+  Buffers b;
+  b.inbox = static_cast<char*>(gasket::sym_calloc(kMaxBytes, 1));
+  b.word = static_cast<uint64_t*>(gasket::sym_calloc(1, sizeof(uint64_t)));
+  b.local.assign(kMaxBytes, 1);
+  std::vector<Row> rows;
+  for (size_t bytes : kSizes) {
+    rows.push_back({"put_lat", bytes, put_latency(b, bytes, iterations(bytes, opt.max_iters), me), false});
+  }
+  for (size_t bytes : kSizes) {
+    double us = one_sided_latency(iterations(bytes, opt.max_iters),
+                                  [&] { gasket::get(b.local.data(), b.inbox, bytes, 1); });
+    rows.push_back({"get_lat", bytes, us, false});
+  }
+  rows.push_back({"fadd_lat", 8,
+                  one_sided_latency(iterations(8, opt.max_iters),
+                                    [&] { (void)gasket::atomic_fetch_add(b.word, uint64_t{1}, 1); }),
+                  false});
+  for (size_t bytes : kSizes) {
+    rows.push_back({"put_bw", bytes, put_bandwidth(b, bytes, iterations(bytes, opt.max_iters)), true});
+  }
+  if (me == 0) {
+    std::printf("# gasket ucx_bench: PE 0 <-> PE 1 over %s (UCX_TLS=%s)\n", gasket::transport_name(1),
+                std::getenv("UCX_TLS") ? std::getenv("UCX_TLS") : "(unset)");
+    print_table(rows, opt.reference);
+    for (const Row& r : rows) bench_result_bytes(r.figure, r.bytes, r.gasket, r.higher_is_better ? "MB/s" : "us");
+  }
+  gasket::sym_free(b.word);
+  gasket::sym_free(b.inbox);
+  return gasket::finalize().is_ok() ? 0 : 1;
+}
