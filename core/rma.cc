@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 
 #include "core/am/cpu_atomic.h"
@@ -48,6 +49,25 @@ void backend_get(Runtime& r, int pe, void* dst, const segments::Segment& seg, si
   if (!st.is_ok()) log::fatal("%s: get of %zu bytes from PE %d failed: %s", call, bytes, pe, st.message().c_str());
 }
 
+// Static data left in place (GASKET_REDISTRIBUTE=no) of a same-node peer: nothing is mapped, so the
+// bytes move by a kernel copy (core/memreg/kernel_copy.h). Other nodes use the backend's
+// registration of the segment; this PE's own copy is plain memory.
+inline bool kernel_copy_peer(Runtime& r, const segments::Segment& seg, int pe) {
+  return !seg.file_backed && pe != r.my_pe() && r.kernel_copy() != nullptr && r.kernel_copy()->reachable(pe);
+}
+
+void kernel_put(Runtime& r, int pe, const segments::Segment& seg, size_t offset, const void* src, size_t bytes,
+                const char* call) {
+  Status st = r.kernel_copy()->write(pe, seg.peer_address[static_cast<size_t>(pe)] + offset, src, bytes);
+  if (!st.is_ok()) log::fatal("%s: put of %zu bytes to PE %d's %s segment failed: %s", call, bytes, pe, seg.name.c_str(), st.message().c_str());
+}
+
+void kernel_get(Runtime& r, int pe, void* dst, const segments::Segment& seg, size_t offset, size_t bytes,
+                const char* call) {
+  Status st = r.kernel_copy()->read(pe, dst, seg.peer_address[static_cast<size_t>(pe)] + offset, bytes);
+  if (!st.is_ok()) log::fatal("%s: get of %zu bytes from PE %d's %s segment failed: %s", call, bytes, pe, seg.name.c_str(), st.message().c_str());
+}
+
 // Whether a backend get from `pe` may still be in flight (only native reads complete at quiet).
 bool get_pending(Runtime& r, int pe) { return r.path(pe) == Path::kBackend && r.native_read() != nullptr; }
 
@@ -59,7 +79,9 @@ void put_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call)
   size_t offset;
   const segments::Segment& seg = r.translate(dst, bytes, call, "destination", &offset);
   if (bytes == 0) return;
-  if (r.path(pe) == Path::kDirect) {
+  if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
+    kernel_put(r, pe, seg, offset, src, bytes, call);
+  } else if (r.path(pe) == Path::kDirect) {
     std::memcpy(direct_address(seg, offset, pe), src, bytes);
   } else {
     backend_put(r, pe, seg, offset, src, bytes, call);
@@ -77,7 +99,9 @@ void get_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call)
   size_t offset;
   const segments::Segment& seg = r.translate(src, bytes, call, "source", &offset);
   if (bytes == 0) return;
-  if (r.path(pe) == Path::kDirect) {
+  if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
+    kernel_get(r, pe, dst, seg, offset, bytes, call);
+  } else if (r.path(pe) == Path::kDirect) {
     std::memcpy(dst, direct_address(seg, offset, pe), bytes);
   } else {
     backend_get(r, pe, dst, seg, offset, bytes, call);
@@ -115,14 +139,18 @@ void strided(bool is_put, void* dst, const void* src, ptrdiff_t dst_stride, ptrd
   }
   size_t base_offset;
   const segments::Segment& seg = r.translate(sym, span_elems, call, is_put ? "destination" : "source", &base_offset);
-  const bool direct = r.path(pe) == Path::kDirect;
+  const bool kernel = kernel_copy_peer(r, seg, pe);
+  const bool direct = !kernel && r.path(pe) == Path::kDirect;
   auto* d = static_cast<char*>(dst);
   auto* s = static_cast<const char*>(src);
   for (size_t i = 0; i < count; ++i) {
     char* di = d + static_cast<ptrdiff_t>(i) * dst_stride * static_cast<ptrdiff_t>(elem_bytes);
     const char* si = s + static_cast<ptrdiff_t>(i) * src_stride * static_cast<ptrdiff_t>(elem_bytes);
     size_t off = base_offset + i * static_cast<size_t>(sym_stride) * elem_bytes;
-    if (direct) {
+    if (kernel) {
+      if (is_put) kernel_put(r, pe, seg, off, si, elem_bytes, call);
+      else kernel_get(r, pe, di, seg, off, elem_bytes, call);
+    } else if (direct) {
       if (is_put) std::memcpy(direct_address(seg, off, pe), si, elem_bytes);
       else std::memcpy(di, direct_address(seg, off, pe), elem_bytes);
     } else if (is_put) {
@@ -176,6 +204,41 @@ const char* op_name(AtomicOp op) {
   return kNames[static_cast<unsigned>(op)];
 }
 
+// Atomics on static data left in place (GASKET_REDISTRIBUTE=no): the owner's and its same-node
+// peers' atomics on it all run under the owner's static_data_lock (in its internal segment, which
+// every PE of the node maps) — the owner with CPU atomics, a peer as a kernel-copy
+// read-modify-write — so they are atomic with respect to each other.
+uint64_t locked_static_atomic(Runtime& r, const segments::Segment& seg, size_t offset, int pe, unsigned width,
+                              backend::AtomicOp op, uint64_t operand, uint64_t compare, const char* call) {
+  uint64_t* lock = pe == r.my_pe()
+                       ? &r.internal()->static_data_lock
+                       : reinterpret_cast<uint64_t*>(r.segments().find(segments::kInternalSegment)->peer_base[static_cast<size_t>(pe)] +
+                                                     offsetof(core::InternalArea, static_data_lock));
+  const uint64_t mine = static_cast<uint64_t>(r.my_pe()) + 1;
+  for (unsigned polls = 0;; ++polls) {
+    uint64_t expected = 0;
+    if (__atomic_compare_exchange_n(lock, &expected, mine, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
+    if (polls < r.spin_count()) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    } else {
+      sched_yield();
+    }
+  }
+  uint64_t old;
+  if (pe == r.my_pe()) {
+    old = core::am::cpu_atomic(seg.base + offset, width, op, operand, compare);
+  } else {
+    uint64_t word = 0;  // the peer's word, modified here, written back
+    kernel_get(r, pe, &word, seg, offset, width, call);
+    old = core::am::cpu_atomic(&word, width, op, operand, compare);
+    if (op != backend::AtomicOp::kFetch) kernel_put(r, pe, seg, offset, &word, width, call);
+  }
+  __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+  return old;
+}
+
 bool float_allowed(AtomicOp op) {
   return op == AtomicOp::kFetch || op == AtomicOp::kSet || op == AtomicOp::kSwap ||
          op == AtomicOp::kCompareSwap;
@@ -201,6 +264,9 @@ uint64_t atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t
   size_t offset;
   const segments::Segment& seg = r.translate(dst, width, call, "atomic target", &offset);
   auto bop = static_cast<backend::AtomicOp>(op);
+  if (!seg.file_backed && (pe == r.my_pe() || kernel_copy_peer(r, seg, pe))) {
+    return locked_static_atomic(r, seg, offset, pe, static_cast<unsigned>(width), bop, operand, compare, call);
+  }
   if (r.path(pe) == Path::kDirect) {
     return core::am::cpu_atomic(direct_address(seg, offset, pe), static_cast<unsigned>(width), bop, operand, compare);
   }

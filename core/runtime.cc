@@ -11,6 +11,7 @@
 
 #include "core/base/log.h"
 #include "core/base/parse.h"
+#include "core/segments/data_segment.h"
 
 namespace gasket::core {
 
@@ -61,7 +62,7 @@ Status Runtime::start_impl(const InitOptions& options) {
   log::Level level;
   if (log::parse_level(config_.text(config::Knob::LOG), &level)) log::set_level(level);
 
-  auto boot = bootstrap::create_from_environment();
+  auto boot = bootstrap::create_from_environment(config_.text(config::Knob::BOOTSTRAP));
   if (!boot.is_ok()) return boot.status();
   bootstrap_ = std::move(boot.value());
   my_pe_ = bootstrap_->rank();
@@ -90,6 +91,7 @@ Status Runtime::start_impl(const InitOptions& options) {
   size_t internal_bytes = kInternalSegmentBytes + ((mailbox_layout_.bytes() + 4095) & ~size_t{4095});
   if (!(st = create_segment(segments::kInternalSegment, "internal", internal_bytes)).is_ok()) return st;
   if (!(st = create_segment(segments::kHeapSegment, "heap", heap_bytes)).is_ok()) return st;
+  if (!(st = create_data_segment()).is_ok()) return st;
   internal_ = reinterpret_cast<InternalArea*>(segments_.find(segments::kInternalSegment)->base);
   allocator_ = segments::SymmetricAllocator(heap_bytes);
   if (!(st = map_peer_segments()).is_ok()) return st;
@@ -103,20 +105,29 @@ Status Runtime::start_impl(const InitOptions& options) {
 }
 
 Status Runtime::find_nodes() {
-  std::string name = config_.text(config::Knob::NODE_NAME);
-  if (name.empty()) name = host_identity();
-  Status st = bootstrap_->put("node", name);
-  if (st.is_ok()) st = bootstrap_->fence();
-  if (!st.is_ok()) return st;
-  std::map<std::string, int> index;
-  node_of_pe_.resize(static_cast<size_t>(n_pes_));
-  for (int pe = 0; pe < n_pes_; ++pe) {
-    auto v = bootstrap_->get(pe, "node");
-    if (!v.is_ok()) return v.status();
-    auto it = index.emplace(v.value(), static_cast<int>(index.size())).first;
-    node_of_pe_[static_cast<size_t>(pe)] = it->second;
+  // A PMIx launcher knows where it placed every PE: no exchange needed.
+  node_of_pe_ = bootstrap_->node_of_pe();
+  if (!node_of_pe_.empty()) {
+    if (!config_.text(config::Knob::NODE_NAME).empty()) {
+      GASKET_WARN("GASKET_NODE_NAME is ignored: the launcher's placement of PEs on nodes is used");
+    }
+    n_nodes_ = *std::max_element(node_of_pe_.begin(), node_of_pe_.end()) + 1;
+  } else {
+    std::string name = config_.text(config::Knob::NODE_NAME);
+    if (name.empty()) name = host_identity();
+    Status st = bootstrap_->put("node", name);
+    if (st.is_ok()) st = bootstrap_->fence();
+    if (!st.is_ok()) return st;
+    std::map<std::string, int> index;
+    node_of_pe_.resize(static_cast<size_t>(n_pes_));
+    for (int pe = 0; pe < n_pes_; ++pe) {
+      auto v = bootstrap_->get(pe, "node");
+      if (!v.is_ok()) return v.status();
+      auto it = index.emplace(v.value(), static_cast<int>(index.size())).first;
+      node_of_pe_[static_cast<size_t>(pe)] = it->second;
+    }
+    n_nodes_ = static_cast<int>(index.size());
   }
-  n_nodes_ = static_cast<int>(index.size());
   bool force_backend = config_.text(config::Knob::LOCAL) == "backend";
   paths_.resize(static_cast<size_t>(n_pes_));
   for (int pe = 0; pe < n_pes_; ++pe) {
@@ -150,6 +161,35 @@ Status Runtime::create_segment(segments::SegmentId id, const char* name, size_t 
   return bootstrap_->put(std::string("segment.") + name, std::to_string(size));
 }
 
+Status Runtime::create_data_segment() {
+  auto range = segments::find_static_data();
+  if (!range.is_ok()) return Status(range.status().code(), "gasket::init: " + range.status().message());
+  const bool shared = config_.boolean(config::Knob::REDISTRIBUTE);
+  if (shared) {
+    std::string file = segment_file(my_pe_, "data");
+    auto stats = segments::redistribute(range.value(), file);
+    if (!stats.is_ok()) {
+      return Status(stats.status().code(), "gasket::init: PE " + std::to_string(my_pe_) +
+                                               " cannot redistribute its static data (" +
+                                               format_size(range->size) + "; GASKET_REDISTRIBUTE=no "
+                                               "turns this off): " + stats.status().message());
+    }
+    data_file_ = file;
+    GASKET_DEBUG("static data %p..%p redistributed: %zu pages, %zu copied, %zu left to the zero fill",
+                 static_cast<void*>(range->base), static_cast<void*>(range->base + range->size),
+                 stats->pages, stats->pages_copied, stats->pages_skipped);
+  }
+  segments::Segment& seg = segments_.add(segments::kDataSegment, "data", range->base, range->size, n_pes_);
+  seg.peer_base[static_cast<size_t>(my_pe_)] = range->base;
+  seg.file_backed = shared;
+  Status st = bootstrap_->put("segment.data", std::to_string(range->size));
+  if (st.is_ok() && !shared) {
+    st = bootstrap_->put("segment.data.address", std::to_string(reinterpret_cast<uintptr_t>(range->base)));
+    if (st.is_ok()) st = bootstrap_->put("pid", std::to_string(getpid()));
+  }
+  return st;
+}
+
 Status Runtime::map_peer_segments() {
   Status st = bootstrap_->fence();
   if (!st.is_ok()) return st;
@@ -165,11 +205,36 @@ Status Runtime::map_peer_segments() {
                                 std::to_string(my_pe_) + " has " + std::to_string(own.size) +
                                 " (every PE must use the same GASKET_HEAP_SIZE / SHMEM_SYMMETRIC_SIZE)");
       }
+      if (!own.file_backed) continue;  // reached by a kernel copy (core/memreg), see below
       std::string file = segment_file(pe, own.name);
       auto f = segments::SharedMemoryFile::open(file, own.size);
       if (!f.is_ok()) return Status(f.status().code(), "gasket::init: mapping PE " + std::to_string(pe) + "'s " + own.name + " segment: " + f.status().message());
       segments_.find(own.id)->peer_base[static_cast<size_t>(pe)] = f->data();
       files_.push_back(std::move(f.value()));
+    }
+  }
+  // Segments left in place (not on a file): every PE's base address, and the processes of this
+  // node, for kernel copies into them (same-node peers; other nodes go through the backend).
+  for (segments::Segment& own : segments_.all_mutable()) {
+    if (own.file_backed) continue;
+    own.peer_address.assign(static_cast<size_t>(n_pes_), 0);
+    std::vector<pid_t> pids(static_cast<size_t>(n_pes_), 0);
+    for (int pe = 0; pe < n_pes_; ++pe) {
+      auto at = bootstrap_->get(pe, "segment." + own.name + ".address");
+      if (!at.is_ok()) return at.status();
+      own.peer_address[static_cast<size_t>(pe)] = std::stoull(at.value());
+      if (pe == my_pe_ || node_of(pe) != node_of(my_pe_)) continue;
+      auto pid = bootstrap_->get(pe, "pid");
+      if (!pid.is_ok()) return pid.status();
+      pids[static_cast<size_t>(pe)] = static_cast<pid_t>(std::stol(pid.value()));
+    }
+    if (!kernel_copy_) {
+      kernel_copy_ = std::make_unique<memreg::KernelCopy>(my_pe_, std::move(pids));
+      if (n_nodes_ > 1 && n_pes_ > n_nodes_) {
+        GASKET_WARN("GASKET_REDISTRIBUTE=no with several nodes: atomics on static data from this node "
+                    "(kernel copies under a lock) and from other nodes (the backend) are not atomic with "
+                    "respect to each other; keep each static word's atomics on one node, or redistribute");
+      }
     }
   }
   return bootstrap_->fence();
@@ -179,6 +244,11 @@ Status Runtime::map_peer_segments() {
 // them, the names are no longer needed: remove them so nothing survives the job (the launcher
 // sweeps gasket-<job>-* as well, for jobs that die earlier).
 void Runtime::unlink_segment_files() {
+  if (!data_file_.empty()) {
+    Status u = segments::unlink_data_file(data_file_);
+    if (!u.is_ok()) GASKET_WARN("%s", u.message().c_str());
+    data_file_.clear();
+  }
   for (auto& f : files_) {
     Status u = f.unlink();
     if (!u.is_ok()) GASKET_WARN("%s", u.message().c_str());

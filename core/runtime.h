@@ -20,6 +20,7 @@
 #include "core/segments/segment_table.h"
 #include "core/segments/shared_memory_file.h"
 #include "core/segments/symmetric_allocator.h"
+#include "core/memreg/kernel_copy.h"
 
 namespace gasket::core {
 
@@ -45,6 +46,9 @@ struct InternalArea {
     uint64_t kind;  // which call: malloc/calloc/align/realloc/free
   };
   alignas(64) AllocRecord alloc_records[2];
+  // Held (owner PE + 1) around atomics on this PE's static data when it is not redistributed
+  // (GASKET_REDISTRIBUTE=no): same-node peers run them as kernel-copy read-modify-writes.
+  alignas(64) uint64_t static_data_lock;
 };
 
 class Runtime {
@@ -73,6 +77,9 @@ class Runtime {
     return (native_atomic_ops_[width == 4 ? 0 : 1] & backend::op_bit(op)) != 0;
   }
   am::EmulatedRma* emulated() const { return emulated_.get(); }
+  // Same-node single copy into segments peers cannot map (static data with GASKET_REDISTRIBUTE=no);
+  // null when every segment is shared.
+  const memreg::KernelCopy* kernel_copy() const { return kernel_copy_.get(); }
   am::MessageLayer* messages() const { return messages_.get(); }
 
   int my_pe() const { return my_pe_; }
@@ -99,6 +106,9 @@ class Runtime {
   Status start_impl(const InitOptions& options);
   Status find_nodes();
   Status create_segment(segments::SegmentId id, const char* name, size_t size);
+  // The main program's static data as segment kDataSegment: redistributed onto a shared file, or
+  // (GASKET_REDISTRIBUTE=no) registered in place (core/segments/data_segment.h).
+  Status create_data_segment();
   Status map_peer_segments();
   Status start_backend(bool thread_multiple);
   Status start_active_messages();
@@ -121,6 +131,7 @@ class Runtime {
 
   segments::SegmentTable segments_;
   std::vector<segments::SharedMemoryFile> files_;  // own segments and mapped peer segments
+  std::string data_file_;  // the redistributed data segment's file until unlinked (never unmapped)
   InternalArea* internal_ = nullptr;
   segments::SymmetricAllocator allocator_;
   std::mutex heap_mutex_;
@@ -131,6 +142,7 @@ class Runtime {
   am::MailboxLayout mailbox_layout_;
   std::unique_ptr<am::MessageLayer> messages_;
   std::unique_ptr<am::EmulatedRma> emulated_;
+  std::unique_ptr<memreg::KernelCopy> kernel_copy_;
   backend::RemoteRead* native_read_ = nullptr;
   uint32_t native_atomic_ops_[2] = {0, 0};  // 32- and 64-bit op masks used natively
   std::thread progress_thread_;

@@ -1,18 +1,33 @@
 #include "backends/pciddc/pciddc_backend.h"
 
-#include <unistd.h>
+#include <optional>
 
 #include "backends/pciddc/shm_link.h"
+#include "backends/netif/interfaces.h"
 #include "backends/pciddc/tcp_link.h"
 #include "core/base/log.h"
 
 namespace gasket::backend::pciddc {
 
 namespace {
-std::string host_name() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) return "localhost";
-  return host;
+
+// How this PE reaches `pe`, from the peer's record "port node stack interfaces..." (netif): over
+// loopback when both share a network stack (one host, also simulated nodes), else from the local
+// interface on the peer's subnet; a peer on no shared subnet is reported by name.
+Result<PeerAddress> route_to(int my_pe, const netif::HostAddresses& me, int pe, const std::string& record) {
+  size_t space = record.find(' ');
+  std::string port = record.substr(0, space);
+  Result<netif::HostAddresses> peer = netif::decode(space == std::string::npos ? "" : record.substr(space + 1));
+  if (!peer.is_ok()) {
+    return Status(StatusCode::kInternal, "pciddc/tcp: PE " + std::to_string(my_pe) + ": PE " + std::to_string(pe) +
+                                             "'s address record: " + peer.status().message());
+  }
+  if (peer->stack == me.stack) return PeerAddress{"127.0.0.1", port, ""};
+  std::optional<netif::Route> r = netif::choose_route(me.interfaces, peer->interfaces);
+  if (!r) return Status(StatusCode::kUnavailable, netif::unreachable_message("pciddc/tcp", my_pe, me, pe, peer.value()));
+  GASKET_DEBUG("pciddc/tcp: PE %d (node %s) via %s %s", pe, peer->node.c_str(), r->local.name.c_str(),
+               netif::format_address(r->peer_address).c_str());
+  return PeerAddress{netif::format_address(r->peer_address), port, netif::format_address(r->local.address)};
 }
 
 // LMR entries when GASKET_PCIDDC_LMR_ENTRIES is 0: room for 64 outstanding notifications per PE.
@@ -67,19 +82,19 @@ Result<std::unique_ptr<Backend>> create(const StartInfo& info) {
     o.n_pes = info.n_pes;
     o.secret = info.bootstrap->secret();
     bootstrap::Bootstrap* boot = info.bootstrap;
-    std::string me = host_name();
-    o.peer_address = [boot, me](int pe) -> Result<std::string> {
+    Result<netif::HostAddresses> me = netif::this_host(cfg.text(Knob::NODE_NAME), cfg.text(Knob::NET_INTERFACES));
+    if (!me.is_ok()) return Status(me.status().code(), "pciddc/tcp: PE " + std::to_string(info.my_pe) + ": " + me.status().message());
+    int my_pe = info.my_pe;
+    // Fetched per peer on first contact, not at init.
+    o.peer_address = [boot, my_pe, me = me.value()](int pe) -> Result<PeerAddress> {
       auto v = boot->get(pe, "pciddc.tcp");
       if (!v.is_ok()) return v.status();
-      std::string host = v.value().substr(0, v.value().find(' '));
-      // A PE of this host (also a simulated node) is reached over the loopback interface.
-      if (host == me) return "127.0.0.1" + v.value().substr(host.size());
-      return v.value();
+      return route_to(my_pe, me, pe, v.value());
     };
     o.notify = [self](int src, uint32_t id) { self->receive_notification(src, id); };
     auto tcp = TcpLink::create(std::move(o));
     if (!tcp.is_ok()) return tcp.status();
-    Status st = info.bootstrap->put("pciddc.tcp", me + " " + std::to_string(tcp.value()->port()));
+    Status st = info.bootstrap->put("pciddc.tcp", std::to_string(tcp.value()->port()) + " " + netif::encode(me.value()));
     if (!st.is_ok()) return st;
     b->link_ = std::move(tcp.value());
     b->link_name_ = "tcp";

@@ -57,6 +57,9 @@ Status ShmLink::register_segment(SegmentId id, void* base, size_t size) {
   for (int pe = 0; pe < info.n_pes; ++pe) {
     if (!options_.reached[static_cast<size_t>(pe)]) continue;
     char* mapped = seg->peer_base.size() > static_cast<size_t>(pe) ? seg->peer_base[static_cast<size_t>(pe)] : nullptr;
+    // A segment on no shared file (static data with GASKET_REDISTRIBUTE=no) has nothing to map:
+    // the core reaches same-host copies by a kernel copy; a write here finds no window.
+    if (mapped == nullptr && !seg->file_backed) continue;
     if (mapped == nullptr) {  // another (simulated) node: map its file ourselves
       auto f = segments::SharedMemoryFile::open(info.segment_file(pe, seg->name), size);
       if (!f.is_ok()) {

@@ -171,8 +171,8 @@ Status TcpLink::connect_locked(int pe) {
   if (!pending) {
     auto where = options_.peer_address(pe);
     if (!where.is_ok()) return where.status();
-    std::string host = where.value().substr(0, where.value().find(' '));
-    std::string port = where.value().substr(where.value().find(' ') + 1);
+    const std::string& host = where.value().host;
+    const std::string& port = where.value().port;
     addrinfo hints{};
     hints.ai_family = AF_INET;
     hints.ai_socktype = SOCK_STREAM;
@@ -187,10 +187,24 @@ Status TcpLink::connect_locked(int pe) {
       freeaddrinfo(ai);
       return syscall_error(me, "socket for " + pe_name(pe));
     }
+    // Leave from the interface on the peer's subnet (a switchless node has one per link).
+    const std::string& local = where.value().bind_address;
+    if (!local.empty()) {
+      sockaddr_in src{};
+      src.sin_family = AF_INET;
+      if (inet_pton(AF_INET, local.c_str(), &src.sin_addr) != 1 ||
+          bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0) {
+        Status st = syscall_error(me, "bind to local address " + local + " for " + pe_name(pe));
+        freeaddrinfo(ai);
+        ::close(fd);
+        return st;
+      }
+    }
     rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
     freeaddrinfo(ai);
     if (rc != 0) {
-      Status st = syscall_error(me, "connect to " + pe_name(pe) + " at " + host + ":" + port);
+      Status st = syscall_error(me, "connect to " + pe_name(pe) + " at " + host + ":" + port +
+                                        (local.empty() ? std::string() : " from " + local));
       ::close(fd);
       return st;
     }

@@ -24,14 +24,22 @@
 
 namespace gasket::backend::pciddc {
 
+// A peer's listening socket, and the local address to bind before connecting to it ("" = any).
+struct PeerAddress {
+  std::string host;
+  std::string port;
+  std::string bind_address;
+};
+
 class TcpLink final : public Link {
  public:
   struct Options {
     int my_pe = 0;
     int n_pes = 1;
     std::string secret;
-    // "host port" of a peer's listening socket (from the bootstrap), asked once on first use.
-    std::function<Result<std::string>(int pe)> peer_address;
+    // Where a peer listens and which local address to connect from (from the bootstrap, chosen
+    // by subnet: backends/netif), asked once on first use; fails naming an unreachable peer.
+    std::function<Result<PeerAddress>(int pe)> peer_address;
     // A notifying write (nr) from `src_pe` has landed; called with the link's lock held.
     std::function<void(int src_pe, uint32_t id)> notify;
   };

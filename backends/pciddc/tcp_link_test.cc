@@ -40,7 +40,7 @@ struct Receiver {
     o.my_pe = 0;
     o.n_pes = 2;
     o.secret = kSecret;
-    o.peer_address = [](int pe) -> Result<std::string> { return invalid_argument("no peers here"); };
+    o.peer_address = [](int pe) -> Result<PeerAddress> { return invalid_argument("no peers here"); };
     o.notify = [this](int src, uint32_t id) { notified.push_back({src, id}); };
     auto l = TcpLink::create(std::move(o));
     BOOST_TEST_REQUIRE(l.is_ok());
@@ -272,7 +272,9 @@ BOOST_AUTO_TEST_CASE(two_links_writing_at_once_share_one_connection_in_order) {
     o.my_pe = pe;
     o.n_pes = 2;
     o.secret = kSecret;
-    o.peer_address = [&ports](int peer) -> Result<std::string> { return "127.0.0.1 " + std::to_string(ports[peer]); };
+    o.peer_address = [&ports](int peer) -> Result<PeerAddress> {
+      return PeerAddress{"127.0.0.1", std::to_string(ports[peer]), "127.0.0.1"};
+    };
     auto* got = pe == 0 ? &got0 : &got1;
     o.notify = [got](int src, uint32_t id) { got->push_back({src, id}); };
     auto l = TcpLink::create(std::move(o));

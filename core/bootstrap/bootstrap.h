@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/base/status.h"
 
@@ -26,6 +27,9 @@ class Bootstrap {
   virtual const std::string& secret() const = 0;
   // True when the launcher placed more PEs on this host than it has cores.
   virtual bool oversubscribed() const = 0;
+  // Node index of every PE (equal index = same host) when the launcher already knows where it
+  // placed them (PMIx's node map); empty when the core must find out by exchanging host names.
+  virtual std::vector<int> node_of_pe() const { return {}; }
 
   // Publishes key=value under this PE's name. Values may hold any bytes.
   virtual Status put(const std::string& key, const std::string& value) = 0;
@@ -47,8 +51,11 @@ class Bootstrap {
   virtual Status finalize() = 0;
 };
 
-// The bootstrap this process was started with: the launcher's store when GASKET_JOB_STORE is set,
-// otherwise a singleton job of one PE.
-Result<std::unique_ptr<Bootstrap>> create_from_environment();
+// The bootstrap this process was started with. `kind` is GASKET_BOOTSTRAP:
+//   "auto":  the launcher's store when GASKET_JOB_STORE is set, else PMIx when a PMIx server
+//            started the process (PMIX_NAMESPACE and PMIX_RANK set), else a singleton job of one PE;
+//   "local": the launcher's store or a singleton, never PMIx;
+//   "pmix":  PMIx, failing with a clear message when PMIx_Init does.
+Result<std::unique_ptr<Bootstrap>> create_from_environment(const std::string& kind = "auto");
 
 }  // namespace gasket::bootstrap

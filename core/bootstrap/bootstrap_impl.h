@@ -11,6 +11,12 @@ namespace gasket::bootstrap::detail {
 // Connects to the launcher's store and authenticates; fails with the PE, address and errno text.
 Result<std::unique_ptr<Bootstrap>> connect_launcher_store(const JobEnvironment& env);
 
+// True when a PMIx server started this process (PMIX_NAMESPACE and PMIX_RANK are set).
+bool pmix_server_in_environment();
+
+// PMIx_Init and the job's size and placement; fails with PMIx's error text.
+Result<std::unique_ptr<Bootstrap>> connect_pmix();
+
 // PE 0 of 1 with an in-process store.
 Result<std::unique_ptr<Bootstrap>> create_singleton();
 

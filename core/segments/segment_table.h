@@ -30,6 +30,11 @@ struct Segment {
   // Per PE: base of that PE's copy mapped into this process, or null (another node, or not
   // mapped). peer_base[my_pe] == base.
   std::vector<char*> peer_base;
+  // False for a segment that is not on a shared-memory file (the static data with
+  // GASKET_REDISTRIBUTE=no): peers cannot map it; they reach it by a kernel copy or the backend.
+  bool file_backed = true;
+  // Per PE, for segments that are not file backed: that PE's base in its own address space.
+  std::vector<uintptr_t> peer_address;
 
   bool contains(const void* addr, size_t len) const {
     auto a = reinterpret_cast<uintptr_t>(addr), b = reinterpret_cast<uintptr_t>(base);
@@ -53,6 +58,7 @@ class SegmentTable {
   Segment* find(SegmentId id);
   bool remove(SegmentId id);
   const std::deque<Segment>& all() const { return segments_; }
+  std::deque<Segment>& all_mutable() { return segments_; }
 
  private:
   std::deque<Segment> segments_;  // deque: references stay valid as segments are added

@@ -1,0 +1,120 @@
+/* OpenSHMEM latencies: put/get/p/g from 8 B to 4 MiB to heap and to global memory, atomics per
+ * operation, barrier and reduction. Plain OpenSHMEM 1.4 C: builds unchanged with any oshcc
+ * (gasket's, or Debian Open MPI's) so both can be run side by side.
+ *   oshrun -n 2 shmem_bench [max_bytes]      (PE 0 targets PE n-1; medians of 5 repetitions) */
+#include <shmem.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_BYTES (4 << 20)
+static char global_buf[MAX_BYTES];
+static char global_src[MAX_BYTES];
+static long global_long;
+static long global_atomic;
+static long pSync[SHMEM_REDUCE_SYNC_SIZE];
+static long pWrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8];
+static long red_src, red_dst;
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+static int iterations(size_t bytes) { return bytes <= 4096 ? 10000 : bytes <= 65536 ? 1000 : 50; }
+
+enum Op { PUT, GET, P, G, FADD, ADD, CSWAP, SWAP, FETCH, SET, INC, NOPS };
+static const char* kNames[] = {"put", "get", "p", "g", "fetch_add", "add", "compare_swap", "swap", "fetch", "set", "inc"};
+
+/* Median over 5 repetitions of the mean latency of `iters` operations by PE 0 on PE `peer`. */
+static double measure(enum Op op, char* dst, char* src, size_t bytes, long* word, int peer) {
+  double reps[5];
+  int iters = op >= FADD ? 10000 : iterations(bytes);
+  for (int r = 0; r < 5; ++r) {
+    double t0 = now_us();
+    for (int i = 0; i < iters; ++i) {
+      switch (op) {
+        case PUT: shmem_putmem(dst, src, bytes, peer); shmem_quiet(); break;
+        case GET: shmem_getmem(src, dst, bytes, peer); break;
+        case P: shmem_long_p(word, i, peer); shmem_quiet(); break;
+        case G: (void)shmem_long_g(word, peer); break;
+        case FADD: (void)shmem_long_atomic_fetch_add(word, 1, peer); break;
+        case ADD: shmem_long_atomic_add(word, 1, peer); shmem_quiet(); break;
+        case CSWAP: (void)shmem_long_atomic_compare_swap(word, -1, 0, peer); break;
+        case SWAP: (void)shmem_long_atomic_swap(word, i, peer); break;
+        case FETCH: (void)shmem_long_atomic_fetch(word, peer); break;
+        case SET: shmem_long_atomic_set(word, i, peer); shmem_quiet(); break;
+        case INC: shmem_long_atomic_inc(word, peer); shmem_quiet(); break;
+        default: break;
+      }
+    }
+    reps[r] = (now_us() - t0) / iters;
+  }
+  qsort(reps, 5, sizeof(double), cmp_double);
+  return reps[2];
+}
+
+int main(int argc, char** argv) {
+  shmem_init();
+  int me = shmem_my_pe(), n = shmem_n_pes(), peer = n - 1;
+  size_t max_bytes = argc > 1 ? (size_t)atol(argv[1]) : MAX_BYTES;
+  if (max_bytes > MAX_BYTES) max_bytes = MAX_BYTES;
+  char* heap_dst = shmem_malloc(MAX_BYTES);
+  char* heap_src = shmem_malloc(MAX_BYTES);
+  long* heap_long = shmem_calloc(1, sizeof(long));
+  for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i) pSync[i] = SHMEM_SYNC_VALUE;
+  memset(heap_src, 1, MAX_BYTES);
+  memset(global_src, 1, MAX_BYTES);
+  shmem_barrier_all();
+  if (me == 0) {
+    printf("# OpenSHMEM latency, %d PEs, PE 0 -> PE %d (us, median of 5 runs)\n", n, peer);
+    printf("%-10s %10s %12s %12s\n", "op", "bytes", "heap_us", "global_us");
+    for (enum Op op = PUT; op <= GET; ++op) {
+      for (size_t b = 8; b <= max_bytes; b *= 2) {
+        double h = measure(op, heap_dst, heap_src, b, heap_long, peer);
+        double g = measure(op, global_buf, global_src, b, &global_long, peer);
+        printf("%-10s %10zu %12.3f %12.3f\n", kNames[op], b, h, g);
+      }
+    }
+    for (enum Op op = P; op < NOPS; ++op) {
+      long* hw = op >= FADD ? heap_long : heap_long;
+      double h = measure(op, NULL, NULL, 8, hw, peer);
+      double g = measure(op, NULL, NULL, 8, op >= FADD ? &global_atomic : &global_long, peer);
+      printf("%-10s %10d %12.3f %12.3f\n", kNames[op], 8, h, g);
+    }
+    fflush(stdout);
+  }
+  shmem_barrier_all();
+  /* collectives: every PE */
+  double best[2];
+  for (int which = 0; which < 2; ++which) {
+    double reps[5];
+    int iters = 10000;
+    for (int r = 0; r < 5; ++r) {
+      shmem_barrier_all();
+      double t0 = now_us();
+      for (int i = 0; i < iters; ++i) {
+        if (which == 0) shmem_barrier_all();
+        else shmem_long_sum_to_all(&red_dst, &red_src, 1, 0, 0, n, pWrk, pSync);
+      }
+      reps[r] = (now_us() - t0) / iters;
+    }
+    qsort(reps, 5, sizeof(double), cmp_double);
+    best[which] = reps[2];
+  }
+  if (me == 0) {
+    printf("%-10s %10s %12.3f\n", "barrier", "-", best[0]);
+    printf("%-10s %10d %12.3f\n", "sum_to_all", 8, best[1]);
+  }
+  shmem_barrier_all();
+  shmem_free(heap_long);
+  shmem_free(heap_src);
+  shmem_free(heap_dst);
+  shmem_finalize();
+  return 0;
+}

@@ -1,0 +1,74 @@
+#include "mpi/api/call.h"
+
+#include "core/base/log.h"
+
+namespace gasket::mpi::api {
+
+Context& context(const char* call) {
+  Context* c = Context::get();
+  if (c == nullptr) {
+    log::fatal("%s: MPI is %s", call,
+               Context::state() == LibraryState::kFinalized ? "already finalised (MPI_Finalize was called)"
+                                                            : "not initialised (call MPI_Init first)");
+  }
+  return *c;
+}
+
+Error check_comm(Context& c, MPI_Comm handle, const char* call, comm::Communicator** comm) {
+  return c.comms().lookup(handle, call, comm);
+}
+
+Error check_count(int count, const char* call, const comm::Communicator& comm) {
+  if (count < 0) return error(MPI_ERR_COUNT, "%s: rank %d: count %d is negative", call, comm.rank, count);
+  return Error::ok();
+}
+
+Error check_type(Context& c, MPI_Datatype handle, const char* call, const comm::Communicator& comm,
+                 const datatype::Datatype** type) {
+  Error e = c.types().lookup_committed(handle, call, type);
+  if (!e.is_ok()) return Error(e.error_class(), e.message() + " (rank " + std::to_string(comm.rank) + ")");
+  return Error::ok();
+}
+
+Error check_buffer(const void* buf, int count, const datatype::Datatype& type, const char* call,
+                   const comm::Communicator& comm) {
+  // MPI_BOTTOM (null) is valid only with a type of absolute addresses (a non-zero lower bound).
+  if (buf == nullptr && count > 0 && type.size > 0 && type.true_lb == 0) {
+    return error(MPI_ERR_BUFFER, "%s: rank %d: the buffer is NULL for %d elements of %s", call, comm.rank, count,
+                 type.name.empty() ? "a derived type" : type.name.c_str());
+  }
+  return Error::ok();
+}
+
+Error check_rank(int rank, bool is_source, const char* call, const comm::Communicator& comm) {
+  if (rank == MPI_PROC_NULL || (is_source && rank == MPI_ANY_SOURCE)) return Error::ok();
+  int n = static_cast<int>(comm.peers().pes.size());
+  if (rank < 0 || rank >= n) {
+    return error(MPI_ERR_RANK, "%s: rank %d: %s rank %d is out of range (%s has %d %sranks)", call, comm.rank,
+                 is_source ? "source" : "destination", rank, comm.name.empty() ? "the communicator" : comm.name.c_str(),
+                 n, comm.is_inter() ? "remote " : "");
+  }
+  return Error::ok();
+}
+
+Error check_tag(int tag, bool is_receive, const char* call, const comm::Communicator& comm) {
+  if (is_receive && tag == MPI_ANY_TAG) return Error::ok();
+  if (tag < 0) {
+    return error(MPI_ERR_TAG, "%s: rank %d: tag %d is invalid (tags are 0..MPI_TAG_UB%s)", call, comm.rank, tag,
+                 is_receive ? " or MPI_ANY_TAG" : "");
+  }
+  return Error::ok();
+}
+
+void fill_status(MPI_Status* status, int source, int tag, int error, int64_t bytes, bool cancelled) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = source;
+  status->MPI_TAG = tag;
+  status->MPI_ERROR = error;
+  status->gasket_cancelled = cancelled ? 1 : 0;
+  status->gasket_bytes = bytes;
+}
+
+void empty_status(MPI_Status* status) { fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, false); }
+
+}  // namespace gasket::mpi::api

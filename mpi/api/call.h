@@ -1,0 +1,47 @@
+// What every C binding shares: reaching the context (or a clear error before MPI_Init / after
+// MPI_Finalize), taking the lock, and turning an Error into the return code through the
+// communicator's error handler. The bindings are thin: argument checks, then the C++ below.
+#pragma once
+
+#include "mpi.h"
+#include "mpi/base/error.h"
+#include "mpi/context/context.h"
+
+namespace gasket::mpi::api {
+
+// The context, or a fatal error naming `call` when MPI is not initialised (MPI has no handler
+// to call then: the standard makes it erroneous).
+Context& context(const char* call);
+
+// Runs body(Context&, Guard&) -> Error under the lock; errors go to `comm`'s handler.
+// call_ref: the body may change `comm` (e.g. to the communicator of the request it completes).
+template <typename Body>
+int call_ref(const char* name, MPI_Comm& comm, Body body) {
+  Context& c = context(name);
+  Error e;
+  {
+    Guard g(c);
+    e = body(c, g);
+  }
+  return e.is_ok() ? MPI_SUCCESS : c.report(comm, e);
+}
+template <typename Body>
+int call(const char* name, MPI_Comm comm, Body body) {
+  return call_ref(name, comm, body);
+}
+
+// Argument checks shared by the bindings (each names the call and this rank).
+Error check_comm(Context& c, MPI_Comm handle, const char* call, comm::Communicator** comm);
+Error check_count(int count, const char* call, const comm::Communicator& comm);
+Error check_type(Context& c, MPI_Datatype handle, const char* call, const comm::Communicator& comm,
+                 const datatype::Datatype** type);
+Error check_buffer(const void* buf, int count, const datatype::Datatype& type, const char* call,
+                   const comm::Communicator& comm);
+// A destination (no wildcard) or a source (MPI_ANY_SOURCE allowed); MPI_PROC_NULL is valid.
+Error check_rank(int rank, bool is_source, const char* call, const comm::Communicator& comm);
+Error check_tag(int tag, bool is_receive, const char* call, const comm::Communicator& comm);
+
+void fill_status(MPI_Status* status, int source, int tag, int error, int64_t bytes, bool cancelled);
+void empty_status(MPI_Status* status);  // what a null or inactive request reports
+
+}  // namespace gasket::mpi::api

@@ -1,0 +1,248 @@
+// C bindings of the environment: init/finalize, thread levels, time, versions, errors and error
+// handlers, memory allocation.
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "core/gasket.h"
+#include "core/version.h"
+#include "mpi.h"
+#include "mpi/api/call.h"
+
+using gasket::mpi::Context;
+using gasket::mpi::Error;
+using gasket::mpi::Guard;
+using gasket::mpi::LibraryState;
+using gasket::mpi::error;
+namespace api = gasket::mpi::api;
+
+namespace {
+// Errors before MPI_Init (or after MPI_Finalize) have no communicator: they end the process
+// with the message, as MPI_ERRORS_ARE_FATAL would.
+int fail_uninitialized(const Error& e) {
+  fprintf(stderr, "MPI error: %s (%s)\n", e.message().c_str(), gasket::mpi::error_class_string(e.error_class()));
+  exit(e.error_class());
+}
+
+void copy_string(const std::string& s, char* out, int* len, size_t max) {
+  size_t n = std::min(s.size(), max - 1);
+  std::memcpy(out, s.data(), n);
+  out[n] = '\0';
+  if (len != nullptr) *len = static_cast<int>(n);
+}
+}  // namespace
+
+extern "C" {
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
+    return fail_uninitialized(error(MPI_ERR_ARG, "MPI_Init_thread: required thread level %d is not one of "
+                                                 "MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE", required));
+  }
+  Error e = Context::initialize(required, provided);
+  if (!e.is_ok()) return fail_uninitialized(e);
+  return MPI_SUCCESS;
+}
+
+int MPI_Init(int* argc, char*** argv) { return MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, nullptr); }
+
+int MPI_Finalize(void) {
+  Error e = Context::finalize();
+  if (!e.is_ok()) return fail_uninitialized(e);
+  return MPI_SUCCESS;
+}
+
+int MPI_Initialized(int* flag) {
+  if (flag == nullptr) return MPI_ERR_ARG;
+  *flag = Context::state() != LibraryState::kNotInitialized;
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int* flag) {
+  if (flag == nullptr) return MPI_ERR_ARG;
+  *flag = Context::state() == LibraryState::kFinalized;
+  return MPI_SUCCESS;
+}
+
+int MPI_Query_thread(int* provided) {
+  return api::call("MPI_Query_thread", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (provided == nullptr) return error(MPI_ERR_ARG, "MPI_Query_thread: provided is NULL");
+    *provided = c.thread_level();
+    return Error::ok();
+  });
+}
+
+int MPI_Is_thread_main(int* flag) {
+  return api::call("MPI_Is_thread_main", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (flag == nullptr) return error(MPI_ERR_ARG, "MPI_Is_thread_main: flag is NULL");
+    *flag = c.is_main_thread() ? 1 : 0;
+    return Error::ok();
+  });
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+  Context& c = api::context("MPI_Abort");
+  gasket::mpi::comm::Communicator* cm = nullptr;
+  int rank = -1;
+  {
+    Guard g(c);
+    if (c.comms().lookup(comm, "MPI_Abort", &cm).is_ok()) rank = cm->rank;
+  }
+  std::string msg = "MPI_Abort called by rank " + std::to_string(rank) + " with error code " + std::to_string(errorcode);
+  gasket::abort_job(errorcode, msg.c_str());
+}
+
+double MPI_Wtime(void) {
+  Context* c = Context::get();
+  return c != nullptr ? c->wtime() : 0.0;
+}
+
+double MPI_Wtick(void) { return 1e-9; }
+
+int MPI_Get_processor_name(char* name, int* resultlen) {
+  if (name == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
+  char host[MPI_MAX_PROCESSOR_NAME] = {0};
+  gethostname(host, sizeof host - 1);
+  copy_string(host, name, resultlen, MPI_MAX_PROCESSOR_NAME);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int* version, int* subversion) {
+  if (version == nullptr || subversion == nullptr) return MPI_ERR_ARG;
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char* version, int* resultlen) {
+  if (version == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
+  copy_string(std::string("gasket MPI ") + gasket::kVersion + " (MPI 3.1, two-sided over gasket's core)",
+              version, resultlen, MPI_MAX_LIBRARY_VERSION_STRING);
+  return MPI_SUCCESS;
+}
+
+int MPI_Error_string(int errorcode, char* string, int* resultlen) {
+  if (string == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
+  const char* s = gasket::mpi::error_class_string(errorcode);
+  if (s == nullptr) {
+    copy_string("unknown error code " + std::to_string(errorcode), string, resultlen, MPI_MAX_ERROR_STRING);
+    return MPI_ERR_ARG;
+  }
+  copy_string(s, string, resultlen, MPI_MAX_ERROR_STRING);
+  return MPI_SUCCESS;
+}
+
+int MPI_Error_class(int errorcode, int* errorclass) {
+  if (errorclass == nullptr || gasket::mpi::error_class_string(errorcode) == nullptr) return MPI_ERR_ARG;
+  *errorclass = errorcode;  // no user-defined codes: every code is its class
+  return MPI_SUCCESS;
+}
+
+int MPI_Pcontrol(const int level, ...) { return MPI_SUCCESS; }  // no profiling library to control
+
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+  return api::call("MPI_Alloc_mem", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (size < 0) return error(MPI_ERR_SIZE, "MPI_Alloc_mem: size %lld is negative", static_cast<long long>(size));
+    if (baseptr == nullptr) return error(MPI_ERR_ARG, "MPI_Alloc_mem: baseptr is NULL");
+    // From the pool in the symmetric heap (remotely accessible: zero-copy rendezvous), else malloc.
+    char* p = c.alloc_pool().allocate(static_cast<size_t>(size), 64);
+    if (p == nullptr) p = static_cast<char*>(malloc(size > 0 ? static_cast<size_t>(size) : 1));
+    if (p == nullptr) {
+      return error(MPI_ERR_NO_MEM, "MPI_Alloc_mem: %lld bytes are not available", static_cast<long long>(size));
+    }
+    *static_cast<void**>(baseptr) = p;
+    return Error::ok();
+  });
+}
+
+int MPI_Free_mem(void* base) {
+  return api::call("MPI_Free_mem", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (base == nullptr) return Error::ok();
+    if (c.alloc_pool().contains(base)) {
+      if (!c.alloc_pool().release(base)) {
+        return error(MPI_ERR_BASE, "MPI_Free_mem: %p is not an address MPI_Alloc_mem returned", base);
+      }
+      return Error::ok();
+    }
+    free(base);
+    return Error::ok();
+  });
+}
+
+// ---- error handlers ----
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
+  return api::call("MPI_Comm_create_errhandler", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (function == nullptr || errhandler == nullptr) {
+      return error(MPI_ERR_ARG, "MPI_Comm_create_errhandler: a NULL argument");
+    }
+    *errhandler = c.comms().add_errhandler(function);
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  return api::call("MPI_Comm_set_errhandler", comm, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::comm::Communicator* cm;
+    gasket::mpi::comm::Errhandler* eh;
+    Error e = api::check_comm(c, comm, "MPI_Comm_set_errhandler", &cm);
+    if (e.is_ok()) e = c.comms().lookup_errhandler(errhandler, "MPI_Comm_set_errhandler", &eh);
+    if (!e.is_ok()) return e;
+    cm->errhandler = errhandler;
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  return api::call("MPI_Comm_get_errhandler", comm, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::comm::Communicator* cm;
+    Error e = api::check_comm(c, comm, "MPI_Comm_get_errhandler", &cm);
+    if (!e.is_ok()) return e;
+    if (errhandler == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_get_errhandler: errhandler is NULL");
+    *errhandler = cm->errhandler;
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  Context& c = api::context("MPI_Comm_call_errhandler");
+  c.report(comm, error(errorcode, "MPI_Comm_call_errhandler: error code %d raised by the application", errorcode));
+  return MPI_SUCCESS;
+}
+
+int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  return api::call("MPI_Errhandler_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (errhandler == nullptr) return error(MPI_ERR_ARG, "MPI_Errhandler_free: errhandler is NULL");
+    return c.comms().free_errhandler(errhandler, "MPI_Errhandler_free");
+  });
+}
+
+// ---- communicators (the part issue 7 step 1 needs) ----
+
+int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+  return api::call("MPI_Comm_rank", comm, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::comm::Communicator* cm;
+    Error e = api::check_comm(c, comm, "MPI_Comm_rank", &cm);
+    if (!e.is_ok()) return e;
+    if (rank == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_rank: rank is NULL");
+    *rank = cm->rank;
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_size(MPI_Comm comm, int* size) {
+  return api::call("MPI_Comm_size", comm, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::comm::Communicator* cm;
+    Error e = api::check_comm(c, comm, "MPI_Comm_size", &cm);
+    if (!e.is_ok()) return e;
+    if (size == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_size: size is NULL");
+    *size = cm->size();
+    return Error::ok();
+  });
+}
+
+}  // extern "C"

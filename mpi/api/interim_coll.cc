@@ -1,0 +1,264 @@
+// INTERIM collectives over point-to-point, for the test programs of issue 7: MPI_Barrier,
+// MPI_Bcast, MPI_Reduce and MPI_Allreduce. To be replaced by core/coll (issue 8). They use the
+// communicator's collective context (context + 1), so they never match user messages.
+#include <cstring>
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/api/requests.h"
+
+using gasket::mpi::Context;
+using gasket::mpi::Error;
+using gasket::mpi::Guard;
+using gasket::mpi::error;
+using gasket::mpi::p2p::Request;
+using gasket::mpi::p2p::RequestKind;
+namespace api = gasket::mpi::api;
+namespace cm = gasket::mpi::comm;
+
+namespace {
+
+constexpr int kBarrierTag = 1, kBcastTag = 2, kReduceTag = 3;
+
+// Blocking transfer on the collective context.
+void transfer(Context& c, Guard& g, RequestKind kind, void* buf, int64_t bytes, int peer, int tag,
+              const cm::Communicator& comm) {
+  Request* r = api::new_internal(c, kind, buf, bytes, peer, tag, comm, comm.context + 1);
+  if (kind == RequestKind::kSend) {
+    c.engine().start_send(r);
+  } else {
+    c.engine().start_recv(r);
+  }
+  c.wait(g, [r] { return r->complete; });
+  c.engine().requests().release(r);
+}
+
+Error intra(Context& c, MPI_Comm handle, const char* call, cm::Communicator** comm) {
+  Error e = api::check_comm(c, handle, call, comm);
+  if (e.is_ok() && (*comm)->is_inter()) {
+    return error(MPI_ERR_COMM, "%s: intercommunicators are not supported by the interim collectives", call);
+  }
+  return e;
+}
+
+template <typename T>
+void arith(MPI_Op op, const T* in, T* io, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    switch (op) {
+      case MPI_MAX: io[i] = io[i] < in[i] ? in[i] : io[i]; break;
+      case MPI_MIN: io[i] = in[i] < io[i] ? in[i] : io[i]; break;
+      case MPI_SUM: io[i] = io[i] + in[i]; break;
+      case MPI_PROD: io[i] = io[i] * in[i]; break;
+      case MPI_LAND: io[i] = (io[i] != T{}) && (in[i] != T{}); break;
+      case MPI_LOR: io[i] = (io[i] != T{}) || (in[i] != T{}); break;
+      case MPI_LXOR: io[i] = (io[i] != T{}) != (in[i] != T{}); break;
+      case MPI_REPLACE: io[i] = in[i]; break;
+      default: break;
+    }
+  }
+}
+
+template <typename T>
+void bitwise(MPI_Op op, const T* in, T* io, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (op == MPI_BAND) io[i] &= in[i];
+    if (op == MPI_BOR) io[i] |= in[i];
+    if (op == MPI_BXOR) io[i] ^= in[i];
+  }
+}
+
+template <typename V>
+void loc(MPI_Op op, const char* in, char* io, int64_t n, int64_t extent) {
+  for (int64_t i = 0; i < n; ++i) {
+    V a, b;
+    int ia, ib;
+    std::memcpy(&a, in + i * extent, sizeof a);
+    std::memcpy(&b, io + i * extent, sizeof b);
+    int64_t off = extent - static_cast<int64_t>(sizeof(int));
+    std::memcpy(&ia, in + i * extent + off, sizeof ia);
+    std::memcpy(&ib, io + i * extent + off, sizeof ib);
+    bool take = op == MPI_MINLOC ? (a < b || (a == b && ia < ib)) : (a > b || (a == b && ia < ib));
+    if (take) std::memcpy(io + i * extent, in + i * extent, static_cast<size_t>(extent));
+  }
+}
+
+template <typename T>
+bool integer_op(MPI_Op op, const void* in, void* io, int64_t n) {
+  if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR) {
+    bitwise(op, static_cast<const T*>(in), static_cast<T*>(io), n);
+  } else {
+    arith(op, static_cast<const T*>(in), static_cast<T*>(io), n);
+  }
+  return true;
+}
+
+// io = in (op) io for `n` elements of a predefined type; false when the pair is not supported.
+bool reduce_op(MPI_Op op, MPI_Datatype type, const void* in, void* io, int64_t n) {
+  bool is_loc = op == MPI_MINLOC || op == MPI_MAXLOC;
+  bool is_bit = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
+  if (op < MPI_MAX || op > MPI_REPLACE) return false;
+  if (is_loc) {
+    switch (type) {
+      case MPI_2INT: loc<int>(op, static_cast<const char*>(in), static_cast<char*>(io), n, 8); return true;
+      case MPI_DOUBLE_INT: loc<double>(op, static_cast<const char*>(in), static_cast<char*>(io), n, 16); return true;
+      case MPI_FLOAT_INT: loc<float>(op, static_cast<const char*>(in), static_cast<char*>(io), n, 8); return true;
+      case MPI_LONG_INT: loc<long>(op, static_cast<const char*>(in), static_cast<char*>(io), n, 16); return true;
+      default: return false;
+    }
+  }
+  switch (type) {
+    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_INT8_T: return integer_op<int8_t>(op, in, io, n);
+    case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_UINT8_T: return integer_op<uint8_t>(op, in, io, n);
+    case MPI_SHORT: case MPI_INT16_T: return integer_op<int16_t>(op, in, io, n);
+    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: return integer_op<uint16_t>(op, in, io, n);
+    case MPI_INT: case MPI_INT32_T: return integer_op<int32_t>(op, in, io, n);
+    case MPI_UNSIGNED: case MPI_UINT32_T: return integer_op<uint32_t>(op, in, io, n);
+    case MPI_LONG: case MPI_LONG_LONG: case MPI_INT64_T: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
+      return integer_op<int64_t>(op, in, io, n);
+    case MPI_UNSIGNED_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: return integer_op<uint64_t>(op, in, io, n);
+    case MPI_C_BOOL: return integer_op<uint8_t>(op, in, io, n);
+    case MPI_FLOAT:
+      if (is_bit) return false;
+      arith(op, static_cast<const float*>(in), static_cast<float*>(io), n);
+      return true;
+    case MPI_DOUBLE:
+      if (is_bit) return false;
+      arith(op, static_cast<const double*>(in), static_cast<double*>(io), n);
+      return true;
+    case MPI_LONG_DOUBLE:
+      if (is_bit) return false;
+      arith(op, static_cast<const long double*>(in), static_cast<long double*>(io), n);
+      return true;
+    default: return false;
+  }
+}
+
+// Linear reduce to `root` (rank order, so non-commutative use stays deterministic).
+Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+             int root, const cm::Communicator& comm, const char* call) {
+  const gasket::mpi::datatype::Datatype* t;
+  Error e = api::check_count(count, call, comm);
+  if (e.is_ok()) e = api::check_type(c, type, call, comm, &t);
+  if (!e.is_ok()) return e;
+  if (root < 0 || root >= comm.size()) {
+    return error(MPI_ERR_ROOT, "%s: rank %d: root %d is out of range (%d ranks)", call, comm.rank, root, comm.size());
+  }
+  if (!t->predefined || !t->contiguous()) {
+    return error(MPI_ERR_TYPE, "%s: rank %d: the interim reductions take predefined types only", call, comm.rank);
+  }
+  int64_t bytes = count * t->extent();
+  const void* mine = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  if (comm.rank != root) {
+    transfer(c, g, RequestKind::kSend, const_cast<void*>(mine), bytes, root, kReduceTag, comm);
+    return Error::ok();
+  }
+  std::vector<char> acc(static_cast<size_t>(bytes)), in(static_cast<size_t>(bytes));
+  for (int r = comm.size() - 1; r >= 0; --r) {  // acc = x0 op (x1 op (... op x_{n-1}))
+    const void* part = mine;
+    if (r != root) {
+      transfer(c, g, RequestKind::kRecv, in.data(), bytes, r, kReduceTag, comm);
+      part = in.data();
+    }
+    if (r == comm.size() - 1) {
+      std::memcpy(acc.data(), part, static_cast<size_t>(bytes));
+    } else {
+      std::vector<char> x(static_cast<const char*>(part), static_cast<const char*>(part) + bytes);
+      if (!reduce_op(op, type, acc.data(), x.data(), count)) {
+        return error(MPI_ERR_OP, "%s: rank %d: operation %d is not defined for %s", call, comm.rank, op,
+                     t->name.c_str());
+      }
+      acc.swap(x);
+    }
+  }
+  std::memcpy(recvbuf, acc.data(), static_cast<size_t>(bytes));
+  return Error::ok();
+}
+
+Error bcast(Context& c, Guard& g, void* buf, int64_t bytes, int root, const cm::Communicator& comm) {
+  // Binomial tree rooted at `root`.
+  int n = comm.size(), me = (comm.rank - root + n) % n;
+  int mask = 1;
+  while (mask < n) {
+    if (me & mask) {
+      transfer(c, g, RequestKind::kRecv, buf, bytes, (me - mask + root) % n, kBcastTag, comm);
+      break;
+    }
+    mask <<= 1;
+  }
+  mask >>= 1;
+  while (mask > 0) {
+    if (me + mask < n) transfer(c, g, RequestKind::kSend, buf, bytes, (me + mask + root) % n, kBcastTag, comm);
+    mask >>= 1;
+  }
+  return Error::ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Barrier(MPI_Comm comm) {
+  return api::call("MPI_Barrier", comm, [&](Context& c, Guard& g) -> Error {
+    cm::Communicator* cmm;
+    Error e = intra(c, comm, "MPI_Barrier", &cmm);
+    if (!e.is_ok()) return e;
+    // Dissemination: round k exchanges a zero-byte message with rank +/- 2^k.
+    int n = cmm->size();
+    for (int k = 1; k < n; k <<= 1) {
+      Request* s = api::new_internal(c, RequestKind::kSend, nullptr, 0, (cmm->rank + k) % n, kBarrierTag, *cmm,
+                                     cmm->context + 1);
+      Request* r = api::new_internal(c, RequestKind::kRecv, nullptr, 0, (cmm->rank - k + n) % n, kBarrierTag, *cmm,
+                                     cmm->context + 1);
+      c.engine().start_recv(r);
+      c.engine().start_send(s);
+      c.wait(g, [&] { return r->complete && s->complete; });
+      c.engine().requests().release(r);
+      c.engine().requests().release(s);
+    }
+    return Error::ok();
+  });
+}
+
+int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return api::call("MPI_Bcast", comm, [&](Context& c, Guard& g) -> Error {
+    cm::Communicator* cmm;
+    const gasket::mpi::datatype::Datatype* t;
+    Error e = intra(c, comm, "MPI_Bcast", &cmm);
+    if (e.is_ok()) e = api::check_count(count, "MPI_Bcast", *cmm);
+    if (e.is_ok()) e = api::check_type(c, datatype, "MPI_Bcast", *cmm, &t);
+    if (e.is_ok() && (root < 0 || root >= cmm->size())) {
+      e = error(MPI_ERR_ROOT, "MPI_Bcast: rank %d: root %d is out of range (%d ranks)", cmm->rank, root, cmm->size());
+    }
+    if (!e.is_ok()) return e;
+    std::vector<char> packed(static_cast<size_t>(count * t->size));
+    if (cmm->rank == root) gasket::mpi::datatype::pack(*t, buffer, count, packed.data());
+    e = bcast(c, g, packed.data(), static_cast<int64_t>(packed.size()), root, *cmm);
+    if (cmm->rank != root) gasket::mpi::datatype::unpack(*t, packed.data(), static_cast<int64_t>(packed.size()), buffer, count);
+    return e;
+  });
+}
+
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm) {
+  return api::call("MPI_Reduce", comm, [&](Context& c, Guard& g) -> Error {
+    cm::Communicator* cmm;
+    Error e = intra(c, comm, "MPI_Reduce", &cmm);
+    if (!e.is_ok()) return e;
+    return reduce(c, g, sendbuf, recvbuf, count, datatype, op, root, *cmm, "MPI_Reduce");
+  });
+}
+
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return api::call("MPI_Allreduce", comm, [&](Context& c, Guard& g) -> Error {
+    cm::Communicator* cmm;
+    Error e = intra(c, comm, "MPI_Allreduce", &cmm);
+    if (!e.is_ok()) return e;
+    e = reduce(c, g, sendbuf, recvbuf, count, datatype, op, 0, *cmm, "MPI_Allreduce");
+    if (!e.is_ok()) return e;
+    const gasket::mpi::datatype::Datatype* t;
+    (void)c.types().lookup(datatype, "", &t);
+    return bcast(c, g, recvbuf, count * t->extent(), 0, *cmm);
+  });
+}
+
+}  // extern "C"

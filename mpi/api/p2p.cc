@@ -1,0 +1,675 @@
+// C bindings of point-to-point communication: sends in four modes, receives, sendrecv, probes,
+// persistent and generalized requests, and the wait/test families.
+#include <cstring>
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/api/requests.h"
+
+using gasket::mpi::Context;
+using gasket::mpi::Error;
+using gasket::mpi::Guard;
+using gasket::mpi::error;
+using gasket::mpi::p2p::Request;
+using gasket::mpi::p2p::RequestKind;
+using gasket::mpi::p2p::SendMode;
+namespace api = gasket::mpi::api;
+
+namespace {
+
+// Nonblocking operation: create + start; *request is the handle.
+int post(const char* call, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt, int peer,
+         int tag, MPI_Comm comm, MPI_Request* request) {
+  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
+    if (request == nullptr) return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
+    Request* r;
+    Error e = api::new_request(c, kind, mode, buf, count, dt, peer, tag, comm, false, call, &r);
+    if (!e.is_ok()) return e;
+    e = api::start(c, r, call);
+    if (!e.is_ok()) {
+      c.engine().requests().release(r);
+      return e;
+    }
+    *request = r->handle;
+    return Error::ok();
+  });
+}
+
+// Blocking operation: create + start + wait + conclude.
+int blocking(const char* call, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt, int peer,
+             int tag, MPI_Comm comm, MPI_Status* status) {
+  return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
+    Request* r;
+    Error e = api::new_request(c, kind, mode, buf, count, dt, peer, tag, comm, false, call, &r);
+    if (!e.is_ok()) return e;
+    e = api::start(c, r, call);
+    if (!e.is_ok()) {
+      c.engine().requests().release(r);
+      return e;
+    }
+    if (!r->complete) c.wait(g, [r] { return r->complete; });
+    MPI_Request h = r->handle;
+    Error op;
+    api::conclude(c, g, &h, r, status, &op, call);
+    return op;
+  });
+}
+
+int persistent(const char* call, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt,
+               int peer, int tag, MPI_Comm comm, MPI_Request* request) {
+  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
+    if (request == nullptr) return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
+    Request* r;
+    Error e = api::new_request(c, kind, mode, buf, count, dt, peer, tag, comm, true, call, &r);
+    if (!e.is_ok()) return e;
+    *request = r->handle;
+    return Error::ok();
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Send(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Send", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
+                  MPI_STATUS_IGNORE);
+}
+int MPI_Ssend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Ssend", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm,
+                  MPI_STATUS_IGNORE);
+}
+int MPI_Rsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Rsend", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm,
+                  MPI_STATUS_IGNORE);
+}
+int MPI_Bsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Bsend", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
+                  MPI_STATUS_IGNORE);
+}
+int MPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return blocking("MPI_Recv", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, status);
+}
+int MPI_Isend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  return post("MPI_Isend", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm, request);
+}
+int MPI_Issend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  return post("MPI_Issend", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
+}
+int MPI_Irsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  return post("MPI_Irsend", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
+}
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  return post("MPI_Ibsend", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm, request);
+}
+int MPI_Irecv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  return post("MPI_Irecv", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, request);
+}
+
+int MPI_Send_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return persistent("MPI_Send_init", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
+                    request);
+}
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return persistent("MPI_Ssend_init", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
+}
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return persistent("MPI_Rsend_init", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
+}
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return persistent("MPI_Bsend_init", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
+                    request);
+}
+int MPI_Recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  return persistent("MPI_Recv_init", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm,
+                    request);
+}
+
+int MPI_Start(MPI_Request* request) { return MPI_Startall(1, request); }
+
+int MPI_Startall(int count, MPI_Request requests[]) {
+  MPI_Comm ec = MPI_COMM_WORLD;
+  return api::call_ref("MPI_Startall", ec, [&](Context& c, Guard&) -> Error {
+    if (count < 0) return error(MPI_ERR_COUNT, "MPI_Startall: count %d is negative", count);
+    if (count > 0 && requests == nullptr) return error(MPI_ERR_ARG, "MPI_Start: the request array is NULL");
+    for (int i = 0; i < count; ++i) {
+      Request* r;
+      Error e = api::lookup_request(c, requests[i], "MPI_Start", &r);
+      if (e.is_ok() && (r == nullptr || !r->persistent)) {
+        e = error(MPI_ERR_REQUEST, "MPI_Start: request %d is not a persistent request", requests[i]);
+      }
+      if (!e.is_ok()) return e;
+      ec = r->comm;
+      e = api::start(c, r, "MPI_Start");
+      if (!e.is_ok()) return e;
+    }
+    return Error::ok();
+  });
+}
+
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  const char* call = "MPI_Sendrecv";
+  return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
+    Request *s, *r;
+    Error e = api::new_request(c, RequestKind::kSend, SendMode::kStandard, sendbuf, sendcount, sendtype, dest, sendtag,
+                               comm, false, call, &s);
+    if (!e.is_ok()) return e;
+    e = api::new_request(c, RequestKind::kRecv, SendMode::kStandard, recvbuf, recvcount, recvtype, source, recvtag,
+                         comm, false, call, &r);
+    if (!e.is_ok()) {
+      c.engine().requests().release(s);
+      return e;
+    }
+    (void)api::start(c, r, call);
+    (void)api::start(c, s, call);
+    c.wait(g, [&] { return r->complete && s->complete; });
+    MPI_Request hs = s->handle, hr = r->handle;
+    Error op;
+    api::conclude(c, g, &hs, s, MPI_STATUS_IGNORE, &op, call);
+    api::conclude(c, g, &hr, r, status, &op, call);
+    return op;
+  });
+}
+
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                         MPI_Comm comm, MPI_Status* status) {
+  const char* call = "MPI_Sendrecv_replace";
+  return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
+    Request *s, *r;
+    Error e = api::new_request(c, RequestKind::kRecv, SendMode::kStandard, buf, count, datatype, source, recvtag, comm,
+                               false, call, &r);
+    if (!e.is_ok()) return e;
+    // The outgoing copy, packed: the receive may overwrite `buf` before the send has left.
+    std::vector<char> copy(static_cast<size_t>(count * r->type->size));
+    gasket::mpi::datatype::pack(*r->type, buf, count, copy.data());
+    e = api::new_request(c, RequestKind::kSend, SendMode::kStandard, copy.data(), static_cast<int>(copy.size()),
+                         MPI_BYTE, dest, sendtag, comm, false, call, &s);
+    if (!e.is_ok()) {
+      c.engine().requests().release(r);
+      return e;
+    }
+    (void)api::start(c, s, call);
+    (void)api::start(c, r, call);
+    c.wait(g, [&] { return r->complete && s->complete; });
+    MPI_Request hs = s->handle, hr = r->handle;
+    Error op;
+    api::conclude(c, g, &hs, s, MPI_STATUS_IGNORE, &op, call);
+    api::conclude(c, g, &hr, r, status, &op, call);
+    return op;
+  });
+}
+
+int MPI_Buffer_attach(void* buffer, int size) {
+  return api::call("MPI_Buffer_attach", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (size < 0) return error(MPI_ERR_ARG, "MPI_Buffer_attach: size %d is negative", size);
+    if (buffer == nullptr && size > 0) return error(MPI_ERR_BUFFER, "MPI_Buffer_attach: the buffer is NULL");
+    if (c.bsend_buffer().base() != nullptr) {
+      return error(MPI_ERR_BUFFER, "MPI_Buffer_attach: a buffer of %zu bytes is already attached (detach it first)",
+                   c.bsend_buffer().size());
+    }
+    c.bsend_buffer() = gasket::mpi::Arena(static_cast<char*>(buffer), static_cast<size_t>(size));
+    return Error::ok();
+  });
+}
+
+int MPI_Buffer_detach(void* buffer_addr, int* size) {
+  return api::call("MPI_Buffer_detach", MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
+    if (buffer_addr == nullptr || size == nullptr) return error(MPI_ERR_ARG, "MPI_Buffer_detach: a NULL argument");
+    // Blocks until every buffered message has left the buffer.
+    c.wait(g, [&] { return c.bsend_buffer().in_use() == 0; });
+    *static_cast<void**>(buffer_addr) = c.bsend_buffer().base();
+    *size = static_cast<int>(c.bsend_buffer().size());
+    c.bsend_buffer() = gasket::mpi::Arena();
+    return Error::ok();
+  });
+}
+
+// ---- probes ----
+
+namespace {
+Error check_probe(Context& c, int source, int tag, MPI_Comm comm, const char* call,
+                  gasket::mpi::comm::Communicator** cm) {
+  Error e = api::check_comm(c, comm, call, cm);
+  if (e.is_ok()) e = api::check_rank(source, true, call, **cm);
+  if (e.is_ok()) e = api::check_tag(tag, true, call, **cm);
+  return e;
+}
+
+void proc_null_status(MPI_Status* status) {
+  api::fill_status(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, false);
+}
+
+int probe(const char* call, bool blocking, bool take, int source, int tag, MPI_Comm comm, int* flag,
+          MPI_Message* message, MPI_Status* status) {
+  return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
+    gasket::mpi::comm::Communicator* cm;
+    Error e = check_probe(c, source, tag, comm, call, &cm);
+    if (!e.is_ok()) return e;
+    if ((!blocking && flag == nullptr) || (take && message == nullptr)) {
+      return error(MPI_ERR_ARG, "%s: a NULL flag or message argument", call);
+    }
+    if (source == MPI_PROC_NULL) {
+      if (flag) *flag = 1;
+      if (take) *message = MPI_MESSAGE_NO_PROC;
+      proc_null_status(status);
+      return Error::ok();
+    }
+    uint32_t ctx = cm->context;
+    gasket::mpi::p2p::ProbeResult res;
+    std::unique_ptr<gasket::mpi::p2p::Unexpected> msg;
+    auto look = [&] {
+      c.engine().progress();
+      if (take) {
+        msg = c.engine().improbe(ctx, source, tag, &res);
+      } else {
+        res = c.engine().iprobe(ctx, source, tag);
+      }
+      return res.found;
+    };
+    if (blocking) {
+      c.wait(g, look);
+    } else {
+      look();
+    }
+    if (flag) *flag = res.found ? 1 : 0;
+    if (!res.found) return Error::ok();
+    if (take) *message = c.add_message(std::move(msg));
+    api::fill_status(status, res.source, res.tag, MPI_SUCCESS, res.bytes, false);
+    return Error::ok();
+  });
+}
+
+int matched_receive(const char* call, void* buf, int count, MPI_Datatype dt, MPI_Message* message,
+                    MPI_Request* request, MPI_Status* status) {
+  MPI_Comm ec = MPI_COMM_WORLD;
+  return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
+    if (message != nullptr && *message == MPI_MESSAGE_NO_PROC) {
+      *message = MPI_MESSAGE_NULL;
+      Request* r = c.engine().requests().create(RequestKind::kRecv);
+      r->proc_null = true;
+      r->type = nullptr;
+      (void)api::start(c, r, call);
+      MPI_Request h = r->handle;
+      if (request != nullptr) {
+        *request = h;
+      } else {
+        Error op;
+        api::conclude(c, g, &h, r, status, &op, call);
+      }
+      return Error::ok();
+    }
+    std::unique_ptr<gasket::mpi::p2p::Unexpected> msg;
+    Error e = c.take_message(message, call, &msg);
+    if (!e.is_ok()) return e;
+    // The message remembers its communicator only by context: the checks use MPI_COMM_WORLD's
+    // rank for messages.
+    gasket::mpi::comm::Communicator* world;
+    (void)c.comms().lookup(MPI_COMM_WORLD, call, &world);
+    const gasket::mpi::datatype::Datatype* type;
+    e = api::check_count(count, call, *world);
+    if (e.is_ok()) e = api::check_type(c, dt, call, *world, &type);
+    if (e.is_ok()) e = api::check_buffer(buf, count, *type, call, *world);
+    if (!e.is_ok()) {
+      *message = c.add_message(std::move(msg));
+      return e;
+    }
+    Request* r = c.engine().requests().create(RequestKind::kRecv);
+    r->buf = buf;
+    r->count = count;
+    r->type = type;
+    r->type_handle = dt;
+    r->context = msg->context;
+    r->peer_rank = msg->src_rank;
+    r->tag = msg->tag;
+    r->my_rank = world->rank;
+    c.engine().start_matched_recv(r, std::move(msg));
+    if (request != nullptr) {
+      *request = r->handle;
+      return Error::ok();
+    }
+    if (!r->complete) c.wait(g, [r] { return r->complete; });
+    MPI_Request h = r->handle;
+    Error op;
+    api::conclude(c, g, &h, r, status, &op, call);
+    return op;
+  });
+}
+}  // namespace
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return probe("MPI_Probe", true, false, source, tag, comm, nullptr, nullptr, status);
+}
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  return probe("MPI_Iprobe", false, false, source, tag, comm, flag, nullptr, status);
+}
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  return probe("MPI_Mprobe", true, true, source, tag, comm, nullptr, message, status);
+}
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+  return probe("MPI_Improbe", false, true, source, tag, comm, flag, message, status);
+}
+int MPI_Mrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
+  return matched_receive("MPI_Mrecv", buf, count, dt, message, nullptr, status);
+}
+int MPI_Imrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Request* request) {
+  if (request == nullptr) return api::call("MPI_Imrecv", MPI_COMM_WORLD, [](Context&, Guard&) {
+      return error(MPI_ERR_ARG, "MPI_Imrecv: the request argument is NULL");
+    });
+  return matched_receive("MPI_Imrecv", buf, count, dt, message, request, MPI_STATUS_IGNORE);
+}
+
+// ---- completion ----
+
+namespace {
+
+// Gathers the requests of an array (null/inactive entries stay null).
+Error gather(Context& c, int count, MPI_Request requests[], const char* call, std::vector<Request*>* out) {
+  if (count < 0) return error(MPI_ERR_COUNT, "%s: count %d is negative", call, count);
+  if (count > 0 && requests == nullptr) return error(MPI_ERR_ARG, "%s: the request array is NULL", call);
+  out->assign(static_cast<size_t>(count), nullptr);
+  for (int i = 0; i < count; ++i) {
+    Error e = api::lookup_request(c, requests[i], call, &(*out)[static_cast<size_t>(i)]);
+    if (!e.is_ok()) return e;
+  }
+  return Error::ok();
+}
+
+MPI_Status* status_at(MPI_Status* statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+// wait/test over all: returns MPI_ERR_IN_STATUS when an operation failed (its status says which).
+int all(const char* call, bool blocking, int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  MPI_Comm ec = MPI_COMM_WORLD;
+  return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
+    std::vector<Request*> rs;
+    Error e = gather(c, count, requests, call, &rs);
+    if (!e.is_ok()) return e;
+    auto done = [&] {
+      for (Request* r : rs) {
+        if (!api::inactive(r) && !r->complete) return false;
+      }
+      return true;
+    };
+    if (blocking) {
+      c.wait(g, done);
+    } else {
+      c.engine().progress();
+      *flag = done() ? 1 : 0;
+      if (!*flag) return Error::ok();
+    }
+    Error first;
+    bool failed = false;
+    for (int i = 0; i < count; ++i) {
+      Request* r = rs[static_cast<size_t>(i)];
+      if (api::inactive(r)) {
+        api::empty_status(status_at(statuses, i));
+        continue;
+      }
+      Error op;
+      if (r->comm != MPI_COMM_NULL) ec = r->comm;
+      if (api::conclude(c, g, &requests[i], r, status_at(statuses, i), &op, call) != MPI_SUCCESS && !failed) {
+        failed = true;
+        first = op;
+      }
+    }
+    if (failed) return Error(MPI_ERR_IN_STATUS, first.message());
+    return Error::ok();
+  });
+}
+
+int any(const char* call, bool blocking, int count, MPI_Request requests[], int* index, int* flag,
+        MPI_Status* status) {
+  MPI_Comm ec = MPI_COMM_WORLD;
+  return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
+    if (index == nullptr) return error(MPI_ERR_ARG, "%s: the index argument is NULL", call);
+    std::vector<Request*> rs;
+    Error e = gather(c, count, requests, call, &rs);
+    if (!e.is_ok()) return e;
+    int found = MPI_UNDEFINED;
+    bool any_active = false;
+    auto look = [&] {
+      any_active = false;
+      for (int i = 0; i < count; ++i) {
+        Request* r = rs[static_cast<size_t>(i)];
+        if (api::inactive(r)) continue;
+        any_active = true;
+        if (r->complete) {
+          found = i;
+          return true;
+        }
+      }
+      return !any_active;
+    };
+    if (blocking) {
+      c.wait(g, look);
+    } else {
+      c.engine().progress();
+      look();
+    }
+    *index = found;
+    if (flag) *flag = (found != MPI_UNDEFINED || !any_active) ? 1 : 0;
+    if (found == MPI_UNDEFINED) {
+      if (!any_active) api::empty_status(status);
+      return Error::ok();
+    }
+    Request* r = rs[static_cast<size_t>(found)];
+    if (r->comm != MPI_COMM_NULL) ec = r->comm;
+    Error op;
+    api::conclude(c, g, &requests[found], r, status, &op, call);
+    return op;
+  });
+}
+
+int some(const char* call, bool blocking, int incount, MPI_Request requests[], int* outcount, int indices[],
+         MPI_Status statuses[]) {
+  MPI_Comm ec = MPI_COMM_WORLD;
+  return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
+    if (outcount == nullptr || (incount > 0 && indices == nullptr)) {
+      return error(MPI_ERR_ARG, "%s: a NULL outcount or indices argument", call);
+    }
+    std::vector<Request*> rs;
+    Error e = gather(c, incount, requests, call, &rs);
+    if (!e.is_ok()) return e;
+    bool any_active = false;
+    auto look = [&] {
+      any_active = false;
+      bool ready = false;
+      for (Request* r : rs) {
+        if (api::inactive(r)) continue;
+        any_active = true;
+        ready = ready || r->complete;
+      }
+      return ready || !any_active;
+    };
+    if (blocking) {
+      c.wait(g, look);
+    } else {
+      c.engine().progress();
+      look();
+    }
+    if (!any_active) {
+      *outcount = MPI_UNDEFINED;
+      return Error::ok();
+    }
+    int n = 0;
+    Error first;
+    bool failed = false;
+    for (int i = 0; i < incount; ++i) {
+      Request* r = rs[static_cast<size_t>(i)];
+      if (api::inactive(r) || !r->complete) continue;
+      Error op;
+      if (r->comm != MPI_COMM_NULL) ec = r->comm;
+      if (api::conclude(c, g, &requests[i], r, status_at(statuses, n), &op, call) != MPI_SUCCESS && !failed) {
+        failed = true;
+        first = op;
+      }
+      indices[n++] = i;
+    }
+    *outcount = n;
+    if (failed) return Error(MPI_ERR_IN_STATUS, first.message());
+    return Error::ok();
+  });
+}
+
+}  // namespace
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  int index;
+  if (request == nullptr) {
+    return api::call("MPI_Wait", MPI_COMM_WORLD,
+                     [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Wait: the request argument is NULL"); });
+  }
+  return any("MPI_Wait", true, 1, request, &index, nullptr, status);
+}
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  int index;
+  if (request == nullptr || flag == nullptr) {
+    return api::call("MPI_Test", MPI_COMM_WORLD,
+                     [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Test: a NULL argument"); });
+  }
+  return any("MPI_Test", false, 1, request, &index, flag, status);
+}
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  return all("MPI_Waitall", true, count, requests, nullptr, statuses);
+}
+int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  if (flag == nullptr) {
+    return api::call("MPI_Testall", MPI_COMM_WORLD,
+                     [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Testall: the flag argument is NULL"); });
+  }
+  return all("MPI_Testall", false, count, requests, flag, statuses);
+}
+int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  return any("MPI_Waitany", true, count, requests, index, nullptr, status);
+}
+int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  if (flag == nullptr) {
+    return api::call("MPI_Testany", MPI_COMM_WORLD,
+                     [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Testany: the flag argument is NULL"); });
+  }
+  return any("MPI_Testany", false, count, requests, index, flag, status);
+}
+int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  return some("MPI_Waitsome", true, incount, requests, outcount, indices, statuses);
+}
+int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  return some("MPI_Testsome", false, incount, requests, outcount, indices, statuses);
+}
+
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  return api::call("MPI_Request_get_status", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (flag == nullptr) return error(MPI_ERR_ARG, "MPI_Request_get_status: the flag argument is NULL");
+    Request* r;
+    Error e = api::lookup_request(c, request, "MPI_Request_get_status", &r);
+    if (!e.is_ok()) return e;
+    c.engine().progress();
+    if (api::inactive(r)) {
+      *flag = 1;
+      api::empty_status(status);
+      return Error::ok();
+    }
+    *flag = r->complete ? 1 : 0;
+    if (r->complete && r->kind != RequestKind::kGeneralized) {
+      api::fill_status(status, r->kind == RequestKind::kSend ? MPI_ANY_SOURCE : r->status_source,
+                       r->kind == RequestKind::kSend ? MPI_ANY_TAG : r->status_tag, r->status_error, r->status_bytes,
+                       r->cancelled);
+    }
+    return Error::ok();
+  });
+}
+
+int MPI_Request_free(MPI_Request* request) {
+  return api::call("MPI_Request_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (request == nullptr) return error(MPI_ERR_ARG, "MPI_Request_free: the request argument is NULL");
+    Request* r;
+    Error e = api::lookup_request(c, *request, "MPI_Request_free", &r);
+    if (!e.is_ok()) return e;
+    if (r == nullptr) return error(MPI_ERR_REQUEST, "MPI_Request_free: the request is MPI_REQUEST_NULL");
+    if (r->complete || (r->persistent && !r->active)) {
+      c.engine().requests().release(r);
+    } else {
+      r->user_owned = false;  // the engine releases it when it completes
+    }
+    *request = MPI_REQUEST_NULL;
+    return Error::ok();
+  });
+}
+
+int MPI_Cancel(MPI_Request* request) {
+  return api::call("MPI_Cancel", MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
+    if (request == nullptr) return error(MPI_ERR_ARG, "MPI_Cancel: the request argument is NULL");
+    Request* r;
+    Error e = api::lookup_request(c, *request, "MPI_Cancel", &r);
+    if (!e.is_ok()) return e;
+    if (r == nullptr) return error(MPI_ERR_REQUEST, "MPI_Cancel: the request is MPI_REQUEST_NULL");
+    if (r->kind == RequestKind::kRecv) {
+      c.engine().cancel_recv(r);  // a receive that matched already completes normally
+    } else if (r->kind == RequestKind::kGeneralized) {
+      bool complete = r->complete;
+      g.unlock();
+      int code = r->cancel_fn(r->extra_state, complete ? 1 : 0);
+      g.relock();
+      if (code != MPI_SUCCESS) return error(code, "MPI_Cancel: the generalized request's cancel function returned %d", code);
+    }
+    // Sends cannot be cancelled here: they complete normally (MPI_Test_cancelled says false).
+    return Error::ok();
+  });
+}
+
+int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  if (status == nullptr || flag == nullptr) {
+    return api::call("MPI_Test_cancelled", MPI_COMM_WORLD,
+                     [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Test_cancelled: a NULL argument"); });
+  }
+  *flag = status->gasket_cancelled;
+  return MPI_SUCCESS;
+}
+
+int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                       MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) {
+  return api::call("MPI_Grequest_start", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (query_fn == nullptr || free_fn == nullptr || cancel_fn == nullptr || request == nullptr) {
+      return error(MPI_ERR_ARG, "MPI_Grequest_start: a NULL function or request argument");
+    }
+    Request* r = c.engine().requests().create(RequestKind::kGeneralized);
+    r->query_fn = query_fn;
+    r->free_fn = free_fn;
+    r->cancel_fn = cancel_fn;
+    r->extra_state = extra_state;
+    r->active = true;
+    *request = r->handle;
+    return Error::ok();
+  });
+}
+
+int MPI_Grequest_complete(MPI_Request request) {
+  return api::call("MPI_Grequest_complete", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    Request* r = c.engine().requests().find(request);
+    if (r == nullptr || r->kind != RequestKind::kGeneralized) {
+      return error(MPI_ERR_REQUEST, "MPI_Grequest_complete: %d is not a generalized request", request);
+    }
+    r->complete = true;
+    if (!r->user_owned) {  // freed by the user already: nothing will conclude it
+      r->free_fn(r->extra_state);
+      c.engine().requests().release(r);
+    }
+    return Error::ok();
+  });
+}
+
+int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  if (status == nullptr) {
+    return api::call("MPI_Status_set_cancelled", MPI_COMM_WORLD,
+                     [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Status_set_cancelled: status is NULL"); });
+  }
+  status->gasket_cancelled = flag != 0;
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,32 @@
+// Requests as the bindings see them: creation with argument checks, start (standard, sync,
+// ready and buffered modes, MPI_PROC_NULL), and concluding a completed request for the user
+// (status, persistent deactivation, generalized-request callbacks, release).
+#pragma once
+
+#include "mpi.h"
+#include "mpi/api/call.h"
+#include "mpi/p2p/request.h"
+
+namespace gasket::mpi::api {
+
+// Checks the arguments of a send (peer = destination) or receive (peer = source) and creates
+// its request, not yet started.
+Error new_request(Context& c, p2p::RequestKind kind, p2p::SendMode mode, const void* buf, int count,
+                  MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, bool persistent, const char* call,
+                  p2p::Request** out);
+// Starts it (a persistent request: once more). Fails for a buffered send the attached buffer
+// cannot hold, or a persistent request that is still active.
+Error start(Context& c, p2p::Request* r, const char* call);
+// Internal traffic of the interim collectives: `context` is the communicator's context + 1.
+p2p::Request* new_internal(Context& c, p2p::RequestKind kind, void* buf, int64_t bytes, int peer_rank,
+                           int tag, const comm::Communicator& comm, uint32_t context);
+
+// The request behind a handle; null for MPI_REQUEST_NULL.
+Error lookup_request(Context& c, MPI_Request handle, const char* call, p2p::Request** r);
+inline bool inactive(const p2p::Request* r) { return r == nullptr || (r->persistent && !r->active); }
+// For a completed request: fills `status`, releases (or deactivates) it, sets *handle; returns
+// the operation's error class (MPI_ERR_TRUNCATE...) and its message in *err.
+int conclude(Context& c, Guard& g, MPI_Request* handle, p2p::Request* r, MPI_Status* status, Error* err,
+             const char* call);
+
+}  // namespace gasket::mpi::api

@@ -1,0 +1,184 @@
+#include "mpi/context/context.h"
+
+#include <sched.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "core/base/log.h"
+#include "core/gasket.h"
+#include "core/runtime.h"
+
+namespace gasket::mpi {
+
+Context* Context::instance_ = nullptr;
+LibraryState Context::state_ = LibraryState::kNotInitialized;
+
+Guard::Guard(Context& c) {
+  if (c.thread_level() == MPI_THREAD_MULTIPLE) lock_ = std::unique_lock<std::mutex>(c.lock());
+}
+
+Error Context::initialize(int required, int* provided) {
+  if (state_ == LibraryState::kInitialized) return error(MPI_ERR_OTHER, "MPI_Init: MPI is already initialised");
+  if (state_ == LibraryState::kFinalized) {
+    return error(MPI_ERR_OTHER, "MPI_Init: MPI was finalised and cannot be initialised again");
+  }
+  auto* c = new Context();
+  Error e = c->start(required);
+  if (!e.is_ok()) {
+    delete c;
+    return e;
+  }
+  instance_ = c;
+  state_ = LibraryState::kInitialized;
+  if (provided != nullptr) *provided = c->thread_level_;
+  return Error::ok();
+}
+
+Error Context::start(int required) {
+  // Every level is provided as asked: SINGLE/FUNNELED/SERIALIZED need nothing, MULTIPLE takes
+  // the context lock in every call.
+  thread_level_ = std::min(std::max(required, MPI_THREAD_SINGLE), MPI_THREAD_MULTIPLE);
+  main_thread_ = std::this_thread::get_id();
+  InitOptions opts;
+  opts.thread_multiple = thread_level_ == MPI_THREAD_MULTIPLE;
+  Status st = gasket::init(opts);
+  if (!st.is_ok()) return error(MPI_ERR_OTHER, "MPI_Init: %s", st.message().c_str());
+  core::Runtime* rt = core::Runtime::get();
+  const config::Config& cfg = rt->config();
+  using config::Knob;
+  p2p::EngineOptions o;
+  o.eager_limit = cfg.size(Knob::MPI_EAGER_LIMIT);
+  o.shm_eager_limit = cfg.size(Knob::MPI_SHM_EAGER_LIMIT);
+  int64_t slots = cfg.integer(Knob::MPI_SHM_SLOTS);
+  o.rndv_bounce = cfg.size(Knob::MPI_RNDV_BOUNCE);
+  o.unexpected_limit = cfg.size(Knob::MPI_UNEXPECTED_LIMIT);
+  o.single_copy = cfg.text(Knob::MPI_SINGLE_COPY) != "no";
+  if (slots < 2 || slots > 1024 || (slots & (slots - 1)) != 0) {
+    return error(MPI_ERR_OTHER, "MPI_Init: GASKET_MPI_SHM_SLOTS=%lld must be a power of two in 2..1024",
+                 static_cast<long long>(slots));
+  }
+  o.shm_slots = static_cast<size_t>(slots);
+  if (o.shm_eager_limit > (size_t{1} << 20)) {
+    return error(MPI_ERR_OTHER, "MPI_Init: GASKET_MPI_SHM_EAGER_LIMIT=%zu exceeds 1M", o.shm_eager_limit);
+  }
+  if (o.rndv_bounce < 8192 || o.rndv_bounce % 4096 != 0) {
+    return error(MPI_ERR_OTHER, "MPI_Init: GASKET_MPI_RNDV_BOUNCE=%zu must be a multiple of 4K, at least 8K",
+                 o.rndv_bounce);
+  }
+  comms_ = std::make_unique<comm::CommTable>(gasket::my_pe(), gasket::n_pes());
+  auto engine = p2p::Engine::create(o);
+  if (!engine.is_ok()) return error(MPI_ERR_OTHER, "%s", engine.status().message().c_str());
+  engine_ = std::move(engine.value());
+  engine_->bsend_release = [this](char* block) { bsend_.release(block); };
+  size_t pool = cfg.size(Knob::MPI_ALLOC_MEM_POOL);
+  if (pool > 0) {
+    alloc_pool_base_ = static_cast<char*>(gasket::sym_malloc(pool, "MPI_Init (MPI_Alloc_mem pool)"));
+    if (alloc_pool_base_ != nullptr) alloc_pool_ = Arena(alloc_pool_base_, pool);
+  }
+  spin_count_ = rt->spin_count();
+  oversubscribed_ = gasket::oversubscribed();
+  wtime_base_ = 0;
+  wtime_base_ = wtime();
+  return Error::ok();
+}
+
+Error Context::finalize() {
+  Context* c = instance_;
+  if (c == nullptr) return error(MPI_ERR_OTHER, "MPI_Finalize: MPI is not initialised");
+  c->stop();
+  instance_ = nullptr;
+  state_ = LibraryState::kFinalized;
+  delete c;
+  Status st = gasket::finalize();
+  if (!st.is_ok()) return error(MPI_ERR_OTHER, "MPI_Finalize: %s", st.message().c_str());
+  return Error::ok();
+}
+
+void Context::stop() {
+  // Outstanding buffered sends complete before the job's PEs leave (MPI_Finalize's promise).
+  {
+    Guard g(*this);
+    wait(g, [this] { return bsend_.in_use() == 0; });
+  }
+  GASKET_DEBUG("%s", engine_->describe().c_str());
+  engine_->shutdown();
+  if (alloc_pool_base_ != nullptr) gasket::sym_free(alloc_pool_base_, "MPI_Finalize");
+}
+
+void Context::backoff(Guard& g, unsigned* polls) {
+  bool yield = oversubscribed_ || ++*polls >= spin_count_;
+  if (thread_level_ == MPI_THREAD_MULTIPLE) {
+    g.unlock();
+    if (yield) {
+      sched_yield();
+    } else {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    g.relock();
+    return;
+  }
+  if (yield) {
+    sched_yield();
+  } else {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
+int Context::report(MPI_Comm comm_handle, const Error& e) {
+  comm::Communicator* c = nullptr;
+  MPI_Errhandler eh_handle = MPI_ERRORS_ARE_FATAL;
+  {
+    Guard g(*this);
+    if (!comms_->lookup(comm_handle, "", &c).is_ok()) {
+      comm_handle = MPI_COMM_WORLD;
+      (void)comms_->lookup(comm_handle, "", &c);
+    }
+    eh_handle = c->errhandler;
+  }
+  int code = e.error_class();
+  if (eh_handle == MPI_ERRORS_RETURN) return code;
+  comm::Errhandler* eh = nullptr;
+  if (eh_handle != MPI_ERRORS_ARE_FATAL && comms_->lookup_errhandler(eh_handle, "", &eh).is_ok() &&
+      eh->function != nullptr) {
+    eh->function(&comm_handle, &code);
+    return e.error_class();
+  }
+  std::string msg = "MPI error on rank " + std::to_string(c->rank) + " of " + c->name + ": " + e.message() + " (" +
+                    (error_class_string(code) ? error_class_string(code) : "unknown class") + ")";
+  gasket::abort_job(code == 0 ? 1 : code, msg.c_str());
+}
+
+MPI_Message Context::add_message(std::unique_ptr<p2p::Unexpected> msg) {
+  for (size_t i = 0; i < messages_.size(); ++i) {
+    if (!messages_[i]) {
+      messages_[i] = std::move(msg);
+      return static_cast<MPI_Message>(i + 1);
+    }
+  }
+  messages_.push_back(std::move(msg));
+  return static_cast<MPI_Message>(messages_.size());
+}
+
+Error Context::take_message(MPI_Message* handle, const char* call, std::unique_ptr<p2p::Unexpected>* msg) {
+  if (handle == nullptr) return error(MPI_ERR_ARG, "%s: the message argument is NULL", call);
+  MPI_Message h = *handle;
+  if (h <= 0 || static_cast<size_t>(h) > messages_.size() || !messages_[static_cast<size_t>(h - 1)]) {
+    return error(MPI_ERR_REQUEST, "%s: %d is not a message handle from MPI_Mprobe/MPI_Improbe", call, h);
+  }
+  *msg = std::move(messages_[static_cast<size_t>(h - 1)]);
+  *handle = MPI_MESSAGE_NULL;
+  return Error::ok();
+}
+
+double Context::wtime() const {
+  auto now = std::chrono::steady_clock::now().time_since_epoch();
+  return std::chrono::duration<double>(now).count() - wtime_base_;
+}
+
+}  // namespace gasket::mpi

@@ -1,0 +1,108 @@
+// The MPI library's one context object: every piece of state the library keeps between calls
+// (datatypes, communicators, error handlers, the two-sided engine, message handles, the attached
+// buffer, the MPI_Alloc_mem pool, thread level) lives here, created by MPI_Init and destroyed by
+// MPI_Finalize. Calls are serialised by one lock under MPI_THREAD_MULTIPLE (Guard). May call
+// mpi/base, mpi/datatype, mpi/comm, mpi/p2p and core/gasket.h.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/base/arena.h"
+#include "mpi/base/error.h"
+#include "mpi/comm/communicator.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/p2p/engine.h"
+
+namespace gasket::mpi {
+
+class Context;
+
+// Holds the context's lock for one MPI call when the thread level is MULTIPLE; waits release it
+// between polls so that other threads progress too.
+class Guard {
+ public:
+  explicit Guard(Context& c);
+  void unlock() {
+    if (lock_.owns_lock()) lock_.unlock();
+  }
+  void relock() {
+    if (lock_.mutex() != nullptr && !lock_.owns_lock()) lock_.lock();
+  }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
+
+enum class LibraryState { kNotInitialized, kInitialized, kFinalized };
+
+class Context {
+ public:
+  static Context* get() { return instance_; }
+  static LibraryState state() { return state_; }
+  static Error initialize(int required, int* provided);
+  static Error finalize();
+
+  int thread_level() const { return thread_level_; }
+  bool is_main_thread() const { return std::this_thread::get_id() == main_thread_; }
+  std::mutex& lock() { return lock_; }
+
+  datatype::DatatypeTable& types() { return types_; }
+  comm::CommTable& comms() { return *comms_; }
+  p2p::Engine& engine() { return *engine_; }
+
+  // Progresses until done() holds (releasing the lock between polls under MULTIPLE).
+  template <typename Done>
+  void wait(Guard& g, Done done) {
+    unsigned polls = 0;
+    for (;;) {
+      engine_->progress();
+      if (done()) return;
+      backoff(g, &polls);
+    }
+  }
+  void backoff(Guard& g, unsigned* polls);
+
+  // The error path of every call: runs `comm`'s error handler (MPI_COMM_WORLD's when `comm` is
+  // not a communicator) and returns the code the call returns. Call without the lock held.
+  int report(MPI_Comm comm, const Error& e);
+
+  // mprobe's message handles.
+  MPI_Message add_message(std::unique_ptr<p2p::Unexpected> msg);
+  Error take_message(MPI_Message* handle, const char* call, std::unique_ptr<p2p::Unexpected>* msg);
+
+  // MPI_Buffer_attach/detach and the blocks of buffered sends.
+  Arena& bsend_buffer() { return bsend_; }
+  // MPI_Alloc_mem's pool in the symmetric heap.
+  Arena& alloc_pool() { return alloc_pool_; }
+
+  double wtime() const;
+
+ private:
+  Context() = default;
+  Error start(int required);
+  void stop();
+
+  static Context* instance_;
+  static LibraryState state_;
+
+  int thread_level_ = MPI_THREAD_SINGLE;
+  std::thread::id main_thread_;
+  std::mutex lock_;
+  datatype::DatatypeTable types_;
+  std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start
+  std::unique_ptr<p2p::Engine> engine_;
+  std::vector<std::unique_ptr<p2p::Unexpected>> messages_;
+  Arena bsend_;
+  Arena alloc_pool_;
+  char* alloc_pool_base_ = nullptr;
+  unsigned spin_count_ = 1000;
+  bool oversubscribed_ = false;
+  double wtime_base_ = 0;
+};
+
+}  // namespace gasket::mpi

@@ -1,0 +1,78 @@
+// MPI datatypes: the predefined types and derived ones, each flattened at construction into a
+// list of contiguous blocks (offset, length) for one element, plus its size, bounds and extent.
+// Packing walks the blocks; a type whose data is one block the size of its extent moves with a
+// single memcpy (no pack at all). Handles are table indices; predefined ones are the constants of
+// mpi.h. Owned by the MPI context (mpi/context); may call mpi/base only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mpi/base/error.h"
+
+namespace gasket::mpi::datatype {
+
+struct Block {
+  int64_t offset;
+  int64_t length;
+};
+
+// How a type was made (MPI_Type_get_envelope's combiner); predefined types are kNamed.
+enum class Combiner { kNamed, kDup, kContiguous, kVector, kHvector, kIndexed, kHindexed, kIndexedBlock,
+                      kHindexedBlock, kStruct, kSubarray, kDarray, kResized };
+
+struct Datatype {
+  std::string name;
+  int64_t size = 0;  // data bytes of one element
+  int64_t lb = 0, ub = 0;  // extent = ub - lb
+  int64_t true_lb = 0, true_ub = 0;
+  std::vector<Block> blocks;  // in typemap order, adjacent blocks merged
+  // Basic elements per element and, when every basic element has the same size, that size (for
+  // MPI_Get_elements); 0 when mixed.
+  int64_t basic_count = 0;
+  int64_t basic_size = 0;
+  bool predefined = false;
+  bool committed = false;
+  Combiner combiner = Combiner::kNamed;
+  std::vector<int> ints;  // get_contents
+  std::vector<int64_t> aints;
+  std::vector<int> types;
+
+  int64_t extent() const { return ub - lb; }
+  // One block starting at true_lb whose length is the extent: count elements are contiguous.
+  bool contiguous() const { return blocks.size() <= 1 && size == extent(); }
+};
+
+class DatatypeTable {
+ public:
+  DatatypeTable();
+  // The type behind `handle`, or an error naming `call` (null, freed, or never a type).
+  Error lookup(int handle, const char* call, const Datatype** type) const;
+  // Also fails for types not committed (send/recv need committed types; MPI_Type_* do not).
+  Error lookup_committed(int handle, const char* call, const Datatype** type) const;
+  int add(Datatype type);
+  Error free(int* handle, const char* call);
+  Datatype* mutable_type(int handle) { return types_[static_cast<size_t>(handle)].get(); }
+
+ private:
+  std::vector<std::unique_ptr<Datatype>> types_;
+  std::vector<int> free_handles_;
+  // Freed types stay allocated: requests still in flight may point at them (MPI lets a type be
+  // freed while operations that use it are pending).
+  std::vector<std::unique_ptr<Datatype>> retired_;
+};
+
+// Constructors (flatten the old type; argument errors name `call`).
+Error make_contiguous(const Datatype& old, int old_handle, int64_t count, const char* call, Datatype* out);
+Error make_vector(const Datatype& old, int old_handle, int64_t count, int64_t blocklength, int64_t stride_bytes,
+                  bool stride_in_elements, const char* call, Datatype* out);
+
+// Copies `count` elements laid out by `type` at `buf` into / out of a packed byte stream.
+// unpack copies at most `bytes` packed bytes (a truncated or short message).
+void pack(const Datatype& type, const void* buf, int64_t count, char* out);
+void unpack(const Datatype& type, const char* in, int64_t bytes, void* buf, int64_t count);
+
+}  // namespace gasket::mpi::datatype

@@ -1,0 +1,647 @@
+#include "mpi/p2p/engine.h"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "core/base/log.h"
+#include "core/gasket.h"
+#include "core/runtime.h"
+
+namespace gasket::mpi::p2p {
+
+namespace {
+constexpr core::am::HandlerId kMpiHandler = core::am::kFirstClientHandler;
+constexpr size_t kPidBytes = 4;
+
+size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+bool matches(int want_rank, int want_tag, int src_rank, int tag) {
+  return (want_rank == MPI_ANY_SOURCE || want_rank == src_rank) && (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+}  // namespace
+
+Engine::Engine(const EngineOptions& options) : options_(options) {}
+
+Engine::~Engine() = default;
+
+Result<std::unique_ptr<Engine>> Engine::create(const EngineOptions& options) {
+  std::unique_ptr<Engine> e(new Engine(options));
+  Status st = e->init();
+  if (!st.is_ok()) return st;
+  return e;
+}
+
+Status Engine::init() {
+  my_pe_ = gasket::my_pe();
+  n_pes_ = gasket::n_pes();
+  core::Runtime* rt = core::Runtime::get();
+  size_t n = static_cast<size_t>(n_pes_);
+  // Same-node rings: a slot holds the header, a rendezvous body and the largest eager message.
+  size_t slot_bytes = round_up(sizeof(Header) + sizeof(RtsBody) + options_.shm_eager_limit, 64);
+  rings_bytes_ = round_up(ShmRings::region_bytes(n_pes_, options_.shm_slots, slot_bytes), 4096);
+  size_t zones = n * options_.rndv_bounce;
+  size_t total = rings_bytes_ + zones + round_up(n * kPidBytes, 64);
+  region_ = static_cast<char*>(gasket::sym_calloc(1, total, "MPI_Init"));
+  if (region_ == nullptr) {
+    return Status(StatusCode::kOutOfMemory,
+                  "MPI_Init: the symmetric heap has no room for the " + std::to_string(total) +
+                      " bytes of MPI rings and rendezvous zones (raise GASKET_HEAP_SIZE, or lower "
+                      "GASKET_MPI_SHM_EAGER_LIMIT / GASKET_MPI_SHM_SLOTS / GASKET_MPI_RNDV_BOUNCE)");
+  }
+  std::vector<char*> peers(n, nullptr);
+  for (int pe = 0; pe < n_pes_; ++pe) {
+    peers[static_cast<size_t>(pe)] = static_cast<char*>(gasket::peer_pointer(region_, pe));
+    if (peers[static_cast<size_t>(pe)] != nullptr) {
+      shm_peers_.push_back(pe);
+    } else {
+      any_backend_peer_ = true;
+    }
+  }
+  rings_ = std::make_unique<ShmRings>(std::move(peers), my_pe_, options_.shm_slots, slot_bytes);
+  shm_eager_ = options_.shm_eager_limit;
+  // Active messages exist when some peer is reached through a backend (else the core starts none).
+  if (core::am::MessageLayer* am = rt->messages()) {
+    size_t am_room = am->max_payload() - sizeof(Header) - sizeof(FinBody);
+    am_eager_ = std::min(options_.eager_limit, am_room);
+    am_out_.resize(am->max_payload());
+    am->register_handler(kMpiHandler, [this](int src, const void* p, size_t len) { on_active_message(src, p, len); });
+  } else if (any_backend_peer_) {
+    return Status(StatusCode::kInternal, "MPI_Init: peers are reached through a backend but the core has no active messages");
+  }
+
+  pending_.resize(n);
+  am_sent_seq_.assign(n, 0);
+  am_expected_seq_.assign(n, 0);
+  am_early_.resize(n);
+  zone_owner_.assign(n, nullptr);
+  zone_wait_head_.assign(n, nullptr);
+  zone_wait_tail_.assign(n, nullptr);
+
+  // Every PE's pid, for same-node single copy by process_vm_readv.
+  auto* pid_table = reinterpret_cast<int32_t*>(region_ + rings_bytes_ + zones);
+  int32_t pid = static_cast<int32_t>(getpid());
+  for (int pe = 0; pe < n_pes_; ++pe) gasket::put(&pid_table[my_pe_], &pid, sizeof pid, pe, "MPI_Init");
+  gasket::barrier_all();
+  pids_.assign(pid_table, pid_table + n);
+  return Status::ok();
+}
+
+void Engine::shutdown() {
+  gasket::barrier_all();
+  if (core::am::MessageLayer* am = core::Runtime::get()->messages()) {
+    am->register_handler(kMpiHandler, [](int src, const void*, size_t) {
+      log::fatal("MPI: a message from PE %d arrived after MPI_Finalize", src);
+    });
+  }
+  gasket::sym_free(region_, "MPI_Finalize");
+  region_ = nullptr;
+}
+
+// ---- channels ----
+
+bool Engine::send_packet(int pe, Header h, const void* body, size_t body_len, const void* data, size_t data_len,
+                         Request* complete_on_send) {
+  h.len = static_cast<uint32_t>(body_len + data_len);
+  if (shm(pe)) {
+    auto& q = pending_[static_cast<size_t>(pe)];
+    if (q.empty() && rings_->try_send(pe, h, body, body_len, data, data_len)) {
+      if (complete_on_send != nullptr) complete_send(complete_on_send);
+      return true;
+    }
+    PendingPacket p{h, std::vector<char>(static_cast<const char*>(body), static_cast<const char*>(body) + body_len),
+                    static_cast<const char*>(data), data_len, complete_on_send};
+    if (q.empty()) pending_targets_.push_back(pe);
+    q.push_back(std::move(p));
+    return false;
+  }
+  h.seq = am_sent_seq_[static_cast<size_t>(pe)]++;
+  size_t len = sizeof h + body_len + data_len;
+  std::memcpy(am_out_.data(), &h, sizeof h);
+  if (body_len > 0) std::memcpy(am_out_.data() + sizeof h, body, body_len);
+  if (data_len > 0) std::memcpy(am_out_.data() + sizeof h + body_len, data, data_len);
+  Status st = core::Runtime::get()->messages()->send(pe, kMpiHandler, am_out_.data(), len);
+  if (!st.is_ok()) log::fatal("MPI: sending a %zu-byte packet to PE %d failed: %s", len, pe, st.message().c_str());
+  if (complete_on_send != nullptr) complete_send(complete_on_send);
+  return true;
+}
+
+void Engine::send_control(int pe, Kind kind, const void* body, size_t body_len) {
+  Header h{};
+  h.kind = static_cast<uint8_t>(kind);
+  send_packet(pe, h, body, body_len, nullptr, 0, nullptr);
+}
+
+void Engine::drain_pending(int pe) {
+  auto& q = pending_[static_cast<size_t>(pe)];
+  while (!q.empty()) {
+    PendingPacket& p = q.front();
+    if (!rings_->try_send(pe, p.header, p.body.data(), p.body.size(), p.data, p.data_len)) return;
+    Request* r = p.complete_on_send;
+    q.pop_front();
+    if (r != nullptr) complete_send(r);
+  }
+}
+
+void Engine::on_active_message(int src, const void* payload, size_t len) {
+  // Any thread (the core's progress thread too): only queue here.
+  const char* p = static_cast<const char*>(payload);
+  std::lock_guard<std::mutex> lock(inbox_mutex_);
+  inbox_.emplace_back(src, std::vector<char>(p, p + len));
+}
+
+void Engine::progress() {
+  for (size_t i = 0; i < pending_targets_.size();) {
+    int pe = pending_targets_[i];
+    drain_pending(pe);
+    if (pending_[static_cast<size_t>(pe)].empty()) {
+      pending_targets_[i] = pending_targets_.back();
+      pending_targets_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  for (int src : shm_peers_) {
+    while (const Header* h = rings_->peek(src)) {
+      // Past the unexpected-data limit, eager messages nobody has posted for stay in the ring:
+      // the sender then waits for credits (backpressure instead of unbounded memory).
+      if (unexpected_bytes_ >= options_.unexpected_limit && h->kind == static_cast<uint8_t>(Kind::kEager)) {
+        bool posted = false;
+        for (Request* r = posted_head_; r != nullptr && !posted; r = r->next) {
+          posted = r->context == h->context && matches(r->peer_rank, r->tag, h->src_rank, h->tag);
+        }
+        if (!posted) break;
+      }
+      Header copy = *h;
+      handle_packet(src, copy, reinterpret_cast<const char*>(h) + sizeof(Header));
+      rings_->consume(src);
+    }
+  }
+  // The core's progress serves the backend (and other users of the runtime, e.g. OpenSHMEM);
+  // with no backend peer it is needed only now and then.
+  if (any_backend_peer_ || (++progress_calls_ & 255) == 0) gasket::progress();
+  if (any_backend_peer_) {
+    std::deque<std::pair<int, std::vector<char>>> batch;
+    {
+      std::lock_guard<std::mutex> lock(inbox_mutex_);
+      batch.swap(inbox_);
+    }
+    for (auto& [src, bytes] : batch) {
+      if (bytes.size() < sizeof(Header)) log::fatal("MPI: a %zu-byte packet from PE %d has no header", bytes.size(), src);
+      Header h;
+      std::memcpy(&h, bytes.data(), sizeof h);
+      size_t s = static_cast<size_t>(src);
+      if (h.seq != am_expected_seq_[s]) {
+        am_early_[s].emplace(h.seq, std::move(bytes));
+        continue;
+      }
+      handle_packet(src, h, bytes.data() + sizeof h);
+      ++am_expected_seq_[s];
+      for (auto it = am_early_[s].find(am_expected_seq_[s]); it != am_early_[s].end();
+           it = am_early_[s].find(am_expected_seq_[s])) {
+        Header eh;
+        std::memcpy(&eh, it->second.data(), sizeof eh);
+        handle_packet(src, eh, it->second.data() + sizeof eh);
+        am_early_[s].erase(it);
+        ++am_expected_seq_[s];
+      }
+    }
+  }
+}
+
+void Engine::handle_packet(int src, const Header& h, const char* payload) {
+  switch (static_cast<Kind>(h.kind)) {
+    case Kind::kEager: {
+      bool sync = (h.flags & kFlagSync) != 0;
+      uint64_t sreq = 0;
+      if (sync) std::memcpy(&sreq, payload, sizeof sreq);
+      const char* data = payload + (sync ? sizeof sreq : 0);
+      size_t len = h.len - (sync ? sizeof sreq : 0);
+      ++stat_eager_;
+      if (Request* r = match_posted(h.context, h.src_rank, h.tag)) {
+        deliver_eager(r, src, h, data, len, sreq);
+        return;
+      }
+      Unexpected u;
+      u.src_pe = src;
+      u.context = h.context;
+      u.src_rank = h.src_rank;
+      u.tag = h.tag;
+      u.sync = sync;
+      u.sreq = sreq;
+      u.size = static_cast<int64_t>(len);
+      u.data.assign(data, data + len);
+      unexpected_bytes_ += len;
+      unexpected_.push_back(std::move(u));
+      return;
+    }
+    case Kind::kRts: {
+      RtsBody rts;
+      std::memcpy(&rts, payload, sizeof rts);
+      if (Request* r = match_posted(h.context, h.src_rank, h.tag)) {
+        r->status_source = h.src_rank;
+        r->status_tag = h.tag;
+        rndv_receive(r, src, rts);
+        return;
+      }
+      Unexpected u;
+      u.src_pe = src;
+      u.context = h.context;
+      u.src_rank = h.src_rank;
+      u.tag = h.tag;
+      u.rendezvous = true;
+      u.sreq = rts.sreq;
+      u.size = static_cast<int64_t>(rts.size);
+      u.rts = rts;
+      unexpected_.push_back(std::move(u));
+      return;
+    }
+    case Kind::kCts: {
+      CtsBody cts;
+      std::memcpy(&cts, payload, sizeof cts);
+      on_cts(src, cts);
+      return;
+    }
+    case Kind::kData: {
+      DataBody d;
+      std::memcpy(&d, payload, sizeof d);
+      on_data(src, d);
+      return;
+    }
+    case Kind::kFin:
+    case Kind::kSyncAck: {
+      FinBody f;
+      std::memcpy(&f, payload, sizeof f);
+      Request* r = pool_.find(static_cast<int64_t>(f.sreq));
+      if (r == nullptr || r->kind != RequestKind::kSend) {
+        log::fatal("MPI: PE %d completed send request %llu, which is not pending here", src,
+                   static_cast<unsigned long long>(f.sreq));
+      }
+      complete_send(r);
+      return;
+    }
+  }
+  log::fatal("MPI: PE %d sent a packet of unknown kind %u", src, h.kind);
+}
+
+// ---- sends ----
+
+void Engine::start_send(Request* r) {
+  r->complete = false;
+  r->active = true;
+  int64_t bytes = r->count * r->type->size;
+  if (r->type->contiguous()) {
+    r->send_data = static_cast<const char*>(r->buf) + r->type->true_lb;
+  } else {
+    r->staging.resize(static_cast<size_t>(bytes));
+    datatype::pack(*r->type, r->buf, r->count, r->staging.data());
+    r->send_data = r->staging.data();
+  }
+  r->send_bytes = bytes;
+  Header h{};
+  h.tag = r->tag;
+  h.context = r->context;
+  h.src_rank = r->my_rank;
+  int pe = r->peer_pe;
+  if (static_cast<size_t>(bytes) <= eager_limit(pe)) {
+    h.kind = static_cast<uint8_t>(Kind::kEager);
+    if (r->mode == SendMode::kSync) {
+      h.flags = kFlagSync;
+      FinBody body{static_cast<uint64_t>(r->handle)};
+      send_packet(pe, h, &body, sizeof body, r->send_data, static_cast<size_t>(bytes), nullptr);
+    } else {
+      send_packet(pe, h, nullptr, 0, r->send_data, static_cast<size_t>(bytes), r);
+    }
+    return;
+  }
+  h.kind = static_cast<uint8_t>(Kind::kRts);
+  RtsBody rts{};
+  rts.sreq = static_cast<uint64_t>(r->handle);
+  rts.size = static_cast<uint64_t>(bytes);
+  rts.addr = reinterpret_cast<uint64_t>(r->send_data);
+  segments::Translation t = core::Runtime::get()->segments().translate(r->send_data, static_cast<size_t>(bytes));
+  if (t.segment != nullptr && t.in_bounds) {
+    rts.in_segment = 1;
+    rts.segment = t.segment->id;
+    rts.offset = t.offset;
+  }
+  send_packet(pe, h, &rts, sizeof rts, nullptr, 0, nullptr);
+}
+
+void Engine::on_cts(int src, const CtsBody& cts) {
+  Request* s = pool_.find(static_cast<int64_t>(cts.sreq));
+  if (s == nullptr || s->kind != RequestKind::kSend) {
+    log::fatal("MPI: PE %d granted a rendezvous to send request %llu, which is not pending here", src,
+               static_cast<unsigned long long>(cts.sreq));
+  }
+  if (cts.length > 0) {
+    const segments::Segment* seg = core::Runtime::get()->segments().find(cts.segment);
+    if (seg == nullptr || cts.data_offset + cts.length > static_cast<uint64_t>(s->send_bytes)) {
+      log::fatal("MPI: PE %d's rendezvous grant (segment %u, %llu bytes at %llu) does not fit send request %llu", src,
+                 cts.segment, static_cast<unsigned long long>(cts.length),
+                 static_cast<unsigned long long>(cts.data_offset), static_cast<unsigned long long>(cts.sreq));
+    }
+    gasket::put(seg->base + cts.dst_offset, s->send_data + cts.data_offset, cts.length, src, "MPI (rendezvous put)");
+    gasket::quiet();
+  }
+  DataBody d{cts.rreq, cts.data_offset, cts.length, cts.dst_offset};
+  send_control(src, Kind::kData, &d, sizeof d);
+  if (cts.last != 0) complete_send(s);
+}
+
+void Engine::complete_send(Request* r) {
+  r->complete = true;
+  r->staging.clear();
+  if (r->bsend_block != nullptr && bsend_release) {
+    bsend_release(r->bsend_block);
+    r->bsend_block = nullptr;
+  }
+  finish(r);
+}
+
+void Engine::finish(Request* r) {
+  if (!r->user_owned && r->complete) {
+    r->persistent = false;
+    pool_.release(r);
+  }
+}
+
+// ---- receives and matching ----
+
+Request* Engine::match_posted(uint32_t context, int src_rank, int tag) {
+  for (Request* r = posted_head_; r != nullptr; r = r->next) {
+    if (r->context == context && matches(r->peer_rank, r->tag, src_rank, tag)) {
+      (r->prev ? r->prev->next : posted_head_) = r->next;
+      (r->next ? r->next->prev : posted_tail_) = r->prev;
+      r->prev = r->next = nullptr;
+      r->posted = false;
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+std::list<Unexpected>::iterator Engine::match_unexpected(uint32_t context, int source, int tag) {
+  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
+    if (it->context == context && matches(source, tag, it->src_rank, it->tag)) return it;
+  }
+  return unexpected_.end();
+}
+
+namespace {
+void prepare_receive(Request* r) {
+  r->complete = false;
+  r->active = true;
+  r->cancelled = false;
+  r->status_error = MPI_SUCCESS;
+  r->status_bytes = 0;
+  r->capacity = r->count * r->type->size;
+  if (r->type->contiguous()) {
+    r->recv_data = static_cast<char*>(r->buf) + r->type->true_lb;
+  } else {
+    r->staging.resize(static_cast<size_t>(r->capacity));
+    r->recv_data = r->staging.data();
+  }
+}
+}  // namespace
+
+void Engine::start_recv(Request* r) {
+  prepare_receive(r);
+  auto it = match_unexpected(r->context, r->peer_rank, r->tag);
+  if (it != unexpected_.end()) {
+    deliver(r, *it, it->src_pe);
+    unexpected_.erase(it);
+    return;
+  }
+  r->posted = true;
+  r->prev = posted_tail_;
+  r->next = nullptr;
+  (posted_tail_ ? posted_tail_->next : posted_head_) = r;
+  posted_tail_ = r;
+}
+
+void Engine::start_matched_recv(Request* r, std::unique_ptr<Unexpected> msg) {
+  prepare_receive(r);
+  deliver(r, *msg, msg->src_pe);
+}
+
+void Engine::deliver(Request* r, Unexpected& msg, int src_pe) {
+  r->status_source = msg.src_rank;
+  r->status_tag = msg.tag;
+  if (msg.rendezvous) {
+    rndv_receive(r, src_pe, msg.rts);
+    return;
+  }
+  unexpected_bytes_ -= msg.data.size();
+  Header h{};
+  h.tag = msg.tag;
+  h.src_rank = msg.src_rank;
+  h.context = msg.context;
+  if (msg.sync) h.flags = kFlagSync;
+  deliver_eager(r, src_pe, h, msg.data.data(), msg.data.size(), msg.sreq);
+}
+
+void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* data, size_t len, uint64_t sreq) {
+  r->status_source = h.src_rank;
+  r->status_tag = h.tag;
+  size_t n = std::min(len, static_cast<size_t>(r->capacity));
+  if (n > 0) std::memcpy(r->recv_data, data, n);
+  r->status_bytes = static_cast<int64_t>(n);
+  r->message_bytes = static_cast<int64_t>(len);
+  if (len > n) r->status_error = MPI_ERR_TRUNCATE;
+  if ((h.flags & kFlagSync) != 0) {
+    FinBody ack{sreq};
+    send_control(src_pe, Kind::kSyncAck, &ack, sizeof ack);
+  }
+  complete_recv(r);
+}
+
+void Engine::complete_recv(Request* r) {
+  if (!r->type->contiguous() && r->status_bytes > 0) {
+    datatype::unpack(*r->type, r->staging.data(), r->status_bytes, r->buf, r->count);
+  }
+  r->staging.clear();
+  r->complete = true;
+  finish(r);
+}
+
+bool Engine::cancel_recv(Request* r) {
+  if (!r->posted) return false;
+  (r->prev ? r->prev->next : posted_head_) = r->next;
+  (r->next ? r->next->prev : posted_tail_) = r->prev;
+  r->prev = r->next = nullptr;
+  r->posted = false;
+  r->cancelled = true;
+  r->complete = true;
+  finish(r);
+  return true;
+}
+
+ProbeResult Engine::iprobe(uint32_t context, int source, int tag) {
+  ProbeResult res;
+  auto it = match_unexpected(context, source, tag);
+  if (it == unexpected_.end()) return res;
+  res.found = true;
+  res.source = it->src_rank;
+  res.tag = it->tag;
+  res.bytes = it->size;
+  return res;
+}
+
+std::unique_ptr<Unexpected> Engine::improbe(uint32_t context, int source, int tag, ProbeResult* result) {
+  *result = iprobe(context, source, tag);
+  if (!result->found) return nullptr;
+  auto it = match_unexpected(context, source, tag);
+  auto msg = std::make_unique<Unexpected>(std::move(*it));
+  unexpected_.erase(it);
+  return msg;
+}
+
+// ---- rendezvous (receiver) ----
+
+void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts) {
+  r->rndv_src_pe = src_pe;
+  r->rndv_sreq = rts.sreq;
+  int64_t size = static_cast<int64_t>(rts.size);
+  r->rndv_bytes = std::min(size, r->capacity);
+  r->rndv_granted = r->rndv_received = 0;
+  if (size > r->capacity) r->status_error = MPI_ERR_TRUNCATE;
+  r->status_bytes = r->rndv_bytes;
+  r->message_bytes = size;
+  FinBody fin{rts.sreq};
+  if (r->rndv_bytes == 0) {
+    send_control(src_pe, Kind::kFin, &fin, sizeof fin);
+    complete_recv(r);
+    return;
+  }
+  if (options_.single_copy && shm(src_pe) && pull(src_pe, rts, r->recv_data, r->rndv_bytes)) {
+    ++stat_rndv_pull_;
+    send_control(src_pe, Kind::kFin, &fin, sizeof fin);
+    complete_recv(r);
+    return;
+  }
+  Destination d = register_destination(r->recv_data, r->rndv_bytes);
+  if (d.in_segment) {
+    ++stat_rndv_put_;
+    CtsBody cts{rts.sreq, static_cast<uint64_t>(r->handle), 0, static_cast<uint64_t>(r->rndv_bytes), d.offset,
+                d.segment, 1};
+    r->rndv_granted = r->rndv_bytes;
+    send_control(src_pe, Kind::kCts, &cts, sizeof cts);
+    return;
+  }
+  ++stat_rndv_bounce_;
+  size_t s = static_cast<size_t>(src_pe);
+  if (zone_owner_[s] == nullptr) {
+    zone_owner_[s] = r;
+    grant_bounce(r);
+  } else {
+    r->zone_next = nullptr;
+    (zone_wait_tail_[s] ? zone_wait_tail_[s]->zone_next : zone_wait_head_[s]) = r;
+    zone_wait_tail_[s] = r;
+  }
+}
+
+bool Engine::pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes) {
+  if (src_pe == my_pe_) {
+    std::memcpy(dst, reinterpret_cast<const void*>(rts.addr), static_cast<size_t>(bytes));
+    return true;
+  }
+  if (rts.in_segment != 0) {
+    const segments::Segment* seg = core::Runtime::get()->segments().find(rts.segment);
+    if (seg != nullptr && seg->peer_base[static_cast<size_t>(src_pe)] != nullptr) {
+      std::memcpy(dst, seg->peer_base[static_cast<size_t>(src_pe)] + rts.offset, static_cast<size_t>(bytes));
+      return true;
+    }
+  }
+  if (!cma_ok_) return false;
+  int64_t done = 0;
+  while (done < bytes) {
+    iovec local{dst + done, static_cast<size_t>(bytes - done)};
+    iovec remote{reinterpret_cast<void*>(rts.addr + static_cast<uint64_t>(done)), static_cast<size_t>(bytes - done)};
+    ssize_t n = process_vm_readv(pids_[static_cast<size_t>(src_pe)], &local, 1, &remote, 1, 0);
+    if (n <= 0) {
+      if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
+        GASKET_DEBUG("MPI: process_vm_readv from PE %d refused (%s): rendezvous by puts from now on", src_pe,
+                     strerror(errno));
+        cma_ok_ = false;
+        return false;
+      }
+      log::fatal("MPI: copying %lld bytes of a message from PE %d (pid %d) failed: %s", static_cast<long long>(bytes),
+                 src_pe, pids_[static_cast<size_t>(src_pe)], strerror(errno));
+    }
+    done += n;
+  }
+  return true;
+}
+
+Engine::Destination Engine::register_destination(char* dst, int64_t bytes) {
+  Destination d;
+  segments::Translation t = core::Runtime::get()->segments().translate(dst, static_cast<size_t>(bytes));
+  if (t.segment != nullptr && t.in_bounds) {
+    d.in_segment = true;
+    d.segment = t.segment->id;
+    d.offset = t.offset;
+  }
+  return d;
+}
+
+void Engine::grant_bounce(Request* r) {
+  int64_t half = static_cast<int64_t>(options_.rndv_bounce / 2);
+  size_t s = static_cast<size_t>(r->rndv_src_pe);
+  char* zone = region_ + rings_bytes_ + s * options_.rndv_bounce;
+  while (r->rndv_granted < r->rndv_bytes && r->rndv_granted - r->rndv_received < 2 * half) {
+    int64_t len = std::min(half, r->rndv_bytes - r->rndv_granted);
+    char* dst = zone + ((r->rndv_granted / half) % 2) * half;
+    Destination d = register_destination(dst, len);
+    CtsBody cts{r->rndv_sreq,
+                static_cast<uint64_t>(r->handle),
+                static_cast<uint64_t>(r->rndv_granted),
+                static_cast<uint64_t>(len),
+                d.offset,
+                d.segment,
+                r->rndv_granted + len == r->rndv_bytes ? 1u : 0u};
+    r->rndv_granted += len;
+    send_control(r->rndv_src_pe, Kind::kCts, &cts, sizeof cts);
+  }
+}
+
+void Engine::on_data(int src, const DataBody& d) {
+  Request* r = pool_.find(static_cast<int64_t>(d.rreq));
+  if (r == nullptr || r->kind != RequestKind::kRecv || r->rndv_src_pe != src) {
+    log::fatal("MPI: PE %d delivered rendezvous data for receive request %llu, which is not waiting for it", src,
+               static_cast<unsigned long long>(d.rreq));
+  }
+  size_t s = static_cast<size_t>(src);
+  if (zone_owner_[s] != r) {  // put straight into the receive buffer
+    r->rndv_received = r->rndv_bytes;
+    complete_recv(r);
+    return;
+  }
+  const segments::Segment* heap = core::Runtime::get()->segments().find(segments::kHeapSegment);
+  std::memcpy(r->recv_data + d.data_offset, heap->base + d.dst_offset, d.length);
+  r->rndv_received += static_cast<int64_t>(d.length);
+  if (r->rndv_received < r->rndv_bytes) {
+    grant_bounce(r);
+    return;
+  }
+  complete_recv(r);
+  Request* next = zone_wait_head_[s];
+  zone_owner_[s] = next;
+  if (next != nullptr) {
+    zone_wait_head_[s] = next->zone_next;
+    if (zone_wait_head_[s] == nullptr) zone_wait_tail_[s] = nullptr;
+    grant_bounce(next);
+  }
+}
+
+std::string Engine::describe() const {
+  return "MPI engine: " + std::to_string(stat_eager_) + " eager, " + std::to_string(stat_rndv_pull_) +
+         " rendezvous by single copy, " + std::to_string(stat_rndv_put_) + " by direct put, " +
+         std::to_string(stat_rndv_bounce_) + " through the bounce zone; same-node eager limit " +
+         std::to_string(shm_eager_) + " B, backend eager limit " + std::to_string(am_eager_) + " B";
+}
+
+}  // namespace gasket::mpi::p2p

@@ -1,0 +1,182 @@
+// The two-sided engine: matching (posted and unexpected queues, non-overtaking per source and
+// communicator), the eager and rendezvous protocols, and progress.
+//
+// Channels: a same-node peer is reached through ShmRings; every other peer through the core's
+// active messages (handler kMpiHandler: mailbox rings with credits on pciddc, native AM on ucx).
+// Both carry the same packets (wire.h), in order per source.
+//
+// Protocols (ARCHITECTURE.md "MPI two-sided = rendezvous over puts"):
+//  - eager (message <= the channel's eager limit): one packet with the data; a synchronous send
+//    is completed by the receiver's SYNC_ACK when it matches.
+//  - rendezvous: RTS (envelope, size, where the data is). The matching receiver either
+//      pulls: same node, the sender's buffer readable here (its mapped segment, or
+//             process_vm_readv) -> one copy, then FIN; or
+//      asks for puts: CTS with a destination from register_destination() — the receive buffer
+//             itself when it lies in a segment (zero copy), else the sender's bounce zone in the
+//             receiver's region, in two pipelined halves — the sender puts each range (the core
+//             fragments to the backend's limit), quiets, and sends DATA.
+//    Unexpected large messages wait as RTS packets, never as data.
+// Thread safety: none here; the MPI context serialises calls (one lock under THREAD_MULTIPLE).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/base/status.h"
+#include "mpi/base/error.h"
+#include "mpi/p2p/request.h"
+#include "mpi/p2p/shm_rings.h"
+#include "mpi/p2p/wire.h"
+
+namespace gasket::mpi::p2p {
+
+struct EngineOptions {
+  size_t eager_limit = 16 << 10;      // backend path
+  size_t shm_eager_limit = 8 << 10;   // same-node rings
+  size_t shm_slots = 16;
+  size_t rndv_bounce = 256 << 10;
+  size_t unexpected_limit = 64 << 20;
+  bool single_copy = true;            // same-node pull allowed
+};
+
+// A message that arrived before its receive (or was taken by MPI_Mprobe).
+struct Unexpected {
+  int src_pe = 0;
+  uint32_t context = 0;
+  int src_rank = 0;
+  int tag = 0;
+  bool rendezvous = false;
+  bool sync = false;
+  uint64_t sreq = 0;
+  int64_t size = 0;  // message bytes
+  RtsBody rts{};
+  std::vector<char> data;  // eager data
+};
+
+// Matching probe result (MPI_Iprobe/MPI_Improbe).
+struct ProbeResult {
+  bool found = false;
+  int source = 0, tag = 0;
+  int64_t bytes = 0;
+};
+
+class Engine {
+ public:
+  // Collective over all PEs (symmetric allocation of the ring/zone region, pid exchange).
+  static Result<std::unique_ptr<Engine>> create(const EngineOptions& options);
+  ~Engine();
+  // Collective: frees the region.
+  void shutdown();
+
+  RequestPool& requests() { return pool_; }
+
+  // Starts a send / receive described by the request's operation fields (buf, count, type,
+  // comm, context, peer, tag, my_rank, mode); completion is reported through `complete`.
+  void start_send(Request* r);
+  void start_recv(Request* r);
+  // Receive of a message taken by mprobe.
+  void start_matched_recv(Request* r, std::unique_ptr<Unexpected> msg);
+  // Removes a posted, unmatched receive; false when it has already matched.
+  bool cancel_recv(Request* r);
+
+  ProbeResult iprobe(uint32_t context, int source, int tag);
+  // Like iprobe, and removes the message for a later matched receive.
+  std::unique_ptr<Unexpected> improbe(uint32_t context, int source, int tag, ProbeResult* result);
+
+  void progress();
+  // A request completed with no pending protocol state (user_owned false -> released).
+  void finish(Request* r);
+
+  // Gives a buffered send's block back to the attached buffer (set by the MPI context).
+  std::function<void(char*)> bsend_release;
+
+  // Statistics for debug output.
+  std::string describe() const;
+
+ private:
+  explicit Engine(const EngineOptions& options);
+  Status init();
+
+  struct PendingPacket {
+    Header header;
+    std::vector<char> body;
+    const char* data;
+    size_t data_len;
+    Request* complete_on_send;  // an eager send completes when its packet is out
+  };
+
+  // Channel.
+  bool shm(int pe) const { return rings_ && rings_->reaches(pe); }
+  size_t eager_limit(int pe) const { return shm(pe) ? shm_eager_ : am_eager_; }
+  // Sends (or queues behind earlier packets while the ring is full). True when sent now.
+  bool send_packet(int pe, Header h, const void* body, size_t body_len, const void* data, size_t data_len,
+                   Request* complete_on_send);
+  void send_control(int pe, Kind kind, const void* body, size_t body_len);
+  void drain_pending(int pe);
+  void on_active_message(int src, const void* payload, size_t len);
+  void handle_packet(int src, const Header& h, const char* payload);
+
+  // Matching.
+  Request* match_posted(uint32_t context, int src_rank, int tag);
+  std::list<Unexpected>::iterator match_unexpected(uint32_t context, int source, int tag);
+  void deliver(Request* r, Unexpected& msg, int src_pe);
+  void deliver_eager(Request* r, int src_pe, const Header& h, const char* data, size_t len, uint64_t sreq);
+
+  // Rendezvous.
+  void rndv_receive(Request* r, int src_pe, const RtsBody& rts);
+  bool pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes);
+  struct Destination {
+    bool in_segment = false;
+    uint32_t segment = 0;
+    uint64_t offset = 0;
+  };
+  // Where a sender may put `bytes` bytes for `dst`: the one step to switch to core/memreg.
+  Destination register_destination(char* dst, int64_t bytes);
+  void grant_bounce(Request* r);
+  void on_cts(int src, const CtsBody& cts);
+  void on_data(int src, const DataBody& d);
+  void complete_recv(Request* r);
+  void complete_send(Request* r);
+
+  EngineOptions options_;
+  RequestPool pool_;
+  int my_pe_ = 0, n_pes_ = 1;
+  char* region_ = nullptr;  // symmetric: [rings][bounce zones][pids]
+  size_t rings_bytes_ = 0;
+  std::unique_ptr<ShmRings> rings_;
+  std::vector<int> shm_peers_;
+  size_t shm_eager_ = 0, am_eager_ = 0;
+  bool any_backend_peer_ = false;
+  unsigned progress_calls_ = 0;
+  bool cma_ok_ = true;
+  std::vector<int32_t> pids_;
+
+  std::vector<std::deque<PendingPacket>> pending_;  // per target, behind a full ring
+  std::vector<int> pending_targets_;
+
+  // Active messages: arrive on any thread into the inbox; drained in order per source.
+  std::mutex inbox_mutex_;
+  std::deque<std::pair<int, std::vector<char>>> inbox_;
+  std::vector<uint32_t> am_sent_seq_, am_expected_seq_;
+  std::vector<std::map<uint32_t, std::vector<char>>> am_early_;
+  std::vector<char> am_out_;
+
+  Request* posted_head_ = nullptr;
+  Request* posted_tail_ = nullptr;
+  std::list<Unexpected> unexpected_;
+  size_t unexpected_bytes_ = 0;
+
+  // Bounce zones (receiver side): the request using each source's zone, and those waiting.
+  std::vector<Request*> zone_owner_;
+  std::vector<Request*> zone_wait_head_, zone_wait_tail_;
+
+  uint64_t stat_eager_ = 0, stat_rndv_pull_ = 0, stat_rndv_put_ = 0, stat_rndv_bounce_ = 0;
+};
+
+}  // namespace gasket::mpi::p2p

@@ -1,0 +1,116 @@
+// A request: one send, receive or generalized operation, and its progress through the protocol.
+// Requests live in the RequestPool; their handle (MPI_Request) is index + 1, and the protocol
+// names them by the same number on the wire.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/datatype/datatype.h"
+
+namespace gasket::mpi::p2p {
+
+enum class RequestKind : uint8_t { kSend, kRecv, kGeneralized, kDone };
+enum class SendMode : uint8_t { kStandard, kSync, kReady, kBuffered };
+
+struct Request {
+  int handle = 0;
+  bool live = false;        // allocated from the pool (not yet released)
+  RequestKind kind = RequestKind::kDone;
+  SendMode mode = SendMode::kStandard;
+  bool persistent = false;
+  bool active = false;      // started (persistent: until completed by a wait/test)
+  bool complete = false;
+  bool user_owned = true;   // false after MPI_Request_free: released at completion
+  bool cancelled = false;
+  bool posted = false;      // in the posted-receive queue
+  bool proc_null = false;   // peer MPI_PROC_NULL: completes at once with an empty status
+
+  // The operation.
+  void* buf = nullptr;
+  int64_t count = 0;
+  const datatype::Datatype* type = nullptr;
+  int type_handle = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+  uint32_t context = 0;
+  int peer_rank = 0;  // destination, or source (MPI_ANY_SOURCE allowed)
+  int peer_pe = -1;
+  int tag = 0;
+  int my_rank = 0;    // the sender's rank in the communicator (envelope)
+
+  // Completion status.
+  int status_source = MPI_ANY_SOURCE;
+  int status_tag = MPI_ANY_TAG;
+  int status_error = MPI_SUCCESS;
+  int64_t status_bytes = 0;
+  int64_t message_bytes = 0;  // as sent (more than status_bytes when truncated)
+
+  // Data as bytes: the user's buffer when the type is contiguous, else `staging`.
+  std::vector<char> staging;
+  const char* send_data = nullptr;
+  int64_t send_bytes = 0;
+  char* recv_data = nullptr;
+  int64_t capacity = 0;
+
+  // Rendezvous (receiver side).
+  int rndv_src_pe = -1;
+  uint64_t rndv_sreq = 0;
+  int64_t rndv_bytes = 0;     // bytes to move (the smaller of message and capacity)
+  int64_t rndv_granted = 0;
+  int64_t rndv_received = 0;
+  Request* zone_next = nullptr;  // waiting for the bounce zone of its source
+
+  // Buffered send: the block in the attached buffer to give back at completion.
+  char* bsend_block = nullptr;
+
+  // Generalized request.
+  MPI_Grequest_query_function* query_fn = nullptr;
+  MPI_Grequest_free_function* free_fn = nullptr;
+  MPI_Grequest_cancel_function* cancel_fn = nullptr;
+  void* extra_state = nullptr;
+
+  // Posted-receive queue links.
+  Request* prev = nullptr;
+  Request* next = nullptr;
+};
+
+class RequestPool {
+ public:
+  Request* create(RequestKind kind) {
+    Request* r;
+    if (!free_.empty()) {
+      r = free_.back();
+      free_.pop_back();
+      int h = r->handle;
+      *r = Request{};
+      r->handle = h;
+    } else {
+      all_.push_back(std::make_unique<Request>());
+      r = all_.back().get();
+      r->handle = static_cast<int>(all_.size());
+    }
+    r->kind = kind;
+    r->live = true;
+    return r;
+  }
+  void release(Request* r) {
+    r->live = false;
+    r->staging.clear();
+    r->staging.shrink_to_fit();
+    free_.push_back(r);
+  }
+  // The live request behind a handle / wire id, or null.
+  Request* find(int64_t handle) const {
+    if (handle <= 0 || handle > static_cast<int64_t>(all_.size())) return nullptr;
+    Request* r = all_[static_cast<size_t>(handle - 1)].get();
+    return r->live ? r : nullptr;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Request>> all_;
+  std::vector<Request*> free_;
+};
+
+}  // namespace gasket::mpi::p2p

@@ -1,0 +1,680 @@
+/* OpenSHMEM 1.5 for gasket. The typed families are declared from the type tables below (the
+ * standard's lists, one X-macro per list) and implemented once, with C++ templates, in
+ * shmem-api/shmem.cc. C11 type-generic macros (and C++ overloads) cover the routines the
+ * specification defines generics for. Deprecated names still found in programs are kept. */
+#ifndef SHMEM_H
+#define SHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- constants ---- */
+#define SHMEM_MAJOR_VERSION 1
+#define SHMEM_MINOR_VERSION 5
+#define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
+#define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
+#define SHMEM_MAX_NAME_LEN 256
+#define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
+#define SHMEM_VENDOR_STRING "gasket OpenSHMEM 1.5"
+#define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
+
+#define SHMEM_THREAD_SINGLE 0
+#define SHMEM_THREAD_FUNNELED 1
+#define SHMEM_THREAD_SERIALIZED 2
+#define SHMEM_THREAD_MULTIPLE 3
+
+#define SHMEM_CMP_EQ 0
+#define SHMEM_CMP_NE 1
+#define SHMEM_CMP_GT 2
+#define SHMEM_CMP_GE 3
+#define SHMEM_CMP_LT 4
+#define SHMEM_CMP_LE 5
+#define _SHMEM_CMP_EQ SHMEM_CMP_EQ
+#define _SHMEM_CMP_NE SHMEM_CMP_NE
+#define _SHMEM_CMP_GT SHMEM_CMP_GT
+#define _SHMEM_CMP_GE SHMEM_CMP_GE
+#define _SHMEM_CMP_LT SHMEM_CMP_LT
+#define _SHMEM_CMP_LE SHMEM_CMP_LE
+
+#define SHMEM_SIGNAL_SET 0
+#define SHMEM_SIGNAL_ADD 1
+
+#define SHMEM_CTX_PRIVATE 1L
+#define SHMEM_CTX_SERIALIZED 2L
+#define SHMEM_CTX_NOSTORE 4L
+
+#define SHMEM_MALLOC_ATOMICS_REMOTE 1L
+#define SHMEM_MALLOC_SIGNAL_REMOTE 2L
+
+#define SHMEM_TEAM_NUM_CONTEXTS 1L
+
+/* pSync arrays: every collective signals through these words (core/coll kSyncWords). */
+#define SHMEM_SYNC_VALUE 0L
+#define SHMEM_SYNC_SIZE 40
+#define SHMEM_BARRIER_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_BCAST_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_COLLECT_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALL_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALLS_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+
+/* ---- handles ---- */
+typedef struct shmem_gasket_team* shmem_team_t;
+typedef struct shmem_gasket_ctx* shmem_ctx_t;
+#define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+#define SHMEM_TEAM_WORLD ((shmem_team_t)1)
+#define SHMEM_TEAM_SHARED ((shmem_team_t)2)
+#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+#define SHMEM_CTX_DEFAULT ((shmem_ctx_t)1)
+
+typedef struct {
+  int num_contexts;
+} shmem_team_config_t;
+
+/* ---- the standard's type lists: X(C type, TYPENAME) ---- */
+#define SHMEM_GASKET_BASE_INT_TYPES(X)                                                        \
+  X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)               \
+  X(long long, longlong) X(unsigned char, uchar) X(unsigned short, ushort)                    \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define SHMEM_GASKET_FIXED_INT_TYPES(X)                                                       \
+  X(int8_t, int8) X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8)     \
+  X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)                 \
+  X(ptrdiff_t, ptrdiff)
+#define SHMEM_GASKET_FLOAT_TYPES(X) X(float, float) X(double, double) X(long double, longdouble)
+/* RMA (put, get, p, g, iput, iget, nbi, put_signal) */
+#define SHMEM_GASKET_RMA_TYPES(X) \
+  SHMEM_GASKET_FLOAT_TYPES(X) SHMEM_GASKET_BASE_INT_TYPES(X) SHMEM_GASKET_FIXED_INT_TYPES(X)
+/* standard AMOs (inc, add, compare_swap and fetching forms) */
+#define SHMEM_GASKET_AMO_TYPES(X)                                                             \
+  X(int, int) X(long, long) X(long long, longlong) X(unsigned int, uint)                      \
+  X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int32_t, int32)                  \
+  X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)                   \
+  X(ptrdiff_t, ptrdiff)
+/* extended AMOs (fetch, set, swap) add float and double */
+#define SHMEM_GASKET_AMO_EXT_TYPES(X) SHMEM_GASKET_AMO_TYPES(X) X(float, float) X(double, double)
+/* bitwise AMOs */
+#define SHMEM_GASKET_AMO_BIT_TYPES(X)                                                         \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)              \
+  X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64)
+/* point-to-point synchronisation */
+#define SHMEM_GASKET_P2P_TYPES(X)                                                             \
+  X(short, short) X(int, int) X(long, long) X(long long, longlong) X(unsigned short, ushort)  \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)              \
+  X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64)                 \
+  X(size_t, size) X(ptrdiff_t, ptrdiff)
+/* reductions: and/or/xor; max/min; sum/prod */
+#define SHMEM_GASKET_REDUCE_BIT_TYPES(X)                                                      \
+  X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)                     \
+  X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16)  \
+  X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16)                   \
+  X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
+#define SHMEM_GASKET_REDUCE_MINMAX_TYPES(X)                                                   \
+  X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)               \
+  X(long long, longlong) X(ptrdiff_t, ptrdiff) X(unsigned char, uchar)                        \
+  X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong)                     \
+  X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)        \
+  X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32)                 \
+  X(uint64_t, uint64) X(size_t, size) SHMEM_GASKET_FLOAT_TYPES(X)
+#define SHMEM_GASKET_REDUCE_ARITH_TYPES(X) \
+  SHMEM_GASKET_REDUCE_MINMAX_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
+/* deprecated active-set reductions (*_to_all) */
+#define SHMEM_GASKET_TO_ALL_BIT_TYPES(X) X(short, short) X(int, int) X(long, long) X(long long, longlong)
+#define SHMEM_GASKET_TO_ALL_MINMAX_TYPES(X) SHMEM_GASKET_TO_ALL_BIT_TYPES(X) SHMEM_GASKET_FLOAT_TYPES(X)
+#define SHMEM_GASKET_TO_ALL_ARITH_TYPES(X) \
+  SHMEM_GASKET_TO_ALL_MINMAX_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
+/* deprecated AMO names (fadd, finc, cswap) */
+#define SHMEM_GASKET_DEPRECATED_AMO_TYPES(X) X(int, int) X(long, long) X(long long, longlong)
+/* sized RMA: X(bits) */
+#define SHMEM_GASKET_SIZES(X) X(8) X(16) X(32) X(64) X(128)
+#define SHMEM_GASKET_REDUCE_OPS(X) X(and) X(or) X(xor) X(max) X(min) X(sum) X(prod)
+
+/* ---- setup, exit, query ---- */
+void shmem_init(void);
+int shmem_init_thread(int requested, int* provided);
+void shmem_query_thread(int* provided);
+void shmem_finalize(void);
+void shmem_global_exit(int status);
+int shmem_my_pe(void);
+int shmem_n_pes(void);
+int shmem_pe_accessible(int pe);
+int shmem_addr_accessible(const void* addr, int pe);
+void* shmem_ptr(const void* dest, int pe);
+void shmem_info_get_version(int* major, int* minor);
+void shmem_info_get_name(char* name);
+void shmem_pcontrol(int level);
+void start_pes(int npes);
+int _my_pe(void);
+int _num_pes(void);
+int my_pe(void);
+int num_pes(void);
+
+/* ---- memory management ---- */
+void* shmem_malloc(size_t size);
+void* shmem_malloc_with_hints(size_t size, long hints);
+void* shmem_calloc(size_t count, size_t size);
+void* shmem_realloc(void* ptr, size_t size);
+void* shmem_align(size_t alignment, size_t size);
+void shmem_free(void* ptr);
+void* shmalloc(size_t size);
+void shfree(void* ptr);
+void* shrealloc(void* ptr, size_t size);
+void* shmemalign(size_t alignment, size_t size);
+
+/* ---- teams ---- */
+int shmem_team_my_pe(shmem_team_t team);
+int shmem_team_n_pes(shmem_team_t team);
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t* config);
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                             const shmem_team_config_t* config, long config_mask,
+                             shmem_team_t* new_team);
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+                        const shmem_team_config_t* xaxis_config, long xaxis_mask,
+                        shmem_team_t* xaxis_team, const shmem_team_config_t* yaxis_config,
+                        long yaxis_mask, shmem_team_t* yaxis_team);
+void shmem_team_destroy(shmem_team_t team);
+
+/* ---- contexts ---- */
+int shmem_ctx_create(long options, shmem_ctx_t* ctx);
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx);
+void shmem_ctx_destroy(shmem_ctx_t ctx);
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team);
+
+/* ---- RMA, signals, atomics: every routine with its ctx form ---- */
+#define SHMEM_GASKET_DECL_RMA(T, N)                                                            \
+  void shmem_##N##_put(T* dest, const T* source, size_t nelems, int pe);                      \
+  void shmem_ctx_##N##_put(shmem_ctx_t ctx, T* dest, const T* source, size_t nelems, int pe); \
+  void shmem_##N##_get(T* dest, const T* source, size_t nelems, int pe);                      \
+  void shmem_ctx_##N##_get(shmem_ctx_t ctx, T* dest, const T* source, size_t nelems, int pe); \
+  void shmem_##N##_put_nbi(T* dest, const T* source, size_t nelems, int pe);                  \
+  void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T* dest, const T* source, size_t nelems,      \
+                               int pe);                                                       \
+  void shmem_##N##_get_nbi(T* dest, const T* source, size_t nelems, int pe);                  \
+  void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T* dest, const T* source, size_t nelems,      \
+                               int pe);                                                       \
+  void shmem_##N##_p(T* dest, T value, int pe);                                               \
+  void shmem_ctx_##N##_p(shmem_ctx_t ctx, T* dest, T value, int pe);                          \
+  T shmem_##N##_g(const T* source, int pe);                                                   \
+  T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T* source, int pe);                              \
+  void shmem_##N##_iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,               \
+                        size_t nelems, int pe);                                               \
+  void shmem_ctx_##N##_iput(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst,         \
+                            ptrdiff_t sst, size_t nelems, int pe);                            \
+  void shmem_##N##_iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,               \
+                        size_t nelems, int pe);                                               \
+  void shmem_ctx_##N##_iget(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst,         \
+                            ptrdiff_t sst, size_t nelems, int pe);                            \
+  void shmem_##N##_put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,    \
+                              uint64_t signal, int sig_op, int pe);                           \
+  void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T* dest, const T* source, size_t nelems,   \
+                                  uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);   \
+  void shmem_##N##_put_signal_nbi(T* dest, const T* source, size_t nelems,                    \
+                                  uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);   \
+  void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T* dest, const T* source,              \
+                                      size_t nelems, uint64_t* sig_addr, uint64_t signal,     \
+                                      int sig_op, int pe);
+SHMEM_GASKET_RMA_TYPES(SHMEM_GASKET_DECL_RMA)
+
+#define SHMEM_GASKET_DECL_SIZED(B)                                                             \
+  void shmem_put##B(void* dest, const void* source, size_t nelems, int pe);                   \
+  void shmem_ctx_put##B(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems,       \
+                        int pe);                                                              \
+  void shmem_get##B(void* dest, const void* source, size_t nelems, int pe);                   \
+  void shmem_ctx_get##B(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems,       \
+                        int pe);                                                              \
+  void shmem_put##B##_nbi(void* dest, const void* source, size_t nelems, int pe);             \
+  void shmem_ctx_put##B##_nbi(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, \
+                              int pe);                                                        \
+  void shmem_get##B##_nbi(void* dest, const void* source, size_t nelems, int pe);             \
+  void shmem_ctx_get##B##_nbi(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, \
+                              int pe);                                                        \
+  void shmem_iput##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,            \
+                     size_t nelems, int pe);                                                  \
+  void shmem_ctx_iput##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst,      \
+                         ptrdiff_t sst, size_t nelems, int pe);                               \
+  void shmem_iget##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,            \
+                     size_t nelems, int pe);                                                  \
+  void shmem_ctx_iget##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst,      \
+                         ptrdiff_t sst, size_t nelems, int pe);                               \
+  void shmem_put##B##_signal(void* dest, const void* source, size_t nelems,                   \
+                             uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);        \
+  void shmem_ctx_put##B##_signal(shmem_ctx_t ctx, void* dest, const void* source,             \
+                                 size_t nelems, uint64_t* sig_addr, uint64_t signal,          \
+                                 int sig_op, int pe);                                         \
+  void shmem_put##B##_signal_nbi(void* dest, const void* source, size_t nelems,               \
+                                 uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);    \
+  void shmem_ctx_put##B##_signal_nbi(shmem_ctx_t ctx, void* dest, const void* source,         \
+                                     size_t nelems, uint64_t* sig_addr, uint64_t signal,      \
+                                     int sig_op, int pe);
+SHMEM_GASKET_SIZES(SHMEM_GASKET_DECL_SIZED)
+
+void shmem_putmem(void* dest, const void* source, size_t nelems, int pe);
+void shmem_ctx_putmem(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, int pe);
+void shmem_getmem(void* dest, const void* source, size_t nelems, int pe);
+void shmem_ctx_getmem(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, int pe);
+void shmem_putmem_nbi(void* dest, const void* source, size_t nelems, int pe);
+void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, int pe);
+void shmem_getmem_nbi(void* dest, const void* source, size_t nelems, int pe);
+void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, int pe);
+void shmem_putmem_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr,
+                         uint64_t signal, int sig_op, int pe);
+void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems,
+                             uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_putmem_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr,
+                             uint64_t signal, int sig_op, int pe);
+void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems,
+                                 uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+uint64_t shmem_signal_fetch(const uint64_t* sig_addr);
+uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value);
+
+#define SHMEM_GASKET_DECL_AMO(T, N)                                                            \
+  T shmem_##N##_atomic_fetch_inc(T* dest, int pe);                                            \
+  T shmem_ctx_##N##_atomic_fetch_inc(shmem_ctx_t ctx, T* dest, int pe);                       \
+  void shmem_##N##_atomic_fetch_inc_nbi(T* fetch, T* dest, int pe);                           \
+  void shmem_ctx_##N##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, T* fetch, T* dest, int pe);      \
+  void shmem_##N##_atomic_inc(T* dest, int pe);                                               \
+  void shmem_ctx_##N##_atomic_inc(shmem_ctx_t ctx, T* dest, int pe);                          \
+  T shmem_##N##_atomic_fetch_add(T* dest, T value, int pe);                                   \
+  T shmem_ctx_##N##_atomic_fetch_add(shmem_ctx_t ctx, T* dest, T value, int pe);              \
+  void shmem_##N##_atomic_fetch_add_nbi(T* fetch, T* dest, T value, int pe);                  \
+  void shmem_ctx_##N##_atomic_fetch_add_nbi(shmem_ctx_t ctx, T* fetch, T* dest, T value,      \
+                                            int pe);                                          \
+  void shmem_##N##_atomic_add(T* dest, T value, int pe);                                      \
+  void shmem_ctx_##N##_atomic_add(shmem_ctx_t ctx, T* dest, T value, int pe);                 \
+  T shmem_##N##_atomic_compare_swap(T* dest, T cond, T value, int pe);                        \
+  T shmem_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T* dest, T cond, T value, int pe);   \
+  void shmem_##N##_atomic_compare_swap_nbi(T* fetch, T* dest, T cond, T value, int pe);       \
+  void shmem_ctx_##N##_atomic_compare_swap_nbi(shmem_ctx_t ctx, T* fetch, T* dest, T cond,    \
+                                               T value, int pe);                              \
+  T shmem_##N##_finc(T* dest, int pe);                                                        \
+  T shmem_##N##_fadd(T* dest, T value, int pe);                                               \
+  T shmem_##N##_cswap(T* dest, T cond, T value, int pe);                                      \
+  void shmem_##N##_inc(T* dest, int pe);                                                      \
+  void shmem_##N##_add(T* dest, T value, int pe);
+SHMEM_GASKET_AMO_TYPES(SHMEM_GASKET_DECL_AMO)
+
+#define SHMEM_GASKET_DECL_AMO_EXT(T, N)                                                        \
+  T shmem_##N##_atomic_fetch(const T* source, int pe);                                        \
+  T shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T* source, int pe);                   \
+  void shmem_##N##_atomic_fetch_nbi(T* fetch, const T* source, int pe);                       \
+  void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T* fetch, const T* source, int pe);  \
+  void shmem_##N##_atomic_set(T* dest, T value, int pe);                                      \
+  void shmem_ctx_##N##_atomic_set(shmem_ctx_t ctx, T* dest, T value, int pe);                 \
+  T shmem_##N##_atomic_swap(T* dest, T value, int pe);                                        \
+  T shmem_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T* dest, T value, int pe);                   \
+  void shmem_##N##_atomic_swap_nbi(T* fetch, T* dest, T value, int pe);                       \
+  void shmem_ctx_##N##_atomic_swap_nbi(shmem_ctx_t ctx, T* fetch, T* dest, T value, int pe);  \
+  T shmem_##N##_fetch(const T* source, int pe);                                               \
+  void shmem_##N##_set(T* dest, T value, int pe);                                             \
+  T shmem_##N##_swap(T* dest, T value, int pe);
+SHMEM_GASKET_AMO_EXT_TYPES(SHMEM_GASKET_DECL_AMO_EXT)
+long shmem_swap(long* dest, long value, int pe);
+
+#define SHMEM_GASKET_DECL_AMO_BIT_OP(T, N, OP)                                                 \
+  T shmem_##N##_atomic_fetch_##OP(T* dest, T value, int pe);                                  \
+  T shmem_ctx_##N##_atomic_fetch_##OP(shmem_ctx_t ctx, T* dest, T value, int pe);             \
+  void shmem_##N##_atomic_fetch_##OP##_nbi(T* fetch, T* dest, T value, int pe);               \
+  void shmem_ctx_##N##_atomic_fetch_##OP##_nbi(shmem_ctx_t ctx, T* fetch, T* dest, T value,   \
+                                               int pe);                                       \
+  void shmem_##N##_atomic_##OP(T* dest, T value, int pe);                                     \
+  void shmem_ctx_##N##_atomic_##OP(shmem_ctx_t ctx, T* dest, T value, int pe);
+#define SHMEM_GASKET_DECL_AMO_BIT(T, N)                                                        \
+  SHMEM_GASKET_DECL_AMO_BIT_OP(T, N, and)                                                     \
+  SHMEM_GASKET_DECL_AMO_BIT_OP(T, N, or) SHMEM_GASKET_DECL_AMO_BIT_OP(T, N, xor)
+SHMEM_GASKET_AMO_BIT_TYPES(SHMEM_GASKET_DECL_AMO_BIT)
+
+/* ---- point-to-point synchronisation ---- */
+#define SHMEM_GASKET_DECL_P2P(T, N)                                                            \
+  void shmem_##N##_wait_until(T* ivar, int cmp, T cmp_value);                                 \
+  void shmem_##N##_wait(T* ivar, T cmp_value);                                                \
+  void shmem_##N##_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp,        \
+                                  T cmp_value);                                               \
+  size_t shmem_##N##_wait_until_any(T* ivars, size_t nelems, const int* status, int cmp,      \
+                                    T cmp_value);                                             \
+  size_t shmem_##N##_wait_until_some(T* ivars, size_t nelems, size_t* indices,                \
+                                     const int* status, int cmp, T cmp_value);                \
+  void shmem_##N##_wait_until_all_vector(T* ivars, size_t nelems, const int* status, int cmp, \
+                                         T* cmp_values);                                      \
+  size_t shmem_##N##_wait_until_any_vector(T* ivars, size_t nelems, const int* status,        \
+                                           int cmp, T* cmp_values);                           \
+  size_t shmem_##N##_wait_until_some_vector(T* ivars, size_t nelems, size_t* indices,         \
+                                            const int* status, int cmp, T* cmp_values);       \
+  int shmem_##N##_test(T* ivar, int cmp, T cmp_value);                                        \
+  int shmem_##N##_test_all(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value); \
+  size_t shmem_##N##_test_any(T* ivars, size_t nelems, const int* status, int cmp,            \
+                              T cmp_value);                                                   \
+  size_t shmem_##N##_test_some(T* ivars, size_t nelems, size_t* indices, const int* status,   \
+                               int cmp, T cmp_value);                                         \
+  int shmem_##N##_test_all_vector(T* ivars, size_t nelems, const int* status, int cmp,        \
+                                  T* cmp_values);                                             \
+  size_t shmem_##N##_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp,     \
+                                     T* cmp_values);                                          \
+  size_t shmem_##N##_test_some_vector(T* ivars, size_t nelems, size_t* indices,               \
+                                      const int* status, int cmp, T* cmp_values);
+SHMEM_GASKET_P2P_TYPES(SHMEM_GASKET_DECL_P2P)
+void shmem_wait_until(long* ivar, int cmp, long cmp_value);
+void shmem_wait(long* ivar, long cmp_value);
+
+/* ---- ordering, locks ---- */
+void shmem_fence(void);
+void shmem_ctx_fence(shmem_ctx_t ctx);
+void shmem_quiet(void);
+void shmem_ctx_quiet(shmem_ctx_t ctx);
+void shmem_set_lock(long* lock);
+int shmem_test_lock(long* lock);
+void shmem_clear_lock(long* lock);
+
+/* ---- collectives ---- */
+void shmem_barrier_all(void);
+void shmem_sync_all(void);
+int shmem_team_sync(shmem_team_t team);
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long* pSync);
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long* pSync);
+int shmem_broadcastmem(shmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root);
+int shmem_collectmem(shmem_team_t team, void* dest, const void* source, size_t nelems);
+int shmem_fcollectmem(shmem_team_t team, void* dest, const void* source, size_t nelems);
+int shmem_alltoallmem(shmem_team_t team, void* dest, const void* source, size_t nelems);
+int shmem_alltoallsmem(shmem_team_t team, void* dest, const void* source, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems);
+#define SHMEM_GASKET_DECL_COLL(T, N)                                                           \
+  int shmem_##N##_broadcast(shmem_team_t team, T* dest, const T* source, size_t nelems,       \
+                            int PE_root);                                                     \
+  int shmem_##N##_collect(shmem_team_t team, T* dest, const T* source, size_t nelems);        \
+  int shmem_##N##_fcollect(shmem_team_t team, T* dest, const T* source, size_t nelems);       \
+  int shmem_##N##_alltoall(shmem_team_t team, T* dest, const T* source, size_t nelems);       \
+  int shmem_##N##_alltoalls(shmem_team_t team, T* dest, const T* source, ptrdiff_t dst,       \
+                            ptrdiff_t sst, size_t nelems);
+SHMEM_GASKET_RMA_TYPES(SHMEM_GASKET_DECL_COLL)
+#define SHMEM_GASKET_DECL_ACTIVE_SET(B)                                                        \
+  void shmem_broadcast##B(void* dest, const void* source, size_t nelems, int PE_root,         \
+                          int PE_start, int logPE_stride, int PE_size, long* pSync);          \
+  void shmem_collect##B(void* dest, const void* source, size_t nelems, int PE_start,          \
+                        int logPE_stride, int PE_size, long* pSync);                          \
+  void shmem_fcollect##B(void* dest, const void* source, size_t nelems, int PE_start,         \
+                         int logPE_stride, int PE_size, long* pSync);                         \
+  void shmem_alltoall##B(void* dest, const void* source, size_t nelems, int PE_start,         \
+                         int logPE_stride, int PE_size, long* pSync);                         \
+  void shmem_alltoalls##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,       \
+                          size_t nelems, int PE_start, int logPE_stride, int PE_size,         \
+                          long* pSync);
+SHMEM_GASKET_DECL_ACTIVE_SET(32)
+SHMEM_GASKET_DECL_ACTIVE_SET(64)
+
+#define SHMEM_GASKET_DECL_REDUCE(T, N, OP)                                                     \
+  int shmem_##N##_##OP##_reduce(shmem_team_t team, T* dest, const T* source, size_t nreduce);
+#define SHMEM_GASKET_DECL_REDUCE_BIT(T, N) \
+  SHMEM_GASKET_DECL_REDUCE(T, N, and) SHMEM_GASKET_DECL_REDUCE(T, N, or) SHMEM_GASKET_DECL_REDUCE(T, N, xor)
+#define SHMEM_GASKET_DECL_REDUCE_MINMAX(T, N) \
+  SHMEM_GASKET_DECL_REDUCE(T, N, max) SHMEM_GASKET_DECL_REDUCE(T, N, min)
+#define SHMEM_GASKET_DECL_REDUCE_ARITH(T, N) \
+  SHMEM_GASKET_DECL_REDUCE(T, N, sum) SHMEM_GASKET_DECL_REDUCE(T, N, prod)
+SHMEM_GASKET_REDUCE_BIT_TYPES(SHMEM_GASKET_DECL_REDUCE_BIT)
+SHMEM_GASKET_REDUCE_MINMAX_TYPES(SHMEM_GASKET_DECL_REDUCE_MINMAX)
+SHMEM_GASKET_REDUCE_ARITH_TYPES(SHMEM_GASKET_DECL_REDUCE_ARITH)
+
+#define SHMEM_GASKET_DECL_TO_ALL(T, N, OP)                                                     \
+  void shmem_##N##_##OP##_to_all(T* dest, const T* source, int nreduce, int PE_start,         \
+                                 int logPE_stride, int PE_size, T* pWrk, long* pSync);
+#define SHMEM_GASKET_DECL_TO_ALL_BIT(T, N) \
+  SHMEM_GASKET_DECL_TO_ALL(T, N, and) SHMEM_GASKET_DECL_TO_ALL(T, N, or) SHMEM_GASKET_DECL_TO_ALL(T, N, xor)
+#define SHMEM_GASKET_DECL_TO_ALL_MINMAX(T, N) \
+  SHMEM_GASKET_DECL_TO_ALL(T, N, max) SHMEM_GASKET_DECL_TO_ALL(T, N, min)
+#define SHMEM_GASKET_DECL_TO_ALL_ARITH(T, N) \
+  SHMEM_GASKET_DECL_TO_ALL(T, N, sum) SHMEM_GASKET_DECL_TO_ALL(T, N, prod)
+SHMEM_GASKET_TO_ALL_BIT_TYPES(SHMEM_GASKET_DECL_TO_ALL_BIT)
+SHMEM_GASKET_TO_ALL_MINMAX_TYPES(SHMEM_GASKET_DECL_TO_ALL_MINMAX)
+SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/* ---- type-generic interfaces: C11 _Generic in C, overloads in C++ ----
+ * The ctx forms have one argument more; the count picks the form, the element type the routine. */
+#define SHMEM_GASKET_CAT_(a, b) a##b
+#define SHMEM_GASKET_CAT(a, b) SHMEM_GASKET_CAT_(a, b)
+#define SHMEM_GASKET_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, N, ...) N
+#define SHMEM_GASKET_NARGS(...) SHMEM_GASKET_NARGS_(__VA_ARGS__, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define SHMEM_GASKET_BY_COUNT(name, ...) \
+  SHMEM_GASKET_CAT(name, SHMEM_GASKET_NARGS(__VA_ARGS__))(__VA_ARGS__)
+
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+/* Base C types only: the fixed-width names are aliases of these. */
+#define SHMEM_GASKET_G_RMA(pre, suf)                                                           \
+  float: pre##float##suf, double: pre##double##suf, long double: pre##longdouble##suf,        \
+  char: pre##char##suf, signed char: pre##schar##suf, short: pre##short##suf,                  \
+  int: pre##int##suf, long: pre##long##suf, long long: pre##longlong##suf,                     \
+  unsigned char: pre##uchar##suf, unsigned short: pre##ushort##suf,                            \
+  unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf,                                \
+  unsigned long long: pre##ulonglong##suf
+#define SHMEM_GASKET_G_AMO(pre, suf)                                                           \
+  int: pre##int##suf, long: pre##long##suf, long long: pre##longlong##suf,                     \
+  unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf,                                \
+  unsigned long long: pre##ulonglong##suf
+#define SHMEM_GASKET_G_AMO_EXT(pre, suf) \
+  SHMEM_GASKET_G_AMO(pre, suf), float: pre##float##suf, double: pre##double##suf
+#define SHMEM_GASKET_G_AMO_BIT(pre, suf) \
+  unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf, unsigned long long: pre##ulonglong##suf
+#define SHMEM_GASKET_G_P2P(pre, suf)                                                           \
+  short: pre##short##suf, int: pre##int##suf, long: pre##long##suf,                            \
+  long long: pre##longlong##suf, unsigned short: pre##ushort##suf,                             \
+  unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf,                                \
+  unsigned long long: pre##ulonglong##suf
+#define SHMEM_GASKET_G_BIT_REDUCE(pre, suf)                                                    \
+  unsigned char: pre##uchar##suf, unsigned short: pre##ushort##suf,                            \
+  unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf,                                \
+  unsigned long long: pre##ulonglong##suf
+#define SHMEM_GASKET_G_MINMAX_REDUCE(pre, suf)                                                 \
+  char: pre##char##suf, signed char: pre##schar##suf, short: pre##short##suf,                  \
+  int: pre##int##suf, long: pre##long##suf, long long: pre##longlong##suf,                     \
+  unsigned char: pre##uchar##suf, unsigned short: pre##ushort##suf,                            \
+  unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf,                                \
+  unsigned long long: pre##ulonglong##suf, float: pre##float##suf, double: pre##double##suf,   \
+  long double: pre##longdouble##suf
+#define SHMEM_GASKET_G_ARITH_REDUCE(pre, suf)                                                  \
+  SHMEM_GASKET_G_MINMAX_REDUCE(pre, suf), double _Complex: pre##complexd##suf,                  \
+  float _Complex: pre##complexf##suf
+
+/* A routine with a plain form of `n` arguments dispatching on argument `k` (1-based), and a ctx
+ * form dispatching on argument k+1. */
+#define SHMEM_GASKET_ARG1(a, ...) a
+#define SHMEM_GASKET_ARG2(a, b, ...) b
+#define SHMEM_GASKET_ARG3(a, b, c, ...) c
+#define SHMEM_GASKET_SEL(list, suf, x) _Generic(*(x), list(shmem_, suf))
+#define SHMEM_GASKET_SEL_CTX(list, suf, x) _Generic(*(x), list(shmem_ctx_, suf))
+
+#define shmem_put(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_put_, __VA_ARGS__)
+#define SHMEM_GASKET_put_4(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _put, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_put_5(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _put, d)(c, d, __VA_ARGS__)
+#define shmem_get(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_get_, __VA_ARGS__)
+#define SHMEM_GASKET_get_4(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _get, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_get_5(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _get, d)(c, d, __VA_ARGS__)
+#define shmem_put_nbi(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_put_nbi_, __VA_ARGS__)
+#define SHMEM_GASKET_put_nbi_4(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _put_nbi, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_put_nbi_5(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _put_nbi, d)(c, d, __VA_ARGS__)
+#define shmem_get_nbi(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_get_nbi_, __VA_ARGS__)
+#define SHMEM_GASKET_get_nbi_4(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _get_nbi, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_get_nbi_5(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _get_nbi, d)(c, d, __VA_ARGS__)
+#define shmem_iput(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_iput_, __VA_ARGS__)
+#define SHMEM_GASKET_iput_6(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _iput, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_iput_7(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _iput, d)(c, d, __VA_ARGS__)
+#define shmem_iget(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_iget_, __VA_ARGS__)
+#define SHMEM_GASKET_iget_6(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _iget, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_iget_7(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _iget, d)(c, d, __VA_ARGS__)
+#define shmem_p(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_p_, __VA_ARGS__)
+#define SHMEM_GASKET_p_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _p, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_p_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _p, d)(c, d, __VA_ARGS__)
+#define shmem_g(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_g_, __VA_ARGS__)
+#define SHMEM_GASKET_g_2(s, pe) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _g, s)(s, pe)
+#define SHMEM_GASKET_g_3(c, s, pe) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _g, s)(c, s, pe)
+#define shmem_put_signal(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_put_signal_, __VA_ARGS__)
+#define SHMEM_GASKET_put_signal_7(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _put_signal, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_put_signal_8(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _put_signal, d)(c, d, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_put_signal_nbi_, __VA_ARGS__)
+#define SHMEM_GASKET_put_signal_nbi_7(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _put_signal_nbi, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_put_signal_nbi_8(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _put_signal_nbi, d)(c, d, __VA_ARGS__)
+
+#define shmem_atomic_fetch(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_fetch_, __VA_ARGS__)
+#define SHMEM_GASKET_fetch_2(s, pe) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_EXT, _atomic_fetch, s)(s, pe)
+#define SHMEM_GASKET_fetch_3(c, s, pe) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_EXT, _atomic_fetch, s)(c, s, pe)
+#define shmem_atomic_set(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_set_, __VA_ARGS__)
+#define SHMEM_GASKET_set_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_EXT, _atomic_set, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_set_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_EXT, _atomic_set, d)(c, d, __VA_ARGS__)
+#define shmem_atomic_swap(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_swap_, __VA_ARGS__)
+#define SHMEM_GASKET_swap_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_EXT, _atomic_swap, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_swap_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_EXT, _atomic_swap, d)(c, d, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_cswap_, __VA_ARGS__)
+#define SHMEM_GASKET_cswap_4(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO, _atomic_compare_swap, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_cswap_5(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO, _atomic_compare_swap, d)(c, d, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_finc_, __VA_ARGS__)
+#define SHMEM_GASKET_finc_2(d, pe) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO, _atomic_fetch_inc, d)(d, pe)
+#define SHMEM_GASKET_finc_3(c, d, pe) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO, _atomic_fetch_inc, d)(c, d, pe)
+#define shmem_atomic_inc(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_inc_, __VA_ARGS__)
+#define SHMEM_GASKET_inc_2(d, pe) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO, _atomic_inc, d)(d, pe)
+#define SHMEM_GASKET_inc_3(c, d, pe) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO, _atomic_inc, d)(c, d, pe)
+#define shmem_atomic_fetch_add(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_fadd_, __VA_ARGS__)
+#define SHMEM_GASKET_fadd_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO, _atomic_fetch_add, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_fadd_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO, _atomic_fetch_add, d)(c, d, __VA_ARGS__)
+#define shmem_atomic_add(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_add_, __VA_ARGS__)
+#define SHMEM_GASKET_add_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO, _atomic_add, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_add_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO, _atomic_add, d)(c, d, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_fand_, __VA_ARGS__)
+#define SHMEM_GASKET_fand_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_and, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_fand_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_and, d)(c, d, __VA_ARGS__)
+#define shmem_atomic_and(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_and_, __VA_ARGS__)
+#define SHMEM_GASKET_and_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_BIT, _atomic_and, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_and_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_BIT, _atomic_and, d)(c, d, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_for_, __VA_ARGS__)
+#define SHMEM_GASKET_for_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_or, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_for_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_or, d)(c, d, __VA_ARGS__)
+#define shmem_atomic_or(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_or_, __VA_ARGS__)
+#define SHMEM_GASKET_or_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_BIT, _atomic_or, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_or_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_BIT, _atomic_or, d)(c, d, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_fxor_, __VA_ARGS__)
+#define SHMEM_GASKET_fxor_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_xor, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_fxor_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_xor, d)(c, d, __VA_ARGS__)
+#define shmem_atomic_xor(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_xor_, __VA_ARGS__)
+#define SHMEM_GASKET_xor_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_BIT, _atomic_xor, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_xor_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_BIT, _atomic_xor, d)(c, d, __VA_ARGS__)
+
+/* point-to-point synchronisation (dispatch on the first argument) */
+#define SHMEM_GASKET_P2P_G(suf, x) _Generic(*(x), SHMEM_GASKET_G_P2P(shmem_, suf))
+#define shmem_wait_until(ivar, ...) SHMEM_GASKET_P2P_G(_wait_until, ivar)(ivar, __VA_ARGS__)
+#define shmem_wait_until_all(ivars, ...) SHMEM_GASKET_P2P_G(_wait_until_all, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_any(ivars, ...) SHMEM_GASKET_P2P_G(_wait_until_any, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_some(ivars, ...) SHMEM_GASKET_P2P_G(_wait_until_some, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_all_vector(ivars, ...) SHMEM_GASKET_P2P_G(_wait_until_all_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_any_vector(ivars, ...) SHMEM_GASKET_P2P_G(_wait_until_any_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_some_vector(ivars, ...) SHMEM_GASKET_P2P_G(_wait_until_some_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_test(ivar, ...) SHMEM_GASKET_P2P_G(_test, ivar)(ivar, __VA_ARGS__)
+#define shmem_test_all(ivars, ...) SHMEM_GASKET_P2P_G(_test_all, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_any(ivars, ...) SHMEM_GASKET_P2P_G(_test_any, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_some(ivars, ...) SHMEM_GASKET_P2P_G(_test_some, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_all_vector(ivars, ...) SHMEM_GASKET_P2P_G(_test_all_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_any_vector(ivars, ...) SHMEM_GASKET_P2P_G(_test_any_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_some_vector(ivars, ...) SHMEM_GASKET_P2P_G(_test_some_vector, ivars)(ivars, __VA_ARGS__)
+
+/* team collectives (dispatch on dest, the second argument) */
+#define SHMEM_GASKET_TEAM_G(list, suf, team, dest, ...) _Generic(*(dest), list(shmem_, suf))(team, dest, __VA_ARGS__)
+#define shmem_broadcast(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_RMA, _broadcast, __VA_ARGS__)
+#define shmem_collect(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_RMA, _collect, __VA_ARGS__)
+#define shmem_fcollect(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_RMA, _fcollect, __VA_ARGS__)
+#define shmem_alltoall(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_RMA, _alltoall, __VA_ARGS__)
+#define shmem_alltoalls(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_RMA, _alltoalls, __VA_ARGS__)
+#define shmem_and_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_BIT_REDUCE, _and_reduce, __VA_ARGS__)
+#define shmem_or_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_BIT_REDUCE, _or_reduce, __VA_ARGS__)
+#define shmem_xor_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_BIT_REDUCE, _xor_reduce, __VA_ARGS__)
+#define shmem_max_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_MINMAX_REDUCE, _max_reduce, __VA_ARGS__)
+#define shmem_min_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_MINMAX_REDUCE, _min_reduce, __VA_ARGS__)
+#define shmem_sum_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_ARITH_REDUCE, _sum_reduce, __VA_ARGS__)
+#define shmem_prod_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_ARITH_REDUCE, _prod_reduce, __VA_ARGS__)
+#endif /* C11 */
+
+#ifdef __cplusplus
+/* C++: the same generic names as overloads. */
+#define SHMEM_GASKET_CXX_RMA(T, N)                                                             \
+  inline void shmem_put(T* d, const T* s, size_t n, int pe) { shmem_##N##_put(d, s, n, pe); } \
+  inline void shmem_put(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                  \
+    shmem_ctx_##N##_put(c, d, s, n, pe);                                                      \
+  }                                                                                           \
+  inline void shmem_get(T* d, const T* s, size_t n, int pe) { shmem_##N##_get(d, s, n, pe); } \
+  inline void shmem_get(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                  \
+    shmem_ctx_##N##_get(c, d, s, n, pe);                                                      \
+  }                                                                                           \
+  inline void shmem_put_nbi(T* d, const T* s, size_t n, int pe) {                             \
+    shmem_##N##_put_nbi(d, s, n, pe);                                                         \
+  }                                                                                           \
+  inline void shmem_get_nbi(T* d, const T* s, size_t n, int pe) {                             \
+    shmem_##N##_get_nbi(d, s, n, pe);                                                         \
+  }                                                                                           \
+  inline void shmem_p(T* d, T v, int pe) { shmem_##N##_p(d, v, pe); }                         \
+  inline void shmem_p(shmem_ctx_t c, T* d, T v, int pe) { shmem_ctx_##N##_p(c, d, v, pe); }   \
+  inline T shmem_g(const T* s, int pe) { return shmem_##N##_g(s, pe); }                       \
+  inline T shmem_g(shmem_ctx_t c, const T* s, int pe) { return shmem_ctx_##N##_g(c, s, pe); } \
+  inline void shmem_iput(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {  \
+    shmem_##N##_iput(d, s, dst, sst, n, pe);                                                  \
+  }                                                                                           \
+  inline void shmem_iget(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {  \
+    shmem_##N##_iget(d, s, dst, sst, n, pe);                                                  \
+  }                                                                                           \
+  inline void shmem_put_signal(T* d, const T* s, size_t n, uint64_t* sa, uint64_t sv, int op, \
+                               int pe) {                                                      \
+    shmem_##N##_put_signal(d, s, n, sa, sv, op, pe);                                          \
+  }                                                                                           \
+  inline int shmem_broadcast(shmem_team_t t, T* d, const T* s, size_t n, int root) {          \
+    return shmem_##N##_broadcast(t, d, s, n, root);                                           \
+  }                                                                                           \
+  inline int shmem_fcollect(shmem_team_t t, T* d, const T* s, size_t n) {                     \
+    return shmem_##N##_fcollect(t, d, s, n);                                                  \
+  }                                                                                           \
+  inline int shmem_collect(shmem_team_t t, T* d, const T* s, size_t n) {                      \
+    return shmem_##N##_collect(t, d, s, n);                                                   \
+  }                                                                                           \
+  inline int shmem_alltoall(shmem_team_t t, T* d, const T* s, size_t n) {                     \
+    return shmem_##N##_alltoall(t, d, s, n);                                                  \
+  }
+SHMEM_GASKET_FLOAT_TYPES(SHMEM_GASKET_CXX_RMA)
+SHMEM_GASKET_BASE_INT_TYPES(SHMEM_GASKET_CXX_RMA)
+#define SHMEM_GASKET_CXX_AMO(T, N)                                                             \
+  inline T shmem_atomic_fetch_add(T* d, T v, int pe) { return shmem_##N##_atomic_fetch_add(d, v, pe); } \
+  inline void shmem_atomic_add(T* d, T v, int pe) { shmem_##N##_atomic_add(d, v, pe); }       \
+  inline T shmem_atomic_fetch_inc(T* d, int pe) { return shmem_##N##_atomic_fetch_inc(d, pe); } \
+  inline void shmem_atomic_inc(T* d, int pe) { shmem_##N##_atomic_inc(d, pe); }              \
+  inline T shmem_atomic_compare_swap(T* d, T c, T v, int pe) {                                \
+    return shmem_##N##_atomic_compare_swap(d, c, v, pe);                                      \
+  }                                                                                           \
+  inline T shmem_atomic_fetch(const T* s, int pe) { return shmem_##N##_atomic_fetch(s, pe); } \
+  inline void shmem_atomic_set(T* d, T v, int pe) { shmem_##N##_atomic_set(d, v, pe); }       \
+  inline T shmem_atomic_swap(T* d, T v, int pe) { return shmem_##N##_atomic_swap(d, v, pe); }
+#define SHMEM_GASKET_CXX_AMO_BASE(X) \
+  X(int, int) X(long, long) X(long long, longlong) X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
+SHMEM_GASKET_CXX_AMO_BASE(SHMEM_GASKET_CXX_AMO)
+#define SHMEM_GASKET_CXX_P2P(T, N)                                                             \
+  inline void shmem_wait_until(T* v, int cmp, T value) { shmem_##N##_wait_until(v, cmp, value); } \
+  inline int shmem_test(T* v, int cmp, T value) { return shmem_##N##_test(v, cmp, value); }
+#define SHMEM_GASKET_CXX_P2P_BASE(X)                                                           \
+  X(short, short) X(int, int) X(long long, longlong) X(unsigned short, ushort)                 \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
+SHMEM_GASKET_CXX_P2P_BASE(SHMEM_GASKET_CXX_P2P)
+inline int shmem_test(long* v, int cmp, long value) { return shmem_long_test(v, cmp, value); }
+#define SHMEM_GASKET_CXX_REDUCE(T, N)                                                          \
+  inline int shmem_sum_reduce(shmem_team_t t, T* d, const T* s, size_t n) { return shmem_##N##_sum_reduce(t, d, s, n); } \
+  inline int shmem_prod_reduce(shmem_team_t t, T* d, const T* s, size_t n) { return shmem_##N##_prod_reduce(t, d, s, n); } \
+  inline int shmem_max_reduce(shmem_team_t t, T* d, const T* s, size_t n) { return shmem_##N##_max_reduce(t, d, s, n); } \
+  inline int shmem_min_reduce(shmem_team_t t, T* d, const T* s, size_t n) { return shmem_##N##_min_reduce(t, d, s, n); }
+SHMEM_GASKET_FLOAT_TYPES(SHMEM_GASKET_CXX_REDUCE)
+SHMEM_GASKET_BASE_INT_TYPES(SHMEM_GASKET_CXX_REDUCE)
+#endif /* __cplusplus */
+
+#endif /* SHMEM_H */

@@ -1,0 +1,93 @@
+// The OpenSHMEM library's state: one Library object per process (teams, contexts, the symmetric
+// pool of team synchronisation areas, the thread level, SHMEM_DEBUG), created by shmem_init and
+// destroyed by the last shmem_finalize. The C entry points (shmem.cc) are thin: they check
+// arguments through this object and call the core (core/gasket.h) and core/coll.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "core/coll/coll.h"
+#include "core/gasket.h"
+#include "shmem.h"
+
+namespace gasket::shmem {
+
+// Team synchronisation areas live in one symmetric pool allocated at init: kMaxTeams slots of
+// kSlotWords words (coll::kSyncWords signalling words, then an exchange word for team splits).
+constexpr int kMaxTeams = 64;
+constexpr size_t kSlotWords = 48;
+constexpr size_t kExchangeWord = coll::kSyncWords;
+static_assert(SHMEM_SYNC_SIZE >= static_cast<int>(coll::kSyncWords), "pSync arrays must hold a SyncArea");
+
+struct Team {
+  bool alive = false;
+  coll::PeSet set;
+  int slot = -1;
+  coll::SyncArea sync = nullptr;
+  shmem_team_config_t config{0};
+};
+
+struct Context {
+  bool alive = false;
+  int team = 0;  // index into the team table
+  long options = 0;
+};
+
+class Library {
+ public:
+  // The library, or the end of the job with a message naming `call` when not initialised.
+  static Library& get(const char* call);
+  static bool running() { return instance_ != nullptr; }
+  static void start(int requested_thread_level, const char* call);
+  static void stop();
+
+  int thread_level() const { return thread_level_; }
+  bool debug() const { return debug_; }
+
+  Team& team(shmem_team_t handle, const char* call);
+  static shmem_team_t team_handle(int index) { return reinterpret_cast<shmem_team_t>(static_cast<uintptr_t>(index) + 1); }
+  const Team& world() const { return teams_[0]; }
+
+  // The job-wide PE of `pe` as named through `ctx` (team contexts number PEs within their team);
+  // ends the job with a message when out of range.
+  int target_pe(shmem_ctx_t ctx, int pe, const char* call) {
+    if (__builtin_expect(ctx == SHMEM_CTX_DEFAULT, 1)) return pe;  // checked by the core
+    return ctx_target(ctx, pe, call);
+  }
+  Context& context(shmem_ctx_t handle, const char* call);
+  int create_context(int team_index, long options, shmem_ctx_t* out, const char* call);
+  void destroy_context(shmem_ctx_t handle, const char* call);
+  shmem_team_t context_team(shmem_ctx_t handle, const char* call);
+
+  // Collective over `parent`: the teams given by `groups` (for each of `count` new teams, the
+  // parent ranks of this PE's team, empty when it is not in one). Returns 0, or non-zero when the
+  // teams cannot be created (no free slot).
+  int split(shmem_team_t parent, const std::vector<std::vector<int>>& groups,
+            const std::vector<const shmem_team_config_t*>& configs, std::vector<shmem_team_t*> out,
+            const char* call);
+  void destroy_team(shmem_team_t handle, const char* call);
+
+  // Checks (under SHMEM_DEBUG) that [addr, addr+bytes) is symmetric memory.
+  void check_symmetric(const void* addr, size_t bytes, const char* role, const char* call) const;
+
+ private:
+  Library() = default;
+  int ctx_target(shmem_ctx_t ctx, int pe, const char* call);
+  int add_team(coll::PeSet set, int slot, const shmem_team_config_t* config);
+
+  static Library* instance_;
+  int thread_level_ = SHMEM_THREAD_SINGLE;
+  bool debug_ = false;
+  std::recursive_mutex mutex_;  // team and context tables (SHMEM_THREAD_MULTIPLE)
+  int64_t* pool_ = nullptr;
+  uint64_t used_slots_ = 0;  // bit s: slot s holds a live team on this PE
+  std::vector<Team> teams_;  // 0: SHMEM_TEAM_WORLD, 1: SHMEM_TEAM_SHARED
+  std::vector<Context> contexts_;  // 0: SHMEM_CTX_DEFAULT
+};
+
+// Maps SHMEM_CMP_* to the core's comparison; ends the job naming `call` on any other value.
+Cmp comparison(int cmp, const char* call);
+
+}  // namespace gasket::shmem

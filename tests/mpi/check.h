@@ -1,0 +1,40 @@
+/* Assertions for the MPI test programs: a failed check prints the rank, the file:line and the
+ * expression, then ends the job (MPI_Abort), so a wrong value can never pass silently. */
+#ifndef GASKET_TESTS_MPI_CHECK_H_
+#define GASKET_TESTS_MPI_CHECK_H_
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+
+static int check_rank_(void) {
+  int r = -1, init = 0;
+  MPI_Initialized(&init);
+  if (init) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+#define CHECK(cond)                                                                          \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", check_rank_(), __FILE__, __LINE__, #cond); \
+      fflush(stderr);                                                                        \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+    }                                                                                        \
+  } while (0)
+
+#define CHECK_EQ(a, b)                                                                       \
+  do {                                                                                       \
+    long long va_ = (long long)(a), vb_ = (long long)(b);                                    \
+    if (va_ != vb_) {                                                                        \
+      fprintf(stderr, "rank %d: %s:%d: check failed: %s == %s (%lld != %lld)\n", check_rank_(), __FILE__, \
+              __LINE__, #a, #b, va_, vb_);                                                   \
+      fflush(stderr);                                                                        \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+    }                                                                                        \
+  } while (0)
+
+#define MPI_OK(call) CHECK_EQ((call), MPI_SUCCESS)
+
+#endif

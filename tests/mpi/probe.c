@@ -1,0 +1,112 @@
+/* probe / iprobe / mprobe / improbe / mrecv / imrecv: every rank floods rank 0 (and its right
+ * neighbour) with messages of sizes it cannot predict; receivers size buffers from the probe and
+ * check contents, status and per-source order. Matched messages (mprobe) cannot be stolen by a
+ * receive posted afterwards. */
+#include <string.h>
+
+#include "check.h"
+
+enum { kMsgs = 120 };
+
+static int msg_len(int src, int i) { return (i * 37 + src * 11) % 5 == 0 ? 20000 + i : 1 + (i * 7 + src) % 90; }
+
+static void send_all(int rank, int dest) {
+  for (int i = 0; i < kMsgs; ++i) {
+    int n = msg_len(rank, i);
+    int* b = malloc(sizeof(int) * (size_t)n);
+    for (int k = 0; k < n; ++k) b[k] = rank * 7 + i * 3 + k;
+    b[0] = i;
+    MPI_OK(MPI_Send(b, n, MPI_INT, dest, i % 4, MPI_COMM_WORLD));
+    free(b);
+  }
+}
+
+static void check_msg(const int* b, int n, int src, int i) {
+  CHECK_EQ(b[0], i);
+  CHECK_EQ(n, msg_len(src, i));
+  for (int k = 1; k < n; ++k) CHECK_EQ(b[k], src * 7 + i * 3 + k);
+}
+
+int main(int argc, char** argv) {
+  MPI_OK(MPI_Init(&argc, &argv));
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank != 0) {
+    send_all(rank, 0);
+  } else {
+    int next[64] = {0};
+    int total = kMsgs * (size - 1);
+    for (int m = 0; m < total; ++m) {
+      MPI_Status st;
+      int n, mode = m % 4;
+      int* b;
+      if (mode == 0) { /* probe + recv from the probed source and tag */
+        MPI_OK(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+        MPI_Get_count(&st, MPI_INT, &n);
+        b = malloc(sizeof(int) * (size_t)n);
+        MPI_Status st2;
+        MPI_OK(MPI_Recv(b, n, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, &st2));
+        CHECK_EQ(st2.MPI_SOURCE, st.MPI_SOURCE);
+      } else if (mode == 1) { /* iprobe loop */
+        int flag = 0;
+        while (!flag) MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+        MPI_Get_count(&st, MPI_INT, &n);
+        b = malloc(sizeof(int) * (size_t)n);
+        MPI_OK(MPI_Recv(b, n, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      } else if (mode == 2) { /* mprobe + a decoy receive posted before mrecv + mrecv */
+        MPI_Message msg;
+        MPI_OK(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &msg, &st));
+        CHECK(msg != MPI_MESSAGE_NULL);
+        MPI_Get_count(&st, MPI_INT, &n);
+        b = malloc(sizeof(int) * (size_t)n);
+        MPI_Status st2;
+        MPI_OK(MPI_Mrecv(b, n, MPI_INT, &msg, &st2));
+        CHECK_EQ(msg, MPI_MESSAGE_NULL);
+        CHECK_EQ(st2.MPI_SOURCE, st.MPI_SOURCE);
+        CHECK_EQ(st2.MPI_TAG, st.MPI_TAG);
+      } else { /* improbe loop + imrecv */
+        MPI_Message msg;
+        int flag = 0;
+        while (!flag) MPI_OK(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st));
+        MPI_Get_count(&st, MPI_INT, &n);
+        b = malloc(sizeof(int) * (size_t)n);
+        MPI_Request r;
+        MPI_OK(MPI_Imrecv(b, n, MPI_INT, &msg, &r));
+        MPI_Status st2;
+        MPI_OK(MPI_Wait(&r, &st2));
+        CHECK_EQ(st2.MPI_SOURCE, st.MPI_SOURCE);
+        int n2;
+        MPI_Get_count(&st2, MPI_INT, &n2);
+        CHECK_EQ(n2, n);
+      }
+      int src = st.MPI_SOURCE;
+      CHECK(src >= 1 && src < size);
+      CHECK_EQ(st.MPI_TAG, next[src] % 4);
+      check_msg(b, n, src, next[src]);
+      next[src]++;
+      free(b);
+    }
+  }
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  /* An mprobe'd message is out of the queue: a wildcard receive posted next gets the next one. */
+  if (size >= 2 && rank < 2) {
+    if (rank == 1) {
+      int a = 1, b = 2;
+      MPI_OK(MPI_Send(&a, 1, MPI_INT, 0, 0, MPI_COMM_WORLD));
+      MPI_OK(MPI_Send(&b, 1, MPI_INT, 0, 0, MPI_COMM_WORLD));
+    } else {
+      MPI_Message m;
+      MPI_Status st;
+      MPI_OK(MPI_Mprobe(1, 0, MPI_COMM_WORLD, &m, &st));
+      int x = 0, y = 0;
+      MPI_OK(MPI_Recv(&y, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+      MPI_OK(MPI_Mrecv(&x, 1, MPI_INT, &m, &st));
+      CHECK_EQ(x, 1);
+      CHECK_EQ(y, 2);
+    }
+  }
+  MPI_OK(MPI_Finalize());
+  if (rank == 0) printf("probe: ok on %d ranks\n", size);
+  return 0;
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# mpicc -show names the compiler, mpi.h's directory and the library; a C program and a C++
+# program built by the wrappers run under mpiexec -n and mpirun -np and check their results.
+set -euo pipefail
+dir=${TEST_SRCDIR}/gasket
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+mpicc=$dir/tools/mpicc/mpicc mpicxx=$dir/tools/mpicc/mpicxx
+fail() { echo "FAILED: $*" >&2; exit 1; }
+
+show=$("$mpicc" -show -O2 x.c -o x)
+echo "mpicc -show: $show"
+[[ $show == gcc\ * ]] || fail "mpicc -show does not start with gcc: $show"
+[[ $show == *"-lgasket_mpi"* ]] || fail "mpicc -show does not link -lgasket_mpi: $show"
+[[ $show == *"/mpi/include"* ]] || fail "mpicc -show has no -I for mpi.h: $show"
+[[ $show == *" x.c "* ]] || fail "mpicc -show lost the arguments: $show"
+[[ $("$mpicxx" -show -c y.cc) == g++\ *-c\ y.cc* ]] || fail "mpicxx -show -c: $("$mpicxx" -show -c y.cc)"
+[[ $("$mpicxx" -show -c y.cc) != *-lgasket_mpi* ]] || fail "mpicxx -c must not add link flags"
+
+cp "$dir/tests/mpi/p2p_basic.c" "$dir/tests/mpi/check.h" "$tmp/"
+"$mpicc" -O2 -o "$tmp/p2p_basic" "$tmp/p2p_basic.c"
+cat > "$tmp/hello.cc" <<'CC'
+#include <mpi.h>
+#include <cstdio>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size, sum = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (sum != size * (size - 1) / 2) { std::printf("bad sum %d\n", sum); return 1; }
+  if (rank == 0) std::printf("hello from C++ on %d ranks, sum %d\n", size, sum);
+  MPI_Finalize();
+  return 0;
+}
+CC
+"$mpicxx" -O2 -o "$tmp/hello" "$tmp/hello.cc"
+out=$("$dir/tools/mpicc/mpiexec" -n 3 --quiet "$tmp/p2p_basic")
+echo "$out"
+[[ $out == *"p2p_basic: ok on 3 ranks"* ]] || fail "mpiexec -n 3 p2p_basic: $out"
+out=$("$dir/tools/mpicc/mpirun" -np 2 --quiet "$tmp/hello")
+echo "$out"
+[[ $out == *"hello from C++ on 2 ranks, sum 1"* ]] || fail "mpirun -np 2 hello: $out"
+echo "ok"
