@@ -1,30 +1,63 @@
 #!/usr/bin/env bash
 # Writes the case list bench/compare/compare.py runs: gasket on every path of tests/paths.txt,
-# and the other implementations found on this machine (Open MPI, its OpenSHMEM, MPICH) for the
-# benchmark sources that compile against them.
-#   make_plan.sh BIN_DIR PATHS_FILE [--quick] [--paths "local pciddc-shm ..."]
-# BIN_DIR is a Bazel bin folder holding gasket's built tools and benchmarks.
+# and the other implementations whose binaries build_others.sh produced.
+#   make_plan.sh BIN_DIR PATHS_FILE [--quick] [--paths "local pciddc-shm ..."] [--others DIR]
+# BIN_DIR is a Bazel bin folder holding gasket's built tools and benchmarks. A program that is not
+# built (e.g. a programming model not in this build) is left out of the plan.
 set -euo pipefail
 bin=$1 paths_file=$2
 shift 2
-quick="" only_paths=""
+quick="" only_paths="" others=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=--quick ;;
     --paths) only_paths=$2; shift ;;
+    --others) others=$2; shift ;;
     *) echo "make_plan.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
-run="$bin/tools/gasketrun/gasketrun --quiet --timeout 100"
+gasketrun="$bin/tools/gasketrun/gasketrun --quiet --timeout 150"
+max_bytes=4194304
+[ -z "$quick" ] || max_bytes=65536
+
+# case_line IMPLEMENTATION LABEL LAUNCHER_PREFIX DIR PROGRAM ARGS...: one line when PROGRAM is
+# built, as DIR/PROGRAM (other implementations) or DIR/bench/*/PROGRAM (a Bazel bin folder).
+case_line() {
+  local impl=$1 label=$2 launch=$3 dir=$4 name=$5 program=""
+  shift 5
+  for f in "$dir/$name" "$dir"/bench/*/"$name"; do
+    if [ -x "$f" ] && [ -f "$f" ]; then program=$f; break; fi
+  done
+  [ -z "$program" ] || echo "$impl $label $launch $program $*"
+}
+# The cases of one implementation, given how it launches N processes (the word NP is replaced).
+cases_for() {
+  local impl=$1 launch=$2 dir=$3
+  local two=${launch//NP/2} four=${launch//NP/4}
+  case_line "$impl" mpi_pingpong "$two" "$dir" pingpong --max "$max_bytes"
+  case_line "$impl" shmem_bench "$two" "$dir" shmem_bench "$max_bytes"
+  case_line "$impl" shmem_bench-4PEs "$four" "$dir" shmem_bench 0
+  for n in 2 4; do
+    case_line "$impl" "startup:mpi-${n}" "${launch//NP/$n}" "$dir" hello_mpi
+    case_line "$impl" "startup:shmem-${n}" "${launch//NP/$n}" "$dir" hello_shmem
+  done
+}
 
 echo "# implementation label [VAR=value ...] command..."
 echo "machine floor $bin/bench/floor/floor $quick"
 grep -vE '^(#|$)' "$paths_file" | while read -r path env; do
   if [ -n "$only_paths" ] && ! grep -qw -- "$path" <<<"$only_paths"; then continue; fi
   [ "$path" = local ] || env="$env GASKET_LOCAL=backend"
-  echo "gasket/$path core_bench $env $run -n 2 $bin/bench/core/core_bench $quick"
+  case_line "gasket/$path" core_bench "$env $gasketrun -n 2" "$bin" core_bench $quick
+  cases_for "gasket/$path" "$env $gasketrun -n NP" "$bin"
 done
-for n in 2 4; do
-  echo "gasket/local startup:hello-${n}PEs $run -n $n $bin/bench/startup/hello_core"
-done
+case_line gasket/local startup:core-2 "$gasketrun -n 2" "$bin" hello_core
+case_line gasket/local startup:core-4 "$gasketrun -n 4" "$bin" hello_core
+if [ -n "$others" ]; then
+  root_ok="OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1"
+  [ -d "$others/openmpi" ] && cases_for openmpi "$root_ok timeout 150 mpirun.openmpi -np NP" "$others/openmpi"
+  [ -d "$others/mpich" ] && cases_for mpich "timeout 150 mpiexec.mpich -n NP" "$others/mpich"
+  [ -d "$others/openmpi-oshmem" ] && cases_for openmpi-oshmem "$root_ok timeout 150 oshrun --mca osc ^rdma -np NP" "$others/openmpi-oshmem"
+fi
+exit 0

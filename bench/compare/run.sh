@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One command for the whole comparison: builds gasket's benchmarks, plans the cases for every
-# implementation present, runs them interleaved and writes out/compare/report.md (+ plots/).
+# One command for the whole comparison: builds gasket's benchmarks, builds the same MPI and
+# OpenSHMEM sources against the other implementations installed here, plans every case, runs
+# them interleaved and writes out/compare/report.md (+ plots/).
 #   bash bench/compare/run.sh [--quick] [--reps N] [--paths "local ucx-shm ..."]
 # Installing Open MPI / MPICH for the side-by-side columns is optional (docs/PERFORMANCE.md).
 set -euo pipefail
@@ -15,10 +16,12 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-bazel build //tools/gasketrun //bench/floor //bench/core:core_bench //bench/startup:hello_core
+bazel build //tools/gasketrun //bench/floor //bench/core:core_bench //bench/startup:all \
+  //bench/shmem:shmem_bench //bench/mpi:pingpong
 bin=$(bazel info bazel-bin 2>/dev/null)
-out=out/compare
+out=$PWD/out/compare
 mkdir -p "$out"
-bash bench/compare/make_plan.sh "$bin" tests/paths.txt "${plan_opts[@]}" > "$out/plan.txt"
+bash bench/compare/build_others.sh "$PWD" "$out/others"
+bash bench/compare/make_plan.sh "$bin" tests/paths.txt "${plan_opts[@]}" --others "$out/others" > "$out/plan.txt"
 python3 bench/compare/compare.py --plan "$out/plan.txt" --out "$out" --reps "$reps" "${quick[@]}"
 echo "report: $out/report.md"

@@ -1,19 +1,22 @@
 /* OpenSHMEM latencies: put/get/p/g from 8 B to 4 MiB to heap and to global memory, atomics per
  * operation, barrier and reduction. Plain OpenSHMEM 1.4 C: builds unchanged with any oshcc
  * (gasket's, or Debian Open MPI's) so both can be run side by side.
- *   oshrun -n 2 shmem_bench [max_bytes]      (PE 0 targets PE n-1; medians of 5 repetitions) */
+ *   oshrun -n 2 shmem_bench [max_bytes]      (PE 0 targets PE n-1; medians of 5 repetitions;
+ *                                            max_bytes 0: barrier and reduction only) */
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_results.h"
+
 #define MAX_BYTES (4 << 20)
 static char global_buf[MAX_BYTES];
 static char global_src[MAX_BYTES];
 static long global_long;
 static long global_atomic;
-static long pSync[SHMEM_REDUCE_SYNC_SIZE];
+static long pSync[2][SHMEM_REDUCE_SYNC_SIZE]; /* alternated: back-to-back reductions */
 static long pWrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8];
 static long red_src, red_dst;
 
@@ -67,11 +70,11 @@ int main(int argc, char** argv) {
   char* heap_dst = shmem_malloc(MAX_BYTES);
   char* heap_src = shmem_malloc(MAX_BYTES);
   long* heap_long = shmem_calloc(1, sizeof(long));
-  for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i) pSync[i] = SHMEM_SYNC_VALUE;
+  for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i) pSync[0][i] = pSync[1][i] = SHMEM_SYNC_VALUE;
   memset(heap_src, 1, MAX_BYTES);
   memset(global_src, 1, MAX_BYTES);
   shmem_barrier_all();
-  if (me == 0) {
+  if (me == 0 && max_bytes >= 8) { /* max_bytes 0: collectives only */
     printf("# OpenSHMEM latency, %d PEs, PE 0 -> PE %d (us, median of 5 runs)\n", n, peer);
     printf("%-10s %10s %12s %12s\n", "op", "bytes", "heap_us", "global_us");
     for (enum Op op = PUT; op <= GET; ++op) {
@@ -79,6 +82,11 @@ int main(int argc, char** argv) {
         double h = measure(op, heap_dst, heap_src, b, heap_long, peer);
         double g = measure(op, global_buf, global_src, b, &global_long, peer);
         printf("%-10s %10zu %12.3f %12.3f\n", kNames[op], b, h, g);
+        char fig[64];
+        snprintf(fig, sizeof fig, "shmem_%s_latency_heap", kNames[op]);
+        bench_result_bytes(fig, (unsigned long)b, h, "us");
+        snprintf(fig, sizeof fig, "shmem_%s_latency_global", kNames[op]);
+        bench_result_bytes(fig, (unsigned long)b, g, "us");
       }
     }
     for (enum Op op = P; op < NOPS; ++op) {
@@ -86,6 +94,8 @@ int main(int argc, char** argv) {
       double h = measure(op, NULL, NULL, 8, hw, peer);
       double g = measure(op, NULL, NULL, 8, op >= FADD ? &global_atomic : &global_long, peer);
       printf("%-10s %10d %12.3f %12.3f\n", kNames[op], 8, h, g);
+      bench_result("shmem_8byte_latency_heap", kNames[op], h, "us");
+      bench_result("shmem_8byte_latency_global", kNames[op], g, "us");
     }
     fflush(stdout);
   }
@@ -100,7 +110,7 @@ int main(int argc, char** argv) {
       double t0 = now_us();
       for (int i = 0; i < iters; ++i) {
         if (which == 0) shmem_barrier_all();
-        else shmem_long_sum_to_all(&red_dst, &red_src, 1, 0, 0, n, pWrk, pSync);
+        else shmem_long_sum_to_all(&red_dst, &red_src, 1, 0, 0, n, pWrk, pSync[i & 1]);
       }
       reps[r] = (now_us() - t0) / iters;
     }
@@ -110,6 +120,10 @@ int main(int argc, char** argv) {
   if (me == 0) {
     printf("%-10s %10s %12.3f\n", "barrier", "-", best[0]);
     printf("%-10s %10d %12.3f\n", "sum_to_all", 8, best[1]);
+    char x[32];
+    snprintf(x, sizeof x, "%dPEs", n);
+    bench_result("shmem_barrier_latency", x, best[0], "us");
+    bench_result("shmem_sum_to_all_8B_latency", x, best[1], "us");
   }
   shmem_barrier_all();
   shmem_free(heap_long);
