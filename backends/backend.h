@@ -14,6 +14,7 @@
 //   remote read           -                 yes
 //   atomics 32/64         -                 yes (UCP's op set)
 //   active messages       - (core mailboxes) yes (UCP AM)
+//   user registration     - (core bounce)    yes (ucp_mem_map, packed rkey)
 #pragma once
 
 #include <cstddef>
@@ -123,6 +124,25 @@ class ActiveMessages {
   virtual Status send(int pe, const void* payload, size_t len) = 0;
 };
 
+// Optional capability: memory registered by one PE only — user buffers it exposes to peers (MPI
+// receive buffers, windows on user memory), unlike segments, which every PE registers together.
+// The owner registers a range under an id of its own (>= segments::kFirstUserSegment, never
+// reused) and packs a key that it hands to its peers out of band (core/memreg puts it in a
+// descriptor); a peer attaches (owner, id, key) once, then reaches the range with put/get/atomics
+// at RemoteAddress{id, offset} like any segment of that owner. Backends without it (pciddc: no
+// registration in the model) are reached through the core's bounce segment instead.
+class UserRegistration {
+ public:
+  virtual ~UserRegistration() = default;
+  // Registers [base, base+size) as this PE's user segment `id`; `*key` receives the packed key.
+  virtual Status register_user(SegmentId id, void* base, size_t size, std::string* key) = 0;
+  virtual Status deregister_user(SegmentId id) = 0;
+  // Makes `pe`'s user segment `id` ([base, base+size) in `pe`) reachable from here with the key
+  // `pe` packed. Attaching an (pe, id) already attached does nothing.
+  virtual Status attach_user(int pe, SegmentId id, uint64_t base, uint64_t size, const void* key,
+                             size_t key_len) = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -133,6 +153,12 @@ class Backend {
   // core runs a bootstrap fence after a round of registrations before any peer targets them.
   virtual Status register_segment(SegmentId id, void* base, size_t size) = 0;
   virtual Status deregister_segment(SegmentId id) = 0;
+
+  // Collective, once: the core's finalize calls it on every PE after its last barrier and before
+  // it deregisters the segments. The backend completes its operations and may wait for its peers
+  // here (no PE must close a connection that a peer still needs). A backend destroyed without it
+  // (a failed init on one PE) leaves at once.
+  virtual Status finalize() { return Status::ok(); }
 
   // Writes `len` bytes (<= limits().max_put_bytes) to `dst` on `pe`; `src` is reusable on return.
   virtual Status put(int pe, RemoteAddress dst, const void* src, size_t len) = 0;
@@ -150,6 +176,7 @@ class Backend {
   virtual RemoteAtomics* remote_atomics() { return nullptr; }
   virtual RemoteNotify* remote_notify() { return nullptr; }
   virtual ActiveMessages* active_messages() { return nullptr; }
+  virtual UserRegistration* user_registration() { return nullptr; }
 };
 
 // Backends built into this library, by name ("pciddc", "ucx"); the core's runtime looks them up.

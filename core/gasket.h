@@ -19,9 +19,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <type_traits>
 
 #include "core/base/status.h"
+#include "core/memreg/exposure.h"
 
 namespace gasket {
 
@@ -201,5 +203,26 @@ T wait_until(const T* ivar, Cmp cmp, T value) {
     detail::wait_step(&polls);
   }
 }
+
+// ---- User memory exposed to peers (MPI rendezvous and windows; core/memreg/user_memory.h) ----
+// Not collective. The owner exposes any buffer of its own (stack, heap, mmap) and hands the
+// descriptor (opaque bytes) to peers; a peer puts/gets by (owner, descriptor, offset) on the best
+// path: single copy by the kernel on the same node, one-sided through the backend's registration
+// (cached: a buffer exposed repeatedly is registered once), or a pipelined copy through the bounce
+// segment served by the owner's progress (pciddc; the kernel refusing; GASKET_MEMREG_SINGLE_COPY=no)
+// — so the owner must keep calling the library while peers use its exposures. Errors (a bad or
+// stale descriptor, a range past the exposure, a PE out of range) are returned, naming the call,
+// both PEs and the values.
+namespace memreg {
+[[nodiscard]] Result<Exposure> expose(const void* addr, size_t len, const char* call = "gasket::memreg::expose");
+// After release, peers' transfers with its descriptor are refused; the memory may be freed.
+[[nodiscard]] Status release(const Exposure& exposure, const char* call = "gasket::memreg::release");
+// Returns when `src` is reusable; the bytes are visible at the owner after quiet().
+[[nodiscard]] Status put(int pe, std::string_view descriptor, size_t offset, const void* src, size_t len,
+                         const char* call = "gasket::memreg::put");
+// Returns with the bytes in `dst`.
+[[nodiscard]] Status get(int pe, std::string_view descriptor, size_t offset, void* dst, size_t len,
+                         const char* call = "gasket::memreg::get");
+}  // namespace memreg
 
 }  // namespace gasket

@@ -204,38 +204,23 @@ const char* op_name(AtomicOp op) {
   return kNames[static_cast<unsigned>(op)];
 }
 
-// Atomics on static data left in place (GASKET_REDISTRIBUTE=no): the owner's and its same-node
-// peers' atomics on it all run under the owner's static_data_lock (in its internal segment, which
-// every PE of the node maps) — the owner with CPU atomics, a peer as a kernel-copy
-// read-modify-write — so they are atomic with respect to each other.
+// Atomics on static data left in place (GASKET_REDISTRIBUTE=no): the owner's, its same-node
+// peers' and (in the owner's emulation handler) other nodes' atomics on it all run under the
+// owner's static_data_lock (in its internal segment, which every PE of the node maps) — the owner
+// with CPU atomics, a peer as a kernel-copy read-modify-write — so they are atomic with respect to
+// each other (core/am/cpu_atomic.h, WordLock).
 uint64_t locked_static_atomic(Runtime& r, const segments::Segment& seg, size_t offset, int pe, unsigned width,
                               backend::AtomicOp op, uint64_t operand, uint64_t compare, const char* call) {
   uint64_t* lock = pe == r.my_pe()
                        ? &r.internal()->static_data_lock
                        : reinterpret_cast<uint64_t*>(r.segments().find(segments::kInternalSegment)->peer_base[static_cast<size_t>(pe)] +
                                                      offsetof(core::InternalArea, static_data_lock));
-  const uint64_t mine = static_cast<uint64_t>(r.my_pe()) + 1;
-  for (unsigned polls = 0;; ++polls) {
-    uint64_t expected = 0;
-    if (__atomic_compare_exchange_n(lock, &expected, mine, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
-    if (polls < r.spin_count()) {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-    } else {
-      sched_yield();
-    }
-  }
-  uint64_t old;
-  if (pe == r.my_pe()) {
-    old = core::am::cpu_atomic(seg.base + offset, width, op, operand, compare);
-  } else {
-    uint64_t word = 0;  // the peer's word, modified here, written back
-    kernel_get(r, pe, &word, seg, offset, width, call);
-    old = core::am::cpu_atomic(&word, width, op, operand, compare);
-    if (op != backend::AtomicOp::kFetch) kernel_put(r, pe, seg, offset, &word, width, call);
-  }
-  __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+  core::am::WordLock held(lock, static_cast<uint64_t>(r.my_pe()) + 1, r.spin_count());
+  if (pe == r.my_pe()) return core::am::cpu_atomic(seg.base + offset, width, op, operand, compare);
+  uint64_t word = 0;  // the peer's word, modified here, written back
+  kernel_get(r, pe, &word, seg, offset, width, call);
+  uint64_t old = core::am::cpu_atomic(&word, width, op, operand, compare);
+  if (op != backend::AtomicOp::kFetch) kernel_put(r, pe, seg, offset, &word, width, call);
   return old;
 }
 
@@ -271,8 +256,9 @@ uint64_t atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t
     return core::am::cpu_atomic(direct_address(seg, offset, pe), static_cast<unsigned>(width), bop, operand, compare);
   }
   backend::RemoteAddress target{seg.id, offset};
-  if (!r.native_atomic(width, bop)) {
-    // Emulated (chosen at init): the target's handler runs it with CPU atomics on its memory.
+  if (!r.native_atomic(width, bop) || !seg.file_backed) {
+    // Emulated (chosen at init, and always on static data left in place, whose atomics the target
+    // serialises under its lock): the target's handler runs it with CPU atomics on its memory.
     Result<uint64_t> old = r.emulated()->atomic(pe, target, bop, static_cast<unsigned>(width), operand, compare);
     if (!old.is_ok()) log::fatal("%s: atomic %s on PE %d failed: %s", call, op_name(op), pe, old.status().message().c_str());
     return old.value();

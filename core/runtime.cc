@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -91,6 +92,8 @@ Status Runtime::start_impl(const InitOptions& options) {
   size_t internal_bytes = kInternalSegmentBytes + ((mailbox_layout_.bytes() + 4095) & ~size_t{4095});
   if (!(st = create_segment(segments::kInternalSegment, "internal", internal_bytes)).is_ok()) return st;
   if (!(st = create_segment(segments::kHeapSegment, "heap", heap_bytes)).is_ok()) return st;
+  size_t bounce_bytes = memreg::UserMemory::bounce_segment_bytes(n_pes_, config_.size(config::Knob::MEMREG_BOUNCE));
+  if (!(st = create_segment(segments::kBounceSegment, "bounce", bounce_bytes)).is_ok()) return st;
   if (!(st = create_data_segment()).is_ok()) return st;
   internal_ = reinterpret_cast<InternalArea*>(segments_.find(segments::kInternalSegment)->base);
   allocator_ = segments::SymmetricAllocator(heap_bytes);
@@ -98,6 +101,7 @@ Status Runtime::start_impl(const InitOptions& options) {
   st = start_backend(options.thread_multiple);
   unlink_segment_files();
   if (!st.is_ok()) return st;
+  start_user_memory();
   GASKET_DEBUG("initialised: %d PEs on %d nodes, heap %s, %s", n_pes_, n_nodes_,
                format_size(heap_bytes).c_str(), oversubscribed_ ? "oversubscribed" : "one core per PE");
   barrier_all();
@@ -228,14 +232,7 @@ Status Runtime::map_peer_segments() {
       if (!pid.is_ok()) return pid.status();
       pids[static_cast<size_t>(pe)] = static_cast<pid_t>(std::stol(pid.value()));
     }
-    if (!kernel_copy_) {
-      kernel_copy_ = std::make_unique<memreg::KernelCopy>(my_pe_, std::move(pids));
-      if (n_nodes_ > 1 && n_pes_ > n_nodes_) {
-        GASKET_WARN("GASKET_REDISTRIBUTE=no with several nodes: atomics on static data from this node "
-                    "(kernel copies under a lock) and from other nodes (the backend) are not atomic with "
-                    "respect to each other; keep each static word's atomics on one node, or redistribute");
-      }
-    }
+    if (!kernel_copy_) kernel_copy_ = std::make_unique<memreg::KernelCopy>(my_pe_, std::move(pids));
   }
   return bootstrap_->fence();
 }
@@ -308,6 +305,8 @@ Status Runtime::start_active_messages() {
   if (!layer.is_ok()) return layer.status();
   messages_ = std::move(layer.value());
   emulated_ = std::make_unique<am::EmulatedRma>(*messages_, *backend_, segments_, internal, mailbox_layout_, my_pe_, wait);
+  // Atomics from other nodes on static data left in place run under the lock of this node's.
+  emulated_->set_unshared_segment_lock(&internal_->static_data_lock, spin_count_);
   native_read_ = backend_->remote_read();
   // One atomicity domain: the direct path (self and same-node peers) uses CPU atomics, so native
   // backend atomics are used only when they are atomic with respect to those; otherwise every
@@ -331,9 +330,34 @@ Status Runtime::start_active_messages() {
   return Status::ok();
 }
 
+void Runtime::start_user_memory() {
+  memreg::UserMemoryOptions o;
+  o.my_pe = my_pe_;
+  o.n_pes = n_pes_;
+  for (Path p : paths_) o.direct.push_back(p == Path::kDirect);
+  o.backend = backend_.get();
+  o.segments = &segments_;
+  o.stage_bytes = config_.size(config::Knob::MEMREG_BOUNCE);
+  o.single_copy = config_.text(config::Knob::MEMREG_SINGLE_COPY) == "auto";
+  o.cache_limit = config_.size(config::Knob::MEMREG_LIMIT);
+  o.wait_step = [](unsigned* polls) { detail::wait_step(polls); };
+  user_memory_ = std::make_unique<memreg::UserMemory>(std::move(o));
+}
+
 void Runtime::progress() {
   if (backend_) backend_->progress();
   if (messages_) messages_->progress();
+  if (user_memory_) user_memory_->serve();
+}
+
+// GASKET_STATS=1: one line per counter, prefixed by the PE (gasket-info style "name: values").
+void Runtime::print_statistics() const {
+  std::vector<std::string> lines = user_memory_ ? user_memory_->statistics() : std::vector<std::string>{};
+  if (backend_) lines.push_back("backend " + backend_->describe());
+  if (messages_) lines.push_back("active messages: " + messages_->describe());
+  std::string out;
+  for (const std::string& l : lines) out += "gasket stats: PE " + std::to_string(my_pe_) + ": " + l + "\n";
+  std::fputs(out.c_str(), stderr);
 }
 
 Status Runtime::stop() {
@@ -344,9 +368,12 @@ Status Runtime::stop() {
     progress_thread_stop_.store(true, std::memory_order_release);
     progress_thread_.join();
   }
+  if (config_.boolean(config::Knob::STATS)) print_statistics();
+  user_memory_.reset();  // deregisters cached user memory while the backend is up
   emulated_.reset();
   messages_.reset();
   if (backend_) {
+    st = backend_->finalize();  // collective: after the last barrier, before deregistration
     for (const segments::Segment& s : segments_.all()) {
       Status d = backend_->deregister_segment(s.id);
       if (st.is_ok() && !d.is_ok()) st = d;

@@ -21,6 +21,7 @@
 #include "core/segments/shared_memory_file.h"
 #include "core/segments/symmetric_allocator.h"
 #include "core/memreg/kernel_copy.h"
+#include "core/memreg/user_memory.h"
 
 namespace gasket::core {
 
@@ -81,6 +82,8 @@ class Runtime {
   // null when every segment is shared.
   const memreg::KernelCopy* kernel_copy() const { return kernel_copy_.get(); }
   am::MessageLayer* messages() const { return messages_.get(); }
+  // User memory exposed to peers (gasket::memreg::expose/put/get).
+  memreg::UserMemory* user_memory() const { return user_memory_.get(); }
 
   int my_pe() const { return my_pe_; }
   int n_pes() const { return n_pes_; }
@@ -112,6 +115,8 @@ class Runtime {
   Status map_peer_segments();
   Status start_backend(bool thread_multiple);
   Status start_active_messages();
+  void start_user_memory();
+  void print_statistics() const;
   void unlink_segment_files();
   std::string segment_file(int pe, const std::string& name) const;
   void check_collective_call(uint64_t kind, size_t bytes, size_t alignment, const char* call);
@@ -143,6 +148,7 @@ class Runtime {
   std::unique_ptr<am::MessageLayer> messages_;
   std::unique_ptr<am::EmulatedRma> emulated_;
   std::unique_ptr<memreg::KernelCopy> kernel_copy_;
+  std::unique_ptr<memreg::UserMemory> user_memory_;
   backend::RemoteRead* native_read_ = nullptr;
   uint32_t native_atomic_ops_[2] = {0, 0};  // 32- and 64-bit op masks used natively
   std::thread progress_thread_;

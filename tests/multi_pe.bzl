@@ -2,6 +2,9 @@
 
 ALL_PATHS = ["local", "pciddc-shm", "pciddc-tcp", "ucx-shm", "ucx-tcp"]
 
+# Mixed nodes (2 PEs per simulated node): same-node peers direct, the others over the backend.
+NODES_PATHS = ["pciddc-tcp-nodes", "ucx-tcp-nodes"]
+
 def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], size = "medium"):
     """Runs `program` through gasketrun on every path at every PE count; a test_suite `name`."""
     tests = []

@@ -57,9 +57,9 @@ std::optional<Route> choose_route(const std::vector<Interface>& mine, const std:
 
 // UCX_NET_DEVICES for this PE from GASKET_NET_INTERFACES: the names of the selected interfaces,
 // comma-separated ("" when `selection` is empty: UCX chooses). UCX 1.13's tcp transport treats
-// every peer as reachable from every device, so a host with one data interface (plus a management
-// network to exclude) is served exactly; a host with several rails (the triangle) is not (see
-// docs/CLUSTER.md). Fails when the selection matches no interface, naming it.
+// every peer as reachable from every device, so the ucx backend also connects peers on other
+// hosts through their listeners on the route choose_route() gives (backends/ucx/README.md).
+// Fails when the selection matches no interface, naming it.
 Result<std::string> ucx_net_devices(const std::string& selection);
 
 // "a.b.c.d" and "a.b.c.d/p"; a list "eth1=198.18.0.1/30, eth2=..." for messages.

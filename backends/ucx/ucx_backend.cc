@@ -1,5 +1,7 @@
 #include "backends/ucx/ucx_backend.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <ucp/api/ucp.h>
 #include <ucs/sys/uid.h>
@@ -9,7 +11,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
+#include <optional>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -30,6 +35,14 @@ Status ucx_error(ucs_status_t status, const std::string& what) {
   StatusCode code = status == UCS_ERR_UNREACHABLE ? StatusCode::kUnavailable : StatusCode::kIoError;
   return Status(code, "ucx: " + what + " failed: " + ucs_status_string(status));
 }
+
+// Layout of a PE's bootstrap record (kWorkerAddressKey): this header, the listener text
+// (`listener_length` bytes: "port node stack name=a.b.c.d/p ...", backends/netif; empty when the
+// PE has no listener), then the worker address.
+struct WorkerRecordHeader {
+  uint64_t system_id;  // this host's identity as UCX sees it (whether shared memory can reach it)
+  uint32_t listener_length;
+};
 
 // Layout of a segment's bootstrap record: base and size on the owner, then the packed rkey.
 struct RkeyRecordHeader {
@@ -140,10 +153,20 @@ Status select_net_devices(ucp_config_t* config, const std::string& selection) {
   return Status::ok();
 }
 
+// Client-server endpoints (peers on other hosts) keep their lanes on the device the connection
+// was made from, which netif chose by subnet; by default UCX 1.13 would add lanes on every
+// device, from the wrong interface on a multi-rail host. UCX_CM_USE_ALL_DEVICES, when set, wins.
+Status use_connection_device_only(ucp_config_t* config) {
+  if (std::getenv("UCX_CM_USE_ALL_DEVICES") != nullptr) return Status::ok();
+  ucs_status_t st = ucp_config_modify(config, "CM_USE_ALL_DEVICES", "n");
+  return st == UCS_OK ? Status::ok() : ucx_error(st, "ucp_config_modify(CM_USE_ALL_DEVICES=n)");
+}
+
 class UcxBackend final : public Backend,
                          public RemoteRead,
                          public RemoteAtomics,
-                         public ActiveMessages {
+                         public ActiveMessages,
+                         public UserRegistration {
  public:
   explicit UcxBackend(const StartInfo& info);
   ~UcxBackend() override;
@@ -154,6 +177,7 @@ class UcxBackend final : public Backend,
   const Limits& limits() const override { return limits_; }
   Status register_segment(SegmentId id, void* base, size_t size) override;
   Status deregister_segment(SegmentId id) override;
+  Status finalize() override;
   Status put(int pe, RemoteAddress dst, const void* src, size_t len) override;
   Status fence() override;
   Status quiet() override;
@@ -162,6 +186,7 @@ class UcxBackend final : public Backend,
   RemoteRead* remote_read() override { return this; }
   RemoteAtomics* remote_atomics() override { return this; }
   ActiveMessages* active_messages() override { return this; }
+  UserRegistration* user_registration() override { return this; }
 
   // ---- RemoteRead ----
   Status get(int pe, void* dst, RemoteAddress src, size_t len) override;
@@ -172,6 +197,11 @@ class UcxBackend final : public Backend,
   bool coherent_with_cpu() const override { return coherent_with_cpu_; }
   Status atomic(int pe, RemoteAddress dst, AtomicOp op, unsigned width, uint64_t operand,
                 uint64_t compare, uint64_t* fetched, bool blocking) override;
+
+  // ---- UserRegistration ----
+  Status register_user(SegmentId id, void* base, size_t size, std::string* key) override;
+  Status deregister_user(SegmentId id) override;
+  Status attach_user(int pe, SegmentId id, uint64_t base, uint64_t size, const void* key, size_t key_len) override;
 
   // ---- ActiveMessages ----
   void set_handler(ActiveMessages::Handler handler) override;
@@ -224,13 +254,23 @@ class UcxBackend final : public Backend,
   };
 
   static void on_endpoint_error(void* arg, ucp_ep_h ep, ucs_status_t status);
+  static void on_connection_request(ucp_conn_request_h request, void* arg);
   static ucs_status_t on_active_message(void* arg, const void* header, size_t header_length,
                                         void* data, size_t length, const ucp_am_recv_param_t* param);
 
   Status endpoint(int pe, ucp_ep_h* ep);
   Status connect(Peer& peer);
+  Status listen();
+  Status connect_by_sockaddr(Peer& peer, uint16_t port, const netif::HostAddresses& peer_host);
+  void close_endpoints();
   Status target(int pe, RemoteAddress addr, size_t len, const char* call, Target* t);
   Status unpack_rkey(int pe, SegmentId id, RemoteKey& key);
+  // Unpacks `packed` (from `pe`) into `key`; called with mutex_ held.
+  Status unpack_into(ucp_ep_h ep, int pe, SegmentId id, const void* packed, uint64_t base, uint64_t size,
+                     RemoteKey& key);
+  // Where `pe`'s user segment `id` is, as attached (attach_user), or null.
+  RemoteKey* user_key(int pe, SegmentId id);
+  void destroy_key(RemoteKey& key);
   // One step of a wait: progresses the worker, yields the core when idle for long.
   void poll(unsigned* idle_polls);
   ucs_status_t wait(void* request);
@@ -254,14 +294,26 @@ class UcxBackend final : public Backend,
   bool coherent_with_cpu_ = false;
   bool shared_memory_enabled_ = true;  // UCX_TLS lets UCX use a shared-memory transport
   std::string net_interfaces_;         // GASKET_NET_INTERFACES (select_net_devices)
+  std::string node_name_;              // GASKET_NODE_NAME, for netif's host record
+  bool spans_nodes_ = false;           // some PE is on another node: listen for connections
   Limits limits_;
 
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
   std::vector<Peer> peers_;
+  // Client-server connections (peers on another network stack, see connect_by_sockaddr): the
+  // listener, this host's interfaces, and the endpoints created for peers' connection requests
+  // (they serve those peers' operations; this PE's own go through peers_).
+  ucp_listener_h listener_ = nullptr;
+  netif::HostAddresses host_;
+  std::string listener_record_;  // "port " + netif::encode(host_)
+  std::vector<std::unique_ptr<Peer>> accepted_;
   std::vector<std::unique_ptr<SegmentState>> segments_;  // indexed by SegmentId
-  int registrations_ = 0;        // ever made
-  int live_registrations_ = 0;   // not yet deregistered
+  // User segments (UserRegistration): this PE's own, and peers' attached here, by (PE, id).
+  std::map<SegmentId, ucp_mem_h> user_memh_;
+  std::mutex user_mutex_;
+  std::map<std::pair<int, SegmentId>, std::unique_ptr<RemoteKey>> user_keys_;
+  bool finalized_ = false;       // finalize() ran its fence: every PE is closing
   const uint32_t am_header_;     // the sender's PE, valid until the send completes
   uint64_t discarded_ = 0;       // reply buffer of set (a swap whose old value nobody wants)
 
@@ -294,6 +346,8 @@ UcxBackend::UcxBackend(const StartInfo& info)
   max_am_payload_ = cfg.size(config::Knob::UCX_AM_MAX_PAYLOAD);
   shared_memory_enabled_ = tls_include_shared_memory(std::getenv("UCX_TLS"));
   net_interfaces_ = cfg.text(config::Knob::NET_INTERFACES);
+  node_name_ = cfg.text(config::Knob::NODE_NAME);
+  for (int node : info.node_of_pe) spans_nodes_ = spans_nodes_ || node != info.node_of_pe[static_cast<size_t>(my_pe_)];
   for (int pe = 0; pe < n_pes_; ++pe) {
     peers_[static_cast<size_t>(pe)].owner = this;
     peers_[static_cast<size_t>(pe)].pe = pe;
@@ -306,6 +360,7 @@ Status UcxBackend::start() {
   ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
   if (st != UCS_OK) return ucx_error(st, "ucp_config_read (check the UCX_* variables)");
   Status devices = select_net_devices(config, net_interfaces_);
+  if (devices.is_ok() && spans_nodes_) devices = use_connection_device_only(config);
   if (!devices.is_ok()) {
     ucp_config_release(config);
     return devices;
@@ -322,8 +377,9 @@ Status UcxBackend::start() {
   if (st != UCS_OK) return ucx_error(st, "ucp_init with features RMA, AMO32, AMO64, AM");
 
   ucp_worker_params_t wparams{};
-  wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE | UCP_WORKER_PARAM_FIELD_CLIENT_ID;
   wparams.thread_mode = thread_multiple_ ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
+  wparams.client_id = static_cast<uint64_t>(my_pe_);  // names this PE in its connection requests
   st = ucp_worker_create(context_, &wparams, &worker_);
   if (st != UCS_OK) return ucx_error(st, "ucp_worker_create");
   if (thread_multiple_) {
@@ -348,14 +404,17 @@ Status UcxBackend::start() {
   st = ucp_worker_set_am_recv_handler(worker_, &am);
   if (st != UCS_OK) return ucx_error(st, "ucp_worker_set_am_recv_handler");
 
+  if (spans_nodes_) {
+    Status listening = listen();
+    if (!listening.is_ok()) return listening;
+  }
   ucp_address_t* address = nullptr;
   size_t address_len = 0;
   st = ucp_worker_get_address(worker_, &address, &address_len);
   if (st != UCS_OK) return ucx_error(st, "ucp_worker_get_address");
-  // The record: this host's identity as UCX sees it (which decides whether shared memory can
-  // reach a peer), then the worker address.
-  const uint64_t system_id = ucs_get_system_id();
-  std::string published(reinterpret_cast<const char*>(&system_id), sizeof system_id);
+  const WorkerRecordHeader header{ucs_get_system_id(), static_cast<uint32_t>(listener_record_.size())};
+  std::string published(reinterpret_cast<const char*>(&header), sizeof header);
+  published += listener_record_;
   published.append(reinterpret_cast<const char*>(address), address_len);
   ucp_worker_release_address(worker_, address);
   coherent_with_cpu_ = !nic_atomics_possible();
@@ -396,17 +455,35 @@ Status UcxBackend::connect(Peer& peer) {
                                                "'s worker address: " + address.status().message());
   }
   const std::string& record = address.value();
-  uint64_t peer_system_id = 0;
-  if (record.size() <= sizeof peer_system_id) {
+  WorkerRecordHeader header{};
+  if (record.size() >= sizeof header) std::memcpy(&header, record.data(), sizeof header);
+  if (record.size() <= sizeof header + size_t{header.listener_length}) {
     return Status(StatusCode::kProtocolError, "ucx: PE " + std::to_string(peer.pe) + "'s worker address record is " +
                                                   std::to_string(record.size()) + " bytes, too short");
   }
-  std::memcpy(&peer_system_id, record.data(), sizeof peer_system_id);
+  // A peer on another network stack (another host) is reached client-server style, so that UCX
+  // connects from the interface on its subnet; same-stack peers by worker address (shm, loopback).
+  if (listener_ != nullptr && header.listener_length != 0) {
+    std::istringstream listener(record.substr(sizeof header, header.listener_length));
+    uint16_t port = 0;
+    std::string host_record;
+    listener >> port;
+    std::getline(listener >> std::ws, host_record);
+    Result<netif::HostAddresses> peer_host = netif::decode(host_record);
+    if (!listener || port == 0 || !peer_host.is_ok()) {
+      return Status(StatusCode::kProtocolError,
+                    "ucx: PE " + std::to_string(peer.pe) + "'s listener record '" +
+                        record.substr(sizeof header, header.listener_length) + "' is malformed" +
+                        (peer_host.is_ok() ? "" : ": " + peer_host.status().message()));
+    }
+    if (peer_host->stack != host_.stack) return connect_by_sockaddr(peer, port, peer_host.value());
+  }
   peer.failure_handling =
-      peer.pe != my_pe_ && (peer_system_id != ucs_get_system_id() || !shared_memory_enabled_);
+      peer.pe != my_pe_ && (header.system_id != ucs_get_system_id() || !shared_memory_enabled_);
   ucp_ep_params_t params{};
   params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-  params.address = reinterpret_cast<const ucp_address_t*>(record.data() + sizeof peer_system_id);
+  params.address =
+      reinterpret_cast<const ucp_address_t*>(record.data() + sizeof header + header.listener_length);
   params.err_mode = UCP_ERR_HANDLING_MODE_NONE;
   if (peer.failure_handling) {
     params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
@@ -424,6 +501,112 @@ Status UcxBackend::connect(Peer& peer) {
   int n = endpoints_.fetch_add(1) + 1;
   GASKET_DEBUG("ucx: connected to PE %d (%d endpoints)", peer.pe, n);
   return Status::ok();
+}
+
+// ---- client-server connections (issue 10) ----
+//
+// UCX 1.13's tcp transport treats every peer as reachable from every device, so a host with
+// several data interfaces (the switchless triangle) connects from the wrong one when endpoints are
+// made from worker addresses. A peer on another network stack is therefore connected through its
+// listener, at the address netif chooses (the peer's address on the subnet of one of ours), from
+// our address on that subnet: UCX then builds the endpoint's lanes on that device only
+// (UCX_CM_USE_ALL_DEVICES=n, set in start() unless the user set it).
+
+Status UcxBackend::listen() {
+  Result<netif::HostAddresses> host = netif::this_host(node_name_, net_interfaces_);
+  if (!host.is_ok()) return Status(host.status().code(), "ucx: " + host.status().message());
+  sockaddr_in any{};
+  any.sin_family = AF_INET;
+  any.sin_addr.s_addr = htonl(INADDR_ANY);
+  ucp_listener_params_t params{};
+  params.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+  params.sockaddr.addr = reinterpret_cast<const sockaddr*>(&any);
+  params.sockaddr.addrlen = sizeof any;
+  params.conn_handler.cb = &UcxBackend::on_connection_request;
+  params.conn_handler.arg = this;
+  ucs_status_t st = ucp_listener_create(worker_, &params, &listener_);
+  if (st != UCS_OK) {
+    return ucx_error(st, "ucp_listener_create on 0.0.0.0 (peers on other hosts connect to it; is UCX's tcp "
+                         "connection manager enabled, UCX_SOCKADDR_TLS_PRIORITY?)");
+  }
+  ucp_listener_attr_t attr{};
+  attr.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
+  st = ucp_listener_query(listener_, &attr);
+  if (st != UCS_OK) return ucx_error(st, "ucp_listener_query");
+  const uint16_t port = ntohs(reinterpret_cast<const sockaddr_in*>(&attr.sockaddr)->sin_port);
+  host_ = std::move(host.value());
+  listener_record_ = std::to_string(port) + " " + netif::encode(host_);
+  GASKET_DEBUG("ucx: PE %d listens on port %u (%s)", my_pe_, port, netif::describe(host_.interfaces).c_str());
+  return Status::ok();
+}
+
+// Called with mutex_ held.
+Status UcxBackend::connect_by_sockaddr(Peer& peer, uint16_t port, const netif::HostAddresses& peer_host) {
+  std::optional<netif::Route> route = netif::choose_route(host_.interfaces, peer_host.interfaces);
+  if (!route) {
+    return Status(StatusCode::kUnavailable, netif::unreachable_message("ucx", my_pe_, host_, peer.pe, peer_host));
+  }
+  sockaddr_in remote{}, local{};
+  remote.sin_family = local.sin_family = AF_INET;
+  remote.sin_addr.s_addr = htonl(route->peer_address);
+  remote.sin_port = htons(port);
+  local.sin_addr.s_addr = htonl(route->local.address);
+  peer.failure_handling = true;  // client-server endpoints always report a failed peer
+  ucp_ep_params_t params{};
+  params.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_LOCAL_SOCK_ADDR |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+  params.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER | UCP_EP_PARAMS_FLAGS_SEND_CLIENT_ID;
+  params.sockaddr.addr = reinterpret_cast<const sockaddr*>(&remote);
+  params.sockaddr.addrlen = sizeof remote;
+  params.local_sockaddr.addr = reinterpret_cast<const sockaddr*>(&local);
+  params.local_sockaddr.addrlen = sizeof local;
+  params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  params.err_handler.cb = &UcxBackend::on_endpoint_error;
+  params.err_handler.arg = &peer;
+  const std::string path = netif::format_address(route->local.address) + " (" + route->local.name + ") -> " +
+                           netif::format_address(route->peer_address) + ":" + std::to_string(port);
+  ucp_ep_h ep = nullptr;
+  ucs_status_t st = ucp_ep_create(worker_, &params, &ep);
+  if (st != UCS_OK) return ucx_error(st, "ucp_ep_create to PE " + std::to_string(peer.pe) + " (node " + peer_host.node + ", " + path + ")");
+  peer.ep.store(ep, std::memory_order_release);
+  int n = endpoints_.fetch_add(1) + 1;
+  GASKET_DEBUG("ucx: connecting to PE %d (node %s) from %s (%d endpoints)", peer.pe, peer_host.node.c_str(),
+               path.c_str(), n);
+  return Status::ok();
+}
+
+void UcxBackend::on_connection_request(ucp_conn_request_h request, void* arg) {
+  auto* self = static_cast<UcxBackend*>(arg);
+  ucp_conn_request_attr_t attr{};
+  attr.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ID;
+  ucs_status_t st = ucp_conn_request_query(request, &attr);
+  if (st != UCS_OK || attr.client_id >= static_cast<uint64_t>(self->n_pes_)) {
+    GASKET_WARN("ucx: PE %d: rejected a connection request (%s, client id %llu: not a PE of this job)", self->my_pe_,
+                ucs_status_string(st), static_cast<unsigned long long>(attr.client_id));
+    (void)ucp_listener_reject(self->listener_, request);
+    return;
+  }
+  auto peer = std::make_unique<Peer>();
+  peer->owner = self;
+  peer->pe = static_cast<int>(attr.client_id);
+  peer->failure_handling = true;
+  ucp_ep_params_t params{};
+  params.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLER;
+  params.conn_request = request;
+  params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  params.err_handler.cb = &UcxBackend::on_endpoint_error;
+  params.err_handler.arg = peer.get();
+  ucp_ep_h ep = nullptr;
+  st = ucp_ep_create(self->worker_, &params, &ep);
+  if (st != UCS_OK) {
+    log::fatal("ucx: PE %d: ucp_ep_create accepting the connection of PE %d failed: %s", self->my_pe_, peer->pe,
+               ucs_status_string(st));
+  }
+  peer->ep.store(ep, std::memory_order_release);
+  GASKET_DEBUG("ucx: accepted the connection of PE %d", peer->pe);
+  std::lock_guard<std::mutex> lock(self->mutex_);
+  self->accepted_.push_back(std::move(peer));
 }
 
 Status UcxBackend::unpack_rkey(int pe, SegmentId id, RemoteKey& key) {
@@ -445,15 +628,20 @@ Status UcxBackend::unpack_rkey(int pe, SegmentId id, RemoteKey& key) {
   }
   RkeyRecordHeader header;
   std::memcpy(&header, r.data(), sizeof header);
+  return unpack_into(ep, pe, id, r.data() + sizeof header, header.base, header.size, key);
+}
+
+Status UcxBackend::unpack_into(ucp_ep_h ep, int pe, SegmentId id, const void* packed, uint64_t base, uint64_t size,
+                               RemoteKey& key) {
   ucp_rkey_h rkey = nullptr;
-  ucs_status_t st = ucp_ep_rkey_unpack(ep, r.data() + sizeof header, &rkey);
+  ucs_status_t st = ucp_ep_rkey_unpack(ep, packed, &rkey);
   if (st != UCS_OK) {
     return ucx_error(st, "ucp_ep_rkey_unpack of PE " + std::to_string(pe) + "'s segment " + std::to_string(id));
   }
-  key.base = header.base;
-  key.size = header.size;
+  key.base = base;
+  key.size = size;
   void* direct = nullptr;
-  if (ucp_rkey_ptr(rkey, header.base, &direct) == UCS_OK) {
+  if (ucp_rkey_ptr(rkey, base, &direct) == UCS_OK) {
     key.direct = static_cast<char*>(direct);
     direct_rkeys_.fetch_add(1);
   }
@@ -462,12 +650,30 @@ Status UcxBackend::unpack_rkey(int pe, SegmentId id, RemoteKey& key) {
   return Status::ok();
 }
 
+void UcxBackend::destroy_key(RemoteKey& key) {
+  ucp_rkey_h rkey = key.rkey.exchange(nullptr);
+  if (rkey == nullptr) return;
+  ucp_rkey_destroy(rkey);
+  rkeys_.fetch_sub(1);
+  if (key.direct != nullptr) direct_rkeys_.fetch_sub(1);
+  key.direct = nullptr;
+}
+
 Status UcxBackend::target(int pe, RemoteAddress addr, size_t len, const char* call, Target* t) {
-  if (__builtin_expect(addr.segment >= segments_.size() || !segments_[addr.segment], 0)) {
+  RemoteKey* found = nullptr;
+  if (addr.segment >= segments::kFirstUserSegment) {
+    found = user_key(pe, addr.segment);
+    if (found == nullptr) {
+      return invalid_argument("ucx: " + std::string(call) + " to PE " + std::to_string(pe) + " names its user segment " +
+                              std::to_string(addr.segment) + ", which is not attached here (attach_user)");
+    }
+  } else if (__builtin_expect(addr.segment >= segments_.size() || !segments_[addr.segment], 0)) {
     return invalid_argument("ucx: " + std::string(call) + " to PE " + std::to_string(pe) + " names segment " +
                             std::to_string(addr.segment) + ", which is not registered");
+  } else {
+    found = &segments_[addr.segment]->keys[static_cast<size_t>(pe)];
   }
-  RemoteKey& key = segments_[addr.segment]->keys[static_cast<size_t>(pe)];
+  RemoteKey& key = *found;
   ucp_rkey_h rkey = key.rkey.load(std::memory_order_acquire);
   if (__builtin_expect(rkey == nullptr, 0)) {
     Status st = unpack_rkey(pe, addr.segment, key);
@@ -559,8 +765,6 @@ Status UcxBackend::register_segment(SegmentId id, void* base, size_t size) {
   seg->keys = std::make_unique<RemoteKey[]>(static_cast<size_t>(n_pes_));
   if (segments_.size() <= id) segments_.resize(id + 1);
   segments_[id] = std::move(seg);
-  ++registrations_;
-  ++live_registrations_;
   return bootstrap_->put(rkey_key(id), record);
 }
 
@@ -569,17 +773,91 @@ Status UcxBackend::deregister_segment(SegmentId id) {
     return invalid_argument("ucx: deregistering segment " + std::to_string(id) + ", which is not registered");
   }
   SegmentState& seg = *segments_[id];
-  for (int pe = 0; pe < n_pes_; ++pe) {
-    ucp_rkey_h rkey = seg.keys[static_cast<size_t>(pe)].rkey.load();
-    if (rkey == nullptr) continue;
-    ucp_rkey_destroy(rkey);
-    rkeys_.fetch_sub(1);
-    if (seg.keys[static_cast<size_t>(pe)].direct != nullptr) direct_rkeys_.fetch_sub(1);
-  }
+  for (int pe = 0; pe < n_pes_; ++pe) destroy_key(seg.keys[static_cast<size_t>(pe)]);
   ucs_status_t st = ucp_mem_unmap(context_, seg.memh);
   segments_[id].reset();
-  --live_registrations_;
   return st == UCS_OK ? Status::ok() : ucx_error(st, "ucp_mem_unmap of segment " + std::to_string(id));
+}
+
+// ---- user segments ----
+
+Status UcxBackend::register_user(SegmentId id, void* base, size_t size, std::string* key) {
+  if (id < segments::kFirstUserSegment) {
+    return invalid_argument("ucx: PE " + std::to_string(my_pe_) + ": user segment id " + std::to_string(id) +
+                            " is below " + std::to_string(segments::kFirstUserSegment));
+  }
+  ucp_mem_map_params_t mp{};
+  mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+  mp.address = base;
+  mp.length = size;
+  ucp_mem_h memh = nullptr;
+  ucs_status_t st = ucp_mem_map(context_, &mp, &memh);
+  if (st != UCS_OK) {
+    return ucx_error(st, "ucp_mem_map of user memory (PE " + std::to_string(my_pe_) + ", segment " +
+                             std::to_string(id) + ", " + std::to_string(size) + " bytes at " +
+                             std::to_string(reinterpret_cast<uintptr_t>(base)) + ")");
+  }
+  void* packed = nullptr;
+  size_t packed_len = 0;
+  st = ucp_rkey_pack(context_, memh, &packed, &packed_len);
+  if (st != UCS_OK) {
+    (void)ucp_mem_unmap(context_, memh);
+    return ucx_error(st, "ucp_rkey_pack of user segment " + std::to_string(id) + " (PE " + std::to_string(my_pe_) + ")");
+  }
+  key->assign(static_cast<const char*>(packed), packed_len);
+  ucp_rkey_buffer_release(packed);
+  std::lock_guard<std::mutex> lock(user_mutex_);
+  user_memh_[id] = memh;
+  return Status::ok();
+}
+
+Status UcxBackend::deregister_user(SegmentId id) {
+  ucp_mem_h memh = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(user_mutex_);
+    auto it = user_memh_.find(id);
+    if (it == user_memh_.end()) {
+      return invalid_argument("ucx: PE " + std::to_string(my_pe_) + ": deregistering user segment " +
+                              std::to_string(id) + ", which is not registered");
+    }
+    memh = it->second;
+    user_memh_.erase(it);
+  }
+  ucs_status_t st = ucp_mem_unmap(context_, memh);
+  return st == UCS_OK ? Status::ok()
+                      : ucx_error(st, "ucp_mem_unmap of user segment " + std::to_string(id) + " (PE " +
+                                          std::to_string(my_pe_) + ")");
+}
+
+UcxBackend::RemoteKey* UcxBackend::user_key(int pe, SegmentId id) {
+  std::lock_guard<std::mutex> lock(user_mutex_);
+  auto it = user_keys_.find({pe, id});
+  return it == user_keys_.end() ? nullptr : it->second.get();
+}
+
+Status UcxBackend::attach_user(int pe, SegmentId id, uint64_t base, uint64_t size, const void* key, size_t key_len) {
+  if (user_key(pe, id) != nullptr) return Status::ok();
+  if (key_len == 0) {
+    return invalid_argument("ucx: PE " + std::to_string(my_pe_) + ": attaching PE " + std::to_string(pe) +
+                            "'s user segment " + std::to_string(id) + " without a key");
+  }
+  ucp_ep_h ep;
+  Status s = endpoint(pe, &ep);
+  if (!s.is_ok()) return s;
+  auto remote = std::make_unique<RemoteKey>();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    s = unpack_into(ep, pe, id, key, base, size, *remote);
+  }
+  if (!s.is_ok()) return s;
+  std::lock_guard<std::mutex> lock(user_mutex_);
+  auto& slot = user_keys_[{pe, id}];
+  if (slot) {
+    destroy_key(*remote);  // another thread attached it meanwhile
+  } else {
+    slot = std::move(remote);
+  }
+  return Status::ok();
 }
 
 // ---- RMA ----
@@ -792,48 +1070,62 @@ Status UcxBackend::fence_while_progressing() {
   return result;
 }
 
+Status UcxBackend::finalize() {
+  // Every PE comes here after the core's last barrier: each completes its own operations (its
+  // peers keep progressing, in the barrier or here), then a fence that keeps progressing ensures
+  // that no PE closes a connection a peer still needs. Peers closing theirs after it are not
+  // failures.
+  Status completed = quiet();
+  tearing_down_.store(true, std::memory_order_release);
+  Status fenced = fence_while_progressing();
+  finalized_ = fenced.is_ok();
+  if (!completed.is_ok()) return completed;
+  return fenced.is_ok() ? fenced : Status(fenced.code(), "ucx: PE " + std::to_string(my_pe_) + ": finalize: " + fenced.message());
+}
+
+void UcxBackend::close_endpoints() {
+  // Endpoints that handle peer failure are closed by force (needing nothing from a peer that may
+  // be gone); the others, as UCX requires, by a flushing close. All closes are started before any
+  // is waited for.
+  std::vector<void*> closing;
+  auto close = [&](Peer& peer) {
+    ucp_ep_h ep = peer.ep.exchange(nullptr);
+    if (ep == nullptr) return;
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = peer.failure_handling ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+    ucs_status_ptr_t req = ucp_ep_close_nbx(ep, &param);
+    if (req != nullptr && !UCS_PTR_IS_ERR(req)) closing.push_back(req);
+  };
+  for (Peer& peer : peers_) close(peer);
+  for (std::unique_ptr<Peer>& peer : accepted_) close(*peer);
+  for (void* req : closing) (void)wait(req);
+  accepted_.clear();
+}
+
 void UcxBackend::teardown() {
   if (worker_ == nullptr) {
     if (context_ != nullptr) ucp_cleanup(context_);
     return;
   }
-  // The core deregisters every segment collectively at finalize, after its last barrier. Then
-  // every PE is on its way here: each completes its own operations (its peers keep progressing,
-  // in their barrier or here), and a fence that keeps progressing ensures that no PE closes a
-  // connection a peer still needs. A backend destroyed with segments still registered is an
-  // error path of one PE, which leaves at once: UCX then drops its endpoints with the worker.
-  const bool collective = registrations_ > 0 && live_registrations_ == 0;
-  if (collective) {
-    Status st = quiet();
-    if (!st.is_ok()) GASKET_WARN("%s", st.message().c_str());
-    tearing_down_.store(true, std::memory_order_release);
-    st = fence_while_progressing();
-    if (!st.is_ok()) GASKET_WARN("ucx: closing: %s", st.message().c_str());
-  }
+  // After finalize() every peer has passed its fence, so endpoints are closed properly; a backend
+  // destroyed without it is an error path of one PE, which leaves at once: UCX then drops its
+  // endpoints with the worker.
   tearing_down_.store(true, std::memory_order_release);
   for (size_t id = 0; id < segments_.size(); ++id) {
     if (segments_[id]) (void)deregister_segment(static_cast<SegmentId>(id));
   }
+  for (auto& [where, key] : user_keys_) destroy_key(*key);
+  user_keys_.clear();
+  for (auto& [id, memh] : user_memh_) (void)ucp_mem_unmap(context_, memh);
+  user_memh_.clear();
   for (ReceivedMessage& m : am_queue_) {
     if (m.ucx_owned) ucp_am_data_release(worker_, m.data);
   }
   am_queue_.clear();
-  if (collective) {
-    // Endpoints that handle peer failure are closed by force (needing nothing from a peer that
-    // may be gone); the others, as UCX requires, by a flushing close. All closes are started
-    // before any is waited for.
-    std::vector<void*> closing;
-    for (Peer& peer : peers_) {
-      ucp_ep_h ep = peer.ep.exchange(nullptr);
-      if (ep == nullptr) continue;
-      ucp_request_param_t param{};
-      param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-      param.flags = peer.failure_handling ? UCP_EP_CLOSE_FLAG_FORCE : 0;
-      ucs_status_ptr_t req = ucp_ep_close_nbx(ep, &param);
-      if (req != nullptr && !UCS_PTR_IS_ERR(req)) closing.push_back(req);
-    }
-    for (void* req : closing) (void)wait(req);
-  }
+  if (finalized_) close_endpoints();
+  if (listener_ != nullptr) ucp_listener_destroy(listener_);
+  listener_ = nullptr;
   ucp_worker_destroy(worker_);
   ucp_cleanup(context_);
   worker_ = nullptr;

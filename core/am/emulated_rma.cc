@@ -160,7 +160,15 @@ void EmulatedRma::serve_atomic(int src_pe, const void* payload, size_t len) {
                static_cast<unsigned long long>(req.offset));
   }
   char* p = local_address(src_pe, req.segment, req.offset, req.width, "an atomic request");
-  Reply reply{req.cookie, cpu_atomic(p, req.width, static_cast<backend::AtomicOp>(req.op), req.operand, req.compare)};
+  auto op = static_cast<backend::AtomicOp>(req.op);
+  Reply reply{req.cookie, 0};
+  if (unshared_lock_ != nullptr && !segments_.find(req.segment)->file_backed) {
+    // Same-node peers update this segment by kernel-copy read-modify-writes under the lock.
+    WordLock held(unshared_lock_, static_cast<uint64_t>(my_pe_) + 1, lock_spin_count_);
+    reply.value = cpu_atomic(p, req.width, op, req.operand, req.compare);
+  } else {
+    reply.value = cpu_atomic(p, req.width, op, req.operand, req.compare);
+  }
   Status st = messages_.send(src_pe, kAtomicReply, &reply, sizeof reply);
   if (!st.is_ok()) log::fatal("am: answering PE %d's atomic failed: %s", src_pe, st.message().c_str());
 }

@@ -37,6 +37,14 @@ class EmulatedRma {
   EmulatedRma(MessageLayer& messages, backend::Backend& backend, const segments::SegmentTable& segments,
               char* internal_base, const MailboxLayout& layout, int my_pe, WaitStep wait_step);
 
+  // The word that serialises atomics on this PE's segments that are not on a shared file (see
+  // WordLock in cpu_atomic.h): the handler takes it for those, as the owner and same-node peers
+  // do. Without it (null) every atomic runs as a CPU atomic alone.
+  void set_unshared_segment_lock(uint64_t* word, unsigned spin_count) {
+    unshared_lock_ = word;
+    lock_spin_count_ = spin_count;
+  }
+
   Status get(int pe, void* dst, backend::RemoteAddress src, size_t len);
   Result<uint64_t> atomic(int pe, backend::RemoteAddress dst, backend::AtomicOp op, unsigned width,
                           uint64_t operand, uint64_t compare);
@@ -65,6 +73,8 @@ class EmulatedRma {
   std::map<uint64_t, Waiter*> waiters_;
   uint64_t next_cookie_ = 1;
   std::unique_ptr<std::mutex[]> bounce_mutex_;  // per target: one get at a time in its zone
+  uint64_t* unshared_lock_ = nullptr;
+  unsigned lock_spin_count_ = 0;
 };
 
 }  // namespace gasket::core::am

@@ -19,6 +19,11 @@ class KernelCopy {
   // `pids[pe]` is the process of PE `pe`, or 0 where this PE cannot reach it (another host).
   KernelCopy(int my_pe, std::vector<pid_t> pids) : my_pe_(my_pe), pids_(std::move(pids)) {}
 
+  // Records `pe`'s process (learnt later, e.g. from a memreg descriptor); not thread-safe
+  // against copies to that PE.
+  void set_pid(int pe, pid_t pid) {
+    if (pe >= 0 && static_cast<size_t>(pe) < pids_.size()) pids_[static_cast<size_t>(pe)] = pid;
+  }
   bool reachable(int pe) const {
     return pe >= 0 && static_cast<size_t>(pe) < pids_.size() && pids_[static_cast<size_t>(pe)] != 0;
   }

@@ -19,6 +19,7 @@ enum : SegmentId {
   kInternalSegment = 0,  // runtime scratch: barrier flags, collective records, mailboxes
   kHeapSegment = 1,      // the symmetric heap
   kDataSegment = 2,      // the redistributed .data/.bss (see core/segments/README.md)
+  kBounceSegment = 3,    // stages of copies into and out of user memory (core/memreg/user_memory.h)
   kFirstUserSegment = 8,
 };
 

@@ -1,4 +1,8 @@
 // C bindings of datatypes: sizes, extents, counts and the derived-type constructors.
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "mpi.h"
 #include "mpi/api/call.h"
 
@@ -38,21 +42,8 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
     Error e = lookup(c, datatype, "MPI_Get_elements", &t);
     if (!e.is_ok()) return e;
     if (status == nullptr || count == nullptr) return error(MPI_ERR_ARG, "MPI_Get_elements: a NULL argument");
-    int64_t bytes = status->gasket_bytes;
-    if (t->size == 0) {
-      *count = 0;
-      return Error::ok();
-    }
-    int64_t elems = bytes / t->size * t->basic_count;
-    int64_t rest = bytes % t->size;
-    if (rest != 0) {
-      if (t->basic_size == 0 || rest % t->basic_size != 0) {
-        *count = MPI_UNDEFINED;
-        return Error::ok();
-      }
-      elems += rest / t->basic_size;
-    }
-    *count = static_cast<int>(elems);
+    int64_t elems = dt::elements_in(*t, status->gasket_bytes);
+    *count = elems < 0 ? MPI_UNDEFINED : static_cast<int>(elems);
     return Error::ok();
   });
 }
@@ -135,6 +126,386 @@ int MPI_Type_free(MPI_Datatype* datatype) {
   return api::call("MPI_Type_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (datatype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_free: datatype is NULL");
     return c.types().free(datatype, "MPI_Type_free");
+  });
+}
+
+}  // extern "C"
+
+// ---- constructors and queries (MPI 3.1 chapter 4) ----
+
+namespace {
+
+// Shared by every constructor binding: look up the old type, build, register.
+template <typename Build>
+int construct(const char* call, MPI_Datatype oldtype, MPI_Datatype* newtype, Build build) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* old = nullptr;
+    if (oldtype != MPI_DATATYPE_NULL || newtype == nullptr) {
+      Error e = lookup(c, oldtype, call, &old);
+      if (!e.is_ok()) return e;
+    }
+    if (newtype == nullptr) return error(MPI_ERR_ARG, "%s: newtype is NULL", call);
+    dt::Datatype t;
+    Error e = build(c, old, &t);
+    if (!e.is_ok()) return e;
+    *newtype = c.types().add(std::move(t));
+    return Error::ok();
+  });
+}
+
+Error count_ok(int count, const char* call) {
+  return count < 0 ? error(MPI_ERR_COUNT, "%s: count %d is negative", call, count) : Error::ok();
+}
+
+int combiner_code(dt::Combiner c) {
+  switch (c) {
+    case dt::Combiner::kNamed: return MPI_COMBINER_NAMED;
+    case dt::Combiner::kDup: return MPI_COMBINER_DUP;
+    case dt::Combiner::kContiguous: return MPI_COMBINER_CONTIGUOUS;
+    case dt::Combiner::kVector: return MPI_COMBINER_VECTOR;
+    case dt::Combiner::kHvector: return MPI_COMBINER_HVECTOR;
+    case dt::Combiner::kIndexed: return MPI_COMBINER_INDEXED;
+    case dt::Combiner::kHindexed: return MPI_COMBINER_HINDEXED;
+    case dt::Combiner::kIndexedBlock: return MPI_COMBINER_INDEXED_BLOCK;
+    case dt::Combiner::kHindexedBlock: return MPI_COMBINER_HINDEXED_BLOCK;
+    case dt::Combiner::kStruct: return MPI_COMBINER_STRUCT;
+    case dt::Combiner::kSubarray: return MPI_COMBINER_SUBARRAY;
+    case dt::Combiner::kDarray: return MPI_COMBINER_DARRAY;
+    case dt::Combiner::kResized: return MPI_COMBINER_RESIZED;
+  }
+  return MPI_UNDEFINED;
+}
+
+Error check_datarep(const char* datarep, const char* call) {
+  if (datarep == nullptr || std::string(datarep) != "external32") {
+    return error(MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation '%s' is not \"external32\"", call,
+                 datarep ? datarep : "(null)");
+  }
+  return Error::ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return construct("MPI_Type_create_hvector", oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) {
+    return dt::make_vector(*old, oldtype, count, blocklength, stride, false, "MPI_Type_create_hvector", t);
+  });
+}
+
+int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype* newtype) {
+  const char* call = "MPI_Type_indexed";
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
+    Error e = count_ok(count, call);
+    if (!e.is_ok()) return e;
+    return dt::make_indexed(*old, oldtype, std::vector<int64_t>(blocklengths, blocklengths + count),
+                            std::vector<int64_t>(displacements, displacements + count), false, false, call, t);
+  });
+}
+
+int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+  const char* call = "MPI_Type_create_hindexed";
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
+    Error e = count_ok(count, call);
+    if (!e.is_ok()) return e;
+    return dt::make_indexed(*old, oldtype, std::vector<int64_t>(blocklengths, blocklengths + count),
+                            std::vector<int64_t>(displacements, displacements + count), true, false, call, t);
+  });
+}
+
+int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
+                                  MPI_Datatype* newtype) {
+  const char* call = "MPI_Type_create_indexed_block";
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
+    Error e = count_ok(count, call);
+    if (!e.is_ok()) return e;
+    return dt::make_indexed(*old, oldtype, {blocklength}, std::vector<int64_t>(displacements, displacements + count),
+                            false, true, call, t);
+  });
+}
+
+int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype* newtype) {
+  const char* call = "MPI_Type_create_hindexed_block";
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
+    Error e = count_ok(count, call);
+    if (!e.is_ok()) return e;
+    return dt::make_indexed(*old, oldtype, {blocklength}, std::vector<int64_t>(displacements, displacements + count),
+                            true, true, call, t);
+  });
+}
+
+int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                           const MPI_Datatype types[], MPI_Datatype* newtype) {
+  const char* call = "MPI_Type_create_struct";
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    Error e = count_ok(count, call);
+    if (!e.is_ok()) return e;
+    if (newtype == nullptr || (count > 0 && (blocklengths == nullptr || displacements == nullptr || types == nullptr))) {
+      return error(MPI_ERR_ARG, "%s: a NULL array or newtype", call);
+    }
+    std::vector<const dt::Datatype*> ts(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) {
+      e = lookup(c, types[i], call, &ts[static_cast<size_t>(i)]);
+      if (!e.is_ok()) return e;
+    }
+    dt::Datatype t;
+    e = dt::make_struct(ts, std::vector<int>(types, types + count), std::vector<int64_t>(blocklengths, blocklengths + count),
+                        std::vector<int64_t>(displacements, displacements + count), call, &t);
+    if (!e.is_ok()) return e;
+    *newtype = c.types().add(std::move(t));
+    return Error::ok();
+  });
+}
+
+int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+                             MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const char* call = "MPI_Type_create_subarray";
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
+    if (ndims <= 0) return error(MPI_ERR_ARG, "%s: ndims %d must be positive", call, ndims);
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) return error(MPI_ERR_ARG, "%s: order %d", call, order);
+    return dt::make_subarray(*old, oldtype, std::vector<int>(sizes, sizes + ndims),
+                             std::vector<int>(subsizes, subsizes + ndims), std::vector<int>(starts, starts + ndims),
+                             order == MPI_ORDER_FORTRAN, call, t);
+  });
+}
+
+int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
+                           const int psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const char* call = "MPI_Type_create_darray";
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
+    if (ndims <= 0) return error(MPI_ERR_ARG, "%s: ndims %d must be positive", call, ndims);
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) return error(MPI_ERR_ARG, "%s: order %d", call, order);
+    return dt::make_darray(*old, oldtype, size, rank, std::vector<int>(gsizes, gsizes + ndims),
+                           std::vector<int>(distribs, distribs + ndims), std::vector<int>(dargs, dargs + ndims),
+                           std::vector<int>(psizes, psizes + ndims), order == MPI_ORDER_FORTRAN, call, t);
+  });
+}
+
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+  return construct("MPI_Type_create_resized", oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) {
+    return dt::make_resized(*old, oldtype, lb, extent, t);
+  });
+}
+
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return construct("MPI_Type_dup", oldtype, newtype,
+                   [&](Context&, const dt::Datatype* old, dt::Datatype* t) { return dt::make_dup(*old, oldtype, t); });
+}
+
+int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
+                          int* combiner) {
+  return api::call("MPI_Type_get_envelope", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, "MPI_Type_get_envelope", &t);
+    if (!e.is_ok()) return e;
+    *num_integers = static_cast<int>(t->ints.size());
+    *num_addresses = static_cast<int>(t->aints.size());
+    *num_datatypes = static_cast<int>(t->types.size());
+    *combiner = combiner_code(t->combiner);
+    return Error::ok();
+  });
+}
+
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                          int integers[], MPI_Aint addresses[], MPI_Datatype datatypes[]) {
+  const char* call = "MPI_Type_get_contents";
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, call, &t);
+    if (!e.is_ok()) return e;
+    if (t->combiner == dt::Combiner::kNamed) return error(MPI_ERR_TYPE, "%s: %s is a named type", call, t->name.c_str());
+    if (max_integers < static_cast<int>(t->ints.size()) || max_addresses < static_cast<int>(t->aints.size()) ||
+        max_datatypes < static_cast<int>(t->types.size())) {
+      return error(MPI_ERR_ARG, "%s: the arrays are smaller than MPI_Type_get_envelope's counts", call);
+    }
+    std::copy(t->ints.begin(), t->ints.end(), integers);
+    for (size_t i = 0; i < t->aints.size(); ++i) addresses[i] = static_cast<MPI_Aint>(t->aints[i]);
+    std::copy(t->types.begin(), t->types.end(), datatypes);
+    return Error::ok();
+  });
+}
+
+int MPI_Type_set_name(MPI_Datatype datatype, const char* name) {
+  return api::call("MPI_Type_set_name", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, "MPI_Type_set_name", &t);
+    if (!e.is_ok()) return e;
+    if (name == nullptr) return error(MPI_ERR_ARG, "MPI_Type_set_name: name is NULL");
+    c.types().mutable_type(datatype)->name = std::string(name).substr(0, MPI_MAX_OBJECT_NAME - 1);
+    return Error::ok();
+  });
+}
+
+int MPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
+  return api::call("MPI_Type_get_name", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, "MPI_Type_get_name", &t);
+    if (!e.is_ok()) return e;
+    std::memcpy(name, t->name.c_str(), t->name.size() + 1);
+    *resultlen = static_cast<int>(t->name.size());
+    return Error::ok();
+  });
+}
+
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  return api::call("MPI_Type_size_x", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, "MPI_Type_size_x", &t);
+    if (!e.is_ok()) return e;
+    *size = t->size;
+    return Error::ok();
+  });
+}
+
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return api::call("MPI_Type_get_extent_x", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, "MPI_Type_get_extent_x", &t);
+    if (!e.is_ok()) return e;
+    *lb = t->lb;
+    *extent = t->extent();
+    return Error::ok();
+  });
+}
+
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+  return api::call("MPI_Type_get_true_extent", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, "MPI_Type_get_true_extent", &t);
+    if (!e.is_ok()) return e;
+    *true_lb = t->true_lb;
+    *true_extent = t->true_ub - t->true_lb;
+    return Error::ok();
+  });
+}
+
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  MPI_Aint a, b;
+  int rc = MPI_Type_get_true_extent(datatype, &a, &b);
+  if (rc == MPI_SUCCESS) *true_lb = a, *true_extent = b;
+  return rc;
+}
+
+int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  int n;
+  int rc = MPI_Get_elements(status, datatype, &n);
+  if (rc == MPI_SUCCESS) *count = n;
+  return rc;
+}
+
+int MPI_Get_address(const void* location, MPI_Aint* address) {
+  *address = reinterpret_cast<MPI_Aint>(location);
+  return MPI_SUCCESS;
+}
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+
+int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
+             MPI_Comm comm) {
+  const char* call = "MPI_Pack";
+  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, call, &t);
+    if (e.is_ok()) e = count_ok(incount, call);
+    if (!e.is_ok()) return e;
+    int64_t need = incount * t->size;
+    if (position == nullptr || *position < 0 || *position + need > outsize) {
+      return error(MPI_ERR_TRUNCATE, "%s: %lld bytes at position %d do not fit the %d-byte buffer", call,
+                   static_cast<long long>(need), position ? *position : -1, outsize);
+    }
+    dt::pack(*t, inbuf, incount, static_cast<char*>(outbuf) + *position);
+    *position += static_cast<int>(need);
+    return Error::ok();
+  });
+}
+
+int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
+               MPI_Comm comm) {
+  const char* call = "MPI_Unpack";
+  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, call, &t);
+    if (e.is_ok()) e = count_ok(outcount, call);
+    if (!e.is_ok()) return e;
+    int64_t need = outcount * t->size;
+    if (position == nullptr || *position < 0 || *position + need > insize) {
+      return error(MPI_ERR_TRUNCATE, "%s: %lld bytes at position %d run past the %d-byte buffer", call,
+                   static_cast<long long>(need), position ? *position : -1, insize);
+    }
+    dt::unpack(*t, static_cast<const char*>(inbuf) + *position, need, outbuf, outcount);
+    *position += static_cast<int>(need);
+    return Error::ok();
+  });
+}
+
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  return api::call("MPI_Pack_size", comm, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, "MPI_Pack_size", &t);
+    if (e.is_ok()) e = count_ok(incount, "MPI_Pack_size");
+    if (!e.is_ok()) return e;
+    *size = static_cast<int>(incount * t->size);
+    return Error::ok();
+  });
+}
+
+int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
+                      MPI_Aint outsize, MPI_Aint* position) {
+  const char* call = "MPI_Pack_external";
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = check_datarep(datarep, call);
+    if (e.is_ok()) e = lookup(c, datatype, call, &t);
+    if (e.is_ok()) e = count_ok(incount, call);
+    if (!e.is_ok()) return e;
+    int64_t need = incount * dt::external32_size(*t);
+    if (position == nullptr || *position < 0 || *position + need > outsize) {
+      return error(MPI_ERR_TRUNCATE, "%s: %lld bytes do not fit the %lld-byte buffer", call, static_cast<long long>(need),
+                   static_cast<long long>(outsize));
+    }
+    std::vector<char> native(static_cast<size_t>(incount * t->size));
+    dt::pack(*t, inbuf, incount, native.data());
+    dt::to_external32(*t, incount, native.data(), static_cast<char*>(outbuf) + *position);
+    *position += need;
+    return Error::ok();
+  });
+}
+
+int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
+                        int outcount, MPI_Datatype datatype) {
+  const char* call = "MPI_Unpack_external";
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = check_datarep(datarep, call);
+    if (e.is_ok()) e = lookup(c, datatype, call, &t);
+    if (e.is_ok()) e = count_ok(outcount, call);
+    if (!e.is_ok()) return e;
+    int64_t need = outcount * dt::external32_size(*t);
+    if (position == nullptr || *position < 0 || *position + need > insize) {
+      return error(MPI_ERR_TRUNCATE, "%s: %lld bytes run past the %lld-byte buffer", call, static_cast<long long>(need),
+                   static_cast<long long>(insize));
+    }
+    std::vector<char> native(static_cast<size_t>(outcount * t->size));
+    dt::from_external32(*t, outcount, static_cast<const char*>(inbuf) + *position, native.data());
+    dt::unpack(*t, native.data(), static_cast<int64_t>(native.size()), outbuf, outcount);
+    *position += need;
+    return Error::ok();
+  });
+}
+
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
+  const char* call = "MPI_Pack_external_size";
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = check_datarep(datarep, call);
+    if (e.is_ok()) e = lookup(c, datatype, call, &t);
+    if (!e.is_ok()) return e;
+    *size = incount * dt::external32_size(*t);
+    return Error::ok();
   });
 }
 

@@ -221,28 +221,4 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
   });
 }
 
-// ---- communicators (the part issue 7 step 1 needs) ----
-
-int MPI_Comm_rank(MPI_Comm comm, int* rank) {
-  return api::call("MPI_Comm_rank", comm, [&](Context& c, Guard&) -> Error {
-    gasket::mpi::comm::Communicator* cm;
-    Error e = api::check_comm(c, comm, "MPI_Comm_rank", &cm);
-    if (!e.is_ok()) return e;
-    if (rank == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_rank: rank is NULL");
-    *rank = cm->rank;
-    return Error::ok();
-  });
-}
-
-int MPI_Comm_size(MPI_Comm comm, int* size) {
-  return api::call("MPI_Comm_size", comm, [&](Context& c, Guard&) -> Error {
-    gasket::mpi::comm::Communicator* cm;
-    Error e = api::check_comm(c, comm, "MPI_Comm_size", &cm);
-    if (!e.is_ok()) return e;
-    if (size == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_size: size is NULL");
-    *size = cm->size();
-    return Error::ok();
-  });
-}
-
 }  // extern "C"

@@ -1,8 +1,11 @@
 // INTERIM collectives over point-to-point, for the test programs of issue 7: MPI_Barrier,
 // MPI_Bcast, MPI_Reduce and MPI_Allreduce. To be replaced by core/coll (issue 8). They use the
 // communicator's collective context (context + 1), so they never match user messages.
+#include <algorithm>
 #include <cstring>
 #include <vector>
+
+#include "mpi/api/interim_coll.h"
 
 #include "mpi.h"
 #include "mpi/api/requests.h"
@@ -18,7 +21,7 @@ namespace cm = gasket::mpi::comm;
 
 namespace {
 
-constexpr int kBarrierTag = 1, kBcastTag = 2, kReduceTag = 3;
+constexpr int kBarrierTag = 1, kBcastTag = 2, kReduceTag = 3, kGatherTag = 4;
 
 // Blocking transfer on the collective context.
 void transfer(Context& c, Guard& g, RequestKind kind, void* buf, int64_t bytes, int peer, int tag,
@@ -143,7 +146,7 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, int count
   if (root < 0 || root >= comm.size()) {
     return error(MPI_ERR_ROOT, "%s: rank %d: root %d is out of range (%d ranks)", call, comm.rank, root, comm.size());
   }
-  if (!t->predefined || !t->contiguous()) {
+  if (!t->predefined) {
     return error(MPI_ERR_TYPE, "%s: rank %d: the interim reductions take predefined types only", call, comm.rank);
   }
   int64_t bytes = count * t->extent();
@@ -174,7 +177,11 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, int count
   return Error::ok();
 }
 
-Error bcast(Context& c, Guard& g, void* buf, int64_t bytes, int root, const cm::Communicator& comm) {
+}  // namespace
+
+namespace gasket::mpi::api {
+
+Error coll_bcast(Context& c, Guard& g, void* buf, int64_t bytes, int root, const cm::Communicator& comm) {
   // Binomial tree rooted at `root`.
   int n = comm.size(), me = (comm.rank - root + n) % n;
   int mask = 1;
@@ -193,6 +200,30 @@ Error bcast(Context& c, Guard& g, void* buf, int64_t bytes, int root, const cm::
   return Error::ok();
 }
 
+Error coll_allgather(Context& c, Guard& g, const void* mine, int64_t bytes, void* all, const cm::Communicator& comm) {
+  char* out = static_cast<char*>(all);
+  std::memcpy(out + comm.rank * bytes, mine, static_cast<size_t>(bytes));
+  if (comm.rank == 0) {
+    for (int r = 1; r < comm.size(); ++r) transfer(c, g, RequestKind::kRecv, out + r * bytes, bytes, r, kGatherTag, comm);
+  } else {
+    transfer(c, g, RequestKind::kSend, const_cast<void*>(mine), bytes, 0, kGatherTag, comm);
+  }
+  return coll_bcast(c, g, all, bytes * comm.size(), 0, comm);
+}
+
+uint32_t agree_context(Context& c, Guard& g, const cm::Communicator& comm) {
+  uint32_t mine = c.comms().next_context();
+  std::vector<uint32_t> all(static_cast<size_t>(comm.size()));
+  (void)coll_allgather(c, g, &mine, sizeof mine, all.data(), comm);
+  uint32_t agreed = *std::max_element(all.begin(), all.end());
+  c.comms().use_context(agreed);
+  return agreed;
+}
+
+}  // namespace gasket::mpi::api
+
+namespace {
+using api::coll_bcast;
 }  // namespace
 
 extern "C" {
@@ -232,7 +263,7 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     if (!e.is_ok()) return e;
     std::vector<char> packed(static_cast<size_t>(count * t->size));
     if (cmm->rank == root) gasket::mpi::datatype::pack(*t, buffer, count, packed.data());
-    e = bcast(c, g, packed.data(), static_cast<int64_t>(packed.size()), root, *cmm);
+    e = coll_bcast(c, g, packed.data(), static_cast<int64_t>(packed.size()), root, *cmm);
     if (cmm->rank != root) gasket::mpi::datatype::unpack(*t, packed.data(), static_cast<int64_t>(packed.size()), buffer, count);
     return e;
   });
@@ -257,7 +288,7 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
     if (!e.is_ok()) return e;
     const gasket::mpi::datatype::Datatype* t;
     (void)c.types().lookup(datatype, "", &t);
-    return bcast(c, g, recvbuf, count * t->extent(), 0, *cmm);
+    return coll_bcast(c, g, recvbuf, count * t->extent(), 0, *cmm);
   });
 }
 

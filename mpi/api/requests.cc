@@ -10,16 +10,24 @@ using p2p::SendMode;
 
 Error new_request(Context& c, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype datatype,
                   int peer, int tag, MPI_Comm comm_handle, bool persistent, const char* call, Request** out) {
-  comm::Communicator* comm;
-  const datatype::Datatype* type;
   bool recv = kind == RequestKind::kRecv;
-  Error e = check_comm(c, comm_handle, call, &comm);
-  if (e.is_ok()) e = check_count(count, call, *comm);
-  if (e.is_ok()) e = check_type(c, datatype, call, *comm, &type);
-  if (e.is_ok()) e = check_buffer(buf, count, *type, call, *comm);
-  if (e.is_ok()) e = check_rank(peer, recv, call, *comm);
-  if (e.is_ok()) e = check_tag(tag, recv, call, *comm);
-  if (!e.is_ok()) return e;
+  // The common case without building Error values; any doubt takes the checks that explain.
+  comm::Communicator* comm = c.comms().find(comm_handle);
+  const datatype::Datatype* type = c.types().find_committed(datatype);
+  bool valid = comm != nullptr && type != nullptr && count >= 0 &&
+               (buf != nullptr || count == 0 || type->size == 0 || type->true_lb != 0) &&
+               ((peer >= 0 && peer < static_cast<int>(comm->peers().pes.size())) || peer == MPI_PROC_NULL ||
+                (recv && peer == MPI_ANY_SOURCE)) &&
+               (tag >= 0 || (recv && tag == MPI_ANY_TAG));
+  if (!valid) {
+    Error e = check_comm(c, comm_handle, call, &comm);
+    if (e.is_ok()) e = check_count(count, call, *comm);
+    if (e.is_ok()) e = check_type(c, datatype, call, *comm, &type);
+    if (e.is_ok()) e = check_buffer(buf, count, *type, call, *comm);
+    if (e.is_ok()) e = check_rank(peer, recv, call, *comm);
+    if (e.is_ok()) e = check_tag(tag, recv, call, *comm);
+    if (!e.is_ok()) return e;
+  }
   Request* r = c.engine().requests().create(kind);
   r->mode = mode;
   r->persistent = persistent;

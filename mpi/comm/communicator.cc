@@ -25,9 +25,67 @@ CommTable::CommTable(int my_pe, int n_pes) {
   self.rank = 0;
   self.name = "MPI_COMM_SELF";
   comms_[MPI_COMM_SELF] = std::make_unique<Communicator>(std::move(self));
+  groups_.resize(2);
+  groups_[MPI_GROUP_EMPTY] = std::make_shared<Group>();
   errhandlers_.resize(3);
   errhandlers_[MPI_ERRORS_ARE_FATAL] = std::make_unique<Errhandler>();
   errhandlers_[MPI_ERRORS_RETURN] = std::make_unique<Errhandler>();
+}
+
+Communicator Communicator::local() const {
+  Communicator c;
+  c.context = context + 2;
+  c.group = group;
+  c.rank = rank;
+  c.name = name + " (local group)";
+  return c;
+}
+
+MPI_Group CommTable::add_group(std::shared_ptr<const Group> group) {
+  for (size_t i = 2; i < groups_.size(); ++i) {
+    if (!groups_[i]) {
+      groups_[i] = std::move(group);
+      return static_cast<MPI_Group>(i);
+    }
+  }
+  groups_.push_back(std::move(group));
+  return static_cast<MPI_Group>(groups_.size() - 1);
+}
+
+Error CommTable::lookup_group(MPI_Group handle, const char* call, std::shared_ptr<const Group>* group) {
+  if (handle == MPI_GROUP_NULL) return error(MPI_ERR_GROUP, "%s: the group is MPI_GROUP_NULL", call);
+  if (handle < 0 || static_cast<size_t>(handle) >= groups_.size() || !groups_[static_cast<size_t>(handle)]) {
+    return error(MPI_ERR_GROUP, "%s: %d is not a group handle (never created, or freed)", call, handle);
+  }
+  *group = groups_[static_cast<size_t>(handle)];
+  return Error::ok();
+}
+
+Error CommTable::free_group(MPI_Group* handle, const char* call) {
+  std::shared_ptr<const Group> g;
+  Error e = lookup_group(*handle, call, &g);
+  if (!e.is_ok()) return e;
+  if (*handle == MPI_GROUP_EMPTY) {  // results of group operations may be it: freeing is a no-op
+    *handle = MPI_GROUP_NULL;
+    return Error::ok();
+  }
+  groups_[static_cast<size_t>(*handle)].reset();
+  *handle = MPI_GROUP_NULL;
+  return Error::ok();
+}
+
+int CommTable::add_keyval(Keyval k) {
+  keyvals_.push_back(k);
+  return static_cast<int>(keyvals_.size() - 1) + MPI_LASTUSEDCODE + 1;
+}
+
+Error CommTable::lookup_keyval(int keyval, const char* call, Keyval** k) {
+  int i = keyval - MPI_LASTUSEDCODE - 1;
+  if (i < 0 || static_cast<size_t>(i) >= keyvals_.size() || keyvals_[static_cast<size_t>(i)].freed) {
+    return error(MPI_ERR_KEYVAL, "%s: %d is not a keyval from MPI_Comm_create_keyval (or it was freed)", call, keyval);
+  }
+  *k = &keyvals_[static_cast<size_t>(i)];
+  return Error::ok();
 }
 
 Error CommTable::lookup(MPI_Comm handle, const char* call, Communicator** comm) {

@@ -3,7 +3,9 @@
 // intercommunicator, the remote group. Owned by the MPI context; may call mpi/base.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +25,17 @@ struct Errhandler {
   int refs = 1;
 };
 
+// Each communicator takes kContextStride context ids: c (point-to-point), c + 1 (its
+// collectives), and for an intercommunicator c + 2 / c + 3 for its local group's own traffic.
+constexpr uint32_t kContextStride = 4;
+
+struct Keyval {
+  MPI_Comm_copy_attr_function* copy_fn = nullptr;
+  MPI_Comm_delete_attr_function* delete_fn = nullptr;
+  void* extra_state = nullptr;
+  bool freed = false;
+};
+
 struct Communicator {
   uint32_t context = 0;  // point-to-point traffic; context + 1 for the interim collectives
   std::shared_ptr<const Group> group;
@@ -30,11 +43,14 @@ struct Communicator {
   int rank = 0;  // in group
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
+  std::map<int, void*> attributes;  // keyval -> value
 
   int size() const { return static_cast<int>(group->pes.size()); }
   bool is_inter() const { return remote_group != nullptr; }
   // Ranks named by sends and receives: the remote group of an intercommunicator, else the group.
   const Group& peers() const { return is_inter() ? *remote_group : *group; }
+  // The local group as an intracommunicator (an intercommunicator's own collectives).
+  Communicator local() const;
 };
 
 class CommTable {
@@ -42,6 +58,11 @@ class CommTable {
   // MPI_COMM_WORLD (context 0) and MPI_COMM_SELF (context 2) for this PE.
   CommTable(int my_pe, int n_pes);
   Error lookup(MPI_Comm handle, const char* call, Communicator** comm);
+  // The communicator behind `handle`, or null (the hot path; lookup() explains failures).
+  Communicator* find(MPI_Comm handle) {
+    return handle > 0 && static_cast<size_t>(handle) < comms_.size() ? comms_[static_cast<size_t>(handle)].get()
+                                                                      : nullptr;
+  }
   MPI_Comm add(Communicator comm);
   Error free(MPI_Comm* handle, const char* call);
 
@@ -50,7 +71,24 @@ class CommTable {
   Error lookup_errhandler(MPI_Errhandler handle, const char* call, Errhandler** eh);
   Error free_errhandler(MPI_Errhandler* handle, const char* call);
 
+  // Groups (MPI_GROUP_EMPTY is predefined).
+  MPI_Group add_group(std::shared_ptr<const Group> group);
+  Error lookup_group(MPI_Group handle, const char* call, std::shared_ptr<const Group>* group);
+  Error free_group(MPI_Group* handle, const char* call);
+
+  // Keyvals; the predefined ones (MPI_TAG_UB...) are answered by the attribute calls themselves.
+  int add_keyval(Keyval k);
+  Error lookup_keyval(int keyval, const char* call, Keyval** k);
+
+  // The first context id this PE has not used: communicator creation agrees on the maximum over
+  // the members, then every member moves past it.
+  uint32_t next_context() const { return next_context_; }
+  void use_context(uint32_t context) { next_context_ = std::max(next_context_, context + kContextStride); }
+
  private:
+  uint32_t next_context_ = 4;
+  std::vector<std::shared_ptr<const Group>> groups_;
+  std::vector<Keyval> keyvals_;
   std::vector<std::unique_ptr<Communicator>> comms_;
   std::vector<std::unique_ptr<Errhandler>> errhandlers_;
 };

@@ -53,8 +53,7 @@ Error Context::start(int required) {
   o.shm_eager_limit = cfg.size(Knob::MPI_SHM_EAGER_LIMIT);
   int64_t slots = cfg.integer(Knob::MPI_SHM_SLOTS);
   o.rndv_bounce = cfg.size(Knob::MPI_RNDV_BOUNCE);
-  o.unexpected_limit = cfg.size(Knob::MPI_UNEXPECTED_LIMIT);
-  o.single_copy = cfg.text(Knob::MPI_SINGLE_COPY) != "no";
+  o.single_copy = cfg.boolean(Knob::MPI_SINGLE_COPY);
   if (slots < 2 || slots > 1024 || (slots & (slots - 1)) != 0) {
     return error(MPI_ERR_OTHER, "MPI_Init: GASKET_MPI_SHM_SLOTS=%lld must be a power of two in 2..1024",
                  static_cast<long long>(slots));
@@ -107,27 +106,18 @@ void Context::stop() {
   if (alloc_pool_base_ != nullptr) gasket::sym_free(alloc_pool_base_, "MPI_Finalize");
 }
 
+// Busy polls until the spin budget is spent (no pause instruction: on this CPU generation it costs
+// ~140 cycles, a third of the transfer it waits for), then yields the core each time — at once
+// when PEs outnumber cores. Under MULTIPLE the lock is released between polls.
 void Context::backoff(Guard& g, unsigned* polls) {
   bool yield = oversubscribed_ || ++*polls >= spin_count_;
   if (thread_level_ == MPI_THREAD_MULTIPLE) {
     g.unlock();
-    if (yield) {
-      sched_yield();
-    } else {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-    }
+    if (yield) sched_yield();
     g.relock();
     return;
   }
-  if (yield) {
-    sched_yield();
-  } else {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  }
+  if (yield) sched_yield();
 }
 
 int Context::report(MPI_Comm comm_handle, const Error& e) {

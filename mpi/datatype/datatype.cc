@@ -1,8 +1,10 @@
 #include "mpi/datatype/datatype.h"
 
+#include <algorithm>
 #include <complex>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 
 #include "mpi.h"
 
@@ -16,16 +18,19 @@ struct Pair {
   B b;
 };
 
-Datatype basic(const char* name, int64_t size, int64_t align_extent = 0) {
+// A predefined type of `n` elements of `elem` bytes (complex: two), external32 `ext` bytes each.
+Datatype basic(const char* name, int64_t elem, int64_t n = 1, int64_t ext = 0, bool sign = false, bool swap = true) {
   Datatype t;
   t.name = name;
-  t.size = size;
+  t.size = elem * n;
   t.lb = t.true_lb = 0;
-  t.ub = t.true_ub = align_extent != 0 ? align_extent : size;
-  t.true_ub = size;
-  if (size > 0) t.blocks.push_back(Block{0, size});
-  t.basic_count = size > 0 ? 1 : 0;
-  t.basic_size = size;
+  t.ub = t.true_ub = t.size;
+  if (t.size > 0) {
+    Block b{0, t.size, static_cast<uint8_t>(elem), static_cast<uint8_t>(ext ? ext : elem), sign, swap};
+    t.blocks.push_back(b);
+  }
+  t.basic_count = t.size > 0 ? 1 : 0;
+  t.basic_size = t.size;
   t.predefined = true;
   t.committed = true;
   return t;
@@ -33,20 +38,20 @@ Datatype basic(const char* name, int64_t size, int64_t align_extent = 0) {
 
 // A pair type (MPI_DOUBLE_INT, ...): two basic elements at their C struct offsets.
 template <typename A, typename B>
-Datatype pair(const char* name) {
+Datatype pair(const char* name, bool a_signed, int a_ext) {
   using P = Pair<A, B>;
   const int64_t b_offset = offsetof(P, b);
   Datatype t;
   t.name = name;
   t.size = sizeof(A) + sizeof(B);
   t.lb = t.true_lb = 0;
-  t.ub = sizeof(Pair<A, B>);
+  t.ub = sizeof(P);
   t.true_ub = b_offset + static_cast<int64_t>(sizeof(B));
-  t.blocks.push_back(Block{0, static_cast<int64_t>(sizeof(A))});
-  if (b_offset == static_cast<int64_t>(sizeof(A))) {
-    t.blocks[0].length += sizeof(B);
-  } else {
-    t.blocks.push_back(Block{b_offset, static_cast<int64_t>(sizeof(B))});
+  t.blocks.push_back(Block{0, static_cast<int64_t>(sizeof(A)), sizeof(A), static_cast<uint8_t>(a_ext), a_signed, true});
+  t.blocks.push_back(Block{b_offset, static_cast<int64_t>(sizeof(B)), sizeof(B), sizeof(B), true, true});
+  if (t.blocks[0].offset + t.blocks[0].length == b_offset && t.blocks[0].elem == t.blocks[1].elem) {
+    t.blocks[0].length += t.blocks[1].length;
+    t.blocks.pop_back();
   }
   t.basic_count = 2;
   t.basic_size = sizeof(A) == sizeof(B) ? sizeof(A) : 0;
@@ -55,12 +60,16 @@ Datatype pair(const char* name) {
   return t;
 }
 
-void append_block(std::vector<Block>* blocks, int64_t offset, int64_t length) {
-  if (length == 0) return;
-  if (!blocks->empty() && blocks->back().offset + blocks->back().length == offset) {
-    blocks->back().length += length;
+bool same_kind(const Block& a, const Block& b) {
+  return a.elem == b.elem && a.ext == b.ext && a.sign == b.sign && a.swap == b.swap;
+}
+
+void append_block(std::vector<Block>* blocks, Block b) {
+  if (b.length == 0) return;
+  if (!blocks->empty() && blocks->back().offset + blocks->back().length == b.offset && same_kind(blocks->back(), b)) {
+    blocks->back().length += b.length;
   } else {
-    blocks->push_back(Block{offset, length});
+    blocks->push_back(b);
   }
 }
 
@@ -68,12 +77,18 @@ void append_block(std::vector<Block>* blocks, int64_t offset, int64_t length) {
 void append_copies(const Datatype& old, int64_t displacement, int64_t count, Datatype* out, bool* first) {
   for (int64_t i = 0; i < count; ++i) {
     int64_t base = displacement + i * old.extent();
-    for (const Block& b : old.blocks) append_block(&out->blocks, base + b.offset, b.length);
+    for (Block b : old.blocks) {
+      b.offset += base;
+      append_block(&out->blocks, b);
+    }
   }
   if (count == 0) return;
   int64_t lo = displacement + old.lb, hi = displacement + (count - 1) * old.extent() + old.ub;
   int64_t tlo = displacement + old.true_lb, thi = displacement + (count - 1) * old.extent() + old.true_ub;
-  if (old.extent() < 0) std::swap(lo, hi);
+  if (old.extent() < 0) {
+    lo = displacement + (count - 1) * old.extent() + old.lb, hi = displacement + old.ub;
+    tlo = displacement + (count - 1) * old.extent() + old.true_lb, thi = displacement + old.true_ub;
+  }
   if (*first) {
     out->lb = lo, out->ub = hi, out->true_lb = tlo, out->true_ub = thi;
     *first = false;
@@ -85,51 +100,53 @@ void append_copies(const Datatype& old, int64_t displacement, int64_t count, Dat
   out->basic_count += count * old.basic_count;
 }
 
-void finish_basic_size(const Datatype& old, Datatype* out) { out->basic_size = old.basic_size; }
+Error negative(const char* call, const char* what, int64_t v) {
+  return error(MPI_ERR_ARG, "%s: %s %lld is negative", call, what, static_cast<long long>(v));
+}
 
 }  // namespace
 
 DatatypeTable::DatatypeTable() {
   types_.resize(GASKET_MPI_N_PREDEFINED_TYPES);
   auto set = [this](int h, Datatype t) { types_[static_cast<size_t>(h)] = std::make_unique<Datatype>(std::move(t)); };
-  set(MPI_CHAR, basic("MPI_CHAR", 1));
-  set(MPI_SIGNED_CHAR, basic("MPI_SIGNED_CHAR", 1));
-  set(MPI_UNSIGNED_CHAR, basic("MPI_UNSIGNED_CHAR", 1));
-  set(MPI_BYTE, basic("MPI_BYTE", 1));
-  set(MPI_SHORT, basic("MPI_SHORT", sizeof(short)));
-  set(MPI_UNSIGNED_SHORT, basic("MPI_UNSIGNED_SHORT", sizeof(unsigned short)));
-  set(MPI_INT, basic("MPI_INT", sizeof(int)));
-  set(MPI_UNSIGNED, basic("MPI_UNSIGNED", sizeof(unsigned)));
-  set(MPI_LONG, basic("MPI_LONG", sizeof(long)));
-  set(MPI_UNSIGNED_LONG, basic("MPI_UNSIGNED_LONG", sizeof(unsigned long)));
-  set(MPI_LONG_LONG, basic("MPI_LONG_LONG", sizeof(long long)));
-  set(MPI_UNSIGNED_LONG_LONG, basic("MPI_UNSIGNED_LONG_LONG", sizeof(unsigned long long)));
+  set(MPI_CHAR, basic("MPI_CHAR", 1, 1, 1, true, false));
+  set(MPI_SIGNED_CHAR, basic("MPI_SIGNED_CHAR", 1, 1, 1, true, false));
+  set(MPI_UNSIGNED_CHAR, basic("MPI_UNSIGNED_CHAR", 1, 1, 1, false, false));
+  set(MPI_BYTE, basic("MPI_BYTE", 1, 1, 1, false, false));
+  set(MPI_SHORT, basic("MPI_SHORT", sizeof(short), 1, 2, true));
+  set(MPI_UNSIGNED_SHORT, basic("MPI_UNSIGNED_SHORT", sizeof(unsigned short), 1, 2));
+  set(MPI_INT, basic("MPI_INT", sizeof(int), 1, 4, true));
+  set(MPI_UNSIGNED, basic("MPI_UNSIGNED", sizeof(unsigned), 1, 4));
+  set(MPI_LONG, basic("MPI_LONG", sizeof(long), 1, 4, true));  // external32: 4 bytes
+  set(MPI_UNSIGNED_LONG, basic("MPI_UNSIGNED_LONG", sizeof(unsigned long), 1, 4));
+  set(MPI_LONG_LONG, basic("MPI_LONG_LONG", sizeof(long long), 1, 8, true));
+  set(MPI_UNSIGNED_LONG_LONG, basic("MPI_UNSIGNED_LONG_LONG", sizeof(unsigned long long), 1, 8));
   set(MPI_FLOAT, basic("MPI_FLOAT", sizeof(float)));
   set(MPI_DOUBLE, basic("MPI_DOUBLE", sizeof(double)));
   set(MPI_LONG_DOUBLE, basic("MPI_LONG_DOUBLE", sizeof(long double)));
-  set(MPI_WCHAR, basic("MPI_WCHAR", sizeof(wchar_t)));
-  set(MPI_C_BOOL, basic("MPI_C_BOOL", sizeof(bool)));
-  set(MPI_INT8_T, basic("MPI_INT8_T", 1));
-  set(MPI_INT16_T, basic("MPI_INT16_T", 2));
-  set(MPI_INT32_T, basic("MPI_INT32_T", 4));
-  set(MPI_INT64_T, basic("MPI_INT64_T", 8));
-  set(MPI_UINT8_T, basic("MPI_UINT8_T", 1));
+  set(MPI_WCHAR, basic("MPI_WCHAR", sizeof(wchar_t), 1, 4, true));
+  set(MPI_C_BOOL, basic("MPI_C_BOOL", sizeof(bool), 1, 1, false, false));
+  set(MPI_INT8_T, basic("MPI_INT8_T", 1, 1, 1, true, false));
+  set(MPI_INT16_T, basic("MPI_INT16_T", 2, 1, 2, true));
+  set(MPI_INT32_T, basic("MPI_INT32_T", 4, 1, 4, true));
+  set(MPI_INT64_T, basic("MPI_INT64_T", 8, 1, 8, true));
+  set(MPI_UINT8_T, basic("MPI_UINT8_T", 1, 1, 1, false, false));
   set(MPI_UINT16_T, basic("MPI_UINT16_T", 2));
   set(MPI_UINT32_T, basic("MPI_UINT32_T", 4));
   set(MPI_UINT64_T, basic("MPI_UINT64_T", 8));
-  set(MPI_AINT, basic("MPI_AINT", sizeof(MPI_Aint)));
-  set(MPI_OFFSET, basic("MPI_OFFSET", sizeof(MPI_Offset)));
-  set(MPI_COUNT, basic("MPI_COUNT", sizeof(MPI_Count)));
-  set(MPI_C_FLOAT_COMPLEX, basic("MPI_C_FLOAT_COMPLEX", sizeof(std::complex<float>)));
-  set(MPI_C_DOUBLE_COMPLEX, basic("MPI_C_DOUBLE_COMPLEX", sizeof(std::complex<double>)));
-  set(MPI_C_LONG_DOUBLE_COMPLEX, basic("MPI_C_LONG_DOUBLE_COMPLEX", sizeof(std::complex<long double>)));
-  set(MPI_PACKED, basic("MPI_PACKED", 1));
-  set(MPI_FLOAT_INT, pair<float, int>("MPI_FLOAT_INT"));
-  set(MPI_DOUBLE_INT, pair<double, int>("MPI_DOUBLE_INT"));
-  set(MPI_LONG_INT, pair<long, int>("MPI_LONG_INT"));
-  set(MPI_2INT, pair<int, int>("MPI_2INT"));
-  set(MPI_SHORT_INT, pair<short, int>("MPI_SHORT_INT"));
-  set(MPI_LONG_DOUBLE_INT, pair<long double, int>("MPI_LONG_DOUBLE_INT"));
+  set(MPI_AINT, basic("MPI_AINT", sizeof(MPI_Aint), 1, 8, true));
+  set(MPI_OFFSET, basic("MPI_OFFSET", sizeof(MPI_Offset), 1, 8, true));
+  set(MPI_COUNT, basic("MPI_COUNT", sizeof(MPI_Count), 1, 8, true));
+  set(MPI_C_FLOAT_COMPLEX, basic("MPI_C_FLOAT_COMPLEX", sizeof(float), 2));
+  set(MPI_C_DOUBLE_COMPLEX, basic("MPI_C_DOUBLE_COMPLEX", sizeof(double), 2));
+  set(MPI_C_LONG_DOUBLE_COMPLEX, basic("MPI_C_LONG_DOUBLE_COMPLEX", sizeof(long double), 2));
+  set(MPI_PACKED, basic("MPI_PACKED", 1, 1, 1, false, false));
+  set(MPI_FLOAT_INT, pair<float, int>("MPI_FLOAT_INT", false, 4));
+  set(MPI_DOUBLE_INT, pair<double, int>("MPI_DOUBLE_INT", false, 8));
+  set(MPI_LONG_INT, pair<long, int>("MPI_LONG_INT", true, 4));
+  set(MPI_2INT, pair<int, int>("MPI_2INT", true, 4));
+  set(MPI_SHORT_INT, pair<short, int>("MPI_SHORT_INT", true, 2));
+  set(MPI_LONG_DOUBLE_INT, pair<long double, int>("MPI_LONG_DOUBLE_INT", false, 16));
   set(MPI_UB, basic("MPI_UB", 0));
   set(MPI_LB, basic("MPI_LB", 0));
 }
@@ -175,13 +192,26 @@ Error DatatypeTable::free(int* handle, const char* call) {
   return Error::ok();
 }
 
+// ---- constructors ----
+
+Datatype build(const std::vector<Piece>& pieces, Combiner combiner) {
+  Datatype out;
+  bool first = true;
+  int64_t basic_size = -1;
+  for (const Piece& p : pieces) {
+    append_copies(*p.type, p.displacement, p.count, &out, &first);
+    if (p.count == 0 || p.type->size == 0) continue;
+    if (basic_size == -1) basic_size = p.type->basic_size;
+    if (basic_size != p.type->basic_size) basic_size = 0;
+  }
+  out.basic_size = basic_size < 0 ? 0 : basic_size;
+  out.combiner = combiner;
+  return out;
+}
+
 Error make_contiguous(const Datatype& old, int old_handle, int64_t count, const char* call, Datatype* out) {
   if (count < 0) return error(MPI_ERR_COUNT, "%s: count %lld is negative", call, static_cast<long long>(count));
-  *out = Datatype{};
-  bool first = true;
-  append_copies(old, 0, count, out, &first);
-  finish_basic_size(old, out);
-  out->combiner = Combiner::kContiguous;
+  *out = build({Piece{0, count, &old}}, Combiner::kContiguous);
   out->ints = {static_cast<int>(count)};
   out->types = {old_handle};
   return Error::ok();
@@ -190,15 +220,11 @@ Error make_contiguous(const Datatype& old, int old_handle, int64_t count, const 
 Error make_vector(const Datatype& old, int old_handle, int64_t count, int64_t blocklength, int64_t stride,
                   bool stride_in_elements, const char* call, Datatype* out) {
   if (count < 0) return error(MPI_ERR_COUNT, "%s: count %lld is negative", call, static_cast<long long>(count));
-  if (blocklength < 0) {
-    return error(MPI_ERR_ARG, "%s: blocklength %lld is negative", call, static_cast<long long>(blocklength));
-  }
-  *out = Datatype{};
-  bool first = true;
+  if (blocklength < 0) return negative(call, "blocklength", blocklength);
+  std::vector<Piece> pieces;
   int64_t stride_bytes = stride_in_elements ? stride * old.extent() : stride;
-  for (int64_t i = 0; i < count; ++i) append_copies(old, i * stride_bytes, blocklength, out, &first);
-  finish_basic_size(old, out);
-  out->combiner = stride_in_elements ? Combiner::kVector : Combiner::kHvector;
+  for (int64_t i = 0; i < count; ++i) pieces.push_back(Piece{i * stride_bytes, blocklength, &old});
+  *out = build(pieces, stride_in_elements ? Combiner::kVector : Combiner::kHvector);
   out->ints = {static_cast<int>(count), static_cast<int>(blocklength)};
   if (stride_in_elements) {
     out->ints.push_back(static_cast<int>(stride));
@@ -208,6 +234,229 @@ Error make_vector(const Datatype& old, int old_handle, int64_t count, int64_t bl
   out->types = {old_handle};
   return Error::ok();
 }
+
+Error make_indexed(const Datatype& old, int old_handle, const std::vector<int64_t>& blocklengths,
+                   const std::vector<int64_t>& displacements, bool bytes, bool block, const char* call,
+                   Datatype* out) {
+  std::vector<Piece> pieces;
+  for (size_t i = 0; i < displacements.size(); ++i) {
+    int64_t len = block ? blocklengths[0] : blocklengths[i];
+    if (len < 0) return negative(call, "blocklength", len);
+    pieces.push_back(Piece{bytes ? displacements[i] : displacements[i] * old.extent(), len, &old});
+  }
+  Combiner c = block ? (bytes ? Combiner::kHindexedBlock : Combiner::kIndexedBlock)
+                     : (bytes ? Combiner::kHindexed : Combiner::kIndexed);
+  *out = build(pieces, c);
+  out->ints = {static_cast<int>(displacements.size())};
+  for (size_t i = 0; i < (block ? 1 : blocklengths.size()); ++i) out->ints.push_back(static_cast<int>(blocklengths[i]));
+  for (int64_t d : displacements) {
+    if (bytes) {
+      out->aints.push_back(d);
+    } else {
+      out->ints.push_back(static_cast<int>(d));
+    }
+  }
+  out->types = {old_handle};
+  return Error::ok();
+}
+
+Error make_struct(const std::vector<const Datatype*>& types, const std::vector<int>& handles,
+                  const std::vector<int64_t>& blocklengths, const std::vector<int64_t>& displacements,
+                  const char* call, Datatype* out) {
+  std::vector<Piece> pieces;
+  bool has_lb = false, has_ub = false;
+  int64_t lb = 0, ub = 0;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (blocklengths[i] < 0) return negative(call, "blocklength", blocklengths[i]);
+    // The MPI-1 markers MPI_LB / MPI_UB set the bounds explicitly.
+    if (handles[i] == MPI_LB) {
+      lb = has_lb ? std::min(lb, displacements[i]) : displacements[i];
+      has_lb = true;
+      continue;
+    }
+    if (handles[i] == MPI_UB) {
+      ub = has_ub ? std::max(ub, displacements[i]) : displacements[i];
+      has_ub = true;
+      continue;
+    }
+    pieces.push_back(Piece{displacements[i], blocklengths[i], types[i]});
+  }
+  *out = build(pieces, Combiner::kStruct);
+  if (has_lb) out->lb = lb;
+  if (has_ub) out->ub = ub;
+  if (!has_ub && !pieces.empty()) {
+    // A struct's extent is padded to the strictest alignment of its members (as a C struct).
+    int64_t align = 1;
+    for (const Piece& p : pieces) {
+      for (const Block& b : p.type->blocks) align = std::max<int64_t>(align, std::min<int64_t>(b.elem, 16));
+    }
+    int64_t extent = out->ub - out->lb;
+    if (extent % align != 0) out->ub += align - extent % align;
+  }
+  out->ints = {static_cast<int>(types.size())};
+  for (int64_t b : blocklengths) out->ints.push_back(static_cast<int>(b));
+  out->aints = displacements;
+  out->types = handles;
+  return Error::ok();
+}
+
+Error make_resized(const Datatype& old, int old_handle, int64_t lb, int64_t extent, Datatype* out) {
+  *out = old;
+  out->predefined = false;
+  out->committed = false;
+  out->name.clear();
+  out->lb = lb;
+  out->ub = lb + extent;
+  out->combiner = Combiner::kResized;
+  out->ints.clear();
+  out->aints = {lb, extent};
+  out->types = {old_handle};
+  return Error::ok();
+}
+
+Error make_dup(const Datatype& old, int old_handle, Datatype* out) {
+  *out = old;
+  out->predefined = false;
+  out->committed = old.committed;
+  out->name.clear();
+  out->combiner = Combiner::kDup;
+  out->ints.clear();
+  out->aints.clear();
+  out->types = {old_handle};
+  return Error::ok();
+}
+
+namespace {
+// Per dimension the global indices covered, row-major (C) or column-major (Fortran) layout of the
+// full array `sizes`; the type's extent is the whole array.
+Datatype grid(const Datatype& old, const std::vector<int>& sizes, const std::vector<std::vector<int>>& indices,
+              bool fortran_order) {
+  size_t nd = sizes.size();
+  std::vector<int64_t> stride(nd);  // in elements of old
+  int64_t s = 1;
+  for (size_t k = 0; k < nd; ++k) {
+    size_t d = fortran_order ? k : nd - 1 - k;
+    stride[d] = s;
+    s *= sizes[d];
+  }
+  size_t inner = fortran_order ? 0 : nd - 1;
+  std::vector<Piece> pieces;
+  std::vector<size_t> pos(nd, 0);
+  bool empty = false;
+  for (const auto& v : indices) empty = empty || v.empty();
+  while (!empty) {
+    int64_t base = 0;
+    for (size_t d = 0; d < nd; ++d) {
+      if (d != inner) base += indices[d][pos[d]] * stride[d];
+    }
+    // Runs of consecutive indices along the innermost dimension become one piece.
+    const std::vector<int>& in = indices[inner];
+    for (size_t i = 0; i < in.size();) {
+      size_t j = i + 1;
+      while (j < in.size() && in[j] == in[j - 1] + 1) ++j;
+      pieces.push_back(Piece{(base + in[i] * stride[inner]) * old.extent(), static_cast<int64_t>(j - i), &old});
+      i = j;
+    }
+    // Next combination of the outer dimensions (the slowest varying last).
+    size_t k = 0;
+    for (; k < nd; ++k) {
+      size_t d = fortran_order ? k : nd - 1 - k;
+      if (d == inner) continue;
+      if (++pos[d] < indices[d].size()) break;
+      pos[d] = 0;
+    }
+    if (k == nd) break;
+  }
+  Datatype t = build(pieces, Combiner::kSubarray);
+  t.lb = old.lb;
+  t.ub = old.lb + s * old.extent();
+  return t;
+}
+
+Error check_dims(size_t nd, const char* call) {
+  if (nd == 0) return error(MPI_ERR_ARG, "%s: ndims must be positive", call);
+  return Error::ok();
+}
+}  // namespace
+
+Error make_subarray(const Datatype& old, int old_handle, const std::vector<int>& sizes,
+                    const std::vector<int>& subsizes, const std::vector<int>& starts, bool fortran_order,
+                    const char* call, Datatype* out) {
+  Error e = check_dims(sizes.size(), call);
+  if (!e.is_ok()) return e;
+  std::vector<std::vector<int>> idx(sizes.size());
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] <= 0 || subsizes[d] <= 0 || starts[d] < 0 || starts[d] + subsizes[d] > sizes[d]) {
+      return error(MPI_ERR_ARG, "%s: dimension %zu: size %d, subsize %d, start %d do not fit", call, d, sizes[d],
+                   subsizes[d], starts[d]);
+    }
+    for (int i = 0; i < subsizes[d]; ++i) idx[d].push_back(starts[d] + i);
+  }
+  *out = grid(old, sizes, idx, fortran_order);
+  out->combiner = Combiner::kSubarray;
+  out->ints = {static_cast<int>(sizes.size())};
+  for (auto* v : {&sizes, &subsizes, &starts}) out->ints.insert(out->ints.end(), v->begin(), v->end());
+  out->ints.push_back(fortran_order ? MPI_ORDER_FORTRAN : MPI_ORDER_C);
+  out->types = {old_handle};
+  return Error::ok();
+}
+
+Error make_darray(const Datatype& old, int old_handle, int size, int rank, const std::vector<int>& gsizes,
+                  const std::vector<int>& distribs, const std::vector<int>& dargs, const std::vector<int>& psizes,
+                  bool fortran_order, const char* call, Datatype* out) {
+  size_t nd = gsizes.size();
+  Error e = check_dims(nd, call);
+  if (!e.is_ok()) return e;
+  int64_t procs = 1;
+  for (int p : psizes) procs *= p;
+  if (procs != size || rank < 0 || rank >= size) {
+    return error(MPI_ERR_ARG, "%s: the process grid holds %lld processes, not size %d (rank %d)", call,
+                 static_cast<long long>(procs), size, rank);
+  }
+  // Process coordinates: row-major over psizes (MPI's rule, whatever the array order).
+  std::vector<int> coord(nd);
+  int r = rank;
+  for (size_t d = nd; d-- > 0;) {
+    coord[d] = r % psizes[d];
+    r /= psizes[d];
+  }
+  std::vector<std::vector<int>> idx(nd);
+  for (size_t d = 0; d < nd; ++d) {
+    int n = gsizes[d], p = psizes[d], c = coord[d];
+    switch (distribs[d]) {
+      case MPI_DISTRIBUTE_NONE:
+        for (int i = 0; i < n; ++i) idx[d].push_back(i);
+        break;
+      case MPI_DISTRIBUTE_BLOCK: {
+        int b = dargs[d] == MPI_DISTRIBUTE_DFLT_DARG ? (n + p - 1) / p : dargs[d];
+        if (static_cast<int64_t>(b) * p < n) {
+          return error(MPI_ERR_ARG, "%s: dimension %zu: block %d x %d processes does not cover %d", call, d, b, p, n);
+        }
+        for (int i = c * b; i < std::min(n, (c + 1) * b); ++i) idx[d].push_back(i);
+        break;
+      }
+      case MPI_DISTRIBUTE_CYCLIC: {
+        int b = dargs[d] == MPI_DISTRIBUTE_DFLT_DARG ? 1 : dargs[d];
+        for (int start = c * b; start < n; start += p * b) {
+          for (int i = start; i < std::min(n, start + b); ++i) idx[d].push_back(i);
+        }
+        break;
+      }
+      default:
+        return error(MPI_ERR_ARG, "%s: dimension %zu: distribution %d is not BLOCK, CYCLIC or NONE", call, d,
+                     distribs[d]);
+    }
+  }
+  *out = grid(old, gsizes, idx, fortran_order);
+  out->combiner = Combiner::kDarray;
+  out->ints = {size, rank, static_cast<int>(nd)};
+  for (auto* v : {&gsizes, &distribs, &dargs, &psizes}) out->ints.insert(out->ints.end(), v->begin(), v->end());
+  out->ints.push_back(fortran_order ? MPI_ORDER_FORTRAN : MPI_ORDER_C);
+  out->types = {old_handle};
+  return Error::ok();
+}
+
+// ---- packing ----
 
 void pack(const Datatype& type, const void* buf, int64_t count, char* out) {
   const char* base = static_cast<const char*>(buf);
@@ -238,6 +487,77 @@ void unpack(const Datatype& type, const char* in, int64_t bytes, void* buf, int6
       in += n;
       bytes -= n;
       if (bytes == 0) return;
+    }
+  }
+}
+
+int64_t elements_in(const Datatype& type, int64_t bytes) {
+  if (type.size == 0) return 0;
+  int64_t whole = bytes / type.size, rest = bytes % type.size;
+  int64_t n = whole * type.basic_count;
+  for (const Block& b : type.blocks) {
+    if (rest == 0) break;
+    int64_t take = std::min(rest, b.length);
+    if (take % b.elem != 0) return -1;
+    // Complex elements count as one basic element of two parts.
+    n += take / b.elem;
+    rest -= take;
+  }
+  return n;
+}
+
+int64_t external32_size(const Datatype& type) {
+  int64_t n = 0;
+  for (const Block& b : type.blocks) n += b.length / b.elem * b.ext;
+  return n;
+}
+
+namespace {
+// Converts one element between native (little-endian, `elem` bytes) and external32 (big-endian,
+// `ext` bytes).
+void element_to_ext(const Block& b, const char* in, char* out) {
+  uint8_t tmp[16] = {0};
+  std::memcpy(tmp, in, b.elem);
+  if (!b.swap) {
+    std::memcpy(out, tmp, b.ext);
+    return;
+  }
+  for (int i = 0; i < b.ext; ++i) out[i] = static_cast<char>(tmp[b.ext - 1 - i]);  // low ext bytes, reversed
+}
+void element_from_ext(const Block& b, const char* in, char* out) {
+  uint8_t tmp[16] = {0};
+  if (!b.swap) {
+    std::memcpy(out, in, b.elem);
+    return;
+  }
+  for (int i = 0; i < b.ext; ++i) tmp[i] = static_cast<uint8_t>(in[b.ext - 1 - i]);
+  if (b.sign && b.ext < b.elem && (tmp[b.ext - 1] & 0x80)) {
+    for (int i = b.ext; i < b.elem; ++i) tmp[i] = 0xff;
+  }
+  std::memcpy(out, tmp, b.elem);
+}
+}  // namespace
+
+void to_external32(const Datatype& type, int64_t count, const char* native, char* out) {
+  for (int64_t i = 0; i < count; ++i) {
+    for (const Block& b : type.blocks) {
+      for (int64_t k = 0; k < b.length; k += b.elem) {
+        element_to_ext(b, native, out);
+        native += b.elem;
+        out += b.ext;
+      }
+    }
+  }
+}
+
+void from_external32(const Datatype& type, int64_t count, const char* in, char* native) {
+  for (int64_t i = 0; i < count; ++i) {
+    for (const Block& b : type.blocks) {
+      for (int64_t k = 0; k < b.length; k += b.elem) {
+        element_from_ext(b, in, native);
+        native += b.elem;
+        in += b.ext;
+      }
     }
   }
 }

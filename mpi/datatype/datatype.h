@@ -15,9 +15,15 @@
 
 namespace gasket::mpi::datatype {
 
+// A contiguous run of basic elements of one kind: `elem` bytes each natively, `ext` bytes each
+// in external32 (they differ for MPI_LONG / MPI_UNSIGNED_LONG); `sign` for sign extension.
 struct Block {
   int64_t offset;
   int64_t length;
+  uint8_t elem = 1;
+  uint8_t ext = 1;
+  bool sign = false;
+  bool swap = true;  // external32 reverses the bytes of each element (false for char-like data)
 };
 
 // How a type was made (MPI_Type_get_envelope's combiner); predefined types are kNamed.
@@ -53,6 +59,12 @@ class DatatypeTable {
   Error lookup(int handle, const char* call, const Datatype** type) const;
   // Also fails for types not committed (send/recv need committed types; MPI_Type_* do not).
   Error lookup_committed(int handle, const char* call, const Datatype** type) const;
+  // The committed type behind `handle`, or null (the hot path; lookup_committed() explains).
+  const Datatype* find_committed(int handle) const {
+    if (handle <= 0 || static_cast<size_t>(handle) >= types_.size()) return nullptr;
+    const Datatype* t = types_[static_cast<size_t>(handle)].get();
+    return t != nullptr && t->committed ? t : nullptr;
+  }
   int add(Datatype type);
   Error free(int* handle, const char* call);
   Datatype* mutable_type(int handle) { return types_[static_cast<size_t>(handle)].get(); }
@@ -65,10 +77,42 @@ class DatatypeTable {
   std::vector<std::unique_ptr<Datatype>> retired_;
 };
 
-// Constructors (flatten the old type; argument errors name `call`).
+// Constructors (flatten the old types; argument errors name `call`). A piece is `count` copies of
+// a type starting `displacement` bytes from the new type's origin.
+struct Piece {
+  int64_t displacement;
+  int64_t count;
+  const Datatype* type;
+};
+Datatype build(const std::vector<Piece>& pieces, Combiner combiner);
 Error make_contiguous(const Datatype& old, int old_handle, int64_t count, const char* call, Datatype* out);
 Error make_vector(const Datatype& old, int old_handle, int64_t count, int64_t blocklength, int64_t stride_bytes,
                   bool stride_in_elements, const char* call, Datatype* out);
+// Indexed family: displacements in elements of `old` (indexed) or bytes (h*); a single
+// blocklength when `blocklengths` has one entry and `block` is true (indexed_block).
+Error make_indexed(const Datatype& old, int old_handle, const std::vector<int64_t>& blocklengths,
+                   const std::vector<int64_t>& displacements, bool bytes, bool block, const char* call,
+                   Datatype* out);
+Error make_struct(const std::vector<const Datatype*>& types, const std::vector<int>& handles,
+                  const std::vector<int64_t>& blocklengths, const std::vector<int64_t>& displacements,
+                  const char* call, Datatype* out);
+Error make_resized(const Datatype& old, int old_handle, int64_t lb, int64_t extent, Datatype* out);
+Error make_dup(const Datatype& old, int old_handle, Datatype* out);
+// Subarray and darray share one builder: per dimension, the global indices this piece covers.
+Error make_subarray(const Datatype& old, int old_handle, const std::vector<int>& sizes,
+                    const std::vector<int>& subsizes, const std::vector<int>& starts, bool fortran_order,
+                    const char* call, Datatype* out);
+Error make_darray(const Datatype& old, int old_handle, int size, int rank, const std::vector<int>& gsizes,
+                  const std::vector<int>& distribs, const std::vector<int>& dargs, const std::vector<int>& psizes,
+                  bool fortran_order, const char* call, Datatype* out);
+
+// Basic elements in the first `bytes` of a packed stream of `type` (MPI_Get_elements); -1 when a
+// basic element is cut.
+int64_t elements_in(const Datatype& type, int64_t bytes);
+// external32: size, and conversion from / to the native packed form of `count` elements.
+int64_t external32_size(const Datatype& type);
+void to_external32(const Datatype& type, int64_t count, const char* native, char* out);
+void from_external32(const Datatype& type, int64_t count, const char* in, char* native);
 
 // Copies `count` elements laid out by `type` at `buf` into / out of a packed byte stream.
 // unpack copies at most `bytes` packed bytes (a truncated or short message).

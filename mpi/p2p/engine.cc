@@ -166,15 +166,6 @@ void Engine::progress() {
   }
   for (int src : shm_peers_) {
     while (const Header* h = rings_->peek(src)) {
-      // Past the unexpected-data limit, eager messages nobody has posted for stay in the ring:
-      // the sender then waits for credits (backpressure instead of unbounded memory).
-      if (unexpected_bytes_ >= options_.unexpected_limit && h->kind == static_cast<uint8_t>(Kind::kEager)) {
-        bool posted = false;
-        for (Request* r = posted_head_; r != nullptr && !posted; r = r->next) {
-          posted = r->context == h->context && matches(r->peer_rank, r->tag, h->src_rank, h->tag);
-        }
-        if (!posted) break;
-      }
       Header copy = *h;
       handle_packet(src, copy, reinterpret_cast<const char*>(h) + sizeof(Header));
       rings_->consume(src);

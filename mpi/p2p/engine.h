@@ -15,7 +15,8 @@
 //             itself when it lies in a segment (zero copy), else the sender's bounce zone in the
 //             receiver's region, in two pipelined halves — the sender puts each range (the core
 //             fragments to the backend's limit), quiets, and sends DATA.
-//    Unexpected large messages wait as RTS packets, never as data.
+//    Unexpected large messages wait as RTS packets, never as data; unexpected eager data is at
+//    most the eager limit per message (counted in unexpected_bytes_).
 // Thread safety: none here; the MPI context serialises calls (one lock under THREAD_MULTIPLE).
 #pragma once
 
@@ -38,10 +39,9 @@ namespace gasket::mpi::p2p {
 
 struct EngineOptions {
   size_t eager_limit = 16 << 10;      // backend path
-  size_t shm_eager_limit = 8 << 10;   // same-node rings
+  size_t shm_eager_limit = 32 << 10;  // same-node rings
   size_t shm_slots = 16;
   size_t rndv_bounce = 256 << 10;
-  size_t unexpected_limit = 64 << 20;
   bool single_copy = true;            // same-node pull allowed
 };
 

@@ -12,10 +12,14 @@
 
 namespace gasket::mpi::p2p {
 
+struct Request;
+
 enum class RequestKind : uint8_t { kSend, kRecv, kGeneralized, kDone };
 enum class SendMode : uint8_t { kStandard, kSync, kReady, kBuffered };
 
-struct Request {
+// Everything but the staging buffer: trivially copyable, so a pooled request resets by one
+// assignment.
+struct RequestState {
   int handle = 0;
   bool live = false;        // allocated from the pool (not yet released)
   RequestKind kind = RequestKind::kDone;
@@ -47,8 +51,7 @@ struct Request {
   int64_t status_bytes = 0;
   int64_t message_bytes = 0;  // as sent (more than status_bytes when truncated)
 
-  // Data as bytes: the user's buffer when the type is contiguous, else `staging`.
-  std::vector<char> staging;
+  // Data as bytes: the user's buffer when the type is contiguous, else Request::staging.
   const char* send_data = nullptr;
   int64_t send_bytes = 0;
   char* recv_data = nullptr;
@@ -60,7 +63,7 @@ struct Request {
   int64_t rndv_bytes = 0;     // bytes to move (the smaller of message and capacity)
   int64_t rndv_granted = 0;
   int64_t rndv_received = 0;
-  Request* zone_next = nullptr;  // waiting for the bounce zone of its source
+  struct Request* zone_next = nullptr;  // waiting for the bounce zone of its source
 
   // Buffered send: the block in the attached buffer to give back at completion.
   char* bsend_block = nullptr;
@@ -72,8 +75,13 @@ struct Request {
   void* extra_state = nullptr;
 
   // Posted-receive queue links.
-  Request* prev = nullptr;
-  Request* next = nullptr;
+  struct Request* prev = nullptr;
+  struct Request* next = nullptr;
+};
+
+struct Request : RequestState {
+  // Data as bytes for non-contiguous types (packed send data, or the receive's landing area).
+  std::vector<char> staging;
 };
 
 class RequestPool {
@@ -84,7 +92,7 @@ class RequestPool {
       r = free_.back();
       free_.pop_back();
       int h = r->handle;
-      *r = Request{};
+      static_cast<RequestState&>(*r) = RequestState{};
       r->handle = h;
     } else {
       all_.push_back(std::make_unique<Request>());

@@ -9,7 +9,8 @@
 #   pair      host-a -- host-b                              (198.18.0.0/30)
 #   triangle  a--b 198.18.0.0/30, a--c 198.18.0.4/30, b--c 198.18.0.8/30
 #   line      a--b 198.18.0.0/30, b--c 198.18.0.8/30: a and c share no subnet (must be reported)
-# TRANSPORT: pciddc-tcp or ucx-tcp.
+# TRANSPORT: pciddc-tcp or ucx-tcp (UCX connects to peers on other hosts through their listeners,
+# from the interface on the peer's subnet: backends/ucx).
 #
 # Besides the hosts, a "controller" namespace runs gasketrun, its store listening on 198.19.255.1
 # (on the controller's loopback). Each host has a management link to it on its own /30 from
@@ -48,8 +49,8 @@ case "$topology" in
 esac
 case "$transport" in
   pciddc-tcp) export GASKET_TRANSPORT=pciddc GASKET_PCIDDC_LINK=tcp ;;
-  # UCX picks devices itself: keep it off the management links (GASKET_NET_INTERFACES ->
-  # UCX_NET_DEVICES). pciddc needs no hint: it matches subnets per peer.
+  # Keep UCX off the management links (GASKET_NET_INTERFACES -> UCX_NET_DEVICES and the
+  # addresses the ucx backend connects between). pciddc needs no hint: it matches subnets per peer.
   ucx-tcp) export GASKET_TRANSPORT=ucx UCX_TLS=self,tcp GASKET_NET_INTERFACES=198.18.0.0/16 ;;
   *) echo "netns_cluster.sh: unknown transport '$transport'" >&2; exit 2 ;;
 esac
@@ -62,7 +63,10 @@ trap cleanup EXIT
 new_ns() {
   ip netns add "$1" 2>/dev/null || return 1
   made+=("$1")
-  ip -n "$1" link set lo up && ip netns exec "$1" sysctl -qw net.ipv4.ip_forward=0
+  ip -n "$1" link set lo up && ip netns exec "$1" sysctl -qw net.ipv4.ip_forward=0 || return 1
+  # IPv4 only: UCX ignores an interface while its IPv6 address is still tentative (DAD).
+  ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
+  return 0
 }
 new_ns "$ctl" || skip "cannot create a network namespace here (ip netns add failed)"
 ip -n "$ctl" addr add 198.19.255.1/32 dev lo || skip "cannot configure the controller namespace"

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs the MPI ping-pong benchmark (bench/mpi/pingpong.c) built with gasket's mpicc, Open MPI's
+# and MPICH's (each when installed: apt-get install openmpi-bin libopenmpi-dev mpich libmpich-dev)
+# on 2 ranks of this machine, and prints their latency and bandwidth side by side.
+#   bench/mpi/compare.sh [pingpong options: --max BYTES, --alloc-mem]
+# Environment: BAZEL (default bazel), BAZEL_OUTPUT_BASE (an output base to build in).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bazel_cmd=(${BAZEL:-bazel})
+[ -n "${BAZEL_OUTPUT_BASE:-}" ] && bazel_cmd+=(--output_base="$BAZEL_OUTPUT_BASE")
+"${bazel_cmd[@]}" build -c opt //tools/mpicc:mpicc //tools/mpicc:mpiexec >&2
+bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+names=() files=()
+run() {  # name, compile command..., --, launch command...
+  local name=$1
+  shift
+  local compile=() launch=()
+  while [ "$1" != "--" ]; do compile+=("$1"); shift; done
+  shift
+  launch=("$@")
+  if ! "${compile[@]}" -O2 -I. bench/mpi/pingpong.c -o "$tmp/pp_$name" 2>"$tmp/$name.err"; then
+    echo "compare: building with $name failed: $(head -3 "$tmp/$name.err")" >&2
+    return
+  fi
+  echo "compare: running $name" >&2
+  if "${launch[@]}" "$tmp/pp_$name" "${PINGPONG_ARGS[@]}" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
+    names+=("$name")
+    files+=("$tmp/$name.out")
+  else
+    echo "compare: $name failed: $(tail -3 "$tmp/$name.err")" >&2
+  fi
+}
+PINGPONG_ARGS=("$@")
+run gasket "$bin/tools/mpicc/mpicc" -- "$bin/tools/mpicc/mpiexec" -n 2 --quiet
+if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
+  run openmpi mpicc.openmpi -- env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    mpirun.openmpi -n 2 --bind-to core
+else
+  echo "compare: Open MPI not installed (apt-get install openmpi-bin libopenmpi-dev)" >&2
+fi
+if command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null; then
+  run mpich mpicc.mpich -- mpiexec.mpich -n 2 -bind-to core
+else
+  echo "compare: MPICH not installed (apt-get install mpich libmpich-dev)" >&2
+fi
+[ ${#names[@]} -gt 0 ] || { echo "compare: nothing ran" >&2; exit 1; }
+
+for f in "${files[@]}"; do grep '^#' "$f"; done
+python3 - "${names[*]}" "${files[@]}" <<'PY'
+import sys
+names = sys.argv[1].split()
+tables = []
+for path in sys.argv[2:]:
+    rows = {}
+    for line in open(path):
+        parts = line.split()
+        if len(parts) == 3 and parts[0].isdigit():
+            rows[int(parts[0])] = (float(parts[1]), float(parts[2]))
+    tables.append(rows)
+sizes = sorted(set().union(*[t.keys() for t in tables]))
+head = "| bytes | " + " | ".join(f"{n} latency (us)" for n in names) + " | " + \
+       " | ".join(f"{n} bandwidth (GB/s)" for n in names) + " |"
+print(head)
+print("|" + "---|" * (1 + 2 * len(names)))
+for s in sizes:
+    lat = [f"{t[s][0]:.3f}" if s in t else "-" for t in tables]
+    bw = [f"{t[s][1]:.2f}" if s in t else "-" for t in tables]
+    print(f"| {s} | " + " | ".join(lat) + " | " + " | ".join(bw) + " |")
+PY

@@ -1,0 +1,727 @@
+// C bindings of communicators, groups and attributes. Creation is collective over the parent
+// (context ids agreed by the interim collectives); intercommunicators carry a remote group and
+// run point-to-point like intracommunicators.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <set>
+#include <vector>
+
+#include "core/gasket.h"
+#include "mpi.h"
+#include "mpi/api/interim_coll.h"
+#include "mpi/api/requests.h"
+
+using gasket::mpi::Context;
+using gasket::mpi::Error;
+using gasket::mpi::Guard;
+using gasket::mpi::error;
+namespace api = gasket::mpi::api;
+namespace cm = gasket::mpi::comm;
+using GroupPtr = std::shared_ptr<const cm::Group>;
+
+namespace {
+
+constexpr int kTagUb = 0x7fffffff;
+
+Error lookup(Context& c, MPI_Comm h, const char* call, cm::Communicator** comm) { return c.comms().lookup(h, call, comm); }
+
+// Copies the attributes whose copy callback says so (MPI_Comm_dup).
+Error copy_attributes(Context& c, MPI_Comm old_handle, const cm::Communicator& old, cm::Communicator* out,
+                      const char* call) {
+  for (const auto& [key, value] : old.attributes) {
+    cm::Keyval* k;
+    if (!c.comms().lookup_keyval(key, call, &k).is_ok() || k->copy_fn == nullptr) continue;
+    void* copied = nullptr;
+    int flag = 0;
+    int rc = k->copy_fn(old_handle, key, k->extra_state, value, &copied, &flag);
+    if (rc != MPI_SUCCESS) return error(rc, "%s: the copy callback of keyval %d returned %d", call, key, rc);
+    if (flag) out->attributes[key] = copied;
+  }
+  return Error::ok();
+}
+
+Error delete_attribute(Context& c, MPI_Comm handle, cm::Communicator* comm, int key, const char* call) {
+  auto it = comm->attributes.find(key);
+  if (it == comm->attributes.end()) return error(MPI_ERR_KEYVAL, "%s: keyval %d is not set on the communicator", call, key);
+  cm::Keyval* k;
+  if (c.comms().lookup_keyval(key, call, &k).is_ok() && k->delete_fn != nullptr) {
+    int rc = k->delete_fn(handle, key, it->second, k->extra_state);
+    if (rc != MPI_SUCCESS) return error(rc, "%s: the delete callback of keyval %d returned %d", call, key, rc);
+  }
+  comm->attributes.erase(it);
+  return Error::ok();
+}
+
+// A new intracommunicator over `pes` (this PE among them) with an agreed context.
+MPI_Comm make_comm(Context& c, std::vector<int> pes, uint32_t context, MPI_Errhandler eh) {
+  cm::Communicator n;
+  n.context = context;
+  int me = gasket::my_pe();
+  n.rank = static_cast<int>(std::find(pes.begin(), pes.end(), me) - pes.begin());
+  n.group = std::make_shared<cm::Group>(cm::Group{std::move(pes)});
+  n.errhandler = eh;
+  return c.comms().add(std::move(n));
+}
+
+// An intercommunicator's agreement: each group agrees locally, the leaders swap their results
+// (and one int of `extra`, e.g. merge's `high`) over the intercommunicator, and tell their group.
+// Returns the context for a new communicator over both groups; *remote_extra is the other side's.
+uint32_t agree_inter(Context& c, Guard& g, const cm::Communicator& inter, int extra, int* remote_extra) {
+  cm::Communicator local = inter.local();
+  uint32_t mine = c.comms().next_context();
+  std::vector<uint32_t> all(static_cast<size_t>(local.size()));
+  (void)api::coll_allgather(c, g, &mine, sizeof mine, all.data(), local);
+  int info[2] = {static_cast<int>(*std::max_element(all.begin(), all.end())), extra};
+  int remote[2] = {0, 0};
+  if (local.rank == 0) {
+    auto* s = api::new_internal(c, gasket::mpi::p2p::RequestKind::kSend, info, sizeof info, 0, 12, inter,
+                                inter.context + 1);
+    auto* r = api::new_internal(c, gasket::mpi::p2p::RequestKind::kRecv, remote, sizeof remote, 0, 12, inter,
+                                inter.context + 1);
+    c.engine().start_recv(r);
+    c.engine().start_send(s);
+    c.wait(g, [&] { return r->complete && s->complete; });
+    c.engine().requests().release(r);
+    c.engine().requests().release(s);
+  }
+  (void)api::coll_bcast(c, g, remote, sizeof remote, 0, local);
+  uint32_t ctx = std::max(static_cast<uint32_t>(info[0]), static_cast<uint32_t>(remote[0]));
+  c.comms().use_context(ctx);
+  *remote_extra = remote[1];
+  return ctx;
+}
+
+Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* call) {
+  cm::Communicator* old;
+  Error e = lookup(c, comm, call, &old);
+  if (!e.is_ok()) return e;
+  if (newcomm == nullptr) return error(MPI_ERR_ARG, "%s: newcomm is NULL", call);
+  cm::Communicator n = *old;
+  int unused;
+  n.context = old->is_inter() ? agree_inter(c, g, n, 0, &unused) : api::agree_context(c, g, n);
+  n.attributes.clear();
+  n.name.clear();
+  e = copy_attributes(c, comm, *old, &n, call);
+  if (!e.is_ok()) return e;
+  *newcomm = c.comms().add(std::move(n));
+  return Error::ok();
+}
+
+struct SplitRecord {
+  int color, key, rank;
+};
+
+Error split(Context& c, Guard& g, MPI_Comm comm, int color, int key, MPI_Comm* newcomm, const char* call) {
+  cm::Communicator* old;
+  Error e = lookup(c, comm, call, &old);
+  if (!e.is_ok()) return e;
+  if (old->is_inter()) return error(MPI_ERR_COMM, "%s: splitting intercommunicators is not supported", call);
+  if (newcomm == nullptr) return error(MPI_ERR_ARG, "%s: newcomm is NULL", call);
+  if (color < 0 && color != MPI_UNDEFINED) {
+    return error(MPI_ERR_ARG, "%s: rank %d: color %d is negative (and not MPI_UNDEFINED)", call, old->rank, color);
+  }
+  cm::Communicator parent = *old;  // the table may grow below
+  uint32_t ctx = api::agree_context(c, g, parent);
+  SplitRecord mine{color, key, parent.rank};
+  std::vector<SplitRecord> all(static_cast<size_t>(parent.size()));
+  e = api::coll_allgather(c, g, &mine, sizeof mine, all.data(), parent);
+  if (!e.is_ok()) return e;
+  if (color == MPI_UNDEFINED) {
+    *newcomm = MPI_COMM_NULL;
+    return Error::ok();
+  }
+  std::vector<SplitRecord> members;
+  for (const SplitRecord& r : all) {
+    if (r.color == color) members.push_back(r);
+  }
+  std::stable_sort(members.begin(), members.end(), [](const SplitRecord& a, const SplitRecord& b) {
+    return a.key != b.key ? a.key < b.key : a.rank < b.rank;
+  });
+  std::vector<int> pes;
+  for (const SplitRecord& r : members) pes.push_back(parent.group->pes[static_cast<size_t>(r.rank)]);
+  *newcomm = make_comm(c, std::move(pes), ctx, parent.errhandler);
+  return Error::ok();
+}
+
+bool same_members(const cm::Group& a, const cm::Group& b) {
+  return std::set<int>(a.pes.begin(), a.pes.end()) == std::set<int>(b.pes.begin(), b.pes.end());
+}
+
+int compare_groups(const cm::Group& a, const cm::Group& b) {
+  if (a.pes == b.pes) return MPI_IDENT;
+  if (a.pes.size() == b.pes.size() && same_members(a, b)) return MPI_SIMILAR;
+  return MPI_UNEQUAL;
+}
+
+Error group_of(Context& c, MPI_Group h, const char* call, GroupPtr* g) { return c.comms().lookup_group(h, call, g); }
+
+Error check_ranks(const cm::Group& g, int n, const int ranks[], const char* call, bool distinct) {
+  if (n < 0) return error(MPI_ERR_ARG, "%s: n %d is negative", call, n);
+  if (n > 0 && ranks == nullptr) return error(MPI_ERR_ARG, "%s: the ranks array is NULL", call);
+  std::set<int> seen;
+  for (int i = 0; i < n; ++i) {
+    if (ranks[i] < 0 || ranks[i] >= static_cast<int>(g.pes.size())) {
+      return error(MPI_ERR_RANK, "%s: rank %d (entry %d) is not in the group of %zu", call, ranks[i], i, g.pes.size());
+    }
+    if (distinct && !seen.insert(ranks[i]).second) {
+      return error(MPI_ERR_RANK, "%s: rank %d appears twice", call, ranks[i]);
+    }
+  }
+  return Error::ok();
+}
+
+// Expands range triplets to ranks (MPI_Group_range_incl/excl).
+Error expand_ranges(const cm::Group& g, int n, int ranges[][3], const char* call, std::vector<int>* out) {
+  if (n < 0 || (n > 0 && ranges == nullptr)) return error(MPI_ERR_ARG, "%s: bad range count %d", call, n);
+  for (int i = 0; i < n; ++i) {
+    int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+    if (stride == 0) return error(MPI_ERR_ARG, "%s: range %d has stride 0", call, i);
+    for (int r = first; stride > 0 ? r <= last : r >= last; r += stride) out->push_back(r);
+  }
+  return check_ranks(g, static_cast<int>(out->size()), out->data(), call, true);
+}
+
+int new_group(Context& c, std::vector<int> pes, MPI_Group* out) {
+  *out = pes.empty() ? MPI_GROUP_EMPTY : c.comms().add_group(std::make_shared<cm::Group>(cm::Group{std::move(pes)}));
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int gasket_comm_null_copy_fn(MPI_Comm, int, void*, void*, void*, int* flag) {
+  *flag = 0;
+  return MPI_SUCCESS;
+}
+int gasket_comm_dup_fn(MPI_Comm, int, void*, void* in, void* out, int* flag) {
+  *static_cast<void**>(out) = in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+int gasket_comm_null_delete_fn(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
+
+int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+  return api::call("MPI_Comm_rank", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, "MPI_Comm_rank", &cmm);
+    if (!e.is_ok()) return e;
+    if (rank == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_rank: rank is NULL");
+    *rank = cmm->rank;
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_size(MPI_Comm comm, int* size) {
+  return api::call("MPI_Comm_size", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, "MPI_Comm_size", &cmm);
+    if (!e.is_ok()) return e;
+    if (size == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_size: size is NULL");
+    *size = cmm->size();
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  return api::call("MPI_Comm_dup", comm,
+                   [&](Context& c, Guard& g) { return dup(c, g, comm, newcomm, "MPI_Comm_dup"); });
+}
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  // Completes before returning (the agreement runs at once); the request is already complete.
+  return api::call("MPI_Comm_idup", comm, [&](Context& c, Guard& g) -> Error {
+    if (request == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_idup: request is NULL");
+    Error e = dup(c, g, comm, newcomm, "MPI_Comm_idup");
+    if (!e.is_ok()) return e;
+    gasket::mpi::p2p::Request* r = c.engine().requests().create(gasket::mpi::p2p::RequestKind::kRecv);
+    r->proc_null = true;
+    (void)api::start(c, r, "MPI_Comm_idup");
+    r->status_source = MPI_ANY_SOURCE;
+    *request = r->handle;
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  return api::call("MPI_Comm_split", comm,
+                   [&](Context& c, Guard& g) { return split(c, g, comm, color, key, newcomm, "MPI_Comm_split"); });
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  return api::call("MPI_Comm_split_type", comm, [&](Context& c, Guard& g) -> Error {
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+      return error(MPI_ERR_ARG, "MPI_Comm_split_type: split type %d is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
+                   split_type);
+    }
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : gasket::node_of(gasket::my_pe());
+    return split(c, g, comm, color, key, newcomm, "MPI_Comm_split_type");
+  });
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  return api::call("MPI_Comm_create", comm, [&](Context& c, Guard& g) -> Error {
+    cm::Communicator* old;
+    GroupPtr grp;
+    Error e = lookup(c, comm, "MPI_Comm_create", &old);
+    if (e.is_ok()) e = group_of(c, group, "MPI_Comm_create", &grp);
+    if (!e.is_ok()) return e;
+    if (old->is_inter()) return error(MPI_ERR_COMM, "MPI_Comm_create: intercommunicators are not supported");
+    if (newcomm == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_create: newcomm is NULL");
+    for (int pe : grp->pes) {
+      if (old->group->rank_of_pe(pe) == MPI_UNDEFINED) {
+        return error(MPI_ERR_GROUP, "MPI_Comm_create: rank %d: the group holds PE %d, which is not in the communicator",
+                     old->rank, pe);
+      }
+    }
+    cm::Communicator parent = *old;
+    uint32_t ctx = api::agree_context(c, g, parent);
+    if (grp->rank_of_pe(gasket::my_pe()) == MPI_UNDEFINED) {
+      *newcomm = MPI_COMM_NULL;
+      return Error::ok();
+    }
+    *newcomm = make_comm(c, grp->pes, ctx, parent.errhandler);
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  return api::call("MPI_Comm_create_group", comm, [&](Context& c, Guard& g) -> Error {
+    cm::Communicator* old;
+    GroupPtr grp;
+    Error e = lookup(c, comm, "MPI_Comm_create_group", &old);
+    if (e.is_ok()) e = group_of(c, group, "MPI_Comm_create_group", &grp);
+    if (!e.is_ok()) return e;
+    if (newcomm == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_create_group: newcomm is NULL");
+    if (old->is_inter()) return error(MPI_ERR_COMM, "MPI_Comm_create_group: intercommunicators are not supported");
+    if (tag < 0) return error(MPI_ERR_TAG, "MPI_Comm_create_group: tag %d is negative", tag);
+    if (grp->rank_of_pe(gasket::my_pe()) == MPI_UNDEFINED) {
+      return error(MPI_ERR_GROUP, "MPI_Comm_create_group: rank %d is not in the group (only members call it)",
+                   old->rank);
+    }
+    // Only the group's members take part: they agree among themselves on context + 2 of the
+    // parent (unused by intracommunicators). Limitation: concurrent create_group calls on one
+    // parent over overlapping groups are not told apart by their tags.
+    cm::Communicator among;
+    among.group = grp;
+    among.rank = grp->rank_of_pe(gasket::my_pe());
+    among.context = old->context + 1;  // collective traffic goes to context + 1 of this
+    uint32_t mine = c.comms().next_context();
+    std::vector<uint32_t> all(grp->pes.size());
+    e = api::coll_allgather(c, g, &mine, sizeof mine, all.data(), among);
+    if (!e.is_ok()) return e;
+    uint32_t ctx = *std::max_element(all.begin(), all.end());
+    c.comms().use_context(ctx);
+    *newcomm = make_comm(c, grp->pes, ctx, old->errhandler);
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+  return api::call("MPI_Comm_free", comm ? *comm : MPI_COMM_NULL, [&](Context& c, Guard&) -> Error {
+    if (comm == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_free: comm is NULL");
+    cm::Communicator* cmm;
+    Error e = lookup(c, *comm, "MPI_Comm_free", &cmm);
+    if (!e.is_ok()) return e;
+    std::vector<int> keys;
+    for (const auto& kv : cmm->attributes) keys.push_back(kv.first);
+    for (int key : keys) {
+      e = delete_attribute(c, *comm, cmm, key, "MPI_Comm_free");
+      if (!e.is_ok()) return e;
+    }
+    return c.comms().free(comm, "MPI_Comm_free");
+  });
+}
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  return api::call("MPI_Comm_compare", comm1, [&](Context& c, Guard&) -> Error {
+    cm::Communicator *a, *b;
+    Error e = lookup(c, comm1, "MPI_Comm_compare", &a);
+    if (e.is_ok()) e = lookup(c, comm2, "MPI_Comm_compare", &b);
+    if (!e.is_ok()) return e;
+    if (result == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_compare: result is NULL");
+    if (comm1 == comm2) {
+      *result = MPI_IDENT;
+      return Error::ok();
+    }
+    int r = compare_groups(*a->group, *b->group);
+    if (a->is_inter() != b->is_inter()) r = MPI_UNEQUAL;
+    if (r == MPI_IDENT && a->is_inter()) r = compare_groups(*a->remote_group, *b->remote_group);
+    *result = r == MPI_IDENT ? MPI_CONGRUENT : r;
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char* name) {
+  return api::call("MPI_Comm_set_name", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, "MPI_Comm_set_name", &cmm);
+    if (!e.is_ok()) return e;
+    if (name == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_set_name: name is NULL");
+    cmm->name.assign(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
+  return api::call("MPI_Comm_get_name", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, "MPI_Comm_get_name", &cmm);
+    if (!e.is_ok()) return e;
+    if (name == nullptr || resultlen == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_get_name: a NULL argument");
+    std::memcpy(name, cmm->name.c_str(), cmm->name.size() + 1);
+    *resultlen = static_cast<int>(cmm->name.size());
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  return api::call("MPI_Comm_group", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, "MPI_Comm_group", &cmm);
+    if (!e.is_ok()) return e;
+    if (group == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_group: group is NULL");
+    *group = c.comms().add_group(cmm->group);
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  return api::call("MPI_Comm_test_inter", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, "MPI_Comm_test_inter", &cmm);
+    if (!e.is_ok()) return e;
+    if (flag == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_test_inter: flag is NULL");
+    *flag = cmm->is_inter() ? 1 : 0;
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  return api::call("MPI_Comm_remote_size", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, "MPI_Comm_remote_size", &cmm);
+    if (!e.is_ok()) return e;
+    if (!cmm->is_inter()) return error(MPI_ERR_COMM, "MPI_Comm_remote_size: not an intercommunicator");
+    if (size == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_remote_size: size is NULL");
+    *size = static_cast<int>(cmm->remote_group->pes.size());
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  return api::call("MPI_Comm_remote_group", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, "MPI_Comm_remote_group", &cmm);
+    if (!e.is_ok()) return e;
+    if (!cmm->is_inter()) return error(MPI_ERR_COMM, "MPI_Comm_remote_group: not an intercommunicator");
+    if (group == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_remote_group: group is NULL");
+    *group = c.comms().add_group(cmm->remote_group);
+    return Error::ok();
+  });
+}
+
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                         MPI_Comm* newintercomm) {
+  const char* call = "MPI_Intercomm_create";
+  return api::call(call, local_comm, [&](Context& c, Guard& g) -> Error {
+    cm::Communicator* local;
+    Error e = lookup(c, local_comm, call, &local);
+    if (!e.is_ok()) return e;
+    if (local->is_inter()) return error(MPI_ERR_COMM, "%s: the local communicator is an intercommunicator", call);
+    if (newintercomm == nullptr) return error(MPI_ERR_ARG, "%s: newintercomm is NULL", call);
+    if (local_leader < 0 || local_leader >= local->size()) {
+      return error(MPI_ERR_RANK, "%s: rank %d: local leader %d is out of range", call, local->rank, local_leader);
+    }
+    cm::Communicator lc = *local;
+    // Leaders: exchange (their group's PEs, the group's largest free context) over peer_comm.
+    uint32_t mine = c.comms().next_context();
+    std::vector<uint32_t> all(static_cast<size_t>(lc.size()));
+    e = api::coll_allgather(c, g, &mine, sizeof mine, all.data(), lc);
+    if (!e.is_ok()) return e;
+    uint32_t ctx = *std::max_element(all.begin(), all.end());
+    std::vector<int> remote_pes;
+    int n_remote = 0;
+    if (lc.rank == local_leader) {
+      cm::Communicator* peer;
+      e = lookup(c, peer_comm, call, &peer);
+      if (e.is_ok()) e = api::check_rank(remote_leader, false, call, *peer);
+      if (e.is_ok() && remote_leader == MPI_PROC_NULL) e = error(MPI_ERR_RANK, "%s: the remote leader is MPI_PROC_NULL", call);
+      if (!e.is_ok()) return e;
+      cm::Communicator pc = *peer;
+      // Message 1: [ctx, n, pes...] both ways, on the peer communicator's point-to-point context.
+      std::vector<int> out{static_cast<int>(ctx), lc.size()};
+      out.insert(out.end(), lc.group->pes.begin(), lc.group->pes.end());
+      std::vector<int> in(2 + static_cast<size_t>(gasket::n_pes()));
+      auto* s = api::new_internal(c, gasket::mpi::p2p::RequestKind::kSend, out.data(),
+                                  static_cast<int64_t>(out.size() * sizeof(int)), remote_leader, tag, pc, pc.context);
+      auto* r = api::new_internal(c, gasket::mpi::p2p::RequestKind::kRecv, in.data(),
+                                  static_cast<int64_t>(in.size() * sizeof(int)), remote_leader, tag, pc, pc.context);
+      c.engine().start_recv(r);
+      c.engine().start_send(s);
+      c.wait(g, [&] { return r->complete && s->complete; });
+      c.engine().requests().release(r);
+      c.engine().requests().release(s);
+      ctx = std::max(ctx, static_cast<uint32_t>(in[0]));
+      n_remote = in[1];
+      remote_pes.assign(in.begin() + 2, in.begin() + 2 + n_remote);
+    }
+    // The leader tells its group the context and the remote group.
+    std::vector<int> info(2 + static_cast<size_t>(gasket::n_pes()));
+    if (lc.rank == local_leader) {
+      info[0] = static_cast<int>(ctx);
+      info[1] = n_remote;
+      std::copy(remote_pes.begin(), remote_pes.end(), info.begin() + 2);
+    }
+    e = api::coll_bcast(c, g, info.data(), static_cast<int64_t>(info.size() * sizeof(int)), local_leader, lc);
+    if (!e.is_ok()) return e;
+    ctx = static_cast<uint32_t>(info[0]);
+    c.comms().use_context(ctx);
+    cm::Communicator n;
+    n.context = ctx;
+    n.group = lc.group;
+    n.rank = lc.rank;
+    n.remote_group = std::make_shared<cm::Group>(cm::Group{std::vector<int>(info.begin() + 2, info.begin() + 2 + info[1])});
+    n.errhandler = lc.errhandler;
+    *newintercomm = c.comms().add(std::move(n));
+    return Error::ok();
+  });
+}
+
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  const char* call = "MPI_Intercomm_merge";
+  return api::call(call, intercomm, [&](Context& c, Guard& g) -> Error {
+    cm::Communicator* ic;
+    Error e = lookup(c, intercomm, call, &ic);
+    if (!e.is_ok()) return e;
+    if (!ic->is_inter()) return error(MPI_ERR_COMM, "%s: not an intercommunicator", call);
+    if (newintracomm == nullptr) return error(MPI_ERR_ARG, "%s: newintracomm is NULL", call);
+    cm::Communicator inter = *ic;
+    int remote_high = 0;
+    uint32_t ctx = agree_inter(c, g, inter, high ? 1 : 0, &remote_high);
+    int info[2] = {0, high ? 1 : 0};
+    int remote[2] = {0, remote_high};
+    // Low group first; with equal `high`, the group of the lower leader PE first.
+    bool mine_first = info[1] != remote[1] ? info[1] == 0 : inter.group->pes[0] < inter.remote_group->pes[0];
+    std::vector<int> pes = mine_first ? inter.group->pes : inter.remote_group->pes;
+    const std::vector<int>& second = mine_first ? inter.remote_group->pes : inter.group->pes;
+    pes.insert(pes.end(), second.begin(), second.end());
+    *newintracomm = make_comm(c, std::move(pes), ctx, inter.errhandler);
+    return Error::ok();
+  });
+}
+
+// ---- attributes ----
+
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
+                           int* keyval, void* extra_state) {
+  return api::call("MPI_Comm_create_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_create_keyval: keyval is NULL");
+    *keyval = c.comms().add_keyval(cm::Keyval{copy_fn, delete_fn, extra_state, false});
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_free_keyval(int* keyval) {
+  return api::call("MPI_Comm_free_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_free_keyval: keyval is NULL");
+    cm::Keyval* k;
+    Error e = c.comms().lookup_keyval(*keyval, "MPI_Comm_free_keyval", &k);
+    if (!e.is_ok()) return e;
+    k->freed = true;  // attributes already set keep their callbacks until deleted
+    *keyval = MPI_KEYVAL_INVALID;
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* value) {
+  return api::call("MPI_Comm_set_attr", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    cm::Keyval* k;
+    Error e = lookup(c, comm, "MPI_Comm_set_attr", &cmm);
+    if (e.is_ok() && keyval <= MPI_LASTUSEDCODE) {
+      e = error(MPI_ERR_KEYVAL, "MPI_Comm_set_attr: keyval %d is predefined and read-only", keyval);
+    }
+    if (e.is_ok()) e = c.comms().lookup_keyval(keyval, "MPI_Comm_set_attr", &k);
+    if (!e.is_ok()) return e;
+    if (cmm->attributes.count(keyval)) {
+      e = delete_attribute(c, comm, cmm, keyval, "MPI_Comm_set_attr");
+      if (!e.is_ok()) return e;
+    }
+    cmm->attributes[keyval] = value;
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
+  return api::call("MPI_Comm_get_attr", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, "MPI_Comm_get_attr", &cmm);
+    if (!e.is_ok()) return e;
+    if (value == nullptr || flag == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_get_attr: a NULL argument");
+    if (keyval >= MPI_TAG_UB && keyval <= MPI_LASTUSEDCODE) {
+      // Predefined: the value is a pointer to an int owned by the library.
+      static const int kValues[] = {0, kTagUb, MPI_PROC_NULL, MPI_ANY_SOURCE, 0, 0, 0, MPI_ERR_LASTCODE};
+      static int universe = 0;
+      if (keyval == MPI_UNIVERSE_SIZE) {
+        universe = gasket::n_pes();
+        *static_cast<void**>(value) = &universe;
+      } else {
+        *static_cast<void**>(value) = const_cast<int*>(&kValues[keyval]);
+      }
+      *flag = 1;
+      return Error::ok();
+    }
+    cm::Keyval* k;
+    e = c.comms().lookup_keyval(keyval, "MPI_Comm_get_attr", &k);
+    if (!e.is_ok()) return e;
+    auto it = cmm->attributes.find(keyval);
+    *flag = it != cmm->attributes.end();
+    if (*flag) *static_cast<void**>(value) = it->second;
+    return Error::ok();
+  });
+}
+
+int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
+  return api::call("MPI_Comm_delete_attr", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, "MPI_Comm_delete_attr", &cmm);
+    if (!e.is_ok()) return e;
+    return delete_attribute(c, comm, cmm, keyval, "MPI_Comm_delete_attr");
+  });
+}
+
+// ---- groups ----
+
+int MPI_Group_size(MPI_Group group, int* size) {
+  return api::call("MPI_Group_size", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    GroupPtr g;
+    Error e = group_of(c, group, "MPI_Group_size", &g);
+    if (!e.is_ok()) return e;
+    if (size == nullptr) return error(MPI_ERR_ARG, "MPI_Group_size: size is NULL");
+    *size = static_cast<int>(g->pes.size());
+    return Error::ok();
+  });
+}
+
+int MPI_Group_rank(MPI_Group group, int* rank) {
+  return api::call("MPI_Group_rank", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    GroupPtr g;
+    Error e = group_of(c, group, "MPI_Group_rank", &g);
+    if (!e.is_ok()) return e;
+    if (rank == nullptr) return error(MPI_ERR_ARG, "MPI_Group_rank: rank is NULL");
+    *rank = g->rank_of_pe(gasket::my_pe());
+    return Error::ok();
+  });
+}
+
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
+  return api::call("MPI_Group_translate_ranks", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    GroupPtr a, b;
+    Error e = group_of(c, group1, "MPI_Group_translate_ranks", &a);
+    if (e.is_ok()) e = group_of(c, group2, "MPI_Group_translate_ranks", &b);
+    if (!e.is_ok()) return e;
+    for (int i = 0; i < n; ++i) {
+      if (ranks1[i] == MPI_PROC_NULL) {
+        ranks2[i] = MPI_PROC_NULL;
+        continue;
+      }
+      e = check_ranks(*a, 1, &ranks1[i], "MPI_Group_translate_ranks", false);
+      if (!e.is_ok()) return e;
+      ranks2[i] = b->rank_of_pe(a->pes[static_cast<size_t>(ranks1[i])]);
+    }
+    return Error::ok();
+  });
+}
+
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
+  return api::call("MPI_Group_compare", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    GroupPtr a, b;
+    Error e = group_of(c, group1, "MPI_Group_compare", &a);
+    if (e.is_ok()) e = group_of(c, group2, "MPI_Group_compare", &b);
+    if (!e.is_ok()) return e;
+    *result = compare_groups(*a, *b);
+    return Error::ok();
+  });
+}
+
+namespace {
+// union / intersection / difference: order from the first group, then the second (MPI's rule).
+int set_op(const char* call, MPI_Group group1, MPI_Group group2, MPI_Group* newgroup, int op) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    GroupPtr a, b;
+    Error e = group_of(c, group1, call, &a);
+    if (e.is_ok()) e = group_of(c, group2, call, &b);
+    if (!e.is_ok()) return e;
+    if (newgroup == nullptr) return error(MPI_ERR_ARG, "%s: newgroup is NULL", call);
+    std::vector<int> out;
+    for (int pe : a->pes) {
+      bool in_b = b->rank_of_pe(pe) != MPI_UNDEFINED;
+      if (op == 0 || (op == 1 && in_b) || (op == 2 && !in_b)) out.push_back(pe);
+    }
+    if (op == 0) {
+      for (int pe : b->pes) {
+        if (a->rank_of_pe(pe) == MPI_UNDEFINED) out.push_back(pe);
+      }
+    }
+    new_group(c, std::move(out), newgroup);
+    return Error::ok();
+  });
+}
+
+int select(const char* call, MPI_Group group, std::vector<int>* ranks_or_null, int n, const int* ranks,
+           int (*ranges)[3], bool include, MPI_Group* newgroup) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    GroupPtr g;
+    Error e = group_of(c, group, call, &g);
+    if (!e.is_ok()) return e;
+    if (newgroup == nullptr) return error(MPI_ERR_ARG, "%s: newgroup is NULL", call);
+    std::vector<int> chosen;
+    if (ranges != nullptr || (ranks == nullptr && n > 0)) {
+      e = expand_ranges(*g, n, ranges, call, &chosen);
+    } else {
+      e = check_ranks(*g, n, ranks, call, true);
+      if (e.is_ok()) chosen.assign(ranks, ranks + n);
+    }
+    if (!e.is_ok()) return e;
+    std::vector<int> out;
+    if (include) {
+      for (int r : chosen) out.push_back(g->pes[static_cast<size_t>(r)]);
+    } else {
+      std::set<int> drop(chosen.begin(), chosen.end());
+      for (size_t r = 0; r < g->pes.size(); ++r) {
+        if (!drop.count(static_cast<int>(r))) out.push_back(g->pes[r]);
+      }
+    }
+    new_group(c, std::move(out), newgroup);
+    return Error::ok();
+  });
+}
+}  // namespace
+
+int MPI_Group_union(MPI_Group a, MPI_Group b, MPI_Group* n) { return set_op("MPI_Group_union", a, b, n, 0); }
+int MPI_Group_intersection(MPI_Group a, MPI_Group b, MPI_Group* n) {
+  return set_op("MPI_Group_intersection", a, b, n, 1);
+}
+int MPI_Group_difference(MPI_Group a, MPI_Group b, MPI_Group* n) { return set_op("MPI_Group_difference", a, b, n, 2); }
+int MPI_Group_incl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
+  return select("MPI_Group_incl", g, nullptr, n, ranks, nullptr, true, out);
+}
+int MPI_Group_excl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
+  return select("MPI_Group_excl", g, nullptr, n, ranks, nullptr, false, out);
+}
+int MPI_Group_range_incl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
+  return select("MPI_Group_range_incl", g, nullptr, n, nullptr, ranges, true, out);
+}
+int MPI_Group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
+  return select("MPI_Group_range_excl", g, nullptr, n, nullptr, ranges, false, out);
+}
+int MPI_Group_free(MPI_Group* group) {
+  return api::call("MPI_Group_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (group == nullptr) return error(MPI_ERR_ARG, "MPI_Group_free: group is NULL");
+    return c.comms().free_group(group, "MPI_Group_free");
+  });
+}
+
+}  // extern "C"
