@@ -281,7 +281,8 @@ Status Runtime::start_backend(bool thread_multiple) {
   info.my_pe = my_pe_;
   info.n_pes = n_pes_;
   info.node_of_pe = node_of_pe_;
-  info.thread_multiple = thread_multiple;
+  // The progress thread calls into the backend concurrently with the application's threads.
+  info.thread_multiple = thread_multiple || config_.boolean(config::Knob::PROGRESS_THREAD);
   info.segments = &segments_;
   info.segment_file = [this](int pe, const std::string& name) { return segment_file(pe, name); };
   auto b = chosen->create(info);
