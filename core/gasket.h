@@ -96,6 +96,11 @@ enum class AtomicOp : uint8_t {
 // compare-swap by bit pattern). Returns the old value for fetching ops, else 0.
 uint64_t atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t compare, int pe,
                 bool is_float = false, const char* call = "gasket::atomic");
+// Non-blocking form of a fetching `op`: the old value's low `width` bytes land at `fetched` (any
+// local memory), valid after quiet(). Complete on return on the direct path and where the atomic
+// is emulated (the target's handler answers it); a backend's native atomic completes at quiet().
+void atomic_nbi(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t compare, int pe, void* fetched,
+                bool is_float = false, const char* call = "gasket::atomic_nbi");
 
 namespace detail {
 template <typename T>

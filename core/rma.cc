@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstring>
+#include <deque>
 
 #include "core/am/cpu_atomic.h"
 #include "core/am/emulated_rma.h"
@@ -190,8 +191,12 @@ void quiet() {
   Runtime& r = rt("gasket::quiet");
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (r.backend() != nullptr) {
+    // Taken before the backend completes: a fetch another thread stages meanwhile waits for the
+    // next quiet rather than being copied out unfinished.
+    std::deque<Runtime::PendingFetch> fetches = r.take_fetches();
     Status st = r.backend()->quiet();
     if (!st.is_ok()) log::fatal("gasket::quiet: %s", st.message().c_str());
+    for (const Runtime::PendingFetch& f : fetches) std::memcpy(f.dst, &f.staged, f.width);  // little-endian: the low bytes
   }
 }
 
@@ -229,10 +234,11 @@ bool float_allowed(AtomicOp op) {
          op == AtomicOp::kCompareSwap;
 }
 
-}  // namespace
-
-uint64_t atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t compare, int pe,
-                bool is_float, const char* call) {
+// Both atomic() and atomic_nbi(): `nbi_fetched` (atomic_nbi's destination of the old value) lets
+// a native backend atomic complete at quiet(); every other path completes here and returns the
+// old value.
+uint64_t run_atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t compare, int pe,
+                    bool is_float, void* nbi_fetched, bool* deferred, const char* call) {
   Runtime& r = rt(call);
   r.check_pe(pe, call);
   if (width != 4 && width != 8) {
@@ -264,10 +270,29 @@ uint64_t atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t
     return old.value();
   }
   uint64_t fetched = 0;
+  const bool later = nbi_fetched != nullptr;
+  uint64_t* into = later ? r.stage_fetch(nbi_fetched, static_cast<unsigned>(width)) : &fetched;
   Status st = r.backend()->remote_atomics()->atomic(pe, target, bop, static_cast<unsigned>(width), operand, compare,
-                                                    &fetched, true);
+                                                    into, !later);
   if (!st.is_ok()) log::fatal("%s: atomic %s on PE %d failed: %s", call, op_name(op), pe, st.message().c_str());
+  *deferred = later;
   return fetched;
+}
+
+}  // namespace
+
+uint64_t atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t compare, int pe,
+                bool is_float, const char* call) {
+  bool deferred = false;
+  return run_atomic(dst, width, op, operand, compare, pe, is_float, nullptr, &deferred, call);
+}
+
+void atomic_nbi(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t compare, int pe, void* fetched,
+                bool is_float, const char* call) {
+  if (fetched == nullptr) log::fatal("%s: the fetched-value pointer is null (atomic %s on PE %d)", call, op_name(op), pe);
+  bool deferred = false;
+  uint64_t old = run_atomic(dst, width, op, operand, compare, pe, is_float, fetched, &deferred, call);
+  if (!deferred) std::memcpy(fetched, &old, width);  // little-endian: the low bytes
 }
 
 // ---- addressing queries ----

@@ -345,6 +345,19 @@ void Runtime::start_user_memory() {
   user_memory_ = std::make_unique<memreg::UserMemory>(std::move(o));
 }
 
+uint64_t* Runtime::stage_fetch(void* dst, unsigned width) {
+  std::lock_guard<std::mutex> lock(fetch_mutex_);
+  pending_fetches_.push_back(PendingFetch{0, dst, width});
+  return &pending_fetches_.back().staged;
+}
+
+std::deque<Runtime::PendingFetch> Runtime::take_fetches() {
+  std::deque<PendingFetch> taken;  // swapping keeps every element where the backend writes it
+  std::lock_guard<std::mutex> lock(fetch_mutex_);
+  taken.swap(pending_fetches_);
+  return taken;
+}
+
 void Runtime::progress() {
   if (backend_) backend_->progress();
   if (messages_) messages_->progress();

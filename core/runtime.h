@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -84,6 +85,17 @@ class Runtime {
   am::MessageLayer* messages() const { return messages_.get(); }
   // User memory exposed to peers (gasket::memreg::expose/put/get).
   memreg::UserMemory* user_memory() const { return user_memory_.get(); }
+  // Non-blocking fetching atomics run natively by the backend (gasket::atomic_nbi): the backend
+  // writes the old value into a staging word, which quiet() copies to the caller's `width` bytes
+  // at `dst` once the backend has completed (the caller's buffer may be 4 bytes, the backend
+  // writes 8). take_fetches() hands the staged ones to the quiet that will complete them.
+  struct PendingFetch {
+    uint64_t staged = 0;
+    void* dst = nullptr;
+    unsigned width = 0;
+  };
+  uint64_t* stage_fetch(void* dst, unsigned width);
+  std::deque<PendingFetch> take_fetches();
 
   int my_pe() const { return my_pe_; }
   int n_pes() const { return n_pes_; }
@@ -151,6 +163,8 @@ class Runtime {
   std::unique_ptr<memreg::UserMemory> user_memory_;
   backend::RemoteRead* native_read_ = nullptr;
   uint32_t native_atomic_ops_[2] = {0, 0};  // 32- and 64-bit op masks used natively
+  std::mutex fetch_mutex_;
+  std::deque<PendingFetch> pending_fetches_;  // stable addresses: the backend writes into them
   std::thread progress_thread_;
   std::atomic<bool> progress_thread_stop_{false};
 };

@@ -62,6 +62,14 @@ template <typename T>
 T amo(shmem_ctx_t ctx, T* dest, AtomicOp op, T value, T cond, int pe, const char* call) {
   return detail::atomic_typed(dest, op, value, cond, lib(call).target_pe(ctx, pe, call), call);
 }
+// Fetching _nbi forms: the old value lands in *fetch by the next quiet (at once unless the
+// backend runs the atomic natively; see gasket::atomic_nbi).
+template <typename T>
+void amo_nbi(shmem_ctx_t ctx, T* fetch, T* dest, AtomicOp op, T value, T cond, int pe, const char* call) {
+  static_assert(detail::kAtomicType<T>, "atomics work on 4- and 8-byte integers, float and double");
+  atomic_nbi(dest, sizeof(T), op, detail::bits(value), detail::bits(cond), lib(call).target_pe(ctx, pe, call), fetch,
+             std::is_floating_point<T>::value, call);
+}
 
 // ---- point-to-point synchronisation ----
 template <typename T>
@@ -70,7 +78,7 @@ bool satisfied(const T* ivar, Cmp cmp, T value) {
 }
 template <typename T>
 void wait_one(T* ivar, int cmp, T value, const char* call) {
-  lib(call);
+  lib(call).check_symmetric(ivar, sizeof(T), "ivar", call);
   Cmp c = comparison(cmp, call);
   unsigned polls = 0;
   while (!satisfied(ivar, c, value)) detail::wait_step(&polls);
@@ -102,9 +110,9 @@ enum class Want { kAll, kAny, kSome };
 template <typename T>
 size_t multi(bool wait, Want want, T* ivars, size_t n, size_t* indices, const int* status, int cmp,
              const T* values, T value, const char* call) {
-  lib(call);
   Cmp c = comparison(cmp, call);
   if (n != 0 && ivars == nullptr) log::fatal("%s: null ivars with %zu elements", call, n);
+  lib(call).check_symmetric(ivars, n * sizeof(T), "ivars", call);
   unsigned polls = 0;
   for (;;) {
     size_t first = SIZE_MAX, active = 0;
@@ -154,6 +162,7 @@ void to_all(T* dest, const T* src, int n, int start, int log_stride, int size, l
             coll::ReduceOp op, const char* call) {
   if (n < 0) log::fatal("%s: nreduce %d is negative", call, n);
   coll::PeSet set = active_set(start, log_stride, size, psync, call);
+  lib(call).check_symmetric(dest, static_cast<size_t>(n) * sizeof(T), "destination", call);
   using C = typename Compute<T>::type;
   coll::reduce(set, reinterpret_cast<int64_t*>(psync), reinterpret_cast<C*>(dest),
                reinterpret_cast<const C*>(src), static_cast<size_t>(n), op, call);
@@ -433,7 +442,7 @@ SHMEM_GASKET_SIZES(GASKET_SIZED)
 GASKET_SIZED_FORMS(mem, 1)
 
 uint64_t shmem_signal_fetch(const uint64_t* sig_addr) {
-  lib("shmem_signal_fetch");
+  lib("shmem_signal_fetch").check_symmetric(sig_addr, sizeof(uint64_t), "signal", "shmem_signal_fetch");
   return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t value) {
@@ -450,10 +459,10 @@ uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t value) {
     return amo<T>(SHMEM_CTX_DEFAULT, d, AtomicOp::OP, VALUE, COND, pe, "shmem_" #N "_atomic_" #NAME); \
   }                                                                                              \
   void shmem_ctx_##N##_atomic_##NAME##_nbi(shmem_ctx_t c, T* f, T* d ARGS, int pe) {             \
-    *f = amo<T>(c, d, AtomicOp::OP, VALUE, COND, pe, "shmem_" #N "_atomic_" #NAME "_nbi");        \
+    amo_nbi<T>(c, f, d, AtomicOp::OP, VALUE, COND, pe, "shmem_" #N "_atomic_" #NAME "_nbi");      \
   }                                                                                              \
   void shmem_##N##_atomic_##NAME##_nbi(T* f, T* d ARGS, int pe) {                                \
-    *f = amo<T>(SHMEM_CTX_DEFAULT, d, AtomicOp::OP, VALUE, COND, pe, "shmem_" #N "_atomic_" #NAME "_nbi"); \
+    amo_nbi<T>(SHMEM_CTX_DEFAULT, f, d, AtomicOp::OP, VALUE, COND, pe, "shmem_" #N "_atomic_" #NAME "_nbi"); \
   }
 #define GASKET_AMO_PLAIN(T, N, NAME, OP, ARGS, VALUE)                                               \
   void shmem_ctx_##N##_atomic_##NAME(shmem_ctx_t c, T* d ARGS, int pe) {                         \
@@ -481,8 +490,10 @@ SHMEM_GASKET_AMO_TYPES(GASKET_AMO)
     return amo<T>(c, const_cast<T*>(s), AtomicOp::kFetch, static_cast<T>(0), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch"); \
   }                                                                                              \
   T shmem_##N##_atomic_fetch(const T* s, int pe) { return shmem_ctx_##N##_atomic_fetch(SHMEM_CTX_DEFAULT, s, pe); } \
-  void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t c, T* f, const T* s, int pe) { *f = shmem_ctx_##N##_atomic_fetch(c, s, pe); } \
-  void shmem_##N##_atomic_fetch_nbi(T* f, const T* s, int pe) { *f = shmem_ctx_##N##_atomic_fetch(SHMEM_CTX_DEFAULT, s, pe); } \
+  void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t c, T* f, const T* s, int pe) {             \
+    amo_nbi<T>(c, f, const_cast<T*>(s), AtomicOp::kFetch, static_cast<T>(0), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_nbi"); \
+  }                                                                                              \
+  void shmem_##N##_atomic_fetch_nbi(T* f, const T* s, int pe) { shmem_ctx_##N##_atomic_fetch_nbi(SHMEM_CTX_DEFAULT, f, s, pe); } \
   GASKET_AMO_PLAIN(T, N, set, kSet, GASKET_COMMA T v, v)                                         \
   GASKET_AMO_FETCHING(T, N, swap, kSwap, GASKET_COMMA T v, v, static_cast<T>(0))                               \
   T shmem_##N##_fetch(const T* s, int pe) { return amo<T>(SHMEM_CTX_DEFAULT, const_cast<T*>(s), AtomicOp::kFetch, static_cast<T>(0), static_cast<T>(0), pe, "shmem_" #N "_fetch"); } \
@@ -523,7 +534,7 @@ SHMEM_GASKET_AMO_BIT_TYPES(GASKET_AMO_BIT)
     return multi<T>(true, Want::kSome, v, n, idx, st, cmp, values, static_cast<T>(0), "shmem_" #N "_wait_until_some_vector"); \
   }                                                                                              \
   int shmem_##N##_test(T* v, int cmp, T value) {                                                 \
-    lib("shmem_" #N "_test");                                                                    \
+    lib("shmem_" #N "_test").check_symmetric(v, sizeof(T), "ivar", "shmem_" #N "_test");         \
     progress();                                                                                  \
     return satisfied(v, comparison(cmp, "shmem_" #N "_test"), value) ? 1 : 0;                    \
   }                                                                                              \

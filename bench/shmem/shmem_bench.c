@@ -1,8 +1,12 @@
 /* OpenSHMEM latencies: put/get/p/g from 8 B to 4 MiB to heap and to global memory, atomics per
  * operation, barrier and reduction. Plain OpenSHMEM 1.4 C: builds unchanged with any oshcc
  * (gasket's, or Debian Open MPI's) so both can be run side by side.
- *   oshrun -n 2 shmem_bench [max_bytes]      (PE 0 targets PE n-1; medians of 5 repetitions;
- *                                            max_bytes 0: barrier and reduction only) */
+ *   oshrun -n 2 shmem_bench [max_bytes]      (PE 0 targets PE n-1; medians of SAMPLES samples;
+ *                                            max_bytes 0: barrier and reduction only)
+ * Each sample is short (at most ~2000 operations, about a millisecond) and the median of many is
+ * printed: on a shared machine a longer sample almost always contains a preemption of one PE by
+ * another process (a stall of milliseconds that every other PE waits out in a barrier), and its
+ * mean then reports the scheduler rather than the library. */
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,16 +33,24 @@ static int cmp_double(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
 }
-static int iterations(size_t bytes) { return bytes <= 4096 ? 10000 : bytes <= 65536 ? 1000 : 50; }
+#define SAMPLES 15
+#define COLL_ITERATIONS 1000 /* per sample */
+/* Operations per sample. */
+static int iterations(size_t bytes) { return bytes <= 4096 ? 2000 : bytes <= 65536 ? 200 : 10; }
+/* Sorts `reps` and returns the median. */
+static double median(double* reps, int n) {
+  qsort(reps, (size_t)n, sizeof(double), cmp_double);
+  return reps[n / 2];
+}
 
 enum Op { PUT, GET, P, G, FADD, ADD, CSWAP, SWAP, FETCH, SET, INC, NOPS };
 static const char* kNames[] = {"put", "get", "p", "g", "fetch_add", "add", "compare_swap", "swap", "fetch", "set", "inc"};
 
-/* Median over 5 repetitions of the mean latency of `iters` operations by PE 0 on PE `peer`. */
+/* Median over SAMPLES samples of the mean latency of `iters` operations by PE 0 on PE `peer`. */
 static double measure(enum Op op, char* dst, char* src, size_t bytes, long* word, int peer) {
-  double reps[5];
-  int iters = op >= FADD ? 10000 : iterations(bytes);
-  for (int r = 0; r < 5; ++r) {
+  double reps[SAMPLES];
+  int iters = op >= FADD ? iterations(8) : iterations(bytes);
+  for (int r = 0; r < SAMPLES; ++r) {
     double t0 = now_us();
     for (int i = 0; i < iters; ++i) {
       switch (op) {
@@ -58,8 +70,7 @@ static double measure(enum Op op, char* dst, char* src, size_t bytes, long* word
     }
     reps[r] = (now_us() - t0) / iters;
   }
-  qsort(reps, 5, sizeof(double), cmp_double);
-  return reps[2];
+  return median(reps, SAMPLES);
 }
 
 int main(int argc, char** argv) {
@@ -75,7 +86,7 @@ int main(int argc, char** argv) {
   memset(global_src, 1, MAX_BYTES);
   shmem_barrier_all();
   if (me == 0 && max_bytes >= 8) { /* max_bytes 0: collectives only */
-    printf("# OpenSHMEM latency, %d PEs, PE 0 -> PE %d (us, median of 5 runs)\n", n, peer);
+    printf("# OpenSHMEM latency, %d PEs, PE 0 -> PE %d (us, median of %d samples)\n", n, peer, SAMPLES);
     printf("%-10s %10s %12s %12s\n", "op", "bytes", "heap_us", "global_us");
     for (enum Op op = PUT; op <= GET; ++op) {
       for (size_t b = 8; b <= max_bytes; b *= 2) {
@@ -103,9 +114,9 @@ int main(int argc, char** argv) {
   /* collectives: every PE */
   double best[2];
   for (int which = 0; which < 2; ++which) {
-    double reps[5];
-    int iters = 10000;
-    for (int r = 0; r < 5; ++r) {
+    double reps[SAMPLES];
+    int iters = COLL_ITERATIONS;
+    for (int r = 0; r < SAMPLES; ++r) {
       shmem_barrier_all();
       double t0 = now_us();
       for (int i = 0; i < iters; ++i) {
@@ -114,8 +125,7 @@ int main(int argc, char** argv) {
       }
       reps[r] = (now_us() - t0) / iters;
     }
-    qsort(reps, 5, sizeof(double), cmp_double);
-    best[which] = reps[2];
+    best[which] = median(reps, SAMPLES);
   }
   if (me == 0) {
     printf("%-10s %10s %12.3f\n", "barrier", "-", best[0]);

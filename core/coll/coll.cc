@@ -3,7 +3,8 @@
 // barrier: dissemination — in round k a member increments word k of the member 2^k ranks ahead
 // and waits for its own word k, which it then decrements (so consecutive barriers may overlap).
 // broadcast/fcollect/alltoall: the data is put straight into every destination, then a barrier
-// (with quiet) makes it visible everywhere. collect: a chain passes each member its offset first.
+// (with quiet) makes it visible everywhere; broadcast from kTreeMinPes members on runs a binomial
+// tree instead (below). collect: a chain passes each member its offset first.
 // reductions: every member reads every other member's source (a mapped pointer on the same node,
 // else a get) between an entry and an exit barrier.
 #include "core/coll/coll.h"
@@ -124,15 +125,36 @@ void broadcast(const PeSet& set, SyncArea sync, void* dest, const void* src, siz
   if (root_rank < 0 || root_rank >= set.size()) {
     log::fatal("%s: root %d is out of range: the set has %d PEs", call, root_rank, set.size());
   }
-  if (set.my_rank() == root_rank) {
-    for (int r = 0; r < set.size(); ++r) {
-      if (r == root_rank) {
-        if (include_root && dest != src && bytes != 0) std::memmove(dest, src, bytes);
-      } else {
-        put(dest, src, bytes, set.pe(r), call);
-      }
+  const int n = set.size(), me = set.my_rank();
+  if (me == root_rank && include_root && dest != src && bytes != 0) std::memmove(dest, src, bytes);
+  if (n < kTreeMinPes) {
+    if (me == root_rank) {
+      for (int r = 0; r < n; ++r)
+        if (r != root_rank) put(dest, src, bytes, set.pe(r), call);
+    }
+  } else {
+    // Binomial tree over ranks relative to the root: member v > 0 receives from v minus its
+    // highest bit, then sends in the rounds whose distance exceeds v to v + distance (the data,
+    // a fence, then a signal of kTreeSignal), out of its own dest. Each member sends at most
+    // log2(n) copies; the root's n-1 puts become log2(n) rounds.
+    check_sync(sync, call);
+    const int v = (me - root_rank + n) % n;
+    const void* from = src;
+    int dist = 1;
+    if (v != 0) {
+      consume(sync, kTreeSignal);
+      from = dest;
+      while (dist <= v) dist <<= 1;
+    }
+    for (; v + dist < n; dist <<= 1) {
+      int child = (v + dist + root_rank) % n;
+      put(dest, from, bytes, set.pe(child), call);
+      fence();
+      signal(set, sync, kTreeSignal, child, call);
     }
   }
+  // Every member has its data and no member still forwards out of its dest: the next collective
+  // may overwrite it.
   barrier(set, sync, true, call);
 }
 

@@ -57,6 +57,10 @@ constexpr size_t kSyncWords = 40;
 constexpr size_t kBarrierWords = 32;
 constexpr size_t kChainSignal = 32;
 constexpr size_t kChainValue = 33;
+constexpr size_t kTreeSignal = 34;  // a tree broadcast's "your data has arrived"
+// From this many members on, broadcast runs a binomial tree (O(log n) rounds) instead of puts by
+// the root to every member.
+constexpr int kTreeMinPes = 8;
 
 using SyncArea = int64_t*;  // kSyncWords symmetric words
 
@@ -65,7 +69,8 @@ using SyncArea = int64_t*;  // kSyncWords symmetric words
 void barrier(const PeSet& set, SyncArea sync, bool with_quiet, const char* call);
 
 // `bytes` from `root_rank`'s `src` to every member's `dest` (the root's own too when
-// `include_root`). Returns when this PE's `dest` holds the data.
+// `include_root`). Returns when this PE's `dest` holds the data. `src` may be any memory of the
+// root; from kTreeMinPes members on, members forward the data out of their `dest`.
 void broadcast(const PeSet& set, SyncArea sync, void* dest, const void* src, size_t bytes,
                int root_rank, bool include_root, const char* call);
 // Each member's `bytes` from `src` land at dest + rank * bytes on every member.

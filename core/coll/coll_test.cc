@@ -85,6 +85,32 @@ BOOST_AUTO_TEST_CASE(barrier_orders_puts) {
   sym_free(box);
 }
 
+// Regression for the tree broadcast (kTreeMinPes members and more): broadcasts from every root in
+// turn, back to back with no barrier between them, into the root's dest too, with data large
+// enough to span many pieces; each member must see each root's data in turn. Two destinations
+// alternate: the next broadcast may write this PE's other one while it checks this one.
+BOOST_AUTO_TEST_CASE(broadcast_back_to_back_from_every_root) {
+  Sym s;
+  const size_t kElems = 64 * 1024;
+  auto* dst = static_cast<int32_t*>(sym_calloc(2 * kElems, sizeof(int32_t)));
+  std::vector<int32_t> src(kElems);
+  for_each_set(s.sync, [&](const coll::PeSet& set) {
+    int count = 0;
+    for (int round = 0; round < 3; ++round) {
+      for (int root = 0; root < set.size(); ++root, ++count) {
+        auto value = [&](size_t i) { return static_cast<int32_t>(round * 1000000 + root * 1000 + i % 1000); };
+        for (size_t i = 0; i < kElems; ++i) src[i] = value(i);
+        int32_t* d = dst + (count % 2) * kElems;
+        coll::broadcast(set, s.sync, d, src.data(), kElems * sizeof(int32_t), root, true, "test");
+        size_t bad = 0;
+        for (size_t i = 0; i < kElems; ++i) bad += d[i] != value(i);
+        PE_EQUAL(bad, size_t{0});
+      }
+    }
+  });
+  sym_free(dst);
+}
+
 BOOST_AUTO_TEST_CASE(broadcast_collect_alltoall) {
   Sym s;
   int n = n_pes();

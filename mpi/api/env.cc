@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/gasket.h"
 #include "core/version.h"
@@ -218,6 +221,149 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
   return api::call("MPI_Errhandler_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (errhandler == nullptr) return error(MPI_ERR_ARG, "MPI_Errhandler_free: errhandler is NULL");
     return c.comms().free_errhandler(errhandler, "MPI_Errhandler_free");
+  });
+}
+
+}  // extern "C"
+
+// ---- info objects ----
+
+namespace {
+Error info_of(Context& c, MPI_Info h, const char* call, gasket::mpi::Info** info) {
+  *info = c.find_info(h);
+  if (*info == nullptr) return error(MPI_ERR_INFO, "%s: %d is not an info object (never created, or freed)", call, h);
+  return Error::ok();
+}
+
+Error check_key(const char* key, const char* call) {
+  if (key == nullptr || key[0] == '\0' || std::strlen(key) > MPI_MAX_INFO_KEY) {
+    return error(MPI_ERR_INFO_KEY, "%s: the key is empty, NULL or longer than MPI_MAX_INFO_KEY", call);
+  }
+  return Error::ok();
+}
+
+std::vector<std::pair<std::string, std::string>>::iterator find_key(gasket::mpi::Info* info, const char* key) {
+  return std::find_if(info->begin(), info->end(), [key](const auto& kv) { return kv.first == key; });
+}
+}  // namespace
+
+extern "C" {
+
+int MPI_Info_create(MPI_Info* info) {
+  return api::call("MPI_Info_create", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (info == nullptr) return error(MPI_ERR_ARG, "MPI_Info_create: info is NULL");
+    *info = c.add_info(gasket::mpi::Info());
+    return Error::ok();
+  });
+}
+
+int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
+  return api::call("MPI_Info_dup", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::Info* in;
+    Error e = info_of(c, info, "MPI_Info_dup", &in);
+    if (!e.is_ok()) return e;
+    if (newinfo == nullptr) return error(MPI_ERR_ARG, "MPI_Info_dup: newinfo is NULL");
+    *newinfo = c.add_info(*in);
+    return Error::ok();
+  });
+}
+
+int MPI_Info_free(MPI_Info* info) {
+  return api::call("MPI_Info_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (info == nullptr) return error(MPI_ERR_ARG, "MPI_Info_free: info is NULL");
+    gasket::mpi::Info* in;
+    Error e = info_of(c, *info, "MPI_Info_free", &in);
+    if (!e.is_ok()) return e;
+    if (*info == MPI_INFO_ENV) return error(MPI_ERR_INFO, "MPI_Info_free: MPI_INFO_ENV cannot be freed");
+    c.free_info(*info);
+    *info = MPI_INFO_NULL;
+    return Error::ok();
+  });
+}
+
+int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
+  return api::call("MPI_Info_set", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::Info* in;
+    Error e = info_of(c, info, "MPI_Info_set", &in);
+    if (e.is_ok()) e = check_key(key, "MPI_Info_set");
+    if (!e.is_ok()) return e;
+    if (value == nullptr || std::strlen(value) > MPI_MAX_INFO_VAL) {
+      return error(MPI_ERR_INFO_VALUE, "MPI_Info_set: the value of '%s' is NULL or longer than MPI_MAX_INFO_VAL", key);
+    }
+    auto it = find_key(in, key);
+    if (it != in->end()) {
+      it->second = value;
+    } else {
+      in->emplace_back(key, value);
+    }
+    return Error::ok();
+  });
+}
+
+int MPI_Info_delete(MPI_Info info, const char* key) {
+  return api::call("MPI_Info_delete", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::Info* in;
+    Error e = info_of(c, info, "MPI_Info_delete", &in);
+    if (e.is_ok()) e = check_key(key, "MPI_Info_delete");
+    if (!e.is_ok()) return e;
+    auto it = find_key(in, key);
+    if (it == in->end()) return error(MPI_ERR_INFO_NOKEY, "MPI_Info_delete: key '%s' is not set", key);
+    in->erase(it);
+    return Error::ok();
+  });
+}
+
+int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
+  return api::call("MPI_Info_get", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::Info* in;
+    Error e = info_of(c, info, "MPI_Info_get", &in);
+    if (e.is_ok()) e = check_key(key, "MPI_Info_get");
+    if (!e.is_ok()) return e;
+    if (flag == nullptr || value == nullptr || valuelen < 0) return error(MPI_ERR_ARG, "MPI_Info_get: bad value or flag");
+    auto it = find_key(in, key);
+    *flag = it != in->end();
+    if (*flag) {
+      size_t n = std::min(it->second.size(), static_cast<size_t>(valuelen));
+      std::memcpy(value, it->second.data(), n);
+      value[n] = '\0';
+    }
+    return Error::ok();
+  });
+}
+
+int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
+  return api::call("MPI_Info_get_valuelen", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::Info* in;
+    Error e = info_of(c, info, "MPI_Info_get_valuelen", &in);
+    if (e.is_ok()) e = check_key(key, "MPI_Info_get_valuelen");
+    if (!e.is_ok()) return e;
+    auto it = find_key(in, key);
+    *flag = it != in->end();
+    if (*flag) *valuelen = static_cast<int>(it->second.size());
+    return Error::ok();
+  });
+}
+
+int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
+  return api::call("MPI_Info_get_nkeys", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::Info* in;
+    Error e = info_of(c, info, "MPI_Info_get_nkeys", &in);
+    if (!e.is_ok()) return e;
+    *nkeys = static_cast<int>(in->size());
+    return Error::ok();
+  });
+}
+
+int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
+  return api::call("MPI_Info_get_nthkey", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::Info* in;
+    Error e = info_of(c, info, "MPI_Info_get_nthkey", &in);
+    if (!e.is_ok()) return e;
+    if (n < 0 || n >= static_cast<int>(in->size())) {
+      return error(MPI_ERR_ARG, "MPI_Info_get_nthkey: n %d is not in 0..%zu", n, in->size());
+    }
+    std::memcpy(key, (*in)[static_cast<size_t>(n)].first.c_str(), (*in)[static_cast<size_t>(n)].first.size() + 1);
+    return Error::ok();
   });
 }
 

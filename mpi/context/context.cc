@@ -166,6 +166,22 @@ Error Context::take_message(MPI_Message* handle, const char* call, std::unique_p
   return Error::ok();
 }
 
+MPI_Info Context::add_info(Info info) {
+  for (size_t i = 2; i < infos_.size(); ++i) {
+    if (!infos_[i]) {
+      infos_[i] = std::make_unique<Info>(std::move(info));
+      return static_cast<MPI_Info>(i);
+    }
+  }
+  infos_.push_back(std::make_unique<Info>(std::move(info)));
+  return static_cast<MPI_Info>(infos_.size() - 1);
+}
+
+Info* Context::find_info(MPI_Info handle) {
+  if (handle <= 0 || static_cast<size_t>(handle) >= infos_.size()) return nullptr;
+  return infos_[static_cast<size_t>(handle)].get();
+}
+
 double Context::wtime() const {
   auto now = std::chrono::steady_clock::now().time_since_epoch();
   return std::chrono::duration<double>(now).count() - wtime_base_;

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "mpi.h"
@@ -21,6 +22,9 @@
 namespace gasket::mpi {
 
 class Context;
+
+// An MPI_Info object: keys and values in insertion order (MPI_Info_get_nthkey's order).
+using Info = std::vector<std::pair<std::string, std::string>>;
 
 // Holds the context's lock for one MPI call when the thread level is MULTIPLE; waits release it
 // between polls so that other threads progress too.
@@ -75,6 +79,11 @@ class Context {
   MPI_Message add_message(std::unique_ptr<p2p::Unexpected> msg);
   Error take_message(MPI_Message* handle, const char* call, std::unique_ptr<p2p::Unexpected>* msg);
 
+  // Info objects (MPI_INFO_ENV is predefined and empty).
+  MPI_Info add_info(Info info);
+  Info* find_info(MPI_Info handle);
+  void free_info(MPI_Info handle) { infos_[static_cast<size_t>(handle)].reset(); }
+
   // MPI_Buffer_attach/detach and the blocks of buffered sends.
   Arena& bsend_buffer() { return bsend_; }
   // MPI_Alloc_mem's pool in the symmetric heap.
@@ -97,6 +106,11 @@ class Context {
   std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start
   std::unique_ptr<p2p::Engine> engine_;
   std::vector<std::unique_ptr<p2p::Unexpected>> messages_;
+  std::vector<std::unique_ptr<Info>> infos_ = [] {
+    std::vector<std::unique_ptr<Info>> v(2);  // MPI_INFO_NULL, MPI_INFO_ENV
+    v[MPI_INFO_ENV] = std::make_unique<Info>();
+    return v;
+  }();
   Arena bsend_;
   Arena alloc_pool_;
   char* alloc_pool_base_ = nullptr;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 #include "core/base/log.h"
 #include "core/gasket.h"
@@ -253,7 +254,10 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
     case Kind::kCts: {
       CtsBody cts;
       std::memcpy(&cts, payload, sizeof cts);
-      on_cts(src, cts);
+      if (sizeof cts + cts.descriptor_len != h.len) {
+        log::fatal("MPI: PE %d sent a %u-byte rendezvous grant with a %u-byte descriptor", src, h.len, cts.descriptor_len);
+      }
+      on_cts(src, cts, payload + sizeof cts);
       return;
     }
     case Kind::kData: {
@@ -284,20 +288,33 @@ void Engine::start_send(Request* r) {
   r->complete = false;
   r->active = true;
   int64_t bytes = r->count * r->type->size;
-  if (r->type->contiguous()) {
-    r->send_data = static_cast<const char*>(r->buf) + r->type->true_lb;
-  } else {
-    r->staging.resize(static_cast<size_t>(bytes));
-    datatype::pack(*r->type, r->buf, r->count, r->staging.data());
-    r->send_data = r->staging.data();
-  }
   r->send_bytes = bytes;
   Header h{};
   h.tag = r->tag;
   h.context = r->context;
   h.src_rank = r->my_rank;
   int pe = r->peer_pe;
-  if (static_cast<size_t>(bytes) <= eager_limit(pe)) {
+  bool eager = static_cast<size_t>(bytes) <= eager_limit(pe);
+  bool contiguous = r->type->contiguous();
+  // A non-contiguous eager message to a same-node peer is packed straight into the ring slot.
+  if (eager && !contiguous && r->mode != SendMode::kSync && shm(pe) && pending_[static_cast<size_t>(pe)].empty()) {
+    if (char* payload = rings_->reserve(pe)) {
+      datatype::pack(*r->type, r->buf, r->count, payload);
+      h.kind = static_cast<uint8_t>(Kind::kEager);
+      h.len = static_cast<uint32_t>(bytes);
+      rings_->commit(pe, h);
+      complete_send(r);
+      return;
+    }
+  }
+  if (contiguous) {
+    r->send_data = static_cast<const char*>(r->buf) + r->type->true_lb;
+  } else {
+    r->staging.resize(static_cast<size_t>(bytes));
+    datatype::pack(*r->type, r->buf, r->count, r->staging.data());
+    r->send_data = r->staging.data();
+  }
+  if (eager) {
     h.kind = static_cast<uint8_t>(Kind::kEager);
     if (r->mode == SendMode::kSync) {
       h.flags = kFlagSync;
@@ -322,19 +339,25 @@ void Engine::start_send(Request* r) {
   send_packet(pe, h, &rts, sizeof rts, nullptr, 0, nullptr);
 }
 
-void Engine::on_cts(int src, const CtsBody& cts) {
+void Engine::on_cts(int src, const CtsBody& cts, const char* descriptor) {
   Request* s = pool_.find(static_cast<int64_t>(cts.sreq));
   if (s == nullptr || s->kind != RequestKind::kSend) {
     log::fatal("MPI: PE %d granted a rendezvous to send request %llu, which is not pending here", src,
                static_cast<unsigned long long>(cts.sreq));
   }
-  if (cts.length > 0) {
+  if (cts.data_offset + cts.length > static_cast<uint64_t>(s->send_bytes)) {
+    log::fatal("MPI: PE %d's rendezvous grant (%llu bytes at %llu) does not fit send request %llu", src,
+               static_cast<unsigned long long>(cts.length), static_cast<unsigned long long>(cts.data_offset),
+               static_cast<unsigned long long>(cts.sreq));
+  }
+  if (cts.length > 0 && cts.descriptor_len > 0) {
+    Status st = gasket::memreg::put(src, std::string_view(descriptor, cts.descriptor_len), cts.dst_offset,
+                                    s->send_data + cts.data_offset, cts.length, "MPI (rendezvous put)");
+    if (!st.is_ok()) log::fatal("%s", st.message().c_str());
+    gasket::quiet();
+  } else if (cts.length > 0) {
     const segments::Segment* seg = core::Runtime::get()->segments().find(cts.segment);
-    if (seg == nullptr || cts.data_offset + cts.length > static_cast<uint64_t>(s->send_bytes)) {
-      log::fatal("MPI: PE %d's rendezvous grant (segment %u, %llu bytes at %llu) does not fit send request %llu", src,
-                 cts.segment, static_cast<unsigned long long>(cts.length),
-                 static_cast<unsigned long long>(cts.data_offset), static_cast<unsigned long long>(cts.sreq));
-    }
+    if (seg == nullptr) log::fatal("MPI: PE %d's rendezvous grant names segment %u, unknown here", src, cts.segment);
     gasket::put(seg->base + cts.dst_offset, s->send_data + cts.data_offset, cts.length, src, "MPI (rendezvous put)");
     gasket::quiet();
   }
@@ -390,12 +413,9 @@ void prepare_receive(Request* r) {
   r->status_error = MPI_SUCCESS;
   r->status_bytes = 0;
   r->capacity = r->count * r->type->size;
-  if (r->type->contiguous()) {
-    r->recv_data = static_cast<char*>(r->buf) + r->type->true_lb;
-  } else {
-    r->staging.resize(static_cast<size_t>(r->capacity));
-    r->recv_data = r->staging.data();
-  }
+  // Non-contiguous: eager data is unpacked straight from the packet; a rendezvous lands in
+  // `staging`, made when the rendezvous starts.
+  r->recv_data = r->type->contiguous() ? static_cast<char*>(r->buf) + r->type->true_lb : nullptr;
 }
 }  // namespace
 
@@ -439,7 +459,11 @@ void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* 
   r->status_source = h.src_rank;
   r->status_tag = h.tag;
   size_t n = std::min(len, static_cast<size_t>(r->capacity));
-  if (n > 0) std::memcpy(r->recv_data, data, n);
+  if (n > 0 && r->recv_data != nullptr) {
+    std::memcpy(r->recv_data, data, n);
+  } else if (n > 0) {
+    datatype::unpack(*r->type, data, static_cast<int64_t>(n), r->buf, r->count);
+  }
   r->status_bytes = static_cast<int64_t>(n);
   r->message_bytes = static_cast<int64_t>(len);
   if (len > n) r->status_error = MPI_ERR_TRUNCATE;
@@ -451,7 +475,12 @@ void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* 
 }
 
 void Engine::complete_recv(Request* r) {
-  if (!r->type->contiguous() && r->status_bytes > 0) {
+  if (r->exposure.id != 0) {
+    Status st = gasket::memreg::release(r->exposure, "MPI (rendezvous receive)");
+    if (!st.is_ok()) log::fatal("%s", st.message().c_str());
+    r->exposure = memreg::Exposure{};
+  }
+  if (!r->staging.empty() && r->status_bytes > 0) {
     datatype::unpack(*r->type, r->staging.data(), r->status_bytes, r->buf, r->count);
   }
   r->staging.clear();
@@ -496,6 +525,10 @@ std::unique_ptr<Unexpected> Engine::improbe(uint32_t context, int source, int ta
 void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts) {
   r->rndv_src_pe = src_pe;
   r->rndv_sreq = rts.sreq;
+  if (r->recv_data == nullptr) {  // non-contiguous: land packed, unpack at completion
+    r->staging.resize(static_cast<size_t>(std::max<int64_t>(r->capacity, 1)));
+    r->recv_data = r->staging.data();
+  }
   int64_t size = static_cast<int64_t>(rts.size);
   r->rndv_bytes = std::min(size, r->capacity);
   r->rndv_granted = r->rndv_received = 0;
@@ -514,13 +547,21 @@ void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts) {
     complete_recv(r);
     return;
   }
-  Destination d = register_destination(r->recv_data, r->rndv_bytes);
-  if (d.in_segment) {
+  Destination d = register_destination(r, src_pe, r->recv_data, r->rndv_bytes);
+  if (d.in_segment || d.exposed) {
     ++stat_rndv_put_;
     CtsBody cts{rts.sreq, static_cast<uint64_t>(r->handle), 0, static_cast<uint64_t>(r->rndv_bytes), d.offset,
-                d.segment, 1};
+                d.segment, 1, 0, 0};
     r->rndv_granted = r->rndv_bytes;
-    send_control(src_pe, Kind::kCts, &cts, sizeof cts);
+    if (!d.exposed) {
+      send_control(src_pe, Kind::kCts, &cts, sizeof cts);
+      return;
+    }
+    cts.descriptor_len = static_cast<uint32_t>(r->exposure.descriptor.size());
+    std::vector<char> body(sizeof cts + cts.descriptor_len);
+    std::memcpy(body.data(), &cts, sizeof cts);
+    std::memcpy(body.data() + sizeof cts, r->exposure.descriptor.data(), cts.descriptor_len);
+    send_control(src_pe, Kind::kCts, body.data(), body.size());
     return;
   }
   ++stat_rndv_bounce_;
@@ -568,14 +609,28 @@ bool Engine::pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes) {
   return true;
 }
 
-Engine::Destination Engine::register_destination(char* dst, int64_t bytes) {
+Engine::Destination Engine::register_destination(Request* r, int src, char* dst, int64_t bytes) {
   Destination d;
-  segments::Translation t = core::Runtime::get()->segments().translate(dst, static_cast<size_t>(bytes));
+  core::Runtime* rt = core::Runtime::get();
+  segments::Translation t = rt->segments().translate(dst, static_cast<size_t>(bytes));
   if (t.segment != nullptr && t.in_bounds) {
     d.in_segment = true;
     d.segment = t.segment->id;
     d.offset = t.offset;
+    return d;
   }
+  // User memory: worth exposing where the backend registers it (one-sided, zero copy); elsewhere
+  // (pciddc) core/memreg would pipeline through a bounce segment just like the zone below.
+  if (r == nullptr || shm(src) || rt->backend() == nullptr || rt->backend()->user_registration() == nullptr) return d;
+  auto exposure = gasket::memreg::expose(dst, static_cast<size_t>(bytes), "MPI (rendezvous receive)");
+  if (!exposure.is_ok()) return d;
+  size_t room = am_out_.size() - sizeof(Header) - sizeof(CtsBody);
+  if (exposure.value().descriptor.size() > room) {
+    (void)gasket::memreg::release(exposure.value(), "MPI (rendezvous receive)");
+    return d;
+  }
+  r->exposure = std::move(exposure.value());
+  d.exposed = true;
   return d;
 }
 
@@ -586,14 +641,16 @@ void Engine::grant_bounce(Request* r) {
   while (r->rndv_granted < r->rndv_bytes && r->rndv_granted - r->rndv_received < 2 * half) {
     int64_t len = std::min(half, r->rndv_bytes - r->rndv_granted);
     char* dst = zone + ((r->rndv_granted / half) % 2) * half;
-    Destination d = register_destination(dst, len);
+    Destination d = register_destination(nullptr, r->rndv_src_pe, dst, len);
     CtsBody cts{r->rndv_sreq,
                 static_cast<uint64_t>(r->handle),
                 static_cast<uint64_t>(r->rndv_granted),
                 static_cast<uint64_t>(len),
                 d.offset,
                 d.segment,
-                r->rndv_granted + len == r->rndv_bytes ? 1u : 0u};
+                r->rndv_granted + len == r->rndv_bytes ? 1u : 0u,
+                0,
+                0};
     r->rndv_granted += len;
     send_control(r->rndv_src_pe, Kind::kCts, &cts, sizeof cts);
   }

@@ -132,14 +132,17 @@ class Engine {
   void rndv_receive(Request* r, int src_pe, const RtsBody& rts);
   bool pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes);
   struct Destination {
-    bool in_segment = false;
+    bool in_segment = false;  // (segment, offset) in a segment every peer can address
     uint32_t segment = 0;
     uint64_t offset = 0;
+    bool exposed = false;     // else: exposed through core/memreg (descriptor in r->exposure)
   };
-  // Where a sender may put `bytes` bytes for `dst`: the one step to switch to core/memreg.
-  Destination register_destination(char* dst, int64_t bytes);
+  // Where PE `src` may put `bytes` bytes for `dst` of request `r`: a segment, or core/memreg's
+  // registration of the user buffer where the backend registers user memory (ucx: zero copy);
+  // neither: the caller uses the bounce zone.
+  Destination register_destination(Request* r, int src, char* dst, int64_t bytes);
   void grant_bounce(Request* r);
-  void on_cts(int src, const CtsBody& cts);
+  void on_cts(int src, const CtsBody& cts, const char* descriptor);
   void on_data(int src, const DataBody& d);
   void complete_recv(Request* r);
   void complete_send(Request* r);

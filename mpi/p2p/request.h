@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mpi.h"
+#include "core/memreg/exposure.h"
 #include "mpi/datatype/datatype.h"
 
 namespace gasket::mpi::p2p {
@@ -82,6 +83,8 @@ struct RequestState {
 struct Request : RequestState {
   // Data as bytes for non-contiguous types (packed send data, or the receive's landing area).
   std::vector<char> staging;
+  // The receive buffer exposed through core/memreg for a rendezvous (released at completion).
+  memreg::Exposure exposure;
 };
 
 class RequestPool {
@@ -105,6 +108,7 @@ class RequestPool {
   }
   void release(Request* r) {
     r->live = false;
+    r->exposure = memreg::Exposure{};
     r->staging.clear();
     r->staging.shrink_to_fit();
     free_.push_back(r);

@@ -19,22 +19,33 @@ ShmRings::ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, siz
       received_(peers_.size(), 0),
       ack_sent_(peers_.size(), 0) {}
 
-bool ShmRings::try_send(int pe, const Header& h, const void* body, size_t body_len, const void* data,
-                        size_t data_len) {
+char* ShmRings::reserve(int pe) {
   size_t p = static_cast<size_t>(pe);
   uint64_t n = sent_[p];
   if (n - acked_[p] >= slots_) {
     acked_[p] = __atomic_load_n(ack_word(my_pe_, pe), __ATOMIC_ACQUIRE);
-    if (n - acked_[p] >= slots_) return false;
+    if (n - acked_[p] >= slots_) return nullptr;
   }
+  return slot(pe, my_pe_, n) + sizeof(Header);
+}
+
+void ShmRings::commit(int pe, const Header& h) {
+  size_t p = static_cast<size_t>(pe);
+  uint64_t n = sent_[p];
   char* s = slot(pe, my_pe_, n);
-  char* payload = s + sizeof(Header);
-  if (body_len > 0) std::memcpy(payload, body, body_len);
-  if (data_len > 0) std::memcpy(payload + body_len, data, data_len);
   std::memcpy(s + sizeof(uint32_t), reinterpret_cast<const char*>(&h) + sizeof(uint32_t),
               sizeof(Header) - sizeof(uint32_t));
   __atomic_store_n(reinterpret_cast<uint32_t*>(s), static_cast<uint32_t>(n + 1), __ATOMIC_RELEASE);
   sent_[p] = n + 1;
+}
+
+bool ShmRings::try_send(int pe, const Header& h, const void* body, size_t body_len, const void* data,
+                        size_t data_len) {
+  char* payload = reserve(pe);
+  if (payload == nullptr) return false;
+  if (body_len > 0) std::memcpy(payload, body, body_len);
+  if (data_len > 0) std::memcpy(payload + body_len, data, data_len);
+  commit(pe, h);
   return true;
 }
 

@@ -25,6 +25,11 @@ class ShmRings {
   // Writes header + body + data as one packet to `pe`'s ring; false when the ring is full.
   // The caller keeps header + body + data within max_packet().
   bool try_send(int pe, const Header& h, const void* body, size_t body_len, const void* data, size_t data_len);
+  // The same in two steps, for a sender that writes the payload itself (packing a
+  // non-contiguous type straight into the slot): reserve() returns the payload area of the next
+  // slot to `pe`, or null when the ring is full; commit() publishes it with header `h`.
+  char* reserve(int pe);
+  void commit(int pe, const Header& h);
   // The next packet from `src`, or null. consume() frees its slot once it has been read.
   const Header* peek(int src) const {
     const Header* h = reinterpret_cast<const Header*>(slot(my_pe_, src, received_[static_cast<size_t>(src)]));

@@ -43,6 +43,8 @@ struct CtsBody {
   uint64_t dst_offset;   // where, in the receiver's segment `segment`
   uint32_t segment;
   uint32_t last;         // the sender's request completes after this range
+  uint32_t descriptor_len;  // > 0: a core/memreg descriptor follows (put by descriptor instead)
+  uint32_t reserved;
 };
 
 struct DataBody {

@@ -93,46 +93,61 @@ typedef struct {
   X(ptrdiff_t, ptrdiff)
 #define SHMEM_GASKET_FLOAT_TYPES(X) X(float, float) X(double, double) X(long double, longdouble)
 /* RMA (put, get, p, g, iput, iget, nbi, put_signal) */
-#define SHMEM_GASKET_RMA_TYPES(X) \
-  SHMEM_GASKET_FLOAT_TYPES(X) SHMEM_GASKET_BASE_INT_TYPES(X) SHMEM_GASKET_FIXED_INT_TYPES(X)
+#define SHMEM_GASKET_RMA_BASE_TYPES(X) SHMEM_GASKET_FLOAT_TYPES(X) SHMEM_GASKET_BASE_INT_TYPES(X)
+#define SHMEM_GASKET_RMA_TYPES(X) SHMEM_GASKET_RMA_BASE_TYPES(X) SHMEM_GASKET_FIXED_INT_TYPES(X)
+/* Each list below is its base C types (what the C11 generics and the C++ overloads dispatch on)
+ * plus the fixed-width and size types, which are aliases of base types. */
 /* standard AMOs (inc, add, compare_swap and fetching forms) */
-#define SHMEM_GASKET_AMO_TYPES(X)                                                             \
+#define SHMEM_GASKET_AMO_BASE_TYPES(X)                                                        \
   X(int, int) X(long, long) X(long long, longlong) X(unsigned int, uint)                      \
-  X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int32_t, int32)                  \
-  X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)                   \
-  X(ptrdiff_t, ptrdiff)
+  X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define SHMEM_GASKET_AMO_TYPES(X)                                                             \
+  SHMEM_GASKET_AMO_BASE_TYPES(X) X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32)      \
+  X(uint64_t, uint64) X(size_t, size) X(ptrdiff_t, ptrdiff)
 /* extended AMOs (fetch, set, swap) add float and double */
+#define SHMEM_GASKET_AMO_EXT_BASE_TYPES(X) SHMEM_GASKET_AMO_BASE_TYPES(X) X(float, float) X(double, double)
 #define SHMEM_GASKET_AMO_EXT_TYPES(X) SHMEM_GASKET_AMO_TYPES(X) X(float, float) X(double, double)
 /* bitwise AMOs */
+#define SHMEM_GASKET_AMO_BIT_BASE_TYPES(X)                                                    \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
 #define SHMEM_GASKET_AMO_BIT_TYPES(X)                                                         \
-  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)              \
-  X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64)
-/* point-to-point synchronisation */
+  SHMEM_GASKET_AMO_BIT_BASE_TYPES(X) X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32)  \
+  X(uint64_t, uint64)
+/* point-to-point synchronisation (`long` apart: shmem_wait_until(long*, int, long) is also the
+ * deprecated untyped routine, which the C++ overload set reuses) */
+#define SHMEM_GASKET_P2P_BASE_NOT_LONG_TYPES(X)                                               \
+  X(short, short) X(int, int) X(long long, longlong) X(unsigned short, ushort)                \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define SHMEM_GASKET_P2P_BASE_TYPES(X) X(long, long) SHMEM_GASKET_P2P_BASE_NOT_LONG_TYPES(X)
 #define SHMEM_GASKET_P2P_TYPES(X)                                                             \
-  X(short, short) X(int, int) X(long, long) X(long long, longlong) X(unsigned short, ushort)  \
-  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)              \
-  X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64)                 \
-  X(size_t, size) X(ptrdiff_t, ptrdiff)
+  SHMEM_GASKET_P2P_BASE_TYPES(X) X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32)      \
+  X(uint64_t, uint64) X(size_t, size) X(ptrdiff_t, ptrdiff)
 /* reductions: and/or/xor; max/min; sum/prod */
-#define SHMEM_GASKET_REDUCE_BIT_TYPES(X)                                                      \
+#define SHMEM_GASKET_REDUCE_BIT_BASE_TYPES(X)                                                 \
   X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)                     \
-  X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16)  \
-  X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16)                   \
-  X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
-#define SHMEM_GASKET_REDUCE_MINMAX_TYPES(X)                                                   \
-  X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)               \
-  X(long long, longlong) X(ptrdiff_t, ptrdiff) X(unsigned char, uchar)                        \
-  X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong)                     \
-  X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)        \
+  X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define SHMEM_GASKET_REDUCE_BIT_TYPES(X)                                                      \
+  SHMEM_GASKET_REDUCE_BIT_BASE_TYPES(X) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)   \
   X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32)                 \
-  X(uint64_t, uint64) X(size_t, size) SHMEM_GASKET_FLOAT_TYPES(X)
+  X(uint64_t, uint64) X(size_t, size)
+#define SHMEM_GASKET_REDUCE_MINMAX_BASE_TYPES(X)                                              \
+  X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)               \
+  X(long long, longlong) X(unsigned char, uchar) X(unsigned short, ushort)                    \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)              \
+  SHMEM_GASKET_FLOAT_TYPES(X)
+#define SHMEM_GASKET_REDUCE_MINMAX_TYPES(X)                                                   \
+  SHMEM_GASKET_REDUCE_MINMAX_BASE_TYPES(X) X(ptrdiff_t, ptrdiff) X(int8_t, int8)              \
+  X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) \
+  X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
+#define SHMEM_GASKET_COMPLEX_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
+#define SHMEM_GASKET_REDUCE_ARITH_BASE_TYPES(X) \
+  SHMEM_GASKET_REDUCE_MINMAX_BASE_TYPES(X) SHMEM_GASKET_COMPLEX_TYPES(X)
 #define SHMEM_GASKET_REDUCE_ARITH_TYPES(X) \
-  SHMEM_GASKET_REDUCE_MINMAX_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
+  SHMEM_GASKET_REDUCE_MINMAX_TYPES(X) SHMEM_GASKET_COMPLEX_TYPES(X)
 /* deprecated active-set reductions (*_to_all) */
 #define SHMEM_GASKET_TO_ALL_BIT_TYPES(X) X(short, short) X(int, int) X(long, long) X(long long, longlong)
 #define SHMEM_GASKET_TO_ALL_MINMAX_TYPES(X) SHMEM_GASKET_TO_ALL_BIT_TYPES(X) SHMEM_GASKET_FLOAT_TYPES(X)
-#define SHMEM_GASKET_TO_ALL_ARITH_TYPES(X) \
-  SHMEM_GASKET_TO_ALL_MINMAX_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
+#define SHMEM_GASKET_TO_ALL_ARITH_TYPES(X) SHMEM_GASKET_TO_ALL_MINMAX_TYPES(X) SHMEM_GASKET_COMPLEX_TYPES(X)
 /* deprecated AMO names (fadd, finc, cswap) */
 #define SHMEM_GASKET_DEPRECATED_AMO_TYPES(X) X(int, int) X(long, long) X(long long, longlong)
 /* sized RMA: X(bits) */
@@ -602,79 +617,112 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
 #endif /* C11 */
 
 #ifdef __cplusplus
-/* C++: the same generic names as overloads. */
-#define SHMEM_GASKET_CXX_RMA(T, N)                                                             \
-  inline void shmem_put(T* d, const T* s, size_t n, int pe) { shmem_##N##_put(d, s, n, pe); } \
-  inline void shmem_put(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                  \
-    shmem_ctx_##N##_put(c, d, s, n, pe);                                                      \
-  }                                                                                           \
-  inline void shmem_get(T* d, const T* s, size_t n, int pe) { shmem_##N##_get(d, s, n, pe); } \
-  inline void shmem_get(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                  \
-    shmem_ctx_##N##_get(c, d, s, n, pe);                                                      \
-  }                                                                                           \
-  inline void shmem_put_nbi(T* d, const T* s, size_t n, int pe) {                             \
-    shmem_##N##_put_nbi(d, s, n, pe);                                                         \
-  }                                                                                           \
-  inline void shmem_get_nbi(T* d, const T* s, size_t n, int pe) {                             \
-    shmem_##N##_get_nbi(d, s, n, pe);                                                         \
-  }                                                                                           \
-  inline void shmem_p(T* d, T v, int pe) { shmem_##N##_p(d, v, pe); }                         \
-  inline void shmem_p(shmem_ctx_t c, T* d, T v, int pe) { shmem_ctx_##N##_p(c, d, v, pe); }   \
-  inline T shmem_g(const T* s, int pe) { return shmem_##N##_g(s, pe); }                       \
-  inline T shmem_g(shmem_ctx_t c, const T* s, int pe) { return shmem_ctx_##N##_g(c, s, pe); } \
-  inline void shmem_iput(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {  \
-    shmem_##N##_iput(d, s, dst, sst, n, pe);                                                  \
-  }                                                                                           \
-  inline void shmem_iget(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {  \
-    shmem_##N##_iget(d, s, dst, sst, n, pe);                                                  \
-  }                                                                                           \
-  inline void shmem_put_signal(T* d, const T* s, size_t n, uint64_t* sa, uint64_t sv, int op, \
-                               int pe) {                                                      \
-    shmem_##N##_put_signal(d, s, n, sa, sv, op, pe);                                          \
-  }                                                                                           \
-  inline int shmem_broadcast(shmem_team_t t, T* d, const T* s, size_t n, int root) {          \
-    return shmem_##N##_broadcast(t, d, s, n, root);                                           \
-  }                                                                                           \
-  inline int shmem_fcollect(shmem_team_t t, T* d, const T* s, size_t n) {                     \
-    return shmem_##N##_fcollect(t, d, s, n);                                                  \
-  }                                                                                           \
-  inline int shmem_collect(shmem_team_t t, T* d, const T* s, size_t n) {                      \
-    return shmem_##N##_collect(t, d, s, n);                                                   \
-  }                                                                                           \
-  inline int shmem_alltoall(shmem_team_t t, T* d, const T* s, size_t n) {                     \
-    return shmem_##N##_alltoall(t, d, s, n);                                                  \
+/* C++: every generic name the specification defines, as overloads generated from the base-type
+ * part of the type lists (the fixed-width and size types are aliases of these). Each routine
+ * comes with its ctx form: SHMEM_GASKET_CXX(ret, name, N, (params), (args)) defines
+ * shmem_<name>(params) -> shmem_<N>_<name>(args) and shmem_<name>(ctx, params) ->
+ * shmem_ctx_<N>_<name>(ctx, args); SHMEM_GASKET_CXX_PLAIN defines routines without a ctx form. */
+#define SHMEM_GASKET_UNPAREN(...) __VA_ARGS__
+#define SHMEM_GASKET_CXX_PLAIN(R, name, N, params, args) \
+  inline R shmem_##name params { return shmem_##N##_##name args; }
+#define SHMEM_GASKET_CXX(R, name, N, params, args)                                             \
+  SHMEM_GASKET_CXX_PLAIN(R, name, N, params, args)                                            \
+  inline R shmem_##name(shmem_ctx_t ctx, SHMEM_GASKET_UNPAREN params) {                       \
+    return shmem_ctx_##N##_##name(ctx, SHMEM_GASKET_UNPAREN args);                            \
   }
-SHMEM_GASKET_FLOAT_TYPES(SHMEM_GASKET_CXX_RMA)
-SHMEM_GASKET_BASE_INT_TYPES(SHMEM_GASKET_CXX_RMA)
+
+/* RMA, signals and the team collectives that move data */
+#define SHMEM_GASKET_CXX_RMA(T, N)                                                             \
+  SHMEM_GASKET_CXX(void, put, N, (T* d, const T* s, size_t n, int pe), (d, s, n, pe))         \
+  SHMEM_GASKET_CXX(void, get, N, (T* d, const T* s, size_t n, int pe), (d, s, n, pe))         \
+  SHMEM_GASKET_CXX(void, put_nbi, N, (T* d, const T* s, size_t n, int pe), (d, s, n, pe))     \
+  SHMEM_GASKET_CXX(void, get_nbi, N, (T* d, const T* s, size_t n, int pe), (d, s, n, pe))     \
+  SHMEM_GASKET_CXX(void, p, N, (T* d, T v, int pe), (d, v, pe))                               \
+  SHMEM_GASKET_CXX(T, g, N, (const T* s, int pe), (s, pe))                                    \
+  SHMEM_GASKET_CXX(void, iput, N, (T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe), \
+                   (d, s, dst, sst, n, pe))                                                   \
+  SHMEM_GASKET_CXX(void, iget, N, (T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe), \
+                   (d, s, dst, sst, n, pe))                                                   \
+  SHMEM_GASKET_CXX(void, put_signal, N,                                                       \
+                   (T* d, const T* s, size_t n, uint64_t* sa, uint64_t sv, int op, int pe),   \
+                   (d, s, n, sa, sv, op, pe))                                                 \
+  SHMEM_GASKET_CXX(void, put_signal_nbi, N,                                                   \
+                   (T* d, const T* s, size_t n, uint64_t* sa, uint64_t sv, int op, int pe),   \
+                   (d, s, n, sa, sv, op, pe))                                                 \
+  SHMEM_GASKET_CXX_PLAIN(int, broadcast, N, (shmem_team_t t, T* d, const T* s, size_t n, int root), \
+                         (t, d, s, n, root))                                                  \
+  SHMEM_GASKET_CXX_PLAIN(int, collect, N, (shmem_team_t t, T* d, const T* s, size_t n), (t, d, s, n)) \
+  SHMEM_GASKET_CXX_PLAIN(int, fcollect, N, (shmem_team_t t, T* d, const T* s, size_t n), (t, d, s, n)) \
+  SHMEM_GASKET_CXX_PLAIN(int, alltoall, N, (shmem_team_t t, T* d, const T* s, size_t n), (t, d, s, n)) \
+  SHMEM_GASKET_CXX_PLAIN(int, alltoalls, N,                                                   \
+                         (shmem_team_t t, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n), \
+                         (t, d, s, dst, sst, n))
+SHMEM_GASKET_RMA_BASE_TYPES(SHMEM_GASKET_CXX_RMA)
+
+/* atomics: standard, extended and bitwise, with their fetching _nbi forms */
 #define SHMEM_GASKET_CXX_AMO(T, N)                                                             \
-  inline T shmem_atomic_fetch_add(T* d, T v, int pe) { return shmem_##N##_atomic_fetch_add(d, v, pe); } \
-  inline void shmem_atomic_add(T* d, T v, int pe) { shmem_##N##_atomic_add(d, v, pe); }       \
-  inline T shmem_atomic_fetch_inc(T* d, int pe) { return shmem_##N##_atomic_fetch_inc(d, pe); } \
-  inline void shmem_atomic_inc(T* d, int pe) { shmem_##N##_atomic_inc(d, pe); }              \
-  inline T shmem_atomic_compare_swap(T* d, T c, T v, int pe) {                                \
-    return shmem_##N##_atomic_compare_swap(d, c, v, pe);                                      \
-  }                                                                                           \
-  inline T shmem_atomic_fetch(const T* s, int pe) { return shmem_##N##_atomic_fetch(s, pe); } \
-  inline void shmem_atomic_set(T* d, T v, int pe) { shmem_##N##_atomic_set(d, v, pe); }       \
-  inline T shmem_atomic_swap(T* d, T v, int pe) { return shmem_##N##_atomic_swap(d, v, pe); }
-#define SHMEM_GASKET_CXX_AMO_BASE(X) \
-  X(int, int) X(long, long) X(long long, longlong) X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
-SHMEM_GASKET_CXX_AMO_BASE(SHMEM_GASKET_CXX_AMO)
+  SHMEM_GASKET_CXX(T, atomic_fetch_inc, N, (T* d, int pe), (d, pe))                           \
+  SHMEM_GASKET_CXX(void, atomic_fetch_inc_nbi, N, (T* f, T* d, int pe), (f, d, pe))           \
+  SHMEM_GASKET_CXX(void, atomic_inc, N, (T* d, int pe), (d, pe))                              \
+  SHMEM_GASKET_CXX(T, atomic_fetch_add, N, (T* d, T v, int pe), (d, v, pe))                   \
+  SHMEM_GASKET_CXX(void, atomic_fetch_add_nbi, N, (T* f, T* d, T v, int pe), (f, d, v, pe))   \
+  SHMEM_GASKET_CXX(void, atomic_add, N, (T* d, T v, int pe), (d, v, pe))                      \
+  SHMEM_GASKET_CXX(T, atomic_compare_swap, N, (T* d, T c, T v, int pe), (d, c, v, pe))        \
+  SHMEM_GASKET_CXX(void, atomic_compare_swap_nbi, N, (T* f, T* d, T c, T v, int pe), (f, d, c, v, pe))
+SHMEM_GASKET_AMO_BASE_TYPES(SHMEM_GASKET_CXX_AMO)
+#define SHMEM_GASKET_CXX_AMO_EXT(T, N)                                                         \
+  SHMEM_GASKET_CXX(T, atomic_fetch, N, (const T* s, int pe), (s, pe))                         \
+  SHMEM_GASKET_CXX(void, atomic_fetch_nbi, N, (T* f, const T* s, int pe), (f, s, pe))         \
+  SHMEM_GASKET_CXX(void, atomic_set, N, (T* d, T v, int pe), (d, v, pe))                      \
+  SHMEM_GASKET_CXX(T, atomic_swap, N, (T* d, T v, int pe), (d, v, pe))                        \
+  SHMEM_GASKET_CXX(void, atomic_swap_nbi, N, (T* f, T* d, T v, int pe), (f, d, v, pe))
+SHMEM_GASKET_AMO_EXT_BASE_TYPES(SHMEM_GASKET_CXX_AMO_EXT)
+#define SHMEM_GASKET_CXX_AMO_BIT_OP(T, N, OP)                                                  \
+  SHMEM_GASKET_CXX(T, atomic_fetch_##OP, N, (T* d, T v, int pe), (d, v, pe))                  \
+  SHMEM_GASKET_CXX(void, atomic_fetch_##OP##_nbi, N, (T* f, T* d, T v, int pe), (f, d, v, pe)) \
+  SHMEM_GASKET_CXX(void, atomic_##OP, N, (T* d, T v, int pe), (d, v, pe))
+#define SHMEM_GASKET_CXX_AMO_BIT(T, N)                                                         \
+  SHMEM_GASKET_CXX_AMO_BIT_OP(T, N, and)                                                      \
+  SHMEM_GASKET_CXX_AMO_BIT_OP(T, N, or) SHMEM_GASKET_CXX_AMO_BIT_OP(T, N, xor)
+SHMEM_GASKET_AMO_BIT_BASE_TYPES(SHMEM_GASKET_CXX_AMO_BIT)
+
+/* point-to-point synchronisation */
+#define SHMEM_GASKET_CXX_WAIT_UNTIL(T, N) \
+  SHMEM_GASKET_CXX_PLAIN(void, wait_until, N, (T* v, int cmp, T value), (v, cmp, value))
+SHMEM_GASKET_P2P_BASE_NOT_LONG_TYPES(SHMEM_GASKET_CXX_WAIT_UNTIL)
+#define SHMEM_GASKET_CXX_P2P_FAMILY(T, N, R_ALL, R_ANY, R_SOME, op)                            \
+  SHMEM_GASKET_CXX_PLAIN(R_ALL, op##_all, N, (T* v, size_t n, const int* st, int cmp, T value), \
+                         (v, n, st, cmp, value))                                              \
+  SHMEM_GASKET_CXX_PLAIN(R_ANY, op##_any, N, (T* v, size_t n, const int* st, int cmp, T value), \
+                         (v, n, st, cmp, value))                                              \
+  SHMEM_GASKET_CXX_PLAIN(R_SOME, op##_some, N,                                                \
+                         (T* v, size_t n, size_t* idx, const int* st, int cmp, T value),      \
+                         (v, n, idx, st, cmp, value))                                         \
+  SHMEM_GASKET_CXX_PLAIN(R_ALL, op##_all_vector, N,                                           \
+                         (T* v, size_t n, const int* st, int cmp, T* values), (v, n, st, cmp, values)) \
+  SHMEM_GASKET_CXX_PLAIN(R_ANY, op##_any_vector, N,                                           \
+                         (T* v, size_t n, const int* st, int cmp, T* values), (v, n, st, cmp, values)) \
+  SHMEM_GASKET_CXX_PLAIN(R_SOME, op##_some_vector, N,                                         \
+                         (T* v, size_t n, size_t* idx, const int* st, int cmp, T* values),    \
+                         (v, n, idx, st, cmp, values))
 #define SHMEM_GASKET_CXX_P2P(T, N)                                                             \
-  inline void shmem_wait_until(T* v, int cmp, T value) { shmem_##N##_wait_until(v, cmp, value); } \
-  inline int shmem_test(T* v, int cmp, T value) { return shmem_##N##_test(v, cmp, value); }
-#define SHMEM_GASKET_CXX_P2P_BASE(X)                                                           \
-  X(short, short) X(int, int) X(long long, longlong) X(unsigned short, ushort)                 \
-  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
-SHMEM_GASKET_CXX_P2P_BASE(SHMEM_GASKET_CXX_P2P)
-inline int shmem_test(long* v, int cmp, long value) { return shmem_long_test(v, cmp, value); }
-#define SHMEM_GASKET_CXX_REDUCE(T, N)                                                          \
-  inline int shmem_sum_reduce(shmem_team_t t, T* d, const T* s, size_t n) { return shmem_##N##_sum_reduce(t, d, s, n); } \
-  inline int shmem_prod_reduce(shmem_team_t t, T* d, const T* s, size_t n) { return shmem_##N##_prod_reduce(t, d, s, n); } \
-  inline int shmem_max_reduce(shmem_team_t t, T* d, const T* s, size_t n) { return shmem_##N##_max_reduce(t, d, s, n); } \
-  inline int shmem_min_reduce(shmem_team_t t, T* d, const T* s, size_t n) { return shmem_##N##_min_reduce(t, d, s, n); }
-SHMEM_GASKET_FLOAT_TYPES(SHMEM_GASKET_CXX_REDUCE)
-SHMEM_GASKET_BASE_INT_TYPES(SHMEM_GASKET_CXX_REDUCE)
+  SHMEM_GASKET_CXX_PLAIN(int, test, N, (T* v, int cmp, T value), (v, cmp, value))             \
+  SHMEM_GASKET_CXX_P2P_FAMILY(T, N, void, size_t, size_t, wait_until)                         \
+  SHMEM_GASKET_CXX_P2P_FAMILY(T, N, int, size_t, size_t, test)
+SHMEM_GASKET_P2P_BASE_TYPES(SHMEM_GASKET_CXX_P2P)
+
+/* team reductions */
+#define SHMEM_GASKET_CXX_REDUCE(T, N, OP)                                                      \
+  inline int shmem_##OP##_reduce(shmem_team_t t, T* d, const T* s, size_t n) {                \
+    return shmem_##N##_##OP##_reduce(t, d, s, n);                                             \
+  }
+#define SHMEM_GASKET_CXX_REDUCE_BIT(T, N) \
+  SHMEM_GASKET_CXX_REDUCE(T, N, and) SHMEM_GASKET_CXX_REDUCE(T, N, or) SHMEM_GASKET_CXX_REDUCE(T, N, xor)
+#define SHMEM_GASKET_CXX_REDUCE_MINMAX(T, N) SHMEM_GASKET_CXX_REDUCE(T, N, max) SHMEM_GASKET_CXX_REDUCE(T, N, min)
+#define SHMEM_GASKET_CXX_REDUCE_ARITH(T, N) SHMEM_GASKET_CXX_REDUCE(T, N, sum) SHMEM_GASKET_CXX_REDUCE(T, N, prod)
+SHMEM_GASKET_REDUCE_BIT_BASE_TYPES(SHMEM_GASKET_CXX_REDUCE_BIT)
+SHMEM_GASKET_REDUCE_MINMAX_BASE_TYPES(SHMEM_GASKET_CXX_REDUCE_MINMAX)
+SHMEM_GASKET_REDUCE_ARITH_BASE_TYPES(SHMEM_GASKET_CXX_REDUCE_ARITH)
 #endif /* __cplusplus */
 
 #endif /* SHMEM_H */

@@ -101,9 +101,11 @@ static void ordering(int rank, int size) {
 static void tag_selection(int rank, int size) {
   if (size < 2 || rank > 1) return;
   if (rank == 0) {
-    int a = 1, b = 2;
-    MPI_OK(MPI_Send(&a, 1, MPI_INT, 1, 10, MPI_COMM_WORLD));
-    MPI_OK(MPI_Send(&b, 1, MPI_INT, 1, 20, MPI_COMM_WORLD));
+    int a = 1, b = 2; /* non-blocking: tag 20 must go out before tag 10 is received */
+    MPI_Request r[2];
+    MPI_OK(MPI_Isend(&a, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, &r[0]));
+    MPI_OK(MPI_Isend(&b, 1, MPI_INT, 1, 20, MPI_COMM_WORLD, &r[1]));
+    MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
   } else {
     int x = 0, y = 0;
     MPI_Status st;

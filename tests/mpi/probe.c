@@ -92,9 +92,11 @@ int main(int argc, char** argv) {
   /* An mprobe'd message is out of the queue: a wildcard receive posted next gets the next one. */
   if (size >= 2 && rank < 2) {
     if (rank == 1) {
-      int a = 1, b = 2;
-      MPI_OK(MPI_Send(&a, 1, MPI_INT, 0, 0, MPI_COMM_WORLD));
-      MPI_OK(MPI_Send(&b, 1, MPI_INT, 0, 0, MPI_COMM_WORLD));
+      int a = 1, b = 2; /* non-blocking: the second must be sent before the first is received */
+      MPI_Request r[2];
+      MPI_OK(MPI_Isend(&a, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &r[0]));
+      MPI_OK(MPI_Isend(&b, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &r[1]));
+      MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
     } else {
       MPI_Message m;
       MPI_Status st;

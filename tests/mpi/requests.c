@@ -140,13 +140,17 @@ static void cancel_and_free(int rank, int size) {
   MPI_OK(MPI_Test_cancelled(&st, &flag));
   CHECK_EQ(flag, 1);
   /* A message sent after a cancelled receive still reaches the next matching receive. */
-  int right = (rank + 1) % size, left = (rank + size - 1) % size, v = rank + 1;
+  /* static: the freed send may still read it after this function returns (rendezvous) */
+  static int v;
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  v = rank + 1;
   MPI_OK(MPI_Isend(&v, 1, MPI_INT, right, 4242, MPI_COMM_WORLD, &r));
   MPI_OK(MPI_Request_free(&r)); /* freed while (maybe) in flight: still delivered */
   MPI_OK(MPI_Recv(&x, 1, MPI_INT, left, 4242, MPI_COMM_WORLD, &st));
   CHECK_EQ(x, left + 1);
   MPI_OK(MPI_Test_cancelled(&st, &flag));
   CHECK_EQ(flag, 0);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every freed send has been received: v may change */
 }
 
 static void proc_null(void) {
@@ -239,6 +243,40 @@ static void generalized(void) {
   CHECK_EQ(g_free_calls, 1);
 }
 
+/* MPI_Info objects: set/get/overwrite/delete, key order, dup, free; errors for missing keys. */
+static void info(void) {
+  MPI_Info in, copy;
+  MPI_OK(MPI_Info_create(&in));
+  MPI_OK(MPI_Info_set(in, "alpha", "1"));
+  MPI_OK(MPI_Info_set(in, "beta", "two"));
+  MPI_OK(MPI_Info_set(in, "alpha", "one"));
+  int n, flag, len;
+  MPI_OK(MPI_Info_get_nkeys(in, &n));
+  CHECK_EQ(n, 2);
+  char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+  MPI_OK(MPI_Info_get_nthkey(in, 1, key));
+  CHECK(strcmp(key, "beta") == 0);
+  MPI_OK(MPI_Info_get(in, "alpha", MPI_MAX_INFO_VAL, value, &flag));
+  CHECK(flag && strcmp(value, "one") == 0);
+  MPI_OK(MPI_Info_get_valuelen(in, "beta", &len, &flag));
+  CHECK(flag && len == 3);
+  MPI_OK(MPI_Info_dup(in, &copy));
+  MPI_OK(MPI_Info_delete(in, "alpha"));
+  MPI_OK(MPI_Info_get(in, "alpha", MPI_MAX_INFO_VAL, value, &flag));
+  CHECK_EQ(flag, 0);
+  MPI_OK(MPI_Info_get(copy, "alpha", MPI_MAX_INFO_VAL, value, &flag));
+  CHECK(flag && strcmp(value, "one") == 0);
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  CHECK_EQ(MPI_Info_delete(in, "alpha"), MPI_ERR_INFO_NOKEY);
+  CHECK_EQ(MPI_Info_set(in, "", "x"), MPI_ERR_INFO_KEY);
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+  MPI_OK(MPI_Info_free(&in));
+  MPI_OK(MPI_Info_free(&copy));
+  CHECK_EQ(in, MPI_INFO_NULL);
+  MPI_OK(MPI_Info_get_nkeys(MPI_INFO_ENV, &n));
+  CHECK_EQ(n, 0);
+}
+
 int main(int argc, char** argv) {
   MPI_OK(MPI_Init(&argc, &argv));
   int rank, size;
@@ -252,6 +290,7 @@ int main(int argc, char** argv) {
   proc_null();
   sendrecv(rank, size);
   generalized();
+  info();
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   MPI_OK(MPI_Finalize());
   if (rank == 0) printf("requests: ok on %d ranks\n", size);

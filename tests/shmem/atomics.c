@@ -86,6 +86,36 @@ int main(void) {
   }
   shmem_barrier_all();
   CHECK_EQ(shmem_uint_atomic_fetch(bits, 0), 0x10c);
+
+  /* fetching nbi atomics in flight together, completed by one quiet (a native backend atomic
+   * completes there): 4-byte results land in adjacent words without touching their neighbours */
+  int32_t* nbi32 = shmem_calloc(1, sizeof(int32_t));
+  uint64_t* nbi64 = shmem_calloc(1, sizeof(uint64_t));
+  shmem_barrier_all();
+  int32_t f32[4] = {-1, -1, -1, 42};
+  uint64_t f64[3] = {9, 9, 9};
+  shmem_int32_atomic_fetch_add_nbi(&f32[0], nbi32, 5, right);
+  shmem_fence(); /* ordered: every op below acts on the previous one's result */
+  shmem_int32_atomic_compare_swap_nbi(&f32[1], nbi32, 5, 7, right);
+  shmem_fence();
+  shmem_ctx_int32_atomic_swap_nbi(SHMEM_CTX_DEFAULT, &f32[2], nbi32, -3, right);
+  shmem_uint64_atomic_fetch_inc_nbi(&f64[0], nbi64, right);
+  shmem_fence();
+  shmem_uint64_atomic_fetch_or_nbi(&f64[1], nbi64, (uint64_t)1 << 40, right);
+  shmem_fence();
+  shmem_uint64_atomic_fetch_nbi(&f64[2], nbi64, right);
+  shmem_quiet();
+  CHECK_EQ(f32[0], 0);
+  CHECK_EQ(f32[1], 5);
+  CHECK_EQ(f32[2], 7);
+  CHECK_EQ(f32[3], 42);
+  CHECK_EQ(f64[0], 0);
+  CHECK_EQ(f64[1], 1);
+  CHECK(f64[2] == ((uint64_t)1 << 40 | 1), "%llx", (unsigned long long)f64[2]);
+  shmem_barrier_all();
+  CHECK_EQ(*nbi32, -3);
+  shmem_free(nbi64);
+  shmem_free(nbi32);
   /* a context of its own */
   shmem_ctx_t ctx;
   CHECK_EQ(shmem_ctx_create(0, &ctx), 0);
