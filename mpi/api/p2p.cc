@@ -151,6 +151,21 @@ int MPI_Startall(int count, MPI_Request requests[]) {
   });
 }
 
+namespace {
+// The Sendrecv forms: starts the receive and the send, waits for both, concludes both (the
+// receive's status goes to `status`).
+Error complete_pair(Context& c, Guard& g, Request* s, Request* r, MPI_Status* status, const char* call) {
+  (void)api::start(c, r, call);
+  (void)api::start(c, s, call);
+  c.wait(g, [&] { return r->complete && s->complete; });
+  MPI_Request hs = s->handle, hr = r->handle;
+  Error op;
+  api::conclude(c, g, &hs, s, MPI_STATUS_IGNORE, &op, call);
+  api::conclude(c, g, &hr, r, status, &op, call);
+  return op;
+}
+}  // namespace
+
 int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   const char* call = "MPI_Sendrecv";
@@ -165,14 +180,7 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
       c.engine().requests().release(s);
       return e;
     }
-    (void)api::start(c, r, call);
-    (void)api::start(c, s, call);
-    c.wait(g, [&] { return r->complete && s->complete; });
-    MPI_Request hs = s->handle, hr = r->handle;
-    Error op;
-    api::conclude(c, g, &hs, s, MPI_STATUS_IGNORE, &op, call);
-    api::conclude(c, g, &hr, r, status, &op, call);
-    return op;
+    return complete_pair(c, g, s, r, status, call);
   });
 }
 
@@ -193,14 +201,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
       c.engine().requests().release(r);
       return e;
     }
-    (void)api::start(c, s, call);
-    (void)api::start(c, r, call);
-    c.wait(g, [&] { return r->complete && s->complete; });
-    MPI_Request hs = s->handle, hr = r->handle;
-    Error op;
-    api::conclude(c, g, &hs, s, MPI_STATUS_IGNORE, &op, call);
-    api::conclude(c, g, &hr, r, status, &op, call);
-    return op;
+    return complete_pair(c, g, s, r, status, call);
   });
 }
 
