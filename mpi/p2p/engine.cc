@@ -75,6 +75,9 @@ Status Engine::init() {
   }
 
   pending_.resize(n);
+  eager_budget_ = options_.unexpected_limit / n;
+  eager_outstanding_.assign(n, 0);
+  eager_consumed_.assign(n, 0);
   am_sent_seq_.assign(n, 0);
   am_expected_seq_.assign(n, 0);
   am_early_.resize(n);
@@ -214,6 +217,7 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
       size_t len = h.len - (sync ? sizeof sreq : 0);
       ++stat_eager_;
       if (Request* r = match_posted(h.context, h.src_rank, h.tag)) {
+        eager_consumed(src, len);
         deliver_eager(r, src, h, data, len, sreq);
         return;
       }
@@ -266,6 +270,15 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
       on_data(src, d);
       return;
     }
+    case Kind::kCredit: {
+      FinBody f;
+      std::memcpy(&f, payload, sizeof f);
+      size_t& out = eager_outstanding_[static_cast<size_t>(src)];
+      if (f.sreq > out) log::fatal("MPI: PE %d returned %llu eager bytes of credit, %zu are outstanding", src,
+                                   static_cast<unsigned long long>(f.sreq), out);
+      out -= f.sreq;
+      return;
+    }
     case Kind::kFin:
     case Kind::kSyncAck: {
       FinBody f;
@@ -294,7 +307,16 @@ void Engine::start_send(Request* r) {
   h.context = r->context;
   h.src_rank = r->my_rank;
   int pe = r->peer_pe;
+  // Eager within the channel's limit and this receiver's budget (else rendezvous: it waits at the
+  // receiver as an RTS, never as data).
+  size_t cost = static_cast<size_t>(bytes) + sizeof(Header);
+  size_t& outstanding = eager_outstanding_[static_cast<size_t>(pe)];
   bool eager = static_cast<size_t>(bytes) <= eager_limit(pe);
+  if (eager && outstanding + cost > eager_budget_) {
+    eager = false;
+    ++stat_over_budget_;
+  }
+  if (eager) outstanding += cost;
   bool contiguous = r->type->contiguous();
   // A non-contiguous eager message to a same-node peer is packed straight into the ring slot.
   if (eager && !contiguous && r->mode != SendMode::kSync && shm(pe) && pending_[static_cast<size_t>(pe)].empty()) {
@@ -447,12 +469,24 @@ void Engine::deliver(Request* r, Unexpected& msg, int src_pe) {
     return;
   }
   unexpected_bytes_ -= msg.data.size();
+  eager_consumed(src_pe, msg.data.size());
   Header h{};
   h.tag = msg.tag;
   h.src_rank = msg.src_rank;
   h.context = msg.context;
   if (msg.sync) h.flags = kFlagSync;
   deliver_eager(r, src_pe, h, msg.data.data(), msg.data.size(), msg.sreq);
+}
+
+void Engine::eager_consumed(int src_pe, size_t len) {
+  // Credit goes back in batches of a quarter budget (fewer packets; the sender may meanwhile see
+  // up to that much less room, and then uses the rendezvous).
+  size_t& c = eager_consumed_[static_cast<size_t>(src_pe)];
+  c += len + sizeof(Header);
+  if (c < std::max<size_t>(eager_budget_ / 4, 1)) return;
+  FinBody credit{c};
+  c = 0;
+  send_control(src_pe, Kind::kCredit, &credit, sizeof credit);
 }
 
 void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* data, size_t len, uint64_t sreq) {
@@ -688,8 +722,9 @@ void Engine::on_data(int src, const DataBody& d) {
 std::string Engine::describe() const {
   return "MPI engine: " + std::to_string(stat_eager_) + " eager, " + std::to_string(stat_rndv_pull_) +
          " rendezvous by single copy, " + std::to_string(stat_rndv_put_) + " by direct put, " +
-         std::to_string(stat_rndv_bounce_) + " through the bounce zone; same-node eager limit " +
-         std::to_string(shm_eager_) + " B, backend eager limit " + std::to_string(am_eager_) + " B";
+         std::to_string(stat_rndv_bounce_) + " through the bounce zone; " + std::to_string(stat_over_budget_) +
+         " eager-sized sends by rendezvous (over the receiver's budget); same-node eager limit " +
+         std::to_string(shm_eager_) + " B, backend eager limit " + std::to_string(am_eager_) + " B, eager budget per receiver " + std::to_string(eager_budget_) + " B";
 }
 
 }  // namespace gasket::mpi::p2p

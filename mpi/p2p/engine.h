@@ -15,8 +15,11 @@
 //             itself when it lies in a segment (zero copy), else the sender's bounce zone in the
 //             receiver's region, in two pipelined halves — the sender puts each range (the core
 //             fragments to the backend's limit), quiets, and sends DATA.
-//    Unexpected large messages wait as RTS packets, never as data; unexpected eager data is at
-//    most the eager limit per message (counted in unexpected_bytes_).
+//    Unexpected large messages wait as RTS packets, never as data. Unexpected eager data is
+//    bounded by a sender-side budget: a sender has at most unexpected_limit / n_pes eager bytes
+//    (data + header) outstanding to each receiver; the receiver returns CREDIT as it consumes
+//    them (matched on arrival or later); beyond the budget a message goes by rendezvous (same
+//    channel, so the order per source is kept and nothing ever waits for credit).
 // Thread safety: none here; the MPI context serialises calls (one lock under THREAD_MULTIPLE).
 #pragma once
 
@@ -43,6 +46,7 @@ struct EngineOptions {
   size_t shm_slots = 16;
   size_t rndv_bounce = 256 << 10;
   bool single_copy = true;            // same-node pull allowed
+  size_t unexpected_limit = 64 << 20; // eager bytes buffered at a receiver from all senders
 };
 
 // A message that arrived before its receive (or was taken by MPI_Mprobe).
@@ -163,6 +167,12 @@ class Engine {
   std::vector<std::deque<PendingPacket>> pending_;  // per target, behind a full ring
   std::vector<int> pending_targets_;
 
+  // Eager budget (see the top): bytes this PE may have outstanding to each receiver, those
+  // outstanding per receiver, and those consumed here per sender but not yet credited back.
+  size_t eager_budget_ = 0;
+  std::vector<size_t> eager_outstanding_, eager_consumed_;
+  void eager_consumed(int src_pe, size_t len);
+
   // Active messages: arrive on any thread into the inbox; drained in order per source.
   std::mutex inbox_mutex_;
   std::deque<std::pair<int, std::vector<char>>> inbox_;
@@ -179,7 +189,7 @@ class Engine {
   std::vector<Request*> zone_owner_;
   std::vector<Request*> zone_wait_head_, zone_wait_tail_;
 
-  uint64_t stat_eager_ = 0, stat_rndv_pull_ = 0, stat_rndv_put_ = 0, stat_rndv_bounce_ = 0;
+  uint64_t stat_eager_ = 0, stat_rndv_pull_ = 0, stat_rndv_put_ = 0, stat_rndv_bounce_ = 0, stat_over_budget_ = 0;
 };
 
 }  // namespace gasket::mpi::p2p

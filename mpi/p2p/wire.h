@@ -5,13 +5,14 @@
 //   DATA:   header + DataBody           (sender -> receiver: the range has landed)
 //   FIN:    header + FinBody            (receiver -> sender: the receiver copied the data itself)
 //   SYNC_ACK: header + FinBody          (receiver -> sender: a synchronous eager send matched)
+//   CREDIT: header + FinBody            (receiver -> sender: `sreq` eager bytes were consumed)
 #pragma once
 
 #include <cstdint>
 
 namespace gasket::mpi::p2p {
 
-enum class Kind : uint8_t { kEager = 1, kRts, kCts, kData, kFin, kSyncAck };
+enum class Kind : uint8_t { kEager = 1, kRts, kCts, kData, kFin, kSyncAck, kCredit };
 constexpr uint8_t kFlagSync = 1;
 
 struct Header {
