@@ -1,16 +1,25 @@
 // Shared by the multi-PE test programs: every PE runs the same Boost.Test module; a global
 // fixture starts and stops the runtime, so test cases may use collectives in the same order on
 // all PEs. Failures name the PE in their message.
+//
+// A program that must set knobs before init defines GASKET_TEST_ENVIRONMENT() (e.g. a setenv)
+// before including this header.
 #pragma once
 
 #include <boost/test/unit_test.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "core/gasket.h"
 
+#ifndef GASKET_TEST_ENVIRONMENT
+#define GASKET_TEST_ENVIRONMENT() ((void)0)
+#endif
+
 struct RuntimeFixture {
   RuntimeFixture() {
+    GASKET_TEST_ENVIRONMENT();
     gasket::Status st = gasket::init();
     if (!st.is_ok()) {
       std::fprintf(stderr, "init failed: %s\n", st.message().c_str());
@@ -19,7 +28,10 @@ struct RuntimeFixture {
   }
   ~RuntimeFixture() {
     gasket::Status st = gasket::finalize();
-    if (!st.is_ok()) std::fprintf(stderr, "finalize failed: %s\n", st.message().c_str());
+    if (!st.is_ok()) {
+      std::fprintf(stderr, "finalize failed: %s\n", st.message().c_str());
+      std::_Exit(3);
+    }
   }
 };
 BOOST_TEST_GLOBAL_FIXTURE(RuntimeFixture);

@@ -17,11 +17,17 @@
 #include <string>
 #include <vector>
 
-#include "core/gasket.h"
+// Several bounce pipeline stages per transfer; the bounce segment everywhere when single copy is off.
+#ifdef GASKET_TEST_NO_SINGLE_COPY
+#define GASKET_TEST_ENVIRONMENT() \
+  (setenv("GASKET_MEMREG_SINGLE_COPY", "no", 1), setenv("GASKET_MEMREG_BOUNCE", "16K", 0))
+#else
+#define GASKET_TEST_ENVIRONMENT() setenv("GASKET_MEMREG_BOUNCE", "16K", 0)
+#endif
+#include "tests/core/fixture.h"
 
 using namespace gasket;
 
-#define PE_TEST(cond) BOOST_TEST((cond), "PE " << gasket::my_pe() << ": " #cond)
 #define PE_REQUIRE_OK(status_expr)                                                      \
   do {                                                                                  \
     const Status pe_st_ = (status_expr);                                                \
@@ -29,27 +35,6 @@ using namespace gasket;
                                                 << pe_st_.message());                   \
   } while (0)
 
-struct Fixture {
-  Fixture() {
-#ifdef GASKET_TEST_NO_SINGLE_COPY
-    setenv("GASKET_MEMREG_SINGLE_COPY", "no", 1);
-#endif
-    setenv("GASKET_MEMREG_BOUNCE", "16K", 0);  // several pipeline stages per transfer
-    Status st = init();
-    if (!st.is_ok()) {
-      std::fprintf(stderr, "init failed: %s\n", st.message().c_str());
-      std::_Exit(2);
-    }
-  }
-  ~Fixture() {
-    Status st = finalize();
-    if (!st.is_ok()) {
-      std::fprintf(stderr, "finalize failed: %s\n", st.message().c_str());
-      std::_Exit(3);
-    }
-  }
-};
-BOOST_TEST_GLOBAL_FIXTURE(Fixture);
 
 namespace {
 

@@ -18,18 +18,13 @@
 #include <string>
 #include <vector>
 
-#include "core/gasket.h"
+#ifdef GASKET_TEST_NO_REDISTRIBUTE
+#define GASKET_TEST_ENVIRONMENT() setenv("GASKET_REDISTRIBUTE", "no", 1)
+#endif
+#include "tests/core/fixture.h"
 
 using namespace gasket;
 
-#define PE_TEST(cond) BOOST_TEST((cond), "PE " << gasket::my_pe() << ": " #cond)
-#define PE_EQUAL(a, b)                                                                            \
-  do {                                                                                            \
-    const auto pe_equal_a_ = (a);                                                                 \
-    const auto pe_equal_b_ = (b);                                                                 \
-    BOOST_TEST(pe_equal_a_ == pe_equal_b_, "PE " << gasket::my_pe() << ": " #a " == " #b " ["     \
-                                                 << pe_equal_a_ << " != " << pe_equal_b_ << "]"); \
-  } while (0)
 
 // ---- the static data under test ----
 int64_t g_initialised[8] = {11, 22, 33, 44, 55, 66, 77, 88};
@@ -60,27 +55,6 @@ Constructed g_constructed;  // constructor runs before main, before init
 std::vector<int> g_vector = {3, 1, 4, 1, 5};
 std::string g_string = "a string long enough to live on the heap, pointed to from .bss";
 
-// ---- fixture: init (with redistribution off for the GASKET_TEST_NO_REDISTRIBUTE build) ----
-struct Fixture {
-  Fixture() {
-#ifdef GASKET_TEST_NO_REDISTRIBUTE
-    setenv("GASKET_REDISTRIBUTE", "no", 1);
-#endif
-    Status st = init();
-    if (!st.is_ok()) {
-      std::fprintf(stderr, "init failed: %s\n", st.message().c_str());
-      std::_Exit(2);
-    }
-  }
-  ~Fixture() {
-    Status st = finalize();
-    if (!st.is_ok()) {
-      std::fprintf(stderr, "finalize failed: %s\n", st.message().c_str());
-      std::_Exit(3);
-    }
-  }
-};
-BOOST_TEST_GLOBAL_FIXTURE(Fixture);
 
 namespace {
 bool redistribution_on() {
