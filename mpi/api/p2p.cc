@@ -17,19 +17,24 @@ namespace api = gasket::mpi::api;
 
 namespace {
 
+// Creates a request and starts it; on failure nothing is left allocated.
+Error create_and_start(Context& c, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt,
+                       int peer, int tag, MPI_Comm comm, const char* call, Request** out) {
+  Error e = api::new_request(c, kind, mode, buf, count, dt, peer, tag, comm, false, call, out);
+  if (!e.is_ok()) return e;
+  e = api::start(c, *out, call);
+  if (!e.is_ok()) c.engine().requests().release(*out);
+  return e;
+}
+
 // Nonblocking operation: create + start; *request is the handle.
 int post(const char* call, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt, int peer,
          int tag, MPI_Comm comm, MPI_Request* request) {
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
     Request* r;
-    Error e = api::new_request(c, kind, mode, buf, count, dt, peer, tag, comm, false, call, &r);
+    Error e = create_and_start(c, kind, mode, buf, count, dt, peer, tag, comm, call, &r);
     if (!e.is_ok()) return e;
-    e = api::start(c, r, call);
-    if (!e.is_ok()) {
-      c.engine().requests().release(r);
-      return e;
-    }
     *request = r->handle;
     return Error::ok();
   });
@@ -40,13 +45,8 @@ int blocking(const char* call, RequestKind kind, SendMode mode, const void* buf,
              int tag, MPI_Comm comm, MPI_Status* status) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
     Request* r;
-    Error e = api::new_request(c, kind, mode, buf, count, dt, peer, tag, comm, false, call, &r);
+    Error e = create_and_start(c, kind, mode, buf, count, dt, peer, tag, comm, call, &r);
     if (!e.is_ok()) return e;
-    e = api::start(c, r, call);
-    if (!e.is_ok()) {
-      c.engine().requests().release(r);
-      return e;
-    }
     if (!r->complete) c.wait(g, [r] { return r->complete; });
     MPI_Request h = r->handle;
     Error op;
