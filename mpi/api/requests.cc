@@ -152,7 +152,10 @@ int conclude(Context& c, Guard& g, MPI_Request* handle, Request* r, MPI_Status* 
     *handle = MPI_REQUEST_NULL;
     return code;
   }
-  if (r->kind == RequestKind::kSend && !r->proc_null) {
+  if (r->kind == RequestKind::kOperation) {
+    fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, code, 0, false);
+    if (code != MPI_SUCCESS) *err = r->operation_error;
+  } else if (r->kind == RequestKind::kSend && !r->proc_null) {
     fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, r->cancelled);
   } else {
     fill_status(status, r->status_source, r->status_tag, code, r->status_bytes, r->cancelled);

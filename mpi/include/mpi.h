@@ -190,7 +190,7 @@ typedef struct MPI_Status {
 #define MPI_LB 40
 #define GASKET_MPI_N_PREDEFINED_TYPES 41
 
-/* reduction operations (used by the interim MPI_Reduce/Allreduce) */
+/* reduction operations */
 #define MPI_MAX 1
 #define MPI_MIN 2
 #define MPI_SUM 3
@@ -458,13 +458,17 @@ int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize
 int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
                            MPI_Aint* size);
 
-/* ---- interim collectives over point-to-point (to be replaced by core/coll, issue 8) ---- */
+/* ---- collectives and reduction operations (mpi/coll, mpi/op) ---- */
 int MPI_Barrier(MPI_Comm comm);
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm);
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm);
+
+/* ---- process topologies and neighborhood collectives (mpi/topo) ---- */
+
+/* ---- one-sided communication: windows (mpi/win) ---- */
 
 #ifdef __cplusplus
 }

@@ -205,6 +205,31 @@ void Engine::progress() {
       }
     }
   }
+  if (!operations_.empty()) progress_operations();
+}
+
+void Engine::start_operation(Request* r) {
+  r->active = true;
+  r->complete = false;
+  operations_.push_back(r);
+}
+
+void Engine::progress_operations() {
+  // By index: an operation may start others (they join the end of the list).
+  for (size_t i = 0; i < operations_.size();) {
+    Request* r = operations_[i];
+    Error e;
+    if (!r->operation->progress(&e)) {
+      ++i;
+      continue;
+    }
+    operations_[i] = operations_.back();
+    operations_.pop_back();
+    r->status_error = e.error_class();
+    r->operation_error = std::move(e);
+    r->complete = true;
+    finish(r);
+  }
 }
 
 void Engine::handle_packet(int src, const Header& h, const char* payload) {

@@ -86,6 +86,8 @@ class Engine {
   void start_recv(Request* r);
   // Receive of a message taken by mprobe.
   void start_matched_recv(Request* r, std::unique_ptr<Unexpected> msg);
+  // Starts a request of kind kOperation (r->operation set): polled by progress() until done.
+  void start_operation(Request* r);
   // Removes a posted, unmatched receive; false when it has already matched.
   bool cancel_recv(Request* r);
 
@@ -179,6 +181,10 @@ class Engine {
   std::vector<uint32_t> am_sent_seq_, am_expected_seq_;
   std::vector<std::map<uint32_t, std::vector<char>>> am_early_;
   std::vector<char> am_out_;
+
+  // Started kOperation requests, polled by progress().
+  std::vector<Request*> operations_;
+  void progress_operations();
 
   Request* posted_head_ = nullptr;
   Request* posted_tail_ = nullptr;

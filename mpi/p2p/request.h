@@ -9,13 +9,14 @@
 
 #include "mpi.h"
 #include "core/memreg/exposure.h"
+#include "mpi/base/error.h"
 #include "mpi/datatype/datatype.h"
 
 namespace gasket::mpi::p2p {
 
 struct Request;
 
-enum class RequestKind : uint8_t { kSend, kRecv, kGeneralized, kDone };
+enum class RequestKind : uint8_t { kSend, kRecv, kGeneralized, kOperation, kDone };
 enum class SendMode : uint8_t { kStandard, kSync, kReady, kBuffered };
 
 // Everything but the staging buffer: trivially copyable, so a pooled request resets by one
@@ -80,11 +81,25 @@ struct RequestState {
   struct Request* next = nullptr;
 };
 
+// What a request of kind kOperation does: a non-blocking collective's schedule, a request-based
+// RMA operation. The engine polls every started operation on each progress() call until it
+// reports completion, so any MPI call (and any wait) moves it forward.
+class Operation {
+ public:
+  virtual ~Operation() = default;
+  // Advances as far as possible without blocking; true once complete. May start internal sends
+  // and receives. A failure is reported by returning true with *error set (it names the call).
+  virtual bool progress(Error* error) = 0;
+};
+
 struct Request : RequestState {
   // Data as bytes for non-contiguous types (packed send data, or the receive's landing area).
   std::vector<char> staging;
   // The receive buffer exposed through core/memreg for a rendezvous (released at completion).
   memreg::Exposure exposure;
+  // kOperation: what it does, and how it ended (status_error holds the class).
+  std::unique_ptr<Operation> operation;
+  Error operation_error;
 };
 
 class RequestPool {
@@ -109,6 +124,8 @@ class RequestPool {
   void release(Request* r) {
     r->live = false;
     r->exposure = memreg::Exposure{};
+    r->operation.reset();
+    r->operation_error = Error::ok();
     r->staging.clear();
     r->staging.shrink_to_fit();
     free_.push_back(r);
