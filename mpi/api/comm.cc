@@ -1,5 +1,5 @@
 // C bindings of communicators, groups and attributes. Creation is collective over the parent
-// (context ids agreed by the interim collectives); intercommunicators carry a remote group and
+// (context ids agreed through mpi/coll); intercommunicators carry a remote group and
 // run point-to-point like intracommunicators.
 #include <algorithm>
 #include <cstring>
@@ -9,7 +9,7 @@
 
 #include "core/gasket.h"
 #include "mpi.h"
-#include "mpi/api/interim_coll.h"
+#include "mpi/coll/agree.h"
 #include "mpi/api/requests.h"
 
 using gasket::mpi::Context;
@@ -71,7 +71,7 @@ uint32_t agree_inter(Context& c, Guard& g, const cm::Communicator& inter, int ex
   cm::Communicator local = inter.local();
   uint32_t mine = c.comms().next_context();
   std::vector<uint32_t> all(static_cast<size_t>(local.size()));
-  (void)api::coll_allgather(c, g, &mine, sizeof mine, all.data(), local);
+  (void)gasket::mpi::coll::allgather_bytes(c, g, &mine, sizeof mine, all.data(), local);
   int info[2] = {static_cast<int>(*std::max_element(all.begin(), all.end())), extra};
   int remote[2] = {0, 0};
   if (local.rank == 0) {
@@ -85,7 +85,7 @@ uint32_t agree_inter(Context& c, Guard& g, const cm::Communicator& inter, int ex
     c.engine().requests().release(r);
     c.engine().requests().release(s);
   }
-  (void)api::coll_bcast(c, g, remote, sizeof remote, 0, local);
+  (void)gasket::mpi::coll::bcast_bytes(c, g, remote, sizeof remote, 0, local);
   uint32_t ctx = std::max(static_cast<uint32_t>(info[0]), static_cast<uint32_t>(remote[0]));
   c.comms().use_context(ctx);
   *remote_extra = remote[1];
@@ -99,7 +99,7 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
   if (newcomm == nullptr) return error(MPI_ERR_ARG, "%s: newcomm is NULL", call);
   cm::Communicator n = *old;
   int unused;
-  n.context = old->is_inter() ? agree_inter(c, g, n, 0, &unused) : api::agree_context(c, g, n);
+  n.context = old->is_inter() ? agree_inter(c, g, n, 0, &unused) : gasket::mpi::coll::agree_context(c, g, n);
   n.attributes.clear();
   n.name.clear();
   e = copy_attributes(c, comm, *old, &n, call);
@@ -122,10 +122,10 @@ Error split(Context& c, Guard& g, MPI_Comm comm, int color, int key, MPI_Comm* n
     return error(MPI_ERR_ARG, "%s: rank %d: color %d is negative (and not MPI_UNDEFINED)", call, old->rank, color);
   }
   cm::Communicator parent = *old;  // the table may grow below
-  uint32_t ctx = api::agree_context(c, g, parent);
+  uint32_t ctx = gasket::mpi::coll::agree_context(c, g, parent);
   SplitRecord mine{color, key, parent.rank};
   std::vector<SplitRecord> all(static_cast<size_t>(parent.size()));
-  e = api::coll_allgather(c, g, &mine, sizeof mine, all.data(), parent);
+  e = gasket::mpi::coll::allgather_bytes(c, g, &mine, sizeof mine, all.data(), parent);
   if (!e.is_ok()) return e;
   if (color == MPI_UNDEFINED) {
     *newcomm = MPI_COMM_NULL;
@@ -276,7 +276,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
       }
     }
     cm::Communicator parent = *old;
-    uint32_t ctx = api::agree_context(c, g, parent);
+    uint32_t ctx = gasket::mpi::coll::agree_context(c, g, parent);
     if (grp->rank_of_pe(gasket::my_pe()) == MPI_UNDEFINED) {
       *newcomm = MPI_COMM_NULL;
       return Error::ok();
@@ -309,7 +309,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
     among.context = old->context + 1;  // collective traffic goes to context + 1 of this
     uint32_t mine = c.comms().next_context();
     std::vector<uint32_t> all(grp->pes.size());
-    e = api::coll_allgather(c, g, &mine, sizeof mine, all.data(), among);
+    e = gasket::mpi::coll::allgather_bytes(c, g, &mine, sizeof mine, all.data(), among);
     if (!e.is_ok()) return e;
     uint32_t ctx = *std::max_element(all.begin(), all.end());
     c.comms().use_context(ctx);
@@ -438,7 +438,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
     // Leaders: exchange (their group's PEs, the group's largest free context) over peer_comm.
     uint32_t mine = c.comms().next_context();
     std::vector<uint32_t> all(static_cast<size_t>(lc.size()));
-    e = api::coll_allgather(c, g, &mine, sizeof mine, all.data(), lc);
+    e = gasket::mpi::coll::allgather_bytes(c, g, &mine, sizeof mine, all.data(), lc);
     if (!e.is_ok()) return e;
     uint32_t ctx = *std::max_element(all.begin(), all.end());
     std::vector<int> remote_pes;
@@ -474,7 +474,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
       info[1] = n_remote;
       std::copy(remote_pes.begin(), remote_pes.end(), info.begin() + 2);
     }
-    e = api::coll_bcast(c, g, info.data(), static_cast<int64_t>(info.size() * sizeof(int)), local_leader, lc);
+    e = gasket::mpi::coll::bcast_bytes(c, g, info.data(), static_cast<int64_t>(info.size() * sizeof(int)), local_leader, lc);
     if (!e.is_ok()) return e;
     ctx = static_cast<uint32_t>(info[0]);
     c.comms().use_context(ctx);

@@ -37,13 +37,16 @@ struct Keyval {
 };
 
 struct Communicator {
-  uint32_t context = 0;  // point-to-point traffic; context + 1 for the interim collectives
+  uint32_t context = 0;  // point-to-point traffic; context + 1 for the collectives (mpi/coll)
   std::shared_ptr<const Group> group;
   std::shared_ptr<const Group> remote_group;  // null for an intracommunicator
   int rank = 0;  // in group
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
   std::map<int, void*> attributes;  // keyval -> value
+  // Collectives started on this communicator (the same count on every member): the tag of a
+  // collective's traffic, so several non-blocking ones in flight never match each other's.
+  mutable uint32_t coll_seq = 0;
 
   int size() const { return static_cast<int>(group->pes.size()); }
   bool is_inter() const { return remote_group != nullptr; }

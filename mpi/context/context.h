@@ -2,7 +2,7 @@
 // (datatypes, communicators, error handlers, the two-sided engine, message handles, the attached
 // buffer, the MPI_Alloc_mem pool, thread level) lives here, created by MPI_Init and destroyed by
 // MPI_Finalize. Calls are serialised by one lock under MPI_THREAD_MULTIPLE (Guard). May call
-// mpi/base, mpi/datatype, mpi/comm, mpi/p2p and core/gasket.h.
+// mpi/base, mpi/datatype, mpi/op, mpi/comm, mpi/p2p and core/gasket.h.
 #pragma once
 
 #include <memory>
@@ -17,6 +17,7 @@
 #include "mpi/base/error.h"
 #include "mpi/comm/communicator.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/op/op.h"
 #include "mpi/p2p/engine.h"
 
 namespace gasket::mpi {
@@ -58,6 +59,8 @@ class Context {
   datatype::DatatypeTable& types() { return types_; }
   comm::CommTable& comms() { return *comms_; }
   p2p::Engine& engine() { return *engine_; }
+  // User-defined reduction operations (MPI_Op_create).
+  op::OpTable& ops() { return ops_; }
 
   // Progresses until done() holds (releasing the lock between polls under MULTIPLE).
   template <typename Done>
@@ -103,6 +106,7 @@ class Context {
   std::thread::id main_thread_;
   std::mutex lock_;
   datatype::DatatypeTable types_;
+  op::OpTable ops_;
   std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start
   std::unique_ptr<p2p::Engine> engine_;
   std::vector<std::unique_ptr<p2p::Unexpected>> messages_;

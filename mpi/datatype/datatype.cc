@@ -108,7 +108,10 @@ Error negative(const char* call, const char* what, int64_t v) {
 
 DatatypeTable::DatatypeTable() {
   types_.resize(GASKET_MPI_N_PREDEFINED_TYPES);
-  auto set = [this](int h, Datatype t) { types_[static_cast<size_t>(h)] = std::make_unique<Datatype>(std::move(t)); };
+  auto set = [this](int h, Datatype t) {
+    t.basic_type = h;
+    types_[static_cast<size_t>(h)] = std::make_unique<Datatype>(std::move(t));
+  };
   set(MPI_CHAR, basic("MPI_CHAR", 1, 1, 1, true, false));
   set(MPI_SIGNED_CHAR, basic("MPI_SIGNED_CHAR", 1, 1, 1, true, false));
   set(MPI_UNSIGNED_CHAR, basic("MPI_UNSIGNED_CHAR", 1, 1, 1, false, false));
@@ -198,13 +201,16 @@ Datatype build(const std::vector<Piece>& pieces, Combiner combiner) {
   Datatype out;
   bool first = true;
   int64_t basic_size = -1;
+  int basic_type = -1;
   for (const Piece& p : pieces) {
     append_copies(*p.type, p.displacement, p.count, &out, &first);
     if (p.count == 0 || p.type->size == 0) continue;
-    if (basic_size == -1) basic_size = p.type->basic_size;
+    if (basic_size == -1) basic_size = p.type->basic_size, basic_type = p.type->basic_type;
     if (basic_size != p.type->basic_size) basic_size = 0;
+    if (basic_type != p.type->basic_type) basic_type = 0;
   }
   out.basic_size = basic_size < 0 ? 0 : basic_size;
+  out.basic_type = basic_type < 0 ? 0 : basic_type;
   out.combiner = combiner;
   return out;
 }

@@ -40,6 +40,9 @@ struct Datatype {
   // MPI_Get_elements); 0 when mixed.
   int64_t basic_count = 0;
   int64_t basic_size = 0;
+  // The predefined type every basic element is (a pair type such as MPI_2INT counts as one), or
+  // 0 when mixed: the reductions apply predefined operations to derived types through it.
+  int basic_type = 0;
   bool predefined = false;
   bool committed = false;
   Combiner combiner = Combiner::kNamed;

@@ -1,9 +1,47 @@
 #include "mpi/op/op.h"
 
+#include <complex>
+#include <cstddef>
+#include <cstdio>
 #include <cstring>
 
 namespace gasket::mpi::op {
 namespace {
+
+// What the standard lets each group of predefined types do.
+enum class Kind { kInteger, kFloat, kComplex, kBool, kByte, kPair, kNone };
+
+Kind kind_of(MPI_Datatype t) {
+  switch (t) {
+    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_SHORT: case MPI_UNSIGNED_SHORT:
+    case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG: case MPI_LONG_LONG:
+    case MPI_UNSIGNED_LONG_LONG: case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T:
+    case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T: case MPI_UINT64_T: case MPI_AINT: case MPI_OFFSET:
+    case MPI_COUNT:
+      return Kind::kInteger;
+    case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: return Kind::kFloat;
+    case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX: return Kind::kComplex;
+    case MPI_C_BOOL: return Kind::kBool;
+    case MPI_BYTE: case MPI_PACKED: return Kind::kByte;
+    case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_2INT: case MPI_SHORT_INT:
+    case MPI_LONG_DOUBLE_INT:
+      return Kind::kPair;
+    default: return Kind::kNone;
+  }
+}
+
+bool defined(MPI_Op op, Kind k) {
+  if (k == Kind::kNone) return false;
+  switch (op) {
+    case MPI_REPLACE: case MPI_NO_OP: return true;
+    case MPI_MAX: case MPI_MIN: return k == Kind::kInteger || k == Kind::kFloat;
+    case MPI_SUM: case MPI_PROD: return k == Kind::kInteger || k == Kind::kFloat || k == Kind::kComplex;
+    case MPI_LAND: case MPI_LOR: case MPI_LXOR: return k == Kind::kInteger || k == Kind::kBool;
+    case MPI_BAND: case MPI_BOR: case MPI_BXOR: return k == Kind::kInteger || k == Kind::kByte;
+    case MPI_MINLOC: case MPI_MAXLOC: return k == Kind::kPair;
+    default: return false;
+  }
+}
 
 template <typename T>
 void arith(MPI_Op op, const T* in, T* io, int64_t n) {
@@ -11,92 +49,222 @@ void arith(MPI_Op op, const T* in, T* io, int64_t n) {
     switch (op) {
       case MPI_MAX: io[i] = io[i] < in[i] ? in[i] : io[i]; break;
       case MPI_MIN: io[i] = in[i] < io[i] ? in[i] : io[i]; break;
-      case MPI_SUM: io[i] = io[i] + in[i]; break;
-      case MPI_PROD: io[i] = io[i] * in[i]; break;
+      case MPI_SUM: io[i] = static_cast<T>(io[i] + in[i]); break;
+      case MPI_PROD: io[i] = static_cast<T>(io[i] * in[i]); break;
       case MPI_LAND: io[i] = (io[i] != T{}) && (in[i] != T{}); break;
       case MPI_LOR: io[i] = (io[i] != T{}) || (in[i] != T{}); break;
       case MPI_LXOR: io[i] = (io[i] != T{}) != (in[i] != T{}); break;
-      case MPI_REPLACE: io[i] = in[i]; break;
       default: break;
     }
   }
 }
 
 template <typename T>
-void bitwise(MPI_Op op, const T* in, T* io, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    if (op == MPI_BAND) io[i] &= in[i];
-    if (op == MPI_BOR) io[i] |= in[i];
-    if (op == MPI_BXOR) io[i] ^= in[i];
-  }
-}
-
-template <typename V>
-void loc(MPI_Op op, const char* in, char* io, int64_t n, int64_t extent) {
-  for (int64_t i = 0; i < n; ++i) {
-    V a, b;
-    int ia, ib;
-    std::memcpy(&a, in + i * extent, sizeof a);
-    std::memcpy(&b, io + i * extent, sizeof b);
-    int64_t off = extent - static_cast<int64_t>(sizeof(int));
-    std::memcpy(&ia, in + i * extent + off, sizeof ia);
-    std::memcpy(&ib, io + i * extent + off, sizeof ib);
-    bool take = op == MPI_MINLOC ? (a < b || (a == b && ia < ib)) : (a > b || (a == b && ia < ib));
-    if (take) std::memcpy(io + i * extent, in + i * extent, static_cast<size_t>(extent));
+void integer(MPI_Op op, const void* in_v, void* io_v, int64_t n) {
+  const T* in = static_cast<const T*>(in_v);
+  T* io = static_cast<T*>(io_v);
+  if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (op == MPI_BAND) io[i] &= in[i];
+      if (op == MPI_BOR) io[i] |= in[i];
+      if (op == MPI_BXOR) io[i] ^= in[i];
+    }
+  } else {
+    arith(op, in, io, n);
   }
 }
 
 template <typename T>
-bool integer_op(MPI_Op op, const void* in, void* io, int64_t n) {
-  if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR) {
-    bitwise(op, static_cast<const T*>(in), static_cast<T*>(io), n);
-  } else {
-    arith(op, static_cast<const T*>(in), static_cast<T*>(io), n);
+void floating(MPI_Op op, const void* in, void* io, int64_t n) {
+  arith(op, static_cast<const T*>(in), static_cast<T*>(io), n);
+}
+
+template <typename T>
+void complex(MPI_Op op, const void* in_v, void* io_v, int64_t n) {
+  const std::complex<T>* in = static_cast<const std::complex<T>*>(in_v);
+  std::complex<T>* io = static_cast<std::complex<T>*>(io_v);
+  for (int64_t i = 0; i < n; ++i) io[i] = op == MPI_SUM ? io[i] + in[i] : io[i] * in[i];
+}
+
+template <typename V>
+struct Pair {
+  V v;
+  int i;
+};
+
+// MINLOC/MAXLOC on (value, index) pairs `stride` bytes apart, the index `sizeof(V)` after the
+// value when packed, at its struct offset in memory. Ties keep the smaller index.
+template <typename V>
+void loc(MPI_Op op, const void* in_v, void* io_v, int64_t n, bool packed) {
+  const char* in = static_cast<const char*>(in_v);
+  char* io = static_cast<char*>(io_v);
+  const int64_t index_at = packed ? sizeof(V) : offsetof(Pair<V>, i);
+  const int64_t stride = packed ? sizeof(V) + sizeof(int) : sizeof(Pair<V>);
+  for (int64_t k = 0; k < n; ++k, in += stride, io += stride) {
+    V a, b;
+    int ia, ib;
+    std::memcpy(&a, in, sizeof a);
+    std::memcpy(&b, io, sizeof b);
+    std::memcpy(&ia, in + index_at, sizeof ia);
+    std::memcpy(&ib, io + index_at, sizeof ib);
+    bool take = op == MPI_MINLOC ? (a < b || (a == b && ia < ib)) : (b < a || (a == b && ia < ib));
+    if (take) {
+      std::memcpy(io, &a, sizeof a);
+      std::memcpy(io + index_at, &ia, sizeof ia);
+    }
   }
+}
+
+// Bytes of one element of predefined type `t` (pairs: packed, or at their C struct stride).
+int64_t element_bytes(MPI_Datatype t, bool packed) {
+  switch (t) {
+    case MPI_FLOAT_INT: return packed ? sizeof(float) + 4 : sizeof(Pair<float>);
+    case MPI_DOUBLE_INT: return packed ? sizeof(double) + 4 : sizeof(Pair<double>);
+    case MPI_LONG_INT: return packed ? sizeof(long) + 4 : sizeof(Pair<long>);
+    case MPI_2INT: return 8;
+    case MPI_SHORT_INT: return packed ? sizeof(short) + 4 : sizeof(Pair<short>);
+    case MPI_LONG_DOUBLE_INT: return packed ? sizeof(long double) + 4 : sizeof(Pair<long double>);
+    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_PACKED: case MPI_INT8_T:
+    case MPI_UINT8_T: case MPI_C_BOOL:
+      return 1;
+    case MPI_SHORT: case MPI_UNSIGNED_SHORT: case MPI_INT16_T: case MPI_UINT16_T: return 2;
+    case MPI_INT: case MPI_UNSIGNED: case MPI_INT32_T: case MPI_UINT32_T: case MPI_FLOAT: return 4;
+    case MPI_LONG: case MPI_UNSIGNED_LONG: case MPI_LONG_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_INT64_T:
+    case MPI_UINT64_T: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT: case MPI_DOUBLE: case MPI_C_FLOAT_COMPLEX:
+      return 8;
+    case MPI_C_DOUBLE_COMPLEX: return 16;
+    case MPI_LONG_DOUBLE: return sizeof(long double);
+    case MPI_C_LONG_DOUBLE_COMPLEX: return 2 * sizeof(long double);
+    default: return 0;
+  }
+}
+
+// The predefined op on `n` basic elements (checked: defined for the type).
+void run(MPI_Op op, MPI_Datatype t, const void* in, void* io, int64_t n, bool packed) {
+  switch (t) {
+    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_INT8_T: return integer<int8_t>(op, in, io, n);
+    case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_PACKED: case MPI_UINT8_T: case MPI_C_BOOL:
+      return integer<uint8_t>(op, in, io, n);
+    case MPI_SHORT: case MPI_INT16_T: return integer<int16_t>(op, in, io, n);
+    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: return integer<uint16_t>(op, in, io, n);
+    case MPI_INT: case MPI_INT32_T: return integer<int32_t>(op, in, io, n);
+    case MPI_UNSIGNED: case MPI_UINT32_T: return integer<uint32_t>(op, in, io, n);
+    case MPI_LONG: case MPI_LONG_LONG: case MPI_INT64_T: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
+      return integer<int64_t>(op, in, io, n);
+    case MPI_UNSIGNED_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: return integer<uint64_t>(op, in, io, n);
+    case MPI_FLOAT: return floating<float>(op, in, io, n);
+    case MPI_DOUBLE: return floating<double>(op, in, io, n);
+    case MPI_LONG_DOUBLE: return floating<long double>(op, in, io, n);
+    case MPI_C_FLOAT_COMPLEX: return complex<float>(op, in, io, n);
+    case MPI_C_DOUBLE_COMPLEX: return complex<double>(op, in, io, n);
+    case MPI_C_LONG_DOUBLE_COMPLEX: return complex<long double>(op, in, io, n);
+    case MPI_FLOAT_INT: return loc<float>(op, in, io, n, packed);
+    case MPI_DOUBLE_INT: return loc<double>(op, in, io, n, packed);
+    case MPI_LONG_INT: return loc<long>(op, in, io, n, packed);
+    case MPI_2INT: return loc<int>(op, in, io, n, packed);
+    case MPI_SHORT_INT: return loc<short>(op, in, io, n, packed);
+    case MPI_LONG_DOUBLE_INT: return loc<long double>(op, in, io, n, packed);
+    default: return;
+  }
+}
+
+// Applies a predefined op to `n` elements of predefined type `t` (bytes of one element given).
+bool apply_basic(MPI_Op op, MPI_Datatype t, const void* in, void* io, int64_t n, int64_t elem, bool packed) {
+  Kind k = kind_of(t);
+  if (!defined(op, k)) return false;
+  if (op == MPI_NO_OP || n == 0) return true;
+  if (op == MPI_REPLACE) {
+    std::memmove(io, in, static_cast<size_t>(n * elem));
+    return true;
+  }
+  run(op, t, in, io, n, packed);
   return true;
 }
 
 }  // namespace
 
 bool apply_predefined(MPI_Op op, MPI_Datatype type, const void* in, void* io, int64_t n) {
-  bool is_loc = op == MPI_MINLOC || op == MPI_MAXLOC;
-  bool is_bit = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
-  if (op < MPI_MAX || op > MPI_REPLACE) return false;
-  if (is_loc) {
-    switch (type) {
-      case MPI_2INT: loc<int>(op, static_cast<const char*>(in), static_cast<char*>(io), n, 8); return true;
-      case MPI_DOUBLE_INT: loc<double>(op, static_cast<const char*>(in), static_cast<char*>(io), n, 16); return true;
-      case MPI_FLOAT_INT: loc<float>(op, static_cast<const char*>(in), static_cast<char*>(io), n, 8); return true;
-      case MPI_LONG_INT: loc<long>(op, static_cast<const char*>(in), static_cast<char*>(io), n, 16); return true;
-      default: return false;
-    }
-  }
-  switch (type) {
-    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_INT8_T: return integer_op<int8_t>(op, in, io, n);
-    case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_UINT8_T: return integer_op<uint8_t>(op, in, io, n);
-    case MPI_SHORT: case MPI_INT16_T: return integer_op<int16_t>(op, in, io, n);
-    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: return integer_op<uint16_t>(op, in, io, n);
-    case MPI_INT: case MPI_INT32_T: return integer_op<int32_t>(op, in, io, n);
-    case MPI_UNSIGNED: case MPI_UINT32_T: return integer_op<uint32_t>(op, in, io, n);
-    case MPI_LONG: case MPI_LONG_LONG: case MPI_INT64_T: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
-      return integer_op<int64_t>(op, in, io, n);
-    case MPI_UNSIGNED_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: return integer_op<uint64_t>(op, in, io, n);
-    case MPI_C_BOOL: return integer_op<uint8_t>(op, in, io, n);
-    case MPI_FLOAT:
-      if (is_bit) return false;
-      arith(op, static_cast<const float*>(in), static_cast<float*>(io), n);
-      return true;
-    case MPI_DOUBLE:
-      if (is_bit) return false;
-      arith(op, static_cast<const double*>(in), static_cast<double*>(io), n);
-      return true;
-    case MPI_LONG_DOUBLE:
-      if (is_bit) return false;
-      arith(op, static_cast<const long double*>(in), static_cast<long double*>(io), n);
-      return true;
-    default: return false;
-  }
+  return apply_basic(op, type, in, io, n, element_bytes(type, false), false);
 }
 
+const char* name(MPI_Op op) {
+  static const char* const names[] = {"MPI_OP_NULL", "MPI_MAX",  "MPI_MIN",  "MPI_SUM",    "MPI_PROD",
+                                      "MPI_LAND",    "MPI_BAND", "MPI_LOR",  "MPI_BOR",    "MPI_LXOR",
+                                      "MPI_BXOR",    "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
+  if (op >= 0 && op <= MPI_NO_OP) return names[op];
+  return "a user operation";
+}
+
+MPI_Op OpTable::add(MPI_User_function* function, bool commutative) {
+  ops_.push_back(UserOp{function, commutative});
+  live_.push_back(true);
+  return static_cast<MPI_Op>(MPI_NO_OP + ops_.size());
+}
+
+const UserOp* OpTable::find(MPI_Op op) const {
+  if (op <= MPI_NO_OP) return nullptr;
+  size_t i = static_cast<size_t>(op - MPI_NO_OP - 1);
+  return i < ops_.size() && live_[i] ? &ops_[i] : nullptr;
+}
+
+Error OpTable::free(MPI_Op* op, const char* call) {
+  if (op == nullptr) return error(MPI_ERR_ARG, "%s: op is NULL", call);
+  if (*op >= MPI_MAX && *op <= MPI_NO_OP) {
+    return error(MPI_ERR_OP, "%s: %s is predefined and cannot be freed", call, name(*op));
+  }
+  if (find(*op) == nullptr) return error(MPI_ERR_OP, "%s: %d is not a user operation", call, *op);
+  live_[static_cast<size_t>(*op - MPI_NO_OP - 1)] = false;  // handles are not reused
+  *op = MPI_OP_NULL;
+  return Error::ok();
+}
+
+Error check(const OpTable& ops, const datatype::DatatypeTable& types, MPI_Op op, const datatype::Datatype& type,
+            const char* call, int rank) {
+  if (op == MPI_OP_NULL) return error(MPI_ERR_OP, "%s: rank %d: the operation is MPI_OP_NULL", call, rank);
+  if (!ops.valid(op)) return error(MPI_ERR_OP, "%s: rank %d: operation %d is not an operation", call, rank, op);
+  if (ops.find(op) != nullptr) return Error::ok();  // user operations take any type
+  if (type.basic_type == 0) {
+    return error(MPI_ERR_OP, "%s: rank %d: %s needs a datatype made of one predefined type; %s mixes several",
+                 call, rank, name(op), type.name.empty() ? "the derived datatype" : type.name.c_str());
+  }
+  if (!defined(op, kind_of(type.basic_type))) {
+    const datatype::Datatype* basic = types.find_committed(type.basic_type);
+    const char* tname = basic != nullptr ? basic->name.c_str() : "?";
+    if (type.predefined) {
+      return error(MPI_ERR_OP, "%s: rank %d: %s is not defined for %s", call, rank, name(op), tname);
+    }
+    return error(MPI_ERR_OP, "%s: rank %d: %s is not defined for %s (the basic type of the derived datatype)", call,
+                 rank, name(op), tname);
+  }
+  return Error::ok();
+}
+
+void apply(const OpTable& ops, MPI_Op op, int type_handle, const datatype::Datatype& type, const void* in,
+           void* inout, int64_t count) {
+  if (count == 0) return;
+  const UserOp* u = ops.find(op);
+  if (u == nullptr) {
+    MPI_Datatype basic = type.basic_type;
+    int64_t elem = element_bytes(basic, true);
+    (void)apply_basic(op, basic, in, inout, count * type.size / elem, elem, true);
+    return;
+  }
+  int len = static_cast<int>(count);
+  MPI_Datatype handle = type_handle;
+  if (type.contiguous() && type.true_lb == 0) {
+    u->function(const_cast<void*>(in), inout, &len, &handle);
+    return;
+  }
+  // The user function sees the elements as `type` lays them out.
+  int64_t span = (count - 1) * type.extent() + type.true_ub - type.true_lb;
+  std::vector<char> a(static_cast<size_t>(span)), b(static_cast<size_t>(span));
+  char* a_base = a.data() - type.true_lb;
+  char* b_base = b.data() - type.true_lb;
+  int64_t bytes = count * type.size;
+  datatype::unpack(type, static_cast<const char*>(in), bytes, a_base, count);
+  datatype::unpack(type, static_cast<const char*>(inout), bytes, b_base, count);
+  u->function(a_base, b_base, &len, &handle);
+  datatype::pack(type, b_base, count, static_cast<char*>(inout));
+}
 
 }  // namespace gasket::mpi::op

@@ -1,15 +1,59 @@
-// Reduction operations: the predefined MPI_Op's applied to buffers of predefined basic types.
-// Used by the collectives (mpi/coll) and by RMA accumulates (mpi/win). May call mpi/base only.
+// Reduction operations: the predefined MPI_Op's on the predefined types the standard allows
+// (integers, floating point, complex for SUM/PROD, C_BOOL for the logical ops, MINLOC/MAXLOC on
+// every pair type), user-defined operations (MPI_Op_create) in the OpTable, and one function that
+// applies any of them to typed data. Used by the collectives (mpi/coll) and by RMA accumulates
+// (mpi/win). May call mpi/base and mpi/datatype.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "mpi.h"
+#include "mpi/base/error.h"
+#include "mpi/datatype/datatype.h"
 
 namespace gasket::mpi::op {
 
-// inout[i] = in[i] (op) inout[i] for `n` elements of the predefined type `type` (pair types for
-// MPI_MINLOC/MPI_MAXLOC); MPI_REPLACE stores in[i]. False when `op` is not defined for `type`.
+// inout[i] = in[i] (op) inout[i] for `n` elements of the predefined type `type` laid out as in
+// memory (pair types for MPI_MINLOC/MPI_MAXLOC at their C struct stride); MPI_REPLACE stores
+// in[i], MPI_NO_OP leaves inout. False when `op` is not defined for `type`.
 bool apply_predefined(MPI_Op op, MPI_Datatype type, const void* in, void* inout, int64_t n);
+
+// "MPI_SUM", ... ("user operation 17" for the others).
+const char* name(MPI_Op op);
+
+struct UserOp {
+  MPI_User_function* function = nullptr;
+  bool commutative = true;
+};
+
+// User-defined operations; their handles follow MPI_NO_OP.
+class OpTable {
+ public:
+  MPI_Op add(MPI_User_function* function, bool commutative);
+  Error free(MPI_Op* op, const char* call);
+  // The user operation behind `op`, or null (predefined, freed, never an op).
+  const UserOp* find(MPI_Op op) const;
+  bool valid(MPI_Op op) const { return (op >= MPI_MAX && op <= MPI_NO_OP) || find(op) != nullptr; }
+  bool commutative(MPI_Op op) const {
+    const UserOp* u = find(op);
+    return u == nullptr || u->commutative;
+  }
+
+ private:
+  std::vector<UserOp> ops_;  // index = handle - MPI_NO_OP - 1
+  std::vector<bool> live_;
+};
+
+// Why `op` cannot reduce `type` (unknown op, predefined op not defined for the type's basic
+// elements, a derived type of mixed basic types), naming `call`, the rank and both; ok otherwise.
+Error check(const OpTable& ops, const datatype::DatatypeTable& types, MPI_Op op, const datatype::Datatype& type,
+            const char* call, int rank);
+
+// inout = in (op) inout for `count` elements of `type` given in packed form (datatype::pack's
+// byte stream): predefined ops run on the type's basic elements, user ops get the elements laid
+// out by `type` (unpacked around the call when the type is not contiguous). check() first.
+void apply(const OpTable& ops, MPI_Op op, int type_handle, const datatype::Datatype& type, const void* in,
+           void* inout, int64_t count);
 
 }  // namespace gasket::mpi::op

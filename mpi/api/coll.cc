@@ -1,0 +1,725 @@
+// C bindings of the collectives and reduction operations: argument checks (communicator, counts,
+// types, roots, op/type pairs, MPI_IN_PLACE where the standard allows it), then a schedule of
+// mpi/coll run at once (blocking) or started as a request (MPI_I*). Intercommunicators: rooted
+// collectives take MPI_ROOT / MPI_PROC_NULL in the root's group; the all-to-all forms exchange
+// with the remote group; reductions combine within a group, then the leaders swap the results.
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/api/call.h"
+#include "mpi/coll/algorithms.h"
+#include "mpi/coll/schedule.h"
+#include "mpi/op/op.h"
+
+using gasket::mpi::Context;
+using gasket::mpi::Error;
+using gasket::mpi::Guard;
+using gasket::mpi::error;
+using gasket::mpi::coll::Schedule;
+using gasket::mpi::coll::Typed;
+namespace api = gasket::mpi::api;
+namespace cm = gasket::mpi::comm;
+namespace coll = gasket::mpi::coll;
+namespace dt = gasket::mpi::datatype;
+namespace op = gasket::mpi::op;
+
+namespace {
+
+// ---- argument checks ----
+
+Error intra_only(const cm::Communicator& comm, const char* call) {
+  if (!comm.is_inter()) return Error::ok();
+  return error(MPI_ERR_COMM, "%s: rank %d: %s is an intercommunicator; this collective is defined on "
+               "intracommunicators only", call, comm.rank, comm.name.empty() ? "the communicator" : comm.name.c_str());
+}
+
+Error check_root(int root, const cm::Communicator& comm, const char* call) {
+  if (!comm.is_inter()) {
+    if (root >= 0 && root < comm.size()) return Error::ok();
+    return error(MPI_ERR_ROOT, "%s: rank %d: root %d is out of range (%d ranks)", call, comm.rank, root, comm.size());
+  }
+  int remote = static_cast<int>(comm.remote_group->pes.size());
+  if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < remote)) return Error::ok();
+  return error(MPI_ERR_ROOT,
+               "%s: rank %d: root %d is invalid on an intercommunicator (a remote rank below %d, or MPI_ROOT / "
+               "MPI_PROC_NULL in the root's group)", call, comm.rank, root, remote);
+}
+
+Error no_in_place(const void* buf, const char* which, const cm::Communicator& comm, const char* call) {
+  if (buf != MPI_IN_PLACE) return Error::ok();
+  return error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is not allowed as %s here%s", call, comm.rank, which,
+               comm.is_inter() ? " (intercommunicator)" : "");
+}
+
+// `count` elements of `type` at `buf`, checked.
+Error typed(Context& c, const void* buf, int count, MPI_Datatype type, const cm::Communicator& comm, const char* call,
+            Typed* out) {
+  const dt::Datatype* t;
+  Error e = api::check_count(count, call, comm);
+  if (e.is_ok()) e = api::check_type(c, type, call, comm, &t);
+  if (e.is_ok()) e = api::check_buffer(buf, count, *t, call, comm);
+  if (!e.is_ok()) return e;
+  *out = Typed{const_cast<void*>(buf), count, t, type};
+  return Error::ok();
+}
+
+// The per-rank blocks of a buffer: counts/displacements/types per rank when given (displacements
+// in elements of the type, or bytes for the w-forms), else `count` elements each, back to back.
+struct Layout {
+  const void* buf;
+  const int* counts;
+  const int* displs;
+  const MPI_Datatype* types;
+  int count;
+  MPI_Datatype type;
+  bool byte_displs;
+};
+
+Error blocks(Context& c, const Layout& l, int n, const cm::Communicator& comm, const char* call,
+             std::vector<Typed>* out) {
+  if (l.counts == nullptr && l.count < 0) {
+    return error(MPI_ERR_ARG, "%s: rank %d: the counts array is NULL", call, comm.rank);
+  }
+  out->clear();
+  for (int i = 0; i < n; ++i) {
+    int count = l.counts != nullptr ? l.counts[i] : l.count;
+    MPI_Datatype type = l.types != nullptr ? l.types[i] : l.type;
+    const dt::Datatype* t;
+    Error e = api::check_count(count, call, comm);
+    if (e.is_ok()) e = api::check_type(c, type, call, comm, &t);
+    if (e.is_ok()) e = api::check_buffer(l.buf, count, *t, call, comm);
+    if (!e.is_ok()) return e;
+    int64_t disp = l.displs == nullptr ? static_cast<int64_t>(i) * count * t->extent()
+                   : l.byte_displs       ? l.displs[i]
+                                         : static_cast<int64_t>(l.displs[i]) * t->extent();
+    out->push_back(Typed{static_cast<char*>(const_cast<void*>(l.buf)) + disp, count, t, type});
+  }
+  return Error::ok();
+}
+
+Layout uniform(const void* buf, int count, MPI_Datatype type) { return Layout{buf, nullptr, nullptr, nullptr, count, type, false}; }
+Layout varying(const void* buf, const int* counts, const int* displs, MPI_Datatype type) {
+  return Layout{buf, counts, displs, nullptr, -1, type, false};
+}
+
+// ---- reductions: checks and packed data ----
+
+struct Reduction {
+  const dt::Datatype* type;
+  int handle;
+  MPI_Op op;
+  bool commutative;
+  int64_t bytes(int64_t count) const { return count * type->size; }
+};
+
+Error reduction(Context& c, int count, MPI_Datatype type, MPI_Op op, const cm::Communicator& comm, const char* call,
+                Reduction* out) {
+  const dt::Datatype* t;
+  Error e = api::check_count(count, call, comm);
+  if (e.is_ok()) e = api::check_type(c, type, call, comm, &t);
+  if (e.is_ok()) e = op::check(c.ops(), c.types(), op, *t, call, comm.rank);
+  if (!e.is_ok()) return e;
+  *out = Reduction{t, type, op, c.ops().commutative(op)};
+  return Error::ok();
+}
+
+std::unique_ptr<Schedule> reducing(Context& c, const cm::Communicator& comm, const Reduction& r, const char* call) {
+  auto s = std::make_unique<Schedule>(c, comm, call);
+  s->set_reduction(r.op, r.handle, r.type);
+  return s;
+}
+
+// This rank's `count` elements at `buf`, packed into scratch when the schedule starts.
+char* packed_input(Schedule& s, const Reduction& r, const void* buf, int64_t count) {
+  char* p = s.scratch(r.bytes(count));
+  const dt::Datatype* t = r.type;
+  s.local([t, buf, count, p] { dt::pack(*t, buf, count, p); });
+  return p;
+}
+// The packed result written to the user's buffer when the schedule ends.
+void unpack_output(Schedule& s, const Reduction& r, const char* packed, void* buf, int64_t count) {
+  const dt::Datatype* t = r.type;
+  int64_t bytes = r.bytes(count);
+  s.next();
+  s.local([t, packed, bytes, buf, count] { dt::unpack(*t, packed, bytes, buf, count); });
+}
+
+Error finish(Context& c, Guard& g, std::unique_ptr<Schedule> s, MPI_Comm handle, MPI_Request* request) {
+  if (request == nullptr) return s->run(g);
+  coll::start(c, std::move(s), handle, request);
+  return Error::ok();
+}
+
+// Intercommunicator reductions: the local group reduces to its rank 0 (into `mine`), the
+// leaders swap with the remote leader (into `theirs`), and rank 0 broadcasts `theirs`.
+void inter_exchange(Schedule& s, const cm::Communicator& comm, char* acc, char* mine, char* theirs, int64_t count,
+                    bool commutative, bool spread) {
+  int64_t bytes = count * s.packed_size();
+  coll::reduce(s, s.local(), acc, mine, count, 0, commutative);
+  s.next();
+  if (comm.rank == 0) {
+    s.send_bytes(s.peers(), 0, mine, bytes);
+    s.recv_bytes(s.peers(), 0, theirs, bytes);
+  }
+  s.next();
+  if (spread) coll::bcast(s, s.local(), coll::as_bytes(s, theirs, bytes), 0);
+}
+
+// ---- the collectives (request null: blocking) ----
+
+Error barrier(Context& c, Guard& g, MPI_Comm handle, MPI_Request* request, const char* call) {
+  cm::Communicator* comm;
+  Error e = api::check_comm(c, handle, call, &comm);
+  if (!e.is_ok()) return e;
+  auto s = std::make_unique<Schedule>(c, *comm, call);
+  if (!comm->is_inter()) {
+    coll::barrier(*s, s->peers());
+  } else {
+    // Local barrier, leaders meet, local barrier: nobody leaves before both groups have entered.
+    coll::barrier(*s, s->local());
+    if (comm->rank == 0) {
+      s->send_bytes(s->peers(), 0, nullptr, 0);
+      s->recv_bytes(s->peers(), 0, nullptr, 0);
+    }
+    s->next();
+    coll::barrier(*s, s->local());
+  }
+  return finish(c, g, std::move(s), handle, request);
+}
+
+Error bcast(Context& c, Guard& g, void* buf, int count, MPI_Datatype type, int root, MPI_Comm handle,
+            MPI_Request* request, const char* call) {
+  cm::Communicator* comm;
+  Typed d;
+  Error e = api::check_comm(c, handle, call, &comm);
+  if (e.is_ok()) e = check_root(root, *comm, call);
+  if (e.is_ok() && root != MPI_PROC_NULL) e = typed(c, buf, count, type, *comm, call, &d);
+  if (!e.is_ok()) return e;
+  auto s = std::make_unique<Schedule>(c, *comm, call);
+  if (!comm->is_inter()) {
+    coll::bcast(*s, s->peers(), d, root);
+  } else if (root == MPI_ROOT) {
+    s->send(s->peers(), 0, d.buf, d.count, d.type, d.handle);
+  } else if (root != MPI_PROC_NULL) {
+    if (comm->rank == 0) s->recv(s->peers(), root, d.buf, d.count, d.type, d.handle);
+    s->next();
+    coll::bcast(*s, s->local(), d, 0);
+  }
+  return finish(c, g, std::move(s), handle, request);
+}
+
+// Gather and scatter share their checks: `gathering` says which way the data flows.
+Error rooted(Context& c, Guard& g, bool gathering, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+             const Layout& root_side, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+             MPI_Comm handle, MPI_Request* request, const char* call) {
+  cm::Communicator* comm;
+  Error e = api::check_comm(c, handle, call, &comm);
+  if (e.is_ok()) e = check_root(root, *comm, call);
+  if (!e.is_ok()) return e;
+  bool inter = comm->is_inter();
+  bool is_root = inter ? root == MPI_ROOT : comm->rank == root;
+  bool member = !inter || (root != MPI_ROOT && root != MPI_PROC_NULL);  // sends (gather) / receives (scatter)
+  // This rank's own block: the send side of a gather, the receive side of a scatter.
+  const void* own = gathering ? sendbuf : recvbuf;
+  int own_count = gathering ? sendcount : recvcount;
+  MPI_Datatype own_type = gathering ? sendtype : recvtype;
+  bool in_place = own == MPI_IN_PLACE;
+  if (in_place && !(is_root && !inter)) {
+    e = no_in_place(own, gathering ? "sendbuf (only the root may pass it)" : "recvbuf (only the root may pass it)",
+                    *comm, call);
+  }
+  if (gathering ? recvbuf == MPI_IN_PLACE : sendbuf == MPI_IN_PLACE) {
+    e = no_in_place(MPI_IN_PLACE, gathering ? "recvbuf" : "sendbuf", *comm, call);
+  }
+  Typed mine;
+  if (e.is_ok() && member && !in_place) e = typed(c, own, own_count, own_type, *comm, call, &mine);
+  std::vector<Typed> all;
+  if (e.is_ok() && is_root) e = blocks(c, root_side, static_cast<int>(comm->peers().pes.size()), *comm, call, &all);
+  if (!e.is_ok()) return e;
+  auto s = std::make_unique<Schedule>(c, *comm, call);
+  if (is_root && !inter && !in_place) {
+    Typed& slot = all[static_cast<size_t>(comm->rank)];
+    gathering ? coll::copy_typed(*s, slot, mine) : coll::copy_typed(*s, mine, slot);
+  }
+  if (is_root || member) {
+    if (gathering) {
+      coll::gather(*s, s->peers(), mine, all, root, !inter);
+    } else {
+      coll::scatter(*s, s->peers(), all, mine, root, !inter);
+    }
+  }
+  return finish(c, g, std::move(s), handle, request);
+}
+
+Error allgather(Context& c, Guard& g, const void* sendbuf, int sendcount, MPI_Datatype sendtype, const Layout& out,
+                MPI_Comm handle, MPI_Request* request, const char* call) {
+  cm::Communicator* comm;
+  Error e = api::check_comm(c, handle, call, &comm);
+  if (!e.is_ok()) return e;
+  bool inter = comm->is_inter();
+  if (inter) e = no_in_place(sendbuf, "sendbuf", *comm, call);
+  std::vector<Typed> all;
+  Typed mine;
+  if (e.is_ok()) e = no_in_place(out.buf, "recvbuf", *comm, call);
+  if (e.is_ok()) e = blocks(c, out, static_cast<int>(comm->peers().pes.size()), *comm, call, &all);
+  if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = typed(c, sendbuf, sendcount, sendtype, *comm, call, &mine);
+  if (!e.is_ok()) return e;
+  auto s = std::make_unique<Schedule>(c, *comm, call);
+  if (!inter) {
+    Typed& slot = all[static_cast<size_t>(comm->rank)];
+    if (sendbuf == MPI_IN_PLACE) {
+      mine = slot;
+    } else {
+      coll::copy_typed(*s, slot, mine);
+    }
+  }
+  coll::allgather(*s, s->peers(), mine, all, !inter);
+  return finish(c, g, std::move(s), handle, request);
+}
+
+Error alltoall(Context& c, Guard& g, Layout in, const Layout& out, MPI_Comm handle, MPI_Request* request,
+               const char* call) {
+  cm::Communicator* comm;
+  Error e = api::check_comm(c, handle, call, &comm);
+  if (!e.is_ok()) return e;
+  bool in_place = in.buf == MPI_IN_PLACE;
+  if (comm->is_inter()) e = no_in_place(in.buf, "sendbuf", *comm, call);
+  if (e.is_ok()) e = no_in_place(out.buf, "recvbuf", *comm, call);
+  int n = static_cast<int>(comm->peers().pes.size());
+  std::vector<Typed> to, from;
+  if (e.is_ok()) e = blocks(c, out, n, *comm, call, &from);
+  if (e.is_ok() && !in_place) e = blocks(c, in, n, *comm, call, &to);
+  if (!e.is_ok()) return e;
+  auto s = std::make_unique<Schedule>(c, *comm, call);
+  if (in_place) {
+    // The blocks go out of a packed copy of the receive buffer taken when the schedule starts.
+    int64_t total = 0;
+    for (const Typed& b : from) total += b.bytes();
+    char* snapshot = s->scratch(total);
+    for (const Typed& b : from) {
+      to.push_back(coll::as_bytes(*s, snapshot, b.bytes()));
+      snapshot += b.bytes();
+    }
+    std::vector<Typed> blocks_in = from, blocks_out = to;
+    s->local([blocks_in, blocks_out] {
+      for (size_t i = 0; i < blocks_in.size(); ++i) {
+        dt::pack(*blocks_in[i].type, blocks_in[i].buf, blocks_in[i].count, static_cast<char*>(blocks_out[i].buf));
+      }
+    });
+  }
+  coll::alltoall(*s, s->peers(), to, from, !comm->is_inter());
+  return finish(c, g, std::move(s), handle, request);
+}
+
+Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+             int root, MPI_Comm handle, MPI_Request* request, const char* call) {
+  cm::Communicator* comm;
+  Reduction r;
+  Error e = api::check_comm(c, handle, call, &comm);
+  if (e.is_ok()) e = check_root(root, *comm, call);
+  if (e.is_ok()) e = reduction(c, count, type, op, *comm, call, &r);
+  if (!e.is_ok()) return e;
+  bool inter = comm->is_inter();
+  bool is_root = inter ? root == MPI_ROOT : comm->rank == root;
+  bool member = !inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
+  if (sendbuf == MPI_IN_PLACE && (inter || !is_root)) e = no_in_place(sendbuf, "sendbuf (only the root may pass it)", *comm, call);
+  if (e.is_ok() && recvbuf == MPI_IN_PLACE) e = no_in_place(recvbuf, "recvbuf", *comm, call);
+  if (e.is_ok() && member) e = api::check_buffer(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *r.type, call, *comm);
+  if (e.is_ok() && is_root) e = api::check_buffer(recvbuf, count, *r.type, call, *comm);
+  if (!e.is_ok()) return e;
+  auto s = reducing(c, *comm, r, call);
+  char* out = s->scratch(r.bytes(count));
+  if (!inter) {
+    char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count);
+    coll::reduce(*s, s->peers(), acc, out, count, root, r.commutative);
+  } else if (is_root) {
+    s->recv_bytes(s->peers(), 0, out, r.bytes(count));
+  } else if (member) {
+    char* acc = packed_input(*s, r, sendbuf, count);
+    coll::reduce(*s, s->local(), acc, out, count, 0, r.commutative);
+    s->next();
+    if (comm->rank == 0) s->send_bytes(s->peers(), root, out, r.bytes(count));
+  }
+  if (is_root) unpack_output(*s, r, out, recvbuf, count);
+  return finish(c, g, std::move(s), handle, request);
+}
+
+// Allreduce, scan and exscan: every rank contributes and receives `count` elements.
+enum class AllKind { kAllreduce, kScan, kExscan };
+
+Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                 MPI_Op op, MPI_Comm handle, MPI_Request* request, const char* call) {
+  cm::Communicator* comm;
+  Reduction r;
+  Error e = api::check_comm(c, handle, call, &comm);
+  if (e.is_ok() && kind != AllKind::kAllreduce) e = intra_only(*comm, call);
+  if (e.is_ok()) e = reduction(c, count, type, op, *comm, call, &r);
+  if (e.is_ok() && comm->is_inter()) e = no_in_place(sendbuf, "sendbuf", *comm, call);
+  if (e.is_ok()) e = no_in_place(recvbuf, "recvbuf", *comm, call);
+  if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = api::check_buffer(sendbuf, count, *r.type, call, *comm);
+  if (e.is_ok()) e = api::check_buffer(recvbuf, count, *r.type, call, *comm);
+  if (!e.is_ok()) return e;
+  auto s = reducing(c, *comm, r, call);
+  char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count);
+  char* out = s->scratch(r.bytes(count));
+  if (comm->is_inter()) {
+    inter_exchange(*s, *comm, acc, s->scratch(r.bytes(count)), out, count, r.commutative, true);
+  } else if (kind == AllKind::kAllreduce) {
+    coll::allreduce(*s, s->peers(), acc, out, count, r.commutative);
+  } else {
+    coll::scan(*s, s->peers(), acc, out, count, kind == AllKind::kExscan, r.commutative);
+  }
+  if (!(kind == AllKind::kExscan && comm->rank == 0)) unpack_output(*s, r, out, recvbuf, count);
+  return finish(c, g, std::move(s), handle, request);
+}
+
+// counts == null: every rank gets `count` elements (the block form).
+Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, const int* counts, int count,
+                     MPI_Datatype type, MPI_Op op, MPI_Comm handle, MPI_Request* request, const char* call) {
+  cm::Communicator* comm;
+  Reduction r;
+  Error e = api::check_comm(c, handle, call, &comm);
+  if (e.is_ok()) e = reduction(c, counts != nullptr ? 0 : count, type, op, *comm, call, &r);
+  if (!e.is_ok()) return e;
+  int n = comm->size();
+  std::vector<int64_t> parts(static_cast<size_t>(n), count);
+  if (counts != nullptr) {
+    for (int i = 0; i < n; ++i) {
+      if (counts[i] < 0) {
+        return error(MPI_ERR_COUNT, "%s: rank %d: recvcounts[%d] = %d is negative", call, comm->rank, i, counts[i]);
+      }
+      parts[static_cast<size_t>(i)] = counts[i];
+    }
+  }
+  int64_t total = std::accumulate(parts.begin(), parts.end(), int64_t{0});
+  int64_t mine = parts[static_cast<size_t>(comm->rank)];
+  if (comm->is_inter()) e = no_in_place(sendbuf, "sendbuf", *comm, call);
+  if (e.is_ok()) e = no_in_place(recvbuf, "recvbuf", *comm, call);
+  if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = api::check_buffer(sendbuf, static_cast<int>(total), *r.type, call, *comm);
+  if (e.is_ok()) e = api::check_buffer(recvbuf, static_cast<int>(mine), *r.type, call, *comm);
+  if (!e.is_ok()) return e;
+  auto s = reducing(c, *comm, r, call);
+  char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total);
+  char* out = s->scratch(r.bytes(mine));
+  if (!comm->is_inter()) {
+    coll::reduce_scatter(*s, s->peers(), acc, parts, out, r.commutative);
+  } else {
+    // The other group's reduction, scattered over this group by its leader.
+    char* theirs = s->scratch(r.bytes(total));
+    inter_exchange(*s, *comm, acc, s->scratch(r.bytes(total)), theirs, total, r.commutative, false);
+    std::vector<Typed> pieces;
+    if (comm->rank == 0) {
+      char* p = theirs;
+      for (int64_t k : parts) pieces.push_back(coll::as_bytes(*s, p, r.bytes(k))), p += r.bytes(k);
+      s->copy(out, theirs, r.bytes(mine));
+    }
+    coll::scatter(*s, s->local(), pieces, coll::as_bytes(*s, out, r.bytes(mine)), 0, true);
+  }
+  unpack_output(*s, r, out, recvbuf, mine);
+  return finish(c, g, std::move(s), handle, request);
+}
+
+// Runs `body(c, g, request)` for a binding: blocking (request null) or non-blocking.
+template <typename Body>
+int blocking(const char* call, MPI_Comm comm, Body body) {
+  return api::call(call, comm, [&](Context& c, Guard& g) { return body(c, g, nullptr); });
+}
+template <typename Body>
+int nonblocking(const char* call, MPI_Comm comm, MPI_Request* request, Body body) {
+  return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
+    if (request == nullptr) return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
+    return body(c, g, request);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- reduction operations ----
+
+int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  return api::call("MPI_Op_create", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (user_fn == nullptr) return error(MPI_ERR_ARG, "MPI_Op_create: the user function is NULL");
+    if (op == nullptr) return error(MPI_ERR_ARG, "MPI_Op_create: op is NULL");
+    *op = c.ops().add(user_fn, commute != 0);
+    return Error::ok();
+  });
+}
+
+int MPI_Op_free(MPI_Op* op) {
+  return api::call("MPI_Op_free", MPI_COMM_WORLD, [&](Context& c, Guard&) { return c.ops().free(op, "MPI_Op_free"); });
+}
+
+int MPI_Op_commutative(MPI_Op op, int* commute) {
+  return api::call("MPI_Op_commutative", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (!c.ops().valid(op)) return error(MPI_ERR_OP, "MPI_Op_commutative: %d is not an operation", op);
+    if (commute == nullptr) return error(MPI_ERR_ARG, "MPI_Op_commutative: commute is NULL");
+    *commute = c.ops().commutative(op) ? 1 : 0;
+    return Error::ok();
+  });
+}
+
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+  const char* call = "MPI_Reduce_local";
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* world;
+    Reduction r;
+    Error e = api::check_comm(c, MPI_COMM_WORLD, call, &world);
+    if (e.is_ok()) e = reduction(c, count, datatype, op, *world, call, &r);
+    if (e.is_ok()) e = api::check_buffer(inbuf, count, *r.type, call, *world);
+    if (e.is_ok()) e = api::check_buffer(inoutbuf, count, *r.type, call, *world);
+    if (e.is_ok() && (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)) {
+      e = error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is not allowed", call, world->rank);
+    }
+    if (!e.is_ok()) return e;
+    std::vector<char> in(static_cast<size_t>(r.bytes(count))), io(in.size());
+    dt::pack(*r.type, inbuf, count, in.data());
+    dt::pack(*r.type, inoutbuf, count, io.data());
+    op::apply(c.ops(), op, datatype, *r.type, in.data(), io.data(), count);
+    dt::unpack(*r.type, io.data(), r.bytes(count), inoutbuf, count);
+    return Error::ok();
+  });
+}
+
+// ---- collectives ----
+
+int MPI_Barrier(MPI_Comm comm) {
+  return blocking("MPI_Barrier", comm, [&](Context& c, Guard& g, MPI_Request* q) { return barrier(c, g, comm, q, "MPI_Barrier"); });
+}
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Ibarrier", comm, request,
+                     [&](Context& c, Guard& g, MPI_Request* q) { return barrier(c, g, comm, q, "MPI_Ibarrier"); });
+}
+
+int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return blocking("MPI_Bcast", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return bcast(c, g, buffer, count, datatype, root, comm, q, "MPI_Bcast");
+  });
+}
+int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Ibcast", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return bcast(c, g, buffer, count, datatype, root, comm, q, "MPI_Ibcast");
+  });
+}
+
+int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return blocking("MPI_Gather", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return rooted(c, g, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0,
+                  recvtype, root, comm, q, "MPI_Gather");
+  });
+}
+int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Igather", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return rooted(c, g, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0,
+                  recvtype, root, comm, q, "MPI_Igather");
+  });
+}
+
+int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return blocking("MPI_Gatherv", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return rooted(c, g, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf,
+                  0, recvtype, root, comm, q, "MPI_Gatherv");
+  });
+}
+int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Igatherv", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return rooted(c, g, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf,
+                  0, recvtype, root, comm, q, "MPI_Igatherv");
+  });
+}
+
+int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return blocking("MPI_Scatter", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return rooted(c, g, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount,
+                  recvtype, root, comm, q, "MPI_Scatter");
+  });
+}
+int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Iscatter", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return rooted(c, g, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount,
+                  recvtype, root, comm, q, "MPI_Iscatter");
+  });
+}
+
+int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return blocking("MPI_Scatterv", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return rooted(c, g, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf,
+                  recvcount, recvtype, root, comm, q, "MPI_Scatterv");
+  });
+}
+int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Iscatterv", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return rooted(c, g, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf,
+                  recvcount, recvtype, root, comm, q, "MPI_Iscatterv");
+  });
+}
+
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  return blocking("MPI_Allgather", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return allgather(c, g, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm, q,
+                     "MPI_Allgather");
+  });
+}
+int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Iallgather", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return allgather(c, g, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm, q,
+                     "MPI_Iallgather");
+  });
+}
+
+int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return blocking("MPI_Allgatherv", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return allgather(c, g, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm, q,
+                     "MPI_Allgatherv");
+  });
+}
+int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Iallgatherv", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return allgather(c, g, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm, q,
+                     "MPI_Iallgatherv");
+  });
+}
+
+int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm) {
+  return blocking("MPI_Alltoall", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return alltoall(c, g, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm, q,
+                    "MPI_Alltoall");
+  });
+}
+int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Ialltoall", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return alltoall(c, g, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm, q,
+                    "MPI_Ialltoall");
+  });
+}
+
+int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return blocking("MPI_Alltoallv", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return alltoall(c, g, varying(sendbuf, sendcounts, sdispls, sendtype),
+                    varying(recvbuf, recvcounts, rdispls, recvtype), comm, q, "MPI_Alltoallv");
+  });
+}
+int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request* request) {
+  return nonblocking("MPI_Ialltoallv", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return alltoall(c, g, varying(sendbuf, sendcounts, sdispls, sendtype),
+                    varying(recvbuf, recvcounts, rdispls, recvtype), comm, q, "MPI_Ialltoallv");
+  });
+}
+
+int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                  void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                  MPI_Comm comm) {
+  return blocking("MPI_Alltoallw", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return alltoall(c, g, Layout{sendbuf, sendcounts, sdispls, sendtypes, -1, 0, true},
+                    Layout{recvbuf, recvcounts, rdispls, recvtypes, -1, 0, true}, comm, q, "MPI_Alltoallw");
+  });
+}
+int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Ialltoallw", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return alltoall(c, g, Layout{sendbuf, sendcounts, sdispls, sendtypes, -1, 0, true},
+                    Layout{recvbuf, recvcounts, rdispls, recvtypes, -1, 0, true}, comm, q, "MPI_Ialltoallw");
+  });
+}
+
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm) {
+  return blocking("MPI_Reduce", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return reduce(c, g, sendbuf, recvbuf, count, datatype, op, root, comm, q, "MPI_Reduce");
+  });
+}
+int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Ireduce", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return reduce(c, g, sendbuf, recvbuf, count, datatype, op, root, comm, q, "MPI_Ireduce");
+  });
+}
+
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return blocking("MPI_Allreduce", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return all_reduce(c, g, AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, q, "MPI_Allreduce");
+  });
+}
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Request* request) {
+  return nonblocking("MPI_Iallreduce", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return all_reduce(c, g, AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, q, "MPI_Iallreduce");
+  });
+}
+
+int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return blocking("MPI_Scan", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return all_reduce(c, g, AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm, q, "MPI_Scan");
+  });
+}
+int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              MPI_Request* request) {
+  return nonblocking("MPI_Iscan", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return all_reduce(c, g, AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm, q, "MPI_Iscan");
+  });
+}
+
+int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return blocking("MPI_Exscan", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return all_reduce(c, g, AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm, q, "MPI_Exscan");
+  });
+}
+int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                MPI_Request* request) {
+  return nonblocking("MPI_Iexscan", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return all_reduce(c, g, AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm, q, "MPI_Iexscan");
+  });
+}
+
+int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm) {
+  return blocking("MPI_Reduce_scatter", comm, [&](Context& c, Guard& g, MPI_Request* q) -> Error {
+    if (recvcounts == nullptr) return error(MPI_ERR_ARG, "MPI_Reduce_scatter: recvcounts is NULL");
+    return reduce_scatter(c, g, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, q, "MPI_Reduce_scatter");
+  });
+}
+int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Ireduce_scatter", comm, request, [&](Context& c, Guard& g, MPI_Request* q) -> Error {
+    if (recvcounts == nullptr) return error(MPI_ERR_ARG, "MPI_Ireduce_scatter: recvcounts is NULL");
+    return reduce_scatter(c, g, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, q, "MPI_Ireduce_scatter");
+  });
+}
+
+int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm) {
+  return blocking("MPI_Reduce_scatter_block", comm, [&](Context& c, Guard& g, MPI_Request* q) {
+    return reduce_scatter(c, g, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, q,
+                          "MPI_Reduce_scatter_block");
+  });
+}
+int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* request) {
+  return nonblocking("MPI_Ireduce_scatter_block", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
+    return reduce_scatter(c, g, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, q,
+                          "MPI_Ireduce_scatter_block");
+  });
+}
+
+}  // extern "C"

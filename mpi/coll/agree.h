@@ -1,0 +1,24 @@
+// What communicator creation needs from the collectives (mpi/api/comm.cc, topologies): byte
+// broadcasts and allgathers over a communicator's group, and the agreement on a new context id.
+// Blocking; they run as schedules on the communicator's collective context.
+#pragma once
+
+#include <cstdint>
+
+#include "mpi/base/error.h"
+#include "mpi/comm/communicator.h"
+#include "mpi/context/context.h"
+
+namespace gasket::mpi::coll {
+
+Error bcast_bytes(Context& c, Guard& g, void* buf, int64_t bytes, int root, const comm::Communicator& comm);
+// all[r * bytes ...] = rank r's `mine` (over the group of an intracommunicator).
+Error allgather_bytes(Context& c, Guard& g, const void* mine, int64_t bytes, void* all, const comm::Communicator& comm);
+// A context id unused by every member of `comm` (and now taken by each of them).
+uint32_t agree_context(Context& c, Guard& g, const comm::Communicator& comm);
+
+}  // namespace gasket::mpi::coll
+
+namespace gasket::mpi::api {
+using coll::agree_context;  // the name communicator and topology code has always called
+}  // namespace gasket::mpi::api

@@ -1,0 +1,152 @@
+#include "mpi/coll/schedule.h"
+
+#include <cstring>
+#include <utility>
+
+namespace gasket::mpi::coll {
+
+namespace {
+// Collective tags live above every fixed internal tag.
+constexpr int kTagBase = 1 << 30;
+}  // namespace
+
+Schedule::Schedule(Context& c, const comm::Communicator& comm, const char* call)
+    : c_(c),
+      call_(call),
+      peer_pes_(comm.is_inter() ? comm.remote_group : comm.group),
+      local_pes_(comm.group),
+      peer_context_(comm.context + 1),
+      local_context_(comm.is_inter() ? comm.context + 2 + 1 : comm.context + 1),
+      rank_(comm.rank),
+      tag_(kTagBase + static_cast<int>(comm.coll_seq++ & (kTagBase - 1))),
+      byte_type_(c.types().find_committed(MPI_BYTE)) {}
+
+Schedule::Round& Schedule::open_round() {
+  if (rounds_.empty() || closed_) {
+    rounds_.emplace_back();
+    closed_ = false;
+  }
+  return rounds_.back();
+}
+
+void Schedule::add_transfer(Transfer t) {
+  if (!rounds_.empty() && !rounds_.back().after.empty()) closed_ = true;  // after local steps: a new round
+  open_round().transfers.push_back(t);
+}
+
+void Schedule::send(const Ranks& to, int peer, const void* buf, int64_t count, const datatype::Datatype* type,
+                    int handle) {
+  add_transfer(Transfer{true, to.side, peer, const_cast<void*>(buf), count, type, handle});
+}
+void Schedule::recv(const Ranks& from, int peer, void* buf, int64_t count, const datatype::Datatype* type,
+                    int handle) {
+  add_transfer(Transfer{false, from.side, peer, buf, count, type, handle});
+}
+void Schedule::send_bytes(const Ranks& to, int peer, const void* buf, int64_t bytes) {
+  send(to, peer, buf, bytes, byte_type_, MPI_BYTE);
+}
+void Schedule::recv_bytes(const Ranks& from, int peer, void* buf, int64_t bytes) {
+  recv(from, peer, buf, bytes, byte_type_, MPI_BYTE);
+}
+
+void Schedule::local(std::function<void()> step) {
+  Round& r = open_round();
+  (r.transfers.empty() ? r.before : r.after).push_back(std::move(step));
+}
+
+void Schedule::copy(void* dst, const void* src, int64_t bytes) {
+  if (bytes == 0 || dst == src) return;
+  local([dst, src, bytes] { std::memmove(dst, src, static_cast<size_t>(bytes)); });
+}
+
+void Schedule::reduce(const void* in, void* inout, int64_t count) {
+  if (count == 0) return;
+  local([this, in, inout, count] { op::apply(c_.ops(), op_, op_type_handle_, *op_type_, in, inout, count); });
+}
+
+void Schedule::next() {
+  if (!rounds_.empty()) closed_ = true;
+}
+
+char* Schedule::scratch(int64_t bytes) {
+  scratch_.push_back(std::unique_ptr<char[]>(new char[static_cast<size_t>(bytes > 0 ? bytes : 1)]));
+  return scratch_.back().get();
+}
+
+void Schedule::start_round(Round& r) {
+  for (auto& step : r.before) step();
+  for (const Transfer& t : r.transfers) {
+    p2p::Request* q = c_.engine().requests().create(t.is_send ? p2p::RequestKind::kSend : p2p::RequestKind::kRecv);
+    bool local = t.side == Side::kLocal;
+    q->buf = t.buf;
+    q->count = t.count;
+    q->type = t.type;
+    q->type_handle = t.handle;
+    q->context = local ? local_context_ : peer_context_;
+    q->peer_rank = t.peer;
+    q->peer_pe = (local ? local_pes_ : peer_pes_)->pes[static_cast<size_t>(t.peer)];
+    q->tag = tag_;
+    q->my_rank = rank_;
+    q->user_owned = true;
+    pending_.push_back(q);
+    if (t.is_send) {
+      c_.engine().start_send(q);
+    } else {
+      c_.engine().start_recv(q);
+    }
+  }
+}
+
+bool Schedule::progress(Error* error) {
+  while (current_ < rounds_.size()) {
+    Round& r = rounds_[current_];
+    if (!started_) {
+      started_ = true;
+      start_round(r);
+    }
+    for (p2p::Request* q : pending_) {
+      if (!q->complete) return false;
+    }
+    int failed = MPI_SUCCESS;
+    int64_t got = 0, capacity = 0;
+    for (p2p::Request* q : pending_) {
+      if (q->status_error != MPI_SUCCESS && failed == MPI_SUCCESS) {
+        failed = q->status_error, got = q->message_bytes, capacity = q->capacity;
+      }
+      c_.engine().requests().release(q);
+    }
+    pending_.clear();
+    if (failed != MPI_SUCCESS) {
+      // Only mismatched counts between the processes can do this.
+      *error = gasket::mpi::error(failed,
+                                  "%s: rank %d: a %lld-byte message of the collective did not fit the %lld bytes "
+                                  "this rank expects (the processes disagree on counts or types)",
+                                  call_, rank_, static_cast<long long>(got), static_cast<long long>(capacity));
+      current_ = rounds_.size();
+      return true;
+    }
+    for (auto& step : r.after) step();
+    ++current_;
+    started_ = false;
+  }
+  return true;
+}
+
+Error Schedule::run(Guard& g) {
+  Error e;
+  if (progress(&e)) return e;
+  c_.wait(g, [&] { return progress(&e); });
+  return e;
+}
+
+Error run(Guard& g, Schedule& s) { return s.run(g); }
+
+void start(Context& c, std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* request) {
+  p2p::Request* r = c.engine().requests().create(p2p::RequestKind::kOperation);
+  r->comm = comm;
+  r->operation = std::move(s);
+  c.engine().start_operation(r);
+  *request = r->handle;
+}
+
+}  // namespace gasket::mpi::coll

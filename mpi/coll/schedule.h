@@ -1,0 +1,118 @@
+// A collective as a schedule (libNBC-style): rounds of sends and receives over the internal
+// point-to-point, with local steps (copies, reductions, pack/unpack) before and after each
+// round's transfers. The blocking form runs it to completion at once (run()); the non-blocking
+// form hands it to the engine as the Operation of a kOperation request (start()), polled on every
+// progress call — one implementation for both.
+//
+// Traffic runs on the communicator's collective context (context + 1; an intercommunicator's own
+// group on its local context + 1) with the collective's sequence number as tag, so collectives
+// in flight at once on one communicator never match each other's messages. Peers exchange at
+// most one message per direction in a round, so the non-overtaking order matches them up.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/base/error.h"
+#include "mpi/comm/communicator.h"
+#include "mpi/context/context.h"
+#include "mpi/datatype/datatype.h"
+
+namespace gasket::mpi::coll {
+
+// Whom a transfer names: the communicator's peers (an intercommunicator's remote group), or an
+// intercommunicator's own local group.
+enum class Side : uint8_t { kPeers, kLocal };
+
+// The ranks a builder works on: this process's rank and the size of one side.
+struct Ranks {
+  int rank = 0;
+  int size = 1;
+  Side side = Side::kPeers;
+};
+
+class Schedule final : public p2p::Operation {
+ public:
+  // Takes the next collective sequence number of `comm`.
+  Schedule(Context& c, const comm::Communicator& comm, const char* call);
+
+  // The ranks of the peers side (intracommunicator: the group; intercommunicator: this process's
+  // rank in its group, the remote group's size) and of the local group.
+  Ranks peers() const { return Ranks{rank_, static_cast<int>(peer_pes_->pes.size()), Side::kPeers}; }
+  Ranks local() const { return Ranks{rank_, static_cast<int>(local_pes_->pes.size()), Side::kLocal}; }
+
+  // The operation reduce() applies (checked by the caller: op::check).
+  void set_reduction(MPI_Op op, int type_handle, const datatype::Datatype* type) {
+    op_ = op, op_type_handle_ = type_handle, op_type_ = type;
+  }
+
+  // Transfers of `count` elements of `type` (bytes: MPI_BYTE) in the current round.
+  void send(const Ranks& to, int peer, const void* buf, int64_t count, const datatype::Datatype* type, int handle);
+  void recv(const Ranks& from, int peer, void* buf, int64_t count, const datatype::Datatype* type, int handle);
+  void send_bytes(const Ranks& to, int peer, const void* buf, int64_t bytes);
+  void recv_bytes(const Ranks& from, int peer, void* buf, int64_t bytes);
+  // Local steps: before the current round's transfers when it has none yet, else after them.
+  void copy(void* dst, const void* src, int64_t bytes);
+  // inout = in (op) inout over `count` packed elements of the reduction's type.
+  void reduce(const void* in, void* inout, int64_t count);
+  void local(std::function<void()> step);
+  // Ends the round: later transfers start once everything before has completed.
+  void next();
+  // Scratch memory owned by the schedule (stable address, 16-byte aligned).
+  char* scratch(int64_t bytes);
+
+  bool progress(Error* error) override;
+  // Blocking: runs to completion.
+  Error run(Guard& g);
+
+  const char* call() const { return call_; }
+  const datatype::Datatype* byte_type() const { return byte_type_; }
+  int64_t packed_size() const { return op_type_ != nullptr ? op_type_->size : 1; }
+
+ private:
+  struct Transfer {
+    bool is_send;
+    Side side;
+    int peer;
+    void* buf;
+    int64_t count;
+    const datatype::Datatype* type;
+    int handle;
+  };
+  struct Round {
+    std::vector<std::function<void()>> before, after;
+    std::vector<Transfer> transfers;
+  };
+  Round& open_round();
+  void add_transfer(Transfer t);
+  void start_round(Round& r);
+
+  Context& c_;
+  const char* call_;
+  std::shared_ptr<const comm::Group> peer_pes_, local_pes_;
+  uint32_t peer_context_, local_context_;
+  int rank_;
+  int tag_;
+  MPI_Op op_ = MPI_OP_NULL;
+  int op_type_handle_ = 0;
+  const datatype::Datatype* op_type_ = nullptr;
+  const datatype::Datatype* byte_type_;
+
+  std::vector<Round> rounds_;
+  bool closed_ = false;  // next() was called: the next step opens a round
+  size_t current_ = 0;
+  bool started_ = false;
+  std::vector<p2p::Request*> pending_;
+  std::deque<std::unique_ptr<char[]>> scratch_;
+};
+
+// Blocking: runs `s`. Non-blocking: a started kOperation request for it in *request (errors go
+// to `comm`'s handler when it is waited for).
+Error run(Guard& g, Schedule& s);
+void start(Context& c, std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* request);
+
+}  // namespace gasket::mpi::coll
