@@ -18,6 +18,7 @@
 #include "mpi/comm/communicator.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/p2p/engine.h"
+#include "mpi/win/window.h"
 
 namespace gasket::mpi {
 
@@ -58,6 +59,8 @@ class Context {
   datatype::DatatypeTable& types() { return types_; }
   comm::CommTable& comms() { return *comms_; }
   p2p::Engine& engine() { return *engine_; }
+  // One-sided windows (mpi/win).
+  win::WinTable& wins() { return wins_; }
 
   // Progresses until done() holds (releasing the lock between polls under MULTIPLE).
   template <typename Done>
@@ -105,6 +108,7 @@ class Context {
   datatype::DatatypeTable types_;
   std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start
   std::unique_ptr<p2p::Engine> engine_;
+  win::WinTable wins_;
   std::vector<std::unique_ptr<p2p::Unexpected>> messages_;
   std::vector<std::unique_ptr<Info>> infos_ = [] {
     std::vector<std::unique_ptr<Info>> v(2);  // MPI_INFO_NULL, MPI_INFO_ENV
