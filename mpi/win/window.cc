@@ -64,7 +64,7 @@ Chunks chunks_of(const datatype::Datatype& type, int64_t count) {
   }
   for (int64_t i = 0; i < count; ++i) {
     for (const datatype::Block& b : type.blocks) {
-      int64_t off = i * type.extent() + b.offset, len = b.length * b.elem;
+      int64_t off = i * type.extent() + b.offset, len = b.length;
       if (len == 0) continue;
       if (!out.empty() && out.back().first + out.back().second == off) {
         out.back().second += len;
@@ -419,39 +419,38 @@ Error check_signature(int64_t origin_bytes, int64_t target_bytes, const char* ca
 
 Error Window::put(const void* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
                   int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call) {
-  Error e = check_access(rank, call);
-  if (e.is_ok()) e = check_signature(origin_count * origin_type.size, target_count * target_type.size, call, rank_);
-  Location loc;
-  if (e.is_ok()) e = resolve(rank, disp, target_count, target_type, call, &loc);
-  if (!e.is_ok() || loc.empty) return e;
-  char* src = const_cast<char*>(static_cast<const char*>(origin));
-  if (origin_type.contiguous() && target_type.contiguous()) {
-    return transfer(true, loc, static_cast<uint64_t>(loc.offset + target_type.true_lb), src + origin_type.true_lb,
-                    static_cast<size_t>(origin_count * origin_type.size), call);
-  }
-  zip(chunks_of(origin_type, origin_count), chunks_of(target_type, target_count),
-      [&](int64_t o, int64_t t, int64_t n) {
-        if (e.is_ok()) e = transfer(true, loc, static_cast<uint64_t>(loc.offset + t), src + o, static_cast<size_t>(n), call);
-      });
-  return e;
+  return move(true, const_cast<char*>(static_cast<const char*>(origin)), origin_count, origin_type, rank, disp,
+              target_count, target_type, call);
 }
 
 Error Window::get(void* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank, int64_t disp,
                   int64_t target_count, const datatype::Datatype& target_type, const char* call) {
+  return move(false, static_cast<char*>(origin), origin_count, origin_type, rank, disp, target_count, target_type, call);
+}
+
+Error Window::move(bool is_put, char* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
+                   int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call) {
   Error e = check_access(rank, call);
   if (e.is_ok()) e = check_signature(origin_count * origin_type.size, target_count * target_type.size, call, rank_);
-  Location loc;
-  if (e.is_ok()) e = resolve(rank, disp, target_count, target_type, call, &loc);
-  if (!e.is_ok() || loc.empty) return e;
-  char* dst = static_cast<char*>(origin);
-  if (origin_type.contiguous() && target_type.contiguous()) {
-    return transfer(false, loc, static_cast<uint64_t>(loc.offset + target_type.true_lb), dst + origin_type.true_lb,
-                    static_cast<size_t>(origin_count * origin_type.size), call);
+  for (int attempt = 0; e.is_ok(); ++attempt) {
+    Location loc;
+    e = resolve(rank, disp, target_count, target_type, call, &loc);
+    if (!e.is_ok() || loc.empty) return e;
+    if (origin_type.contiguous() && target_type.contiguous()) {
+      e = transfer(is_put, loc, static_cast<uint64_t>(loc.offset + target_type.true_lb), origin + origin_type.true_lb,
+                   static_cast<size_t>(origin_count * origin_type.size), call);
+    } else {
+      zip(chunks_of(origin_type, origin_count), chunks_of(target_type, target_count),
+          [&](int64_t o, int64_t t, int64_t n) {
+            if (e.is_ok()) e = transfer(is_put, loc, static_cast<uint64_t>(loc.offset + t), origin + o, static_cast<size_t>(n), call);
+          });
+    }
+    bool exposure = loc.region->alias == nullptr && loc.region->direct == nullptr;
+    if (e.is_ok() || !exposure || attempt > 0) return e;
+    // A refused exposure: the target may have detached and attached again since we cached it.
+    targets_[static_cast<size_t>(rank)].regions_known = false;
+    e = Error::ok();
   }
-  zip(chunks_of(origin_type, origin_count), chunks_of(target_type, target_count),
-      [&](int64_t o, int64_t t, int64_t n) {
-        if (e.is_ok()) e = transfer(false, loc, static_cast<uint64_t>(loc.offset + t), dst + o, static_cast<size_t>(n), call);
-      });
   return e;
 }
 

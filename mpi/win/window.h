@@ -165,6 +165,8 @@ class Window {
                 Location* loc);
   Error refresh_regions(Target& t, const char* call);
   void write_table();
+  Error move(bool is_put, char* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
+             int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call);
   Error transfer(bool is_put, const Location& loc, uint64_t offset, char* local, size_t len, const char* call);
   Error accumulate_locked(const Location& loc, const std::vector<std::pair<int64_t, int64_t>>& chunks,
                           const char* origin, int64_t elements, MPI_Datatype basic, int basic_size, MPI_Op op,
