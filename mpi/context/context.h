@@ -19,6 +19,7 @@
 #include "mpi/datatype/datatype.h"
 #include "mpi/op/op.h"
 #include "mpi/p2p/engine.h"
+#include "mpi/win/window.h"
 
 namespace gasket::mpi {
 
@@ -61,6 +62,8 @@ class Context {
   p2p::Engine& engine() { return *engine_; }
   // User-defined reduction operations (MPI_Op_create).
   op::OpTable& ops() { return ops_; }
+  // One-sided windows (mpi/win).
+  win::WinTable& wins() { return wins_; }
 
   // Progresses until done() holds (releasing the lock between polls under MULTIPLE).
   template <typename Done>
@@ -109,6 +112,7 @@ class Context {
   op::OpTable ops_;
   std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start
   std::unique_ptr<p2p::Engine> engine_;
+  win::WinTable wins_;
   std::vector<std::unique_ptr<p2p::Unexpected>> messages_;
   std::vector<std::unique_ptr<Info>> infos_ = [] {
     std::vector<std::unique_ptr<Info>> v(2);  // MPI_INFO_NULL, MPI_INFO_ENV

@@ -1,0 +1,803 @@
+#include "mpi/win/window.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstring>
+
+#include "core/gasket.h"
+#include "core/runtime.h"
+#include "mpi/op/op.h"
+
+namespace gasket::mpi::win {
+
+namespace {
+
+core::Runtime& runtime() { return *core::Runtime::get(); }
+
+// The symmetric segments a window may use in place: present on every PE at the same offsets.
+bool symmetric_segment(segments::SegmentId id) {
+  return id == segments::kHeapSegment || id == segments::kDataSegment;
+}
+
+// Where this process names (segment, offset): the address gasket::put/get/atomic translate.
+char* segment_alias(uint32_t segment, uint64_t offset) {
+  const segments::Segment* s = runtime().segments().find(segment);
+  return s == nullptr ? nullptr : s->base + offset;
+}
+
+// A region in a segment, reached through `alias` on `pe` (directly when mapped on the direct path).
+Region segment_region(uint64_t base, uint64_t size, int pe, uint32_t segment, uint64_t offset) {
+  Region r;
+  r.base = base;
+  r.size = size;
+  r.pe = pe;
+  r.alias = segment_alias(segment, offset);
+  if (runtime().path(pe) == core::Path::kDirect) r.direct = static_cast<char*>(gasket::peer_pointer(r.alias, pe));
+  return r;
+}
+
+// One entry of a member's region table (in its control block), followed by the descriptor bytes.
+struct TableEntry {
+  uint64_t base;
+  uint64_t size;
+  uint32_t in_segment;
+  uint32_t segment;
+  uint64_t segment_offset;
+  uint64_t descriptor_bytes;  // padded to 8 in the table
+};
+struct TableHeader {
+  uint64_t used;   // bytes of the table in use (header included)
+  uint64_t count;  // entries
+};
+
+size_t pad8(size_t n) { return (n + 7) & ~size_t{7}; }
+
+// Contiguous pieces (offset from the buffer, bytes) of `count` elements of `type`, adjacent ones
+// merged.
+using Chunks = std::vector<std::pair<int64_t, int64_t>>;
+Chunks chunks_of(const datatype::Datatype& type, int64_t count) {
+  Chunks out;
+  if (type.contiguous()) {
+    if (count > 0 && type.size > 0) out.emplace_back(type.true_lb, count * type.size);
+    return out;
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    for (const datatype::Block& b : type.blocks) {
+      int64_t off = i * type.extent() + b.offset, len = b.length;
+      if (len == 0) continue;
+      if (!out.empty() && out.back().first + out.back().second == off) {
+        out.back().second += len;
+      } else {
+        out.emplace_back(off, len);
+      }
+    }
+  }
+  return out;
+}
+
+// Integer types: sums and bitwise ops run as the core's native atomics on them.
+bool is_integer(MPI_Datatype t) {
+  switch (t) {
+    case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG: case MPI_LONG_LONG:
+    case MPI_UNSIGNED_LONG_LONG: case MPI_INT32_T: case MPI_INT64_T: case MPI_UINT32_T: case MPI_UINT64_T:
+    case MPI_AINT: case MPI_OFFSET: case MPI_COUNT: case MPI_WCHAR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The core's atomic doing `op` on an integer word (plain or fetching), if there is one.
+bool native_op(MPI_Op op, MPI_Datatype type, bool fetch, AtomicOp* out) {
+  switch (op) {
+    case MPI_NO_OP: *out = AtomicOp::kFetch; return true;
+    case MPI_REPLACE: *out = fetch ? AtomicOp::kSwap : AtomicOp::kSet; return true;
+    default: break;
+  }
+  if (!is_integer(type)) return false;
+  switch (op) {
+    case MPI_SUM: *out = fetch ? AtomicOp::kFetchAdd : AtomicOp::kAdd; return true;
+    case MPI_BAND: *out = fetch ? AtomicOp::kFetchAnd : AtomicOp::kAnd; return true;
+    case MPI_BOR: *out = fetch ? AtomicOp::kFetchOr : AtomicOp::kOr; return true;
+    case MPI_BXOR: *out = fetch ? AtomicOp::kFetchXor : AtomicOp::kXor; return true;
+    default: return false;
+  }
+}
+
+uint64_t load(const uint64_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
+
+}  // namespace
+
+// A target range resolved: the target, the region holding it, and where the operation's origin
+// (displacement 0 of the target type) lies in the region.
+struct Window::Location {
+  int rank = 0;
+  const Region* region = nullptr;
+  int64_t offset = 0;  // of the target buffer's start within the region (may be < 0 with a negative lb)
+  bool empty = false;
+};
+
+Window::Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> group, int rank,
+               const std::vector<MemberInfo>& members, char* pool_base, char* control, size_t table_bytes)
+    : flavor_(flavor), comm_(comm), group_(std::move(group)), rank_(rank),
+      mine_(reinterpret_cast<ControlBlock*>(control)), table_bytes_(table_bytes) {
+  size_t n = members.size();
+  targets_.resize(n);
+  locks_.assign(n, LockState::kNone);
+  in_access_group_.assign(n, false);
+  starts_done_.assign(n, 0);
+  for (size_t r = 0; r < n; ++r) {
+    const MemberInfo& m = members[r];
+    Target& t = targets_[r];
+    t.pe = group_->pes[r];
+    t.size = m.size;
+    t.disp_unit = m.disp_unit;
+    t.base = m.base;
+    t.control = pool_base + m.control_offset;
+    t.direct_path = runtime().path(t.pe) == core::Path::kDirect;
+    if (m.in_segment != 0) {
+      int owner = m.memory_rank >= 0 ? group_->pes[static_cast<size_t>(m.memory_rank)] : t.pe;
+      t.regions.push_back(segment_region(m.base, m.size, owner, m.segment, m.segment_offset));
+      t.regions_known = true;
+    }
+  }
+  attr_flavor = flavor;
+}
+
+Window::~Window() {
+  for (Published& p : published_) {
+    if (p.exposure.id != 0) (void)memreg::release(p.exposure, "MPI_Win_free");
+  }
+}
+
+std::string Window::label() const {
+  return name.empty() ? "window #" + std::to_string(handle) : "window " + name;
+}
+
+char* Window::shared_pointer(int rank) const {
+  const Target& t = targets_[static_cast<size_t>(rank)];
+  if (rank == rank_ && !t.regions.empty() && t.regions[0].alias == nullptr) return reinterpret_cast<char*>(t.base);
+  if (t.regions.size() != 1 || t.regions[0].alias == nullptr) return rank == rank_ ? reinterpret_cast<char*>(t.base) : nullptr;
+  const Region& r = t.regions[0];
+  segments::Translation tr = runtime().segments().translate(r.alias, 0);
+  if (tr.segment == nullptr) return nullptr;
+  char* base = tr.segment->peer_base[static_cast<size_t>(r.pe)];
+  return base == nullptr ? nullptr : base + tr.offset;
+}
+
+// ---- regions reached through core/memreg, and dynamic windows ----
+
+Error Window::publish_region(void* base, uint64_t size, const char* call) {
+  Published p;
+  p.region.base = reinterpret_cast<uint64_t>(base);
+  p.region.size = size;
+  p.region.pe = targets_[static_cast<size_t>(rank_)].pe;
+  p.region.direct = static_cast<char*>(base);
+  for (const Published& q : published_) {
+    if (p.region.base < q.region.base + q.region.size && q.region.base < p.region.base + size) {
+      return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: [%p, +%llu) overlaps the attached region [%p, +%llu)", call,
+                   rank_, label().c_str(), base, static_cast<unsigned long long>(size),
+                   reinterpret_cast<void*>(q.region.base), static_cast<unsigned long long>(q.region.size));
+    }
+  }
+  segments::Translation tr = runtime().segments().translate(base, size);
+  if (size > 0 && tr.segment != nullptr && tr.in_bounds && symmetric_segment(tr.segment->id)) {
+    p.in_segment = true;
+    p.segment = tr.segment->id;
+    p.segment_offset = tr.offset;
+    p.region.alias = static_cast<char*>(base);
+  } else if (size > 0) {
+    Result<memreg::Exposure> e = memreg::expose(base, size, call);
+    if (!e.is_ok()) {
+      return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: exposing [%p, +%llu): %s", call, rank_, label().c_str(), base,
+                   static_cast<unsigned long long>(size), e.status().message().c_str());
+    }
+    p.exposure = std::move(e.value());
+    p.region.descriptor = p.exposure.descriptor;
+  }
+  size_t used = sizeof(TableHeader);
+  for (const Published& q : published_) used += sizeof(TableEntry) + pad8(q.region.descriptor.size());
+  used += sizeof(TableEntry) + pad8(p.region.descriptor.size());
+  if (used > table_bytes_) {
+    if (p.exposure.id != 0) (void)memreg::release(p.exposure, call);
+    return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: the region table is full (%zu regions in %zu bytes)", call, rank_,
+                 label().c_str(), published_.size(), table_bytes_);
+  }
+  published_.push_back(std::move(p));
+  write_table();
+  return Error::ok();
+}
+
+Error Window::attach(void* base, uint64_t size, const char* call) {
+  if (flavor_ != MPI_WIN_FLAVOR_DYNAMIC) {
+    return error(MPI_ERR_RMA_FLAVOR, "%s: rank %d: %s was not made by MPI_Win_create_dynamic (flavor %d)", call, rank_,
+                 label().c_str(), flavor_);
+  }
+  return publish_region(base, size, call);
+}
+
+Error Window::detach(const void* base, const char* call) {
+  if (flavor_ != MPI_WIN_FLAVOR_DYNAMIC) {
+    return error(MPI_ERR_RMA_FLAVOR, "%s: rank %d: %s was not made by MPI_Win_create_dynamic (flavor %d)", call, rank_,
+                 label().c_str(), flavor_);
+  }
+  auto it = std::find_if(published_.begin(), published_.end(),
+                         [&](const Published& p) { return p.region.base == reinterpret_cast<uint64_t>(base); });
+  if (it == published_.end()) {
+    return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: %p is not the base of an attached region", call, rank_,
+                 label().c_str(), base);
+  }
+  if (it->exposure.id != 0) (void)memreg::release(it->exposure, call);
+  published_.erase(it);
+  write_table();
+  return Error::ok();
+}
+
+// Seqlock: readers (refresh_regions) retry while the version is odd or changed under them.
+void Window::write_table() {
+  __atomic_store_n(&mine_->table_version, mine_->table_version + 1, __ATOMIC_RELEASE);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  char* table = reinterpret_cast<char*>(mine_) + sizeof(ControlBlock) + 8 * targets_.size();
+  TableHeader h{sizeof(TableHeader), published_.size()};
+  for (const Published& p : published_) {
+    TableEntry e{p.region.base, p.region.size, p.in_segment ? 1u : 0u, p.segment, p.segment_offset,
+                 p.region.descriptor.size()};
+    std::memcpy(table + h.used, &e, sizeof e);
+    std::memcpy(table + h.used + sizeof e, p.region.descriptor.data(), p.region.descriptor.size());
+    h.used += sizeof e + pad8(p.region.descriptor.size());
+  }
+  std::memcpy(table, &h, sizeof h);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  __atomic_store_n(&mine_->table_version, mine_->table_version + 1, __ATOMIC_RELEASE);
+  targets_[static_cast<size_t>(rank_)].regions_known = false;
+}
+
+Error Window::refresh_regions(Target& t, const char* call) {
+  t.regions.clear();
+  if (&t == &targets_[static_cast<size_t>(rank_)]) {
+    for (const Published& p : published_) t.regions.push_back(p.region);
+    t.regions_known = true;
+    return Error::ok();
+  }
+  char* version_at = t.control + offsetof(ControlBlock, table_version);
+  char* table_at = t.control + sizeof(ControlBlock) + 8 * targets_.size();
+  std::vector<char> table;
+  unsigned polls = 0;
+  for (;;) {
+    uint64_t v1, v2;
+    gasket::get(&v1, version_at, 8, t.pe, call);
+    if ((v1 & 1) != 0) {
+      gasket::detail::wait_step(&polls);
+      continue;
+    }
+    TableHeader h;
+    gasket::get(&h, table_at, sizeof h, t.pe, call);
+    if (h.used < sizeof h || h.used > table_bytes_) h.used = sizeof h;  // torn: the version check retries
+    table.resize(h.used);
+    gasket::get(table.data(), table_at, h.used, t.pe, call);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    gasket::get(&v2, version_at, 8, t.pe, call);
+    if (v1 == v2) {
+      t.table_version = v1;
+      break;
+    }
+  }
+  TableHeader h;
+  std::memcpy(&h, table.data(), sizeof h);
+  size_t at = sizeof h;
+  for (uint64_t i = 0; i < h.count && at + sizeof(TableEntry) <= table.size(); ++i) {
+    TableEntry e;
+    std::memcpy(&e, table.data() + at, sizeof e);
+    at += sizeof e;
+    Region r;
+    if (e.in_segment != 0) {
+      r = segment_region(e.base, e.size, t.pe, e.segment, e.segment_offset);
+    } else {
+      r.base = e.base;
+      r.size = e.size;
+      r.pe = t.pe;
+      r.descriptor.assign(table.data() + at, e.descriptor_bytes);
+    }
+    at += pad8(e.descriptor_bytes);
+    t.regions.push_back(std::move(r));
+  }
+  t.regions_known = true;
+  return Error::ok();
+}
+
+// ---- communication ----
+
+Error Window::check_access(int rank, const char* call) const {
+  if (fence_epoch_ || lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone ||
+      in_access_group_[static_cast<size_t>(rank)]) {
+    return Error::ok();
+  }
+  return error(MPI_ERR_RMA_SYNC,
+               "%s: rank %d: %s: target rank %d is not in an access epoch (no fence, lock, lock_all or start covers it)",
+               call, rank_, label().c_str(), rank);
+}
+
+Error Window::resolve(int rank, int64_t disp, int64_t target_count, const datatype::Datatype& type, const char* call,
+                      Location* loc) {
+  loc->rank = rank;
+  if (target_count == 0 || type.size == 0) {
+    loc->empty = true;
+    return Error::ok();
+  }
+  Target& t = targets_[static_cast<size_t>(rank)];
+  bool dynamic = flavor_ == MPI_WIN_FLAVOR_DYNAMIC;
+  // The operation's bytes: [start + true_lb, start + (count-1) * extent + true_ub).
+  int64_t start_off = dynamic ? 0 : disp * t.disp_unit;
+  uint64_t start = dynamic ? static_cast<uint64_t>(disp) : t.base + static_cast<uint64_t>(start_off);
+  int64_t lo = type.true_lb, hi = (target_count - 1) * type.extent() + type.true_ub;
+  if (type.extent() < 0) lo += (target_count - 1) * type.extent(), hi = type.true_ub;
+  if (!dynamic && (disp < 0 || start_off + lo < 0 || static_cast<uint64_t>(start_off + hi) > t.size)) {
+    return error(MPI_ERR_RMA_RANGE,
+                 "%s: rank %d: %s: target rank %d: bytes [%lld, %lld) (displacement %lld x disp_unit %d) lie outside "
+                 "its %llu-byte window",
+                 call, rank_, label().c_str(), rank, static_cast<long long>(start_off + lo),
+                 static_cast<long long>(start_off + hi), static_cast<long long>(disp), t.disp_unit,
+                 static_cast<unsigned long long>(t.size));
+  }
+  uint64_t addr = start + static_cast<uint64_t>(lo), len = static_cast<uint64_t>(hi - lo);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!t.regions_known) {
+      Error e = refresh_regions(t, call);
+      if (!e.is_ok()) return e;
+    }
+    for (const Region& r : t.regions) {
+      if (r.contains(addr, len)) {
+        loc->region = &r;
+        loc->offset = static_cast<int64_t>(start - r.base);
+        return Error::ok();
+      }
+    }
+    t.regions_known = false;  // attached since we last looked?
+  }
+  if (dynamic) {
+    return error(MPI_ERR_RMA_RANGE,
+                 "%s: rank %d: %s: target rank %d: address 0x%llx (+%llu bytes) is in no region it has attached", call,
+                 rank_, label().c_str(), rank, static_cast<unsigned long long>(addr),
+                 static_cast<unsigned long long>(len));
+  }
+  return error(MPI_ERR_RMA_RANGE, "%s: rank %d: %s: target rank %d exposes no memory for this range", call, rank_,
+               label().c_str(), rank);
+}
+
+Error Window::transfer(bool is_put, const Location& loc, uint64_t offset, char* local, size_t len, const char* call) {
+  const Region& r = *loc.region;
+  if (r.direct != nullptr) {
+    if (is_put) {
+      std::memcpy(r.direct + offset, local, len);
+    } else {
+      std::memcpy(local, r.direct + offset, len);
+    }
+    return Error::ok();
+  }
+  if (r.alias != nullptr) {
+    if (is_put) {
+      gasket::put(r.alias + offset, local, len, r.pe, call);
+    } else {
+      gasket::get(local, r.alias + offset, len, r.pe, call);
+    }
+    return Error::ok();
+  }
+  Status st = is_put ? memreg::put(r.pe, r.descriptor, offset, local, len, call)
+                     : memreg::get(r.pe, r.descriptor, offset, local, len, call);
+  if (!st.is_ok()) {
+    return error(MPI_ERR_RMA_RANGE, "%s: rank %d: %s: target rank %d: %s", call, rank_, label().c_str(), loc.rank,
+                 st.message().c_str());
+  }
+  return Error::ok();
+}
+
+namespace {
+// Walks two chunk lists of equal total length in step: f(origin_offset, target_offset, bytes).
+template <typename F>
+void zip(const Chunks& a, const Chunks& b, F f) {
+  size_t i = 0, j = 0;
+  int64_t ia = 0, jb = 0;
+  while (i < a.size() && j < b.size()) {
+    int64_t n = std::min(a[i].second - ia, b[j].second - jb);
+    f(a[i].first + ia, b[j].first + jb, n);
+    ia += n;
+    jb += n;
+    if (ia == a[i].second) ++i, ia = 0;
+    if (jb == b[j].second) ++j, jb = 0;
+  }
+}
+
+Error check_signature(int64_t origin_bytes, int64_t target_bytes, const char* call, int rank) {
+  if (origin_bytes != target_bytes) {
+    return error(MPI_ERR_TYPE, "%s: rank %d: the origin moves %lld bytes but the target type and count describe %lld",
+                 call, rank, static_cast<long long>(origin_bytes), static_cast<long long>(target_bytes));
+  }
+  return Error::ok();
+}
+}  // namespace
+
+Error Window::put(const void* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
+                  int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call) {
+  return move(true, const_cast<char*>(static_cast<const char*>(origin)), origin_count, origin_type, rank, disp,
+              target_count, target_type, call);
+}
+
+Error Window::get(void* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank, int64_t disp,
+                  int64_t target_count, const datatype::Datatype& target_type, const char* call) {
+  return move(false, static_cast<char*>(origin), origin_count, origin_type, rank, disp, target_count, target_type, call);
+}
+
+Error Window::move(bool is_put, char* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
+                   int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call) {
+  Error e = check_access(rank, call);
+  if (e.is_ok()) e = check_signature(origin_count * origin_type.size, target_count * target_type.size, call, rank_);
+  for (int attempt = 0; e.is_ok(); ++attempt) {
+    Location loc;
+    e = resolve(rank, disp, target_count, target_type, call, &loc);
+    if (!e.is_ok() || loc.empty) return e;
+    if (origin_type.contiguous() && target_type.contiguous()) {
+      e = transfer(is_put, loc, static_cast<uint64_t>(loc.offset + target_type.true_lb), origin + origin_type.true_lb,
+                   static_cast<size_t>(origin_count * origin_type.size), call);
+    } else {
+      zip(chunks_of(origin_type, origin_count), chunks_of(target_type, target_count),
+          [&](int64_t o, int64_t t, int64_t n) {
+            if (e.is_ok()) e = transfer(is_put, loc, static_cast<uint64_t>(loc.offset + t), origin + o, static_cast<size_t>(n), call);
+          });
+    }
+    bool exposure = loc.region->alias == nullptr && loc.region->direct == nullptr;
+    if (e.is_ok() || !exposure || attempt > 0) return e;
+    // A refused exposure: the target may have detached and attached again since we cached it.
+    targets_[static_cast<size_t>(rank)].regions_known = false;
+    e = Error::ok();
+  }
+  return e;
+}
+
+// ---- accumulates ----
+
+void Window::acquire_acc_lock(int rank) {
+  uint64_t* word = control_word(rank, offsetof(ControlBlock, acc_lock));
+  int pe = targets_[static_cast<size_t>(rank)].pe;
+  uint64_t me = static_cast<uint64_t>(gasket::my_pe()) + 1;
+  unsigned polls = 0;
+  while (gasket::atomic(word, 8, AtomicOp::kCompareSwap, me, 0, pe, false, "MPI RMA accumulate lock") != 0) {
+    gasket::detail::wait_step(&polls);
+  }
+}
+
+void Window::release_acc_lock(int rank) {
+  gasket::quiet();  // the update lands before the next holder reads
+  gasket::atomic(control_word(rank, offsetof(ControlBlock, acc_lock)), 8, AtomicOp::kSet, 0, 0,
+                 targets_[static_cast<size_t>(rank)].pe, false, "MPI RMA accumulate lock");
+}
+
+// Read-modify-write of whole chunks: under the target's accumulate lock, or (take_lock false)
+// inside an exclusive lock epoch where no other origin may touch the target.
+Error Window::accumulate_locked(const Location& loc, const Chunks& chunks, const char* origin, int64_t elements,
+                                MPI_Datatype basic, int basic_size, MPI_Op op, char* result, bool take_lock,
+                                const char* call) {
+  if (take_lock) acquire_acc_lock(loc.rank);
+  Error e;
+  std::vector<char> buf;
+  int64_t done = 0;  // elements so far
+  for (const auto& [off, len] : chunks) {
+    if (!e.is_ok()) break;
+    buf.resize(static_cast<size_t>(len));
+    uint64_t at = static_cast<uint64_t>(loc.offset + off);
+    e = transfer(false, loc, at, buf.data(), buf.size(), call);
+    if (!e.is_ok()) break;
+    int64_t n = len / basic_size;
+    if (result != nullptr) std::memcpy(result + done * basic_size, buf.data(), static_cast<size_t>(len));
+    if (op != MPI_NO_OP) {
+      op::apply_predefined(op, basic, origin + done * basic_size, buf.data(), n);
+      e = transfer(true, loc, at, buf.data(), buf.size(), call);
+    }
+    done += n;
+  }
+  (void)elements;
+  if (take_lock) {
+    release_acc_lock(loc.rank);
+  }
+  return e;
+}
+
+Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Datatype basic, int basic_size, MPI_Op op,
+                         int rank, int64_t disp, int64_t target_count, const datatype::Datatype& target_type,
+                         char* result_packed, const char* call) {
+  Error e = check_access(rank, call);
+  if (e.is_ok()) e = check_signature(elements * basic_size, target_count * target_type.size, call, rank_);
+  Location loc;
+  if (e.is_ok()) e = resolve(rank, disp, target_count, target_type, call, &loc);
+  if (!e.is_ok() || loc.empty) return e;
+  Chunks chunks = chunks_of(target_type, target_count);
+  const Region& r = *loc.region;
+  bool words = r.alias != nullptr && (basic_size == 4 || basic_size == 8);
+  for (const auto& c : chunks) {
+    if (words && reinterpret_cast<uintptr_t>(r.alias + loc.offset + c.first) % static_cast<uintptr_t>(basic_size) != 0) words = false;
+  }
+  bool exclusive = locks_[static_cast<size_t>(rank)] == LockState::kExclusive;
+  if (!words || (exclusive && elements > 1)) {
+    return accumulate_locked(loc, chunks, origin_packed, elements, basic, basic_size, op, result_packed, !exclusive, call);
+  }
+  // One core atomic per element: native where the core has the op, else a compare-and-swap loop
+  // around apply_predefined.
+  AtomicOp native;
+  bool has_native = native_op(op, basic, result_packed != nullptr, &native);
+  size_t width = static_cast<size_t>(basic_size);
+  int pe = r.pe;
+  int64_t k = 0;
+  for (const auto& [off, len] : chunks) {
+    for (int64_t b = 0; b < len; b += basic_size, ++k) {
+      char* addr = r.alias + loc.offset + off + b;
+      uint64_t operand = 0, old = 0;
+      if (origin_packed != nullptr) std::memcpy(&operand, origin_packed + k * basic_size, width);
+      if (has_native) {
+        old = gasket::atomic(addr, width, native, operand, 0, pe, false, call);
+      } else {
+        old = gasket::atomic(addr, width, AtomicOp::kFetch, 0, 0, pe, false, call);
+        for (;;) {
+          uint64_t next = old;
+          op::apply_predefined(op, basic, &operand, &next, 1);
+          uint64_t seen = gasket::atomic(addr, width, AtomicOp::kCompareSwap, next, old, pe, false, call);
+          if (seen == old) break;
+          old = seen;
+        }
+      }
+      if (result_packed != nullptr) std::memcpy(result_packed + k * basic_size, &old, width);
+    }
+  }
+  return Error::ok();
+}
+
+Error Window::compare_and_swap(const void* origin, const void* compare, void* result, MPI_Datatype type,
+                               int type_size, int rank, int64_t disp, const char* call) {
+  (void)type;
+  Error e = check_access(rank, call);
+  datatype::Datatype one;
+  one.size = one.ub = one.true_ub = type_size;
+  one.blocks.push_back(datatype::Block{0, type_size});
+  Location loc;
+  if (e.is_ok()) e = resolve(rank, disp, 1, one, call, &loc);
+  if (!e.is_ok() || loc.empty) return e;
+  const Region& r = *loc.region;
+  size_t width = static_cast<size_t>(type_size);
+  char* addr = r.alias == nullptr ? nullptr : r.alias + loc.offset;
+  if (addr != nullptr && (width == 4 || width == 8) && reinterpret_cast<uintptr_t>(addr) % width == 0) {
+    uint64_t value = 0, cmp = 0;
+    std::memcpy(&value, origin, width);
+    std::memcpy(&cmp, compare, width);
+    uint64_t old = gasket::atomic(addr, width, AtomicOp::kCompareSwap, value, cmp, r.pe, false, call);
+    std::memcpy(result, &old, width);
+    return Error::ok();
+  }
+  bool exclusive = locks_[static_cast<size_t>(rank)] == LockState::kExclusive;
+  if (!exclusive) acquire_acc_lock(rank);
+  std::vector<char> old(width);
+  e = transfer(false, loc, static_cast<uint64_t>(loc.offset), old.data(), width, call);
+  if (e.is_ok() && std::memcmp(old.data(), compare, width) == 0) {
+    e = transfer(true, loc, static_cast<uint64_t>(loc.offset), const_cast<char*>(static_cast<const char*>(origin)), width,
+                 call);
+  }
+  if (!exclusive) release_acc_lock(rank);
+  std::memcpy(result, old.data(), width);
+  return e;
+}
+
+// ---- synchronisation ----
+
+void Window::complete_all() { gasket::quiet(); }
+
+Error Window::flush(int rank, const char* call) {
+  (void)call;
+  if (rank >= 0 && targets_[static_cast<size_t>(rank)].direct_path) {
+    // Plain stores on the mapped memory: ordering them is all a flush needs.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return Error::ok();
+  }
+  complete_all();
+  return Error::ok();
+}
+
+void Window::barrier(const Waiter& wait) {
+  int n = size();
+  if (n == 1) return;
+  uint64_t epoch = ++barrier_epoch_;
+  for (int k = 0, d = 1; d < n; ++k, d <<= 1) {
+    int partner = (rank_ + d) % n;
+    gasket::atomic(control_word(partner, offsetof(ControlBlock, barrier) + 8 * static_cast<size_t>(k)), 8,
+                   AtomicOp::kAdd, 1, 0, targets_[static_cast<size_t>(partner)].pe, false, "MPI_Win_fence");
+    const uint64_t* mine = &mine_->barrier[k];
+    wait([&] { return load(mine) >= epoch; });
+  }
+}
+
+Error Window::fence(int assert, const Waiter& wait, const char* call) {
+  if (locks_held_ > 0 || lock_all_ || access_epoch_ || exposure_size_ >= 0) {
+    return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: a lock, lock_all, start or post epoch is still open", call, rank_,
+                 label().c_str());
+  }
+  complete_all();
+  barrier(wait);
+  fence_epoch_ = (assert & MPI_MODE_NOSUCCEED) == 0;
+  return Error::ok();
+}
+
+Error Window::post(const std::vector<int>& ranks, const Waiter& wait, const char* call) {
+  (void)wait;
+  if (exposure_size_ >= 0) {
+    return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: an exposure epoch (post) is already open", call, rank_,
+                 label().c_str());
+  }
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (int r : ranks) {
+    gasket::atomic(posts_word(r, rank_), 8, AtomicOp::kAdd, 1, 0, targets_[static_cast<size_t>(r)].pe, false, call);
+  }
+  exposure_size_ = static_cast<int>(ranks.size());
+  return Error::ok();
+}
+
+Error Window::start(const std::vector<int>& ranks, const Waiter& wait, const char* call) {
+  if (access_epoch_ || locks_held_ > 0 || lock_all_) {
+    return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: an access epoch (start, lock or lock_all) is already open", call,
+                 rank_, label().c_str());
+  }
+  const uint64_t* posts = reinterpret_cast<const uint64_t*>(mine_ + 1);
+  for (int r : ranks) {
+    uint64_t want = ++starts_done_[static_cast<size_t>(r)];
+    wait([&] { return load(&posts[r]) >= want; });
+    in_access_group_[static_cast<size_t>(r)] = true;
+  }
+  access_group_ = ranks;
+  access_epoch_ = true;
+  return Error::ok();
+}
+
+Error Window::complete(const char* call) {
+  if (!access_epoch_) {
+    return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: no access epoch (MPI_Win_start) is open", call, rank_,
+                 label().c_str());
+  }
+  complete_all();
+  for (int r : access_group_) {
+    gasket::atomic(control_word(r, offsetof(ControlBlock, completes)), 8, AtomicOp::kAdd, 1, 0,
+                   targets_[static_cast<size_t>(r)].pe, false, call);
+    in_access_group_[static_cast<size_t>(r)] = false;
+  }
+  access_group_.clear();
+  access_epoch_ = false;
+  return Error::ok();
+}
+
+Error Window::wait_exposure(const Waiter& wait, bool test_only, bool* done, const char* call) {
+  if (exposure_size_ < 0) {
+    return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: no exposure epoch (MPI_Win_post) is open", call, rank_,
+                 label().c_str());
+  }
+  uint64_t want = completes_expected_ + static_cast<uint64_t>(exposure_size_);
+  auto arrived = [&] { return load(&mine_->completes) >= want; };
+  if (test_only) {
+    gasket::progress();
+    *done = arrived();
+    if (!*done) return Error::ok();
+  } else {
+    wait(arrived);
+    if (done != nullptr) *done = true;
+  }
+  completes_expected_ = want;
+  exposure_size_ = -1;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return Error::ok();
+}
+
+// Passive target: a fair (FIFO) reader-writer ticket lock in the target's control block. A locker
+// takes a ticket and waits until it is served; a reader then counts itself in and serves the next
+// ticket at once (consecutive readers share), a writer waits for the readers to leave and serves
+// the next ticket when it unlocks. Writers are never starved: later readers queue behind them.
+Error Window::lock(int lock_type, int rank, const Waiter& wait, const char* call) {
+  if (locks_[static_cast<size_t>(rank)] != LockState::kNone || lock_all_) {
+    return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: target rank %d is already locked by this process", call, rank_,
+                 label().c_str(), rank);
+  }
+  if (access_epoch_) {
+    return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: a start epoch is open", call, rank_, label().c_str());
+  }
+  int pe = targets_[static_cast<size_t>(rank)].pe;
+  uint64_t* next = control_word(rank, offsetof(ControlBlock, lock_next));
+  uint64_t* serving = control_word(rank, offsetof(ControlBlock, lock_serving));
+  uint64_t* readers = control_word(rank, offsetof(ControlBlock, lock_readers));
+  uint64_t ticket = gasket::atomic(next, 8, AtomicOp::kFetchAdd, 1, 0, pe, false, call);
+  wait([&] { return gasket::atomic(serving, 8, AtomicOp::kFetch, 0, 0, pe, false, call) == ticket; });
+  if (lock_type == MPI_LOCK_SHARED) {
+    gasket::atomic(readers, 8, AtomicOp::kAdd, 1, 0, pe, false, call);
+    gasket::atomic(serving, 8, AtomicOp::kAdd, 1, 0, pe, false, call);
+    locks_[static_cast<size_t>(rank)] = LockState::kShared;
+  } else {
+    wait([&] { return gasket::atomic(readers, 8, AtomicOp::kFetch, 0, 0, pe, false, call) == 0; });
+    locks_[static_cast<size_t>(rank)] = LockState::kExclusive;
+  }
+  ++locks_held_;
+  return Error::ok();
+}
+
+Error Window::unlock(int rank, const char* call) {
+  LockState s = locks_[static_cast<size_t>(rank)];
+  if (s == LockState::kNone) {
+    return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: target rank %d is not locked by this process", call, rank_,
+                 label().c_str(), rank);
+  }
+  complete_all();
+  int pe = targets_[static_cast<size_t>(rank)].pe;
+  if (s == LockState::kShared) {
+    gasket::atomic(control_word(rank, offsetof(ControlBlock, lock_readers)), 8, AtomicOp::kAdd, ~uint64_t{0}, 0, pe,
+                   false, call);
+  } else {
+    gasket::atomic(control_word(rank, offsetof(ControlBlock, lock_serving)), 8, AtomicOp::kAdd, 1, 0, pe, false, call);
+  }
+  locks_[static_cast<size_t>(rank)] = LockState::kNone;
+  --locks_held_;
+  return Error::ok();
+}
+
+Error Window::lock_all(const Waiter& wait, const char* call) {
+  if (lock_all_ || locks_held_ > 0 || access_epoch_) {
+    return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: an access epoch (lock, lock_all or start) is already open", call,
+                 rank_, label().c_str());
+  }
+  for (int r = 0; r < size(); ++r) {
+    Error e = lock(MPI_LOCK_SHARED, r, wait, call);
+    if (!e.is_ok()) return e;
+  }
+  lock_all_ = true;
+  return Error::ok();
+}
+
+Error Window::unlock_all(const char* call) {
+  if (!lock_all_) {
+    return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: no lock_all epoch is open", call, rank_, label().c_str());
+  }
+  lock_all_ = false;
+  for (int r = 0; r < size(); ++r) {
+    Error e = unlock(r, call);
+    if (!e.is_ok()) return e;
+  }
+  return Error::ok();
+}
+
+Error Window::free(const Waiter& wait, Arena& pool, const char* call) {
+  if (locks_held_ > 0 || lock_all_ || access_epoch_ || exposure_size_ >= 0) {
+    return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: a lock, lock_all, start or post epoch is still open", call, rank_,
+                 label().c_str());
+  }
+  complete_all();
+  barrier(wait);  // nobody still reaches into this rank's memory or control block
+  for (char* p : pool_blocks) pool.release(p);
+  pool_blocks.clear();
+  return Error::ok();
+}
+
+// ---- the table ----
+
+MPI_Win WinTable::add(std::unique_ptr<Window> w) {
+  for (size_t i = 1; i < wins_.size(); ++i) {
+    if (!wins_[i]) {
+      w->handle = static_cast<MPI_Win>(i);
+      wins_[i] = std::move(w);
+      return static_cast<MPI_Win>(i);
+    }
+  }
+  w->handle = static_cast<MPI_Win>(wins_.size());
+  wins_.push_back(std::move(w));
+  return static_cast<MPI_Win>(wins_.size() - 1);
+}
+
+Error WinTable::lookup(MPI_Win handle, const char* call, Window** w) {
+  *w = find(handle);
+  if (*w == nullptr) {
+    return error(MPI_ERR_WIN, "%s: %d is not a window%s", call, handle,
+                 handle == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : " (never created, or freed)");
+  }
+  return Error::ok();
+}
+
+}  // namespace gasket::mpi::win

@@ -1,0 +1,230 @@
+// One-sided windows (MPI-2/3 RMA) mapped onto gasket's core (ARCHITECTURE.md): a window is, per
+// member, the memory it exposes and a control block of words that peers update with the core's
+// remote atomics (lock tickets, PSCW counters, fence barrier, the accumulate lock, the table of
+// regions reached through core/memreg). Owned by the MPI context (WinTable); may call mpi/base,
+// mpi/datatype, mpi/comm, mpi/op and core (gasket.h, runtime.h). README.md explains the mapping.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/memreg/exposure.h"
+#include "mpi.h"
+#include "mpi/base/arena.h"
+#include "mpi/base/error.h"
+#include "mpi/comm/communicator.h"
+#include "mpi/datatype/datatype.h"
+
+namespace gasket::mpi::win {
+
+// Progresses the whole library (the MPI engine and the core) until done() holds; the MPI context
+// supplies it per call (it releases the lock between polls under MPI_THREAD_MULTIPLE).
+using Waiter = std::function<void(const std::function<bool()>& done)>;
+
+// The words of a member's control block, in the MPI_Alloc_mem pool (symmetric heap) so that
+// every peer reaches them with gasket::atomic; followed by posts[window size] and the region table.
+struct ControlBlock {
+  static constexpr int kBarrierRounds = 32;
+  uint64_t lock_next;      // passive target: ticket dispenser
+  uint64_t lock_serving;   // ticket now served
+  uint64_t lock_readers;   // shared holders inside
+  uint64_t acc_lock;       // accumulates that are not single atomics: holder PE + 1, or 0
+  uint64_t completes;      // PSCW: MPI_Win_complete calls of origins received
+  uint64_t table_version;  // region table seqlock: odd while the owner rewrites it
+  uint64_t barrier[kBarrierRounds];  // fence: dissemination rounds, counts of arrivals
+  // uint64_t posts[n]: MPI_Win_post calls received from each window rank, then the region table.
+};
+
+// A range of a member's memory and how peers reach it.
+struct Region {
+  uint64_t base = 0;  // the owner's virtual address
+  uint64_t size = 0;
+  int pe = 0;              // the PE whose memory it is
+  char* alias = nullptr;   // in a symmetric segment: the address naming it here (gasket::put/get/atomic)
+  char* direct = nullptr;  // mapped into this process on the direct path: plain loads and stores
+  std::string descriptor;  // otherwise: exposed through core/memreg
+  bool contains(uint64_t addr, uint64_t len) const { return addr >= base && addr - base <= size && len <= size - (addr - base); }
+};
+
+// What every member tells the others at creation (fixed size: one allgather).
+struct MemberInfo {
+  uint64_t base = 0;        // its virtual address of the window memory
+  uint64_t size = 0;
+  int32_t disp_unit = 1;
+  int32_t in_segment = 0;   // 1: [base, base+size) is in symmetric segment `segment` at `segment_offset`
+  uint32_t segment = 0;
+  int32_t memory_rank = -1;  // the rank whose segment holds the memory (shared windows: rank 0); -1: its own
+  uint64_t segment_offset = 0;
+  uint64_t control_offset = 0;  // of its control block from the MPI_Alloc_mem pool's base
+};
+
+// One member as seen from this process.
+struct Target {
+  int pe = 0;
+  uint64_t size = 0;
+  int disp_unit = 1;
+  uint64_t base = 0;
+  char* control = nullptr;         // alias of its control block (gasket::atomic/get address)
+  bool direct_path = false;        // reached by loads and stores (same node, direct path)
+  std::vector<Region> regions;     // static windows: one; dynamic: those attached (cached)
+  bool regions_known = false;      // false: fetched from the target's region table on first use
+  uint64_t table_version = ~uint64_t{0};
+};
+
+enum class LockState : uint8_t { kNone, kShared, kExclusive };
+
+class Window {
+ public:
+  // `members[r]` is rank r's MemberInfo; `my_memory` the region this rank exposes (null for
+  // dynamic windows). Control blocks are allocated from `pool` by the caller (the MPI context's
+  // MPI_Alloc_mem pool) before the exchange.
+  Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> group, int rank,
+         const std::vector<MemberInfo>& members, char* pool_base, char* control, size_t table_bytes);
+  ~Window();
+
+  // Bytes of a control block for a window of `n` members with a region table of `table_bytes`.
+  static size_t control_bytes(int n, size_t table_bytes) {
+    return sizeof(ControlBlock) + 8 * static_cast<size_t>(n) + table_bytes;
+  }
+
+  // ---- identity and attributes ----
+  int flavor() const { return flavor_; }
+  MPI_Comm comm() const { return comm_; }
+  const std::shared_ptr<const comm::Group>& group() const { return group_; }
+  int rank() const { return rank_; }
+  int size() const { return static_cast<int>(targets_.size()); }
+  const Target& target(int rank) const { return targets_[static_cast<size_t>(rank)]; }
+  std::string name;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  std::vector<std::pair<std::string, std::string>> info;
+  std::map<int, void*> attributes;
+  // The values MPI_Win_get_attr points at.
+  void* attr_base = nullptr;
+  MPI_Aint attr_size = 0;
+  int attr_disp_unit = 1;
+  int attr_flavor = 0;
+  int attr_model = MPI_WIN_UNIFIED;
+  // What MPI_Win_free gives back: pool blocks and memreg exposures of this rank's memory.
+  std::vector<char*> pool_blocks;
+  // This rank's region made reachable (Win_create on memory outside every segment).
+  Error publish_region(void* base, uint64_t size, const char* call);
+  // MPI_Win_shared_query: where `rank`'s memory is mapped here (null when not on this node).
+  char* shared_pointer(int rank) const;
+
+  // A label for messages: "window NAME" or "window #HANDLE".
+  std::string label() const;
+  int handle = MPI_WIN_NULL;
+
+  // ---- dynamic windows ----
+  Error attach(void* base, uint64_t size, const char* call);
+  Error detach(const void* base, const char* call);
+
+  // ---- communication (ranks checked by the caller; MPI_PROC_NULL filtered out) ----
+  // Every target range is checked against the window / the attached regions (MPI_ERR_RMA_RANGE)
+  // and the access epoch (MPI_ERR_RMA_SYNC).
+  Error put(const void* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
+            int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call);
+  Error get(void* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank, int64_t disp,
+            int64_t target_count, const datatype::Datatype& target_type, const char* call);
+  // Accumulate and get_accumulate (`result` non-null): `basic` is the predefined type every
+  // element is made of; `origin_packed` holds the origin's elements packed (null for MPI_NO_OP);
+  // `result_packed` receives the old target elements packed. Atomic per element (README.md).
+  Error accumulate(const char* origin_packed, int64_t elements, MPI_Datatype basic, int basic_size, MPI_Op op,
+                   int rank, int64_t disp, int64_t target_count, const datatype::Datatype& target_type,
+                   char* result_packed, const char* call);
+  Error compare_and_swap(const void* origin, const void* compare, void* result, MPI_Datatype type, int type_size,
+                         int rank, int64_t disp, const char* call);
+
+  // ---- synchronisation ----
+  Error fence(int assert, const Waiter& wait, const char* call);
+  Error post(const std::vector<int>& ranks, const Waiter& wait, const char* call);
+  Error start(const std::vector<int>& ranks, const Waiter& wait, const char* call);
+  Error complete(const char* call);
+  Error wait_exposure(const Waiter& wait, bool test_only, bool* done, const char* call);
+  Error lock(int lock_type, int rank, const Waiter& wait, const char* call);
+  Error unlock(int rank, const char* call);
+  Error lock_all(const Waiter& wait, const char* call);
+  Error unlock_all(const char* call);
+  // flush / flush_local (rank >= 0) and their _all forms (rank < 0).
+  Error flush(int rank, const char* call);
+  // In a passive-target epoch on `rank` (request-based operations need one).
+  bool passive_epoch(int rank) const { return lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone; }
+  // Collective end of the window: completes, waits for every member, releases the memory.
+  Error free(const Waiter& wait, Arena& pool, const char* call);
+
+ private:
+  struct Location;  // one target range resolved to a region
+  Error check_access(int rank, const char* call) const;
+  Error resolve(int rank, int64_t disp, int64_t target_count, const datatype::Datatype& type, const char* call,
+                Location* loc);
+  Error refresh_regions(Target& t, const char* call);
+  void write_table();
+  Error move(bool is_put, char* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
+             int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call);
+  Error transfer(bool is_put, const Location& loc, uint64_t offset, char* local, size_t len, const char* call);
+  Error accumulate_locked(const Location& loc, const std::vector<std::pair<int64_t, int64_t>>& chunks,
+                          const char* origin, int64_t elements, MPI_Datatype basic, int basic_size, MPI_Op op,
+                          char* result, bool take_lock, const char* call);
+  uint64_t* control_word(int rank, size_t offset) const {
+    return reinterpret_cast<uint64_t*>(targets_[static_cast<size_t>(rank)].control + offset);
+  }
+  uint64_t* posts_word(int rank, int from) const {
+    return control_word(rank, sizeof(ControlBlock) + 8 * static_cast<size_t>(from));
+  }
+  void acquire_acc_lock(int rank);
+  void release_acc_lock(int rank);
+  void barrier(const Waiter& wait);
+  void complete_all();  // quiet (every outstanding operation of this process)
+
+  int flavor_;
+  MPI_Comm comm_;
+  std::shared_ptr<const comm::Group> group_;
+  int rank_;
+  std::vector<Target> targets_;
+  ControlBlock* mine_;         // this rank's control block (local memory)
+  size_t table_bytes_;
+  // This rank's regions (dynamic: attached; create outside segments: its memory) and exposures.
+  struct Published {
+    Region region;
+    memreg::Exposure exposure;
+    bool in_segment = false;
+    uint32_t segment = 0;
+    uint64_t segment_offset = 0;
+  };
+  std::vector<Published> published_;
+
+  // Epochs.
+  bool fence_epoch_ = false;
+  bool lock_all_ = false;
+  std::vector<LockState> locks_;
+  int locks_held_ = 0;
+  std::vector<int> access_group_;      // PSCW access epoch (start .. complete)
+  std::vector<bool> in_access_group_;
+  bool access_epoch_ = false;
+  int exposure_size_ = -1;             // PSCW exposure epoch (post .. wait): origins, or -1
+  std::vector<uint64_t> starts_done_;  // posts consumed from each rank
+  uint64_t completes_expected_ = 0;
+  uint64_t barrier_epoch_ = 0;
+};
+
+class WinTable {
+ public:
+  MPI_Win add(std::unique_ptr<Window> w);
+  // The window behind `handle`, or an error naming `call` (MPI_ERR_WIN).
+  Error lookup(MPI_Win handle, const char* call, Window** w);
+  Window* find(MPI_Win handle) {
+    return handle > 0 && static_cast<size_t>(handle) < wins_.size() ? wins_[static_cast<size_t>(handle)].get() : nullptr;
+  }
+  void remove(MPI_Win handle) { wins_[static_cast<size_t>(handle)].reset(); }
+
+ private:
+  std::vector<std::unique_ptr<Window>> wins_ = std::vector<std::unique_ptr<Window>>(1);  // 0: MPI_WIN_NULL
+};
+
+}  // namespace gasket::mpi::win

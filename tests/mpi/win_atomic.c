@@ -1,0 +1,219 @@
+/* One-sided atomicity and errors: concurrent accumulates (MPI_SUM on integers and doubles,
+ * MPI_MAX, MPI_REPLACE chains, MPI_NO_OP reads), fetch_and_op and compare_and_swap from every rank
+ * to one location give the exact result; exclusive locks exclude each other and writers get in
+ * while another rank keeps taking shared locks (fairness); misuse returns the documented error
+ * classes under MPI_ERRORS_RETURN and reaches a user error handler. Each on MPI_Win_allocate
+ * memory and on MPI_Win_create of malloc'd memory (accumulate lock instead of native atomics). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static int rank, nranks;
+enum { kIters = 200 };
+/* Window layout (long longs): COUNTER, DSUM (double), MAXV, CHAIN, CAS_OWNER, SHORTS (4 shorts), EXCL */
+enum { COUNTER, DSUM, MAXV, CHAIN, CAS_OWNER, SHORTS, EXCL, DONE, kSlots };
+
+static MPI_Win make(int on_malloc, long long** mem) {
+  MPI_Win win;
+  if (on_malloc) {
+    *mem = malloc(kSlots * 8);
+    MPI_OK(MPI_Win_create(*mem, kSlots * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  } else {
+    MPI_OK(MPI_Win_allocate(kSlots * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, mem, &win));
+  }
+  memset(*mem, 0, kSlots * 8);
+  (*mem)[CHAIN] = -1;
+  (*mem)[CAS_OWNER] = -1;
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  return win;
+}
+
+static void concurrent(int on_malloc) {
+  long long* mem;
+  MPI_Win win = make(on_malloc, &mem);
+  MPI_OK(MPI_Win_lock_all(0, win));
+  long long sum_fetched = 0, chain_fetched = 0, max_seen = 0;
+  int cas_wins = 0;
+  for (int i = 0; i < kIters; ++i) {
+    long long one = 1, old;
+    double half = 0.5;
+    long long candidate = (long long)rank * kIters + i;
+    MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 0, COUNTER, MPI_SUM, win));
+    sum_fetched += old;
+    MPI_OK(MPI_Accumulate(&half, 1, MPI_DOUBLE, 0, DSUM, 1, MPI_DOUBLE, MPI_SUM, win));
+    MPI_OK(MPI_Accumulate(&candidate, 1, MPI_LONG_LONG, 0, MAXV, 1, MPI_LONG_LONG, MPI_MAX, win));
+    /* REPLACE chain: every value written is fetched exactly once by the next writer (or stays). */
+    long long mine = candidate;
+    MPI_OK(MPI_Get_accumulate(&mine, 1, MPI_LONG_LONG, &old, 1, MPI_LONG_LONG, 0, CHAIN, 1, MPI_LONG_LONG, MPI_REPLACE,
+                              win));
+    chain_fetched += old;
+    /* NO_OP reads a value that only grows. */
+    long long seen;
+    MPI_OK(MPI_Fetch_and_op(NULL, &seen, MPI_LONG_LONG, 0, MAXV, MPI_NO_OP, win));
+    MPI_OK(MPI_Win_flush(0, win));
+    CHECK(seen >= max_seen);
+    max_seen = seen;
+    /* shorts: not a native atomic width -> the accumulate lock */
+    short s[4] = {1, 1, 1, 1};
+    MPI_OK(MPI_Accumulate(s, 4, MPI_SHORT, 0, SHORTS, 4, MPI_SHORT, MPI_SUM, win));
+  }
+  long long me = rank, none = -1, prev;
+  MPI_OK(MPI_Compare_and_swap(&me, &none, &prev, MPI_LONG_LONG, 0, CAS_OWNER, win));
+  cas_wins = prev == -1;
+  MPI_OK(MPI_Win_unlock_all(win));
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
+  long long total = (long long)kIters * nranks;
+  long long sums[3] = {sum_fetched, chain_fetched, cas_wins};
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  CHECK_EQ(sums[0], total * (total - 1) / 2);
+  CHECK_EQ(sums[2], 1);
+  if (rank == 0) {
+    CHECK_EQ(mem[COUNTER], total);
+    double d;
+    memcpy(&d, &mem[DSUM], 8);
+    CHECK(d == 0.5 * (double)total);
+    CHECK_EQ(mem[MAXV], (long long)(nranks - 1) * kIters + kIters - 1);
+    /* fetched values + final value = initial (-1) + every value written (0 .. total-1) */
+    CHECK_EQ(sums[1] + mem[CHAIN], -1 + total * (total - 1) / 2);
+    short* shorts = (short*)&mem[SHORTS];
+    for (int j = 0; j < 4; ++j) CHECK_EQ(shorts[j], nranks * kIters);
+    CHECK(mem[CAS_OWNER] >= 0 && mem[CAS_OWNER] < nranks);
+  }
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_OK(MPI_Win_free(&win));
+  if (on_malloc) free(mem);
+}
+
+/* Exclusive writers increment a counter by get + put (not atomic by itself): the lock must make
+ * the result exact. Rank 0 keeps taking shared locks until every writer is done: writers must not
+ * starve behind the stream of readers. */
+static void fairness(int on_malloc) {
+  long long* mem;
+  MPI_Win win = make(on_malloc, &mem);
+  enum { kWrites = 50 };
+  if (rank == 0 && nranks > 1) {
+    long long done = 0;
+    int rounds = 0;
+    while (done < nranks - 1) {
+      MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+      MPI_OK(MPI_Get(&done, 1, MPI_LONG_LONG, 0, DONE, 1, MPI_LONG_LONG, win));
+      MPI_OK(MPI_Win_unlock(0, win));
+      ++rounds;
+    }
+  } else {
+    for (int i = 0; i < kWrites; ++i) {
+      long long v;
+      MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+      MPI_OK(MPI_Get(&v, 1, MPI_LONG_LONG, 0, EXCL, 1, MPI_LONG_LONG, win));
+      MPI_OK(MPI_Win_flush(0, win));
+      ++v;
+      MPI_OK(MPI_Put(&v, 1, MPI_LONG_LONG, 0, EXCL, 1, MPI_LONG_LONG, win));
+      MPI_OK(MPI_Win_unlock(0, win));
+    }
+    long long one = 1;
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    MPI_OK(MPI_Accumulate(&one, 1, MPI_LONG_LONG, 0, DONE, 1, MPI_LONG_LONG, MPI_SUM, win));
+    MPI_OK(MPI_Win_unlock(0, win));
+  }
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) CHECK_EQ(mem[EXCL], (long long)(nranks > 1 ? nranks - 1 : 1) * kWrites);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_OK(MPI_Win_free(&win));
+  if (on_malloc) free(mem);
+}
+
+static int handler_calls, handler_code;
+static void on_error(MPI_Win* win, int* code, ...) {
+  (void)win;
+  ++handler_calls;
+  handler_code = *code;
+}
+
+static int error_class(int rc) {
+  int cls;
+  MPI_Error_class(rc, &cls);
+  return cls;
+}
+
+static void errors(void) {
+  long long* mem;
+  MPI_Win win, dyn;
+  MPI_OK(MPI_Win_allocate(64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  MPI_Errhandler eh;
+  MPI_OK(MPI_Win_get_errhandler(win, &eh));
+  CHECK(eh == MPI_ERRORS_ARE_FATAL);
+  MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+  long long v = 1, r;
+  int next = (rank + 1) % nranks;
+  /* outside any epoch */
+  CHECK_EQ(error_class(MPI_Put(&v, 1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, win)), MPI_ERR_RMA_SYNC);
+  CHECK_EQ(error_class(MPI_Win_unlock(next, win)), MPI_ERR_RMA_SYNC);
+  CHECK_EQ(error_class(MPI_Win_complete(win)), MPI_ERR_RMA_SYNC);
+  CHECK_EQ(error_class(MPI_Win_wait(win)), MPI_ERR_RMA_SYNC);
+  CHECK_EQ(error_class(MPI_Win_lock(77, next, 0, win)), MPI_ERR_LOCKTYPE);
+  CHECK_EQ(error_class(MPI_Win_lock(MPI_LOCK_SHARED, nranks + 3, 0, win)), MPI_ERR_RANK);
+  CHECK_EQ(error_class(MPI_Win_fence(12345, win)), MPI_ERR_ASSERT);
+  CHECK_EQ(error_class(MPI_Win_attach(win, &v, 8)), MPI_ERR_RMA_FLAVOR);
+  MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win));
+  CHECK_EQ(error_class(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win)), MPI_ERR_RMA_SYNC);
+  CHECK_EQ(error_class(MPI_Put(&v, 1, MPI_LONG_LONG, next, 8, 1, MPI_LONG_LONG, win)), MPI_ERR_RMA_RANGE);
+  CHECK_EQ(error_class(MPI_Put(&v, 2, MPI_LONG_LONG, next, 7, 2, MPI_LONG_LONG, win)), MPI_ERR_RMA_RANGE);
+  CHECK_EQ(error_class(MPI_Get(&v, 1, MPI_LONG_LONG, next, -1, 1, MPI_LONG_LONG, win)), MPI_ERR_RMA_RANGE);
+  CHECK_EQ(error_class(MPI_Put(&v, 1, MPI_LONG_LONG, nranks, 0, 1, MPI_LONG_LONG, win)), MPI_ERR_RANK);
+  CHECK_EQ(error_class(MPI_Put(&v, -1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, win)), MPI_ERR_COUNT);
+  CHECK_EQ(error_class(MPI_Put(&v, 1, MPI_DATATYPE_NULL, next, 0, 1, MPI_LONG_LONG, win)), MPI_ERR_TYPE);
+  CHECK_EQ(error_class(MPI_Accumulate(&v, 1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, 999, win)), MPI_ERR_OP);
+  double dv = 1;
+  CHECK_EQ(error_class(MPI_Accumulate(&dv, 1, MPI_DOUBLE, next, 0, 1, MPI_DOUBLE, MPI_BAND, win)), MPI_ERR_OP);
+  CHECK_EQ(error_class(MPI_Fetch_and_op(&v, &r, MPI_LONG_LONG, next, 9, MPI_SUM, win)), MPI_ERR_RMA_RANGE);
+  MPI_OK(MPI_Put(&v, 1, MPI_LONG_LONG, MPI_PROC_NULL, 0, 1, MPI_LONG_LONG, win)); /* no-op */
+  MPI_OK(MPI_Win_unlock(next, win));
+  MPI_Request req;
+  CHECK_EQ(error_class(MPI_Rput(&v, 1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, win, &req)), MPI_ERR_RMA_SYNC);
+  CHECK_EQ(error_class(MPI_Win_flush(next, win)), MPI_ERR_RMA_SYNC);
+  MPI_Aint sz;
+  int du;
+  void* p;
+  MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn));
+  MPI_OK(MPI_Win_set_errhandler(dyn, MPI_ERRORS_RETURN));
+  CHECK_EQ(error_class(MPI_Win_shared_query(dyn, 0, &sz, &du, &p)), MPI_ERR_RMA_FLAVOR);
+  CHECK_EQ(error_class(MPI_Win_detach(dyn, &v)), MPI_ERR_RMA_ATTACH);
+  MPI_OK(MPI_Win_attach(dyn, mem, 64));
+  CHECK_EQ(error_class(MPI_Win_attach(dyn, mem + 2, 8)), MPI_ERR_RMA_ATTACH); /* overlaps */
+  MPI_OK(MPI_Win_detach(dyn, mem));
+  MPI_OK(MPI_Win_free(&dyn));
+  /* invalid window handle: MPI_COMM_WORLD's handler */
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  CHECK_EQ(error_class(MPI_Win_fence(0, MPI_WIN_NULL)), MPI_ERR_WIN);
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+  /* a user handler sees the code */
+  MPI_Errhandler mine;
+  MPI_OK(MPI_Win_create_errhandler(on_error, &mine));
+  MPI_OK(MPI_Win_set_errhandler(win, mine));
+  int rc = MPI_Win_unlock(next, win);
+  CHECK_EQ(error_class(rc), MPI_ERR_RMA_SYNC);
+  CHECK_EQ(handler_calls, 1);
+  CHECK_EQ(error_class(handler_code), MPI_ERR_RMA_SYNC);
+  MPI_OK(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
+  CHECK_EQ(handler_calls, 2);
+  CHECK_EQ(handler_code, MPI_ERR_OTHER);
+  MPI_OK(MPI_Errhandler_free(&mine));
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_OK(MPI_Win_free(&win));
+}
+
+int main(int argc, char** argv) {
+  MPI_OK(MPI_Init(&argc, &argv));
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  for (int on_malloc = 0; on_malloc < 2; ++on_malloc) {
+    concurrent(on_malloc);
+    fairness(on_malloc);
+  }
+  errors();
+  MPI_OK(MPI_Finalize());
+  if (rank == 0) printf("win_atomic: all checks passed on %d ranks\n", nranks);
+  return 0;
+}
