@@ -13,6 +13,10 @@
 #include "mpi.h"
 #include "mpi/base/error.h"
 
+namespace gasket::mpi::topo {
+class Topology;  // mpi/topo: a process topology (immutable, shared by duplicates)
+}  // namespace gasket::mpi::topo
+
 namespace gasket::mpi::comm {
 
 struct Group {
@@ -44,6 +48,7 @@ struct Communicator {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
   std::map<int, void*> attributes;  // keyval -> value
+  std::shared_ptr<const topo::Topology> topology;  // null without one; MPI_Comm_dup keeps it
 
   int size() const { return static_cast<int>(group->pes.size()); }
   bool is_inter() const { return remote_group != nullptr; }
