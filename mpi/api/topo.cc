@@ -33,6 +33,8 @@ namespace topo = gasket::mpi::topo;
 
 namespace {
 
+int gasket_unweighted_sentinel, gasket_weights_empty_sentinel;  // see MPI_UNWEIGHTED below
+
 constexpr int kNeighborTag = 0x6e620000;  // "nb"
 constexpr int kDistGraphTag = 0x64670000;  // "dg"
 
@@ -469,6 +471,10 @@ Error check_max(int max, const char* what, const char* call, const cm::Communica
 }  // namespace
 
 extern "C" {
+
+// The weights sentinels: distinct addresses, never read or written.
+int* const MPI_UNWEIGHTED = &gasket_unweighted_sentinel;
+int* const MPI_WEIGHTS_EMPTY = &gasket_weights_empty_sentinel;
 
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
   return api::call("MPI_Dims_create", MPI_COMM_WORLD,

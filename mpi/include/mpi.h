@@ -470,8 +470,10 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
 #define MPI_CART 1
 #define MPI_GRAPH 2
 #define MPI_DIST_GRAPH 3
-#define MPI_UNWEIGHTED ((int*)2)    /* weights arguments: no weights */
-#define MPI_WEIGHTS_EMPTY ((int*)3) /* weights arguments: a weighted graph, no edges here */
+/* Weights arguments: no weights / a weighted graph without edges here. Addresses of objects in the
+ * library (as MPICH does), so compilers do not take them for zero-sized arrays. */
+extern int* const MPI_UNWEIGHTED;
+extern int* const MPI_WEIGHTS_EMPTY;
 
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
