@@ -97,7 +97,7 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
   Error e = lookup(c, comm, call, &old);
   if (!e.is_ok()) return e;
   if (newcomm == nullptr) return error(MPI_ERR_ARG, "%s: newcomm is NULL", call);
-  cm::Communicator n = *old;
+  cm::Communicator n = *old;  // keeps the topology (immutable, shared)
   int unused;
   n.context = old->is_inter() ? agree_inter(c, g, n, 0, &unused) : gasket::mpi::coll::agree_context(c, g, n);
   n.attributes.clear();

@@ -13,6 +13,10 @@
 #include "mpi.h"
 #include "mpi/base/error.h"
 
+namespace gasket::mpi::topo {
+class Topology;  // mpi/topo: a process topology (immutable, shared by duplicates)
+}  // namespace gasket::mpi::topo
+
 namespace gasket::mpi::comm {
 
 struct Group {
@@ -47,6 +51,7 @@ struct Communicator {
   // Collectives started on this communicator (the same count on every member): the tag of a
   // collective's traffic, so several non-blocking ones in flight never match each other's.
   mutable uint32_t coll_seq = 0;
+  std::shared_ptr<const topo::Topology> topology;  // null without one; MPI_Comm_dup keeps it
 
   int size() const { return static_cast<int>(group->pes.size()); }
   bool is_inter() const { return remote_group != nullptr; }
