@@ -34,7 +34,7 @@ namespace topo = gasket::mpi::topo;
 
 namespace {
 
-int gasket_unweighted_sentinel, gasket_weights_empty_sentinel;  // see MPI_UNWEIGHTED below
+int unweighted_sentinel, weights_empty_sentinel;  // see MPI_UNWEIGHTED below
 
 constexpr int kNeighborTag = 0x6e620000;  // "nb"
 constexpr int kDistGraphTag = 0x64670000;  // "dg"
@@ -540,8 +540,8 @@ Error check_node(const topo::Graph& graph, int rank, const char* call, const cm:
 extern "C" {
 
 // The weights sentinels: distinct addresses, never read or written.
-int* const MPI_UNWEIGHTED = &gasket_unweighted_sentinel;
-int* const MPI_WEIGHTS_EMPTY = &gasket_weights_empty_sentinel;
+int* const MPI_UNWEIGHTED = &unweighted_sentinel;
+int* const MPI_WEIGHTS_EMPTY = &weights_empty_sentinel;
 
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
   return api::call("MPI_Dims_create", MPI_COMM_WORLD,
