@@ -330,12 +330,12 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Comm_free(&comm));
   }
 
-  /* A graph: ring plus chords. */
+  /* A graph: ring plus chords to the opposite process (symmetric: even sizes only). */
   int index[MAXD], edges[3 * MAXD], e = 0;
   for (int i = 0; i < size; ++i) {
     edges[e++] = (i + 1) % size;
     edges[e++] = (i + size - 1) % size;
-    if (size >= 4) edges[e++] = (i + size / 2) % size;
+    if (size >= 4 && size % 2 == 0) edges[e++] = (i + size / 2) % size;
     index[i] = e;
   }
   MPI_OK(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &comm));
@@ -362,6 +362,21 @@ int main(int argc, char** argv) {
   dist_nbrs(comm, &nb);
   run_all(comm, &nb, strided3, three);
   MPI_OK(MPI_Comm_free(&comm));
+
+  /* Over a communicator whose ranks run backwards through MPI_COMM_WORLD's: a periodic ring and
+   * the general distributed graph again (ranks, not PEs, name the neighbors). */
+  MPI_Comm backwards;
+  MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &backwards));
+  int ring = size, periodic = 1;
+  MPI_OK(MPI_Cart_create(backwards, 1, &ring, &periodic, 0, &comm));
+  cart_nbrs(comm, &nb);
+  run_all(comm, &nb, strided3, three);
+  MPI_OK(MPI_Comm_free(&comm));
+  MPI_OK(MPI_Dist_graph_create(backwards, n, sources, degrees, dests, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &comm));
+  dist_nbrs(comm, &nb);
+  run_all(comm, &nb, strided3, three);
+  MPI_OK(MPI_Comm_free(&comm));
+  MPI_OK(MPI_Comm_free(&backwards));
 
   MPI_OK(MPI_Type_free(&strided3));
   MPI_OK(MPI_Type_free(&three));
