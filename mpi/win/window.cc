@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "core/base/log.h"
 #include "core/gasket.h"
 #include "core/runtime.h"
 #include "mpi/op/op.h"
@@ -44,7 +45,10 @@ struct TableEntry {
   uint32_t in_segment;
   uint32_t segment;
   uint64_t segment_offset;
-  uint64_t descriptor_bytes;  // padded to 8 in the table
+  uint64_t descriptor_bytes;  // padded to 8 in the table, then the shared pages' file name
+  uint64_t pages_begin;       // offsets of the shared pages in the region (equal: none)
+  uint64_t pages_end;
+  uint64_t file_bytes;        // padded to 8
 };
 struct TableHeader {
   uint64_t used;   // bytes of the table in use (header included)
@@ -107,6 +111,14 @@ bool native_op(MPI_Op op, MPI_Datatype type, bool fetch, AtomicOp* out) {
 
 uint64_t load(const uint64_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
 
+void copy(bool is_put, char* remote, char* local, size_t len) {
+  if (is_put) {
+    std::memcpy(remote, local, len);
+  } else {
+    std::memcpy(local, remote, len);
+  }
+}
+
 }  // namespace
 
 // A target range resolved: the target, the region holding it, and where the operation's origin
@@ -146,9 +158,15 @@ Window::Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> gro
 }
 
 Window::~Window() {
-  for (Published& p : published_) {
-    if (p.exposure.id != 0) (void)memreg::release(p.exposure, "MPI_Win_free");
-  }
+  for (Published& p : published_) unpublish(p, "MPI_Finalize");
+}
+
+void Window::unpublish(Published& p, const char* call) {
+  if (p.exposure.id != 0) (void)memreg::release(p.exposure, call);
+  p.exposure = memreg::Exposure{};
+  Status st = segments::restore_pages(p.pages);
+  if (!st.is_ok()) log::fatal("%s: rank %d: %s: %s", call, rank_, label().c_str(), st.message().c_str());
+  p.pages = segments::SharedPages{};
 }
 
 std::string Window::label() const {
@@ -195,12 +213,30 @@ Error Window::publish_region(void* base, uint64_t size, const char* call) {
     }
     p.exposure = std::move(e.value());
     p.region.descriptor = p.exposure.descriptor;
+    // Same-node peers: the whole pages on a shared file at the same address (plain stores there).
+    std::string file = "/gasket-" + runtime().bootstrap().job_id() + "-" + std::to_string(gasket::my_pe()) + "-win-" +
+                       std::to_string(reinterpret_cast<uintptr_t>(base));
+    Result<segments::SharedPages> pages = segments::share_pages(base, size, file);
+    if (pages.is_ok()) {
+      p.pages = pages.value();
+      if (p.pages.base != nullptr) {
+        p.region.pages_begin = static_cast<uint64_t>(p.pages.base - static_cast<char*>(base));
+        p.region.pages_end = p.region.pages_begin + p.pages.size;
+        p.region.pages_file = p.pages.file;
+      }
+    } else {
+      GASKET_DEBUG("%s: rank %d: %s: [%p, +%llu) stays private (peers use core/memreg): %s", call, rank_,
+                   label().c_str(), base, static_cast<unsigned long long>(size), pages.status().message().c_str());
+    }
   }
+  auto entry_bytes = [](const Region& r) {
+    return sizeof(TableEntry) + pad8(r.descriptor.size()) + pad8(r.pages_file.size());
+  };
   size_t used = sizeof(TableHeader);
-  for (const Published& q : published_) used += sizeof(TableEntry) + pad8(q.region.descriptor.size());
-  used += sizeof(TableEntry) + pad8(p.region.descriptor.size());
+  for (const Published& q : published_) used += entry_bytes(q.region);
+  used += entry_bytes(p.region);
   if (used > table_bytes_) {
-    if (p.exposure.id != 0) (void)memreg::release(p.exposure, call);
+    unpublish(p, call);
     return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: the region table is full (%zu regions in %zu bytes)", call, rank_,
                  label().c_str(), published_.size(), table_bytes_);
   }
@@ -228,7 +264,7 @@ Error Window::detach(const void* base, const char* call) {
     return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: %p is not the base of an attached region", call, rank_,
                  label().c_str(), base);
   }
-  if (it->exposure.id != 0) (void)memreg::release(it->exposure, call);
+  unpublish(*it, call);
   published_.erase(it);
   write_table();
   return Error::ok();
@@ -241,11 +277,15 @@ void Window::write_table() {
   char* table = reinterpret_cast<char*>(mine_) + sizeof(ControlBlock) + 8 * targets_.size();
   TableHeader h{sizeof(TableHeader), published_.size()};
   for (const Published& p : published_) {
-    TableEntry e{p.region.base, p.region.size, p.in_segment ? 1u : 0u, p.segment, p.segment_offset,
-                 p.region.descriptor.size()};
+    const Region& r = p.region;
+    TableEntry e{r.base,           r.size,       p.in_segment ? 1u : 0u, p.segment,         p.segment_offset,
+                 r.descriptor.size(), r.pages_begin, r.pages_end,           r.pages_file.size()};
     std::memcpy(table + h.used, &e, sizeof e);
-    std::memcpy(table + h.used + sizeof e, p.region.descriptor.data(), p.region.descriptor.size());
-    h.used += sizeof e + pad8(p.region.descriptor.size());
+    h.used += sizeof e;
+    std::memcpy(table + h.used, r.descriptor.data(), r.descriptor.size());
+    h.used += pad8(r.descriptor.size());
+    std::memcpy(table + h.used, r.pages_file.data(), r.pages_file.size());
+    h.used += pad8(r.pages_file.size());
   }
   std::memcpy(table, &h, sizeof h);
   std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -298,8 +338,10 @@ Error Window::refresh_regions(Target& t, const char* call) {
       r.size = e.size;
       r.pe = t.pe;
       r.descriptor.assign(table.data() + at, e.descriptor_bytes);
+      r.pages_file.assign(table.data() + at + pad8(e.descriptor_bytes), e.file_bytes);
+      if (e.pages_end > e.pages_begin && t.direct_path) map_pages(&r, e.pages_begin, e.pages_end, call);
     }
-    at += pad8(e.descriptor_bytes);
+    at += pad8(e.descriptor_bytes) + pad8(e.file_bytes);
     t.regions.push_back(std::move(r));
   }
   t.regions_known = true;
@@ -368,11 +410,7 @@ Error Window::resolve(int rank, int64_t disp, int64_t target_count, const dataty
 Error Window::transfer(bool is_put, const Location& loc, uint64_t offset, char* local, size_t len, const char* call) {
   const Region& r = *loc.region;
   if (r.direct != nullptr) {
-    if (is_put) {
-      std::memcpy(r.direct + offset, local, len);
-    } else {
-      std::memcpy(local, r.direct + offset, len);
-    }
+    copy(is_put, r.direct + offset, local, len);
     return Error::ok();
   }
   if (r.alias != nullptr) {
@@ -383,13 +421,42 @@ Error Window::transfer(bool is_put, const Location& loc, uint64_t offset, char* 
     }
     return Error::ok();
   }
+  // Exposed memory: the shared pages by plain copies, the partial pages at the edges through memreg.
+  uint64_t end = offset + len, lo = std::max(offset, r.pages_begin), hi = std::min(end, r.pages_end);
+  if (r.pages == nullptr || lo >= hi) return transfer_exposed(is_put, r, loc.rank, offset, local, len, call);
+  Error e;
+  if (offset < lo) e = transfer_exposed(is_put, r, loc.rank, offset, local, lo - offset, call);
+  copy(is_put, r.pages + (lo - r.pages_begin), local + (lo - offset), hi - lo);
+  if (e.is_ok() && hi < end) e = transfer_exposed(is_put, r, loc.rank, hi, local + (hi - offset), end - hi, call);
+  return e;
+}
+
+Error Window::transfer_exposed(bool is_put, const Region& r, int rank, uint64_t offset, char* local, size_t len,
+                               const char* call) {
   Status st = is_put ? memreg::put(r.pe, r.descriptor, offset, local, len, call)
                      : memreg::get(r.pe, r.descriptor, offset, local, len, call);
   if (!st.is_ok()) {
-    return error(MPI_ERR_RMA_RANGE, "%s: rank %d: %s: target rank %d: %s", call, rank_, label().c_str(), loc.rank,
+    return error(MPI_ERR_RMA_RANGE, "%s: rank %d: %s: target rank %d: %s", call, rank_, label().c_str(), rank,
                  st.message().c_str());
   }
   return Error::ok();
+}
+
+// A same-node peer's shared pages, mapped once per window.
+void Window::map_pages(Region* r, uint64_t begin, uint64_t end, const char* call) {
+  auto it = peer_pages_.find(r->pages_file);
+  if (it == peer_pages_.end()) {
+    Result<segments::SharedMemoryFile> f = segments::SharedMemoryFile::open(r->pages_file, static_cast<size_t>(end - begin));
+    if (!f.is_ok()) {
+      GASKET_DEBUG("%s: rank %d: %s: mapping %s: %s (core/memreg instead)", call, rank_, label().c_str(),
+                   r->pages_file.c_str(), f.status().message().c_str());
+      return;
+    }
+    it = peer_pages_.emplace(r->pages_file, std::move(f.value())).first;
+  }
+  r->pages = it->second.data();
+  r->pages_begin = begin;
+  r->pages_end = end;
 }
 
 namespace {
@@ -771,6 +838,8 @@ Error Window::free(const Waiter& wait, Arena& pool, const char* call) {
   }
   complete_all();
   barrier(wait);  // nobody still reaches into this rank's memory or control block
+  for (Published& p : published_) unpublish(p, call);
+  published_.clear();
   for (char* p : pool_blocks) pool.release(p);
   pool_blocks.clear();
   return Error::ok();

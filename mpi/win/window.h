@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "core/memreg/exposure.h"
+#include "core/segments/shared_memory_file.h"
+#include "core/segments/shared_pages.h"
 #include "mpi.h"
 #include "mpi/base/arena.h"
 #include "mpi/base/error.h"
@@ -48,7 +50,12 @@ struct Region {
   int pe = 0;              // the PE whose memory it is
   char* alias = nullptr;   // in a symmetric segment: the address naming it here (gasket::put/get/atomic)
   char* direct = nullptr;  // mapped into this process on the direct path: plain loads and stores
-  std::string descriptor;  // otherwise: exposed through core/memreg
+  std::string descriptor;  // otherwise: exposed through core/memreg,
+  // and its whole pages [pages_begin, pages_end) (offsets in the region) moved onto a shared file
+  // (core/segments/shared_pages.h) that is mapped here at `pages`: plain loads and stores.
+  char* pages = nullptr;
+  uint64_t pages_begin = 0, pages_end = 0;
+  std::string pages_file;
   bool contains(uint64_t addr, uint64_t len) const { return addr >= base && addr - base <= size && len <= size - (addr - base); }
 };
 
@@ -193,11 +200,18 @@ class Window {
   struct Published {
     Region region;
     memreg::Exposure exposure;
+    segments::SharedPages pages;
     bool in_segment = false;
     uint32_t segment = 0;
     uint64_t segment_offset = 0;
   };
   std::vector<Published> published_;
+  // Same-node peers' shared pages mapped here, by file name (unmapped with the window).
+  std::map<std::string, segments::SharedMemoryFile> peer_pages_;
+  void unpublish(Published& p, const char* call);
+  void map_pages(Region* r, uint64_t begin, uint64_t end, const char* call);
+  Error transfer_exposed(bool is_put, const Region& r, int rank, uint64_t offset, char* local, size_t len,
+                         const char* call);
 
   // Epochs.
   bool fence_epoch_ = false;
