@@ -8,6 +8,7 @@
  * MPI_Win_allocate_shared, MPI_Win_create_dynamic + attach of malloc'd memory.
  * A standard MPI program (builds with gasket's mpicc, Open MPI's and MPICH's; rma_compare.sh runs
  * them side by side). Prints "RMA kind mode op microseconds" lines and a table. Run on 2 ranks.
+ * Windows are 64 KiB; the target word is in their middle.
  * Options: --kind NAME, --op NAME (only those; rma_compare.sh runs each kind apart so that an
  * implementation crashing on one leaves the others measured). */
 #include <mpi.h>
@@ -116,7 +117,9 @@ int main(int argc, char** argv) {
     if (only_kind && strcmp(only_kind, kind_names[k]) != 0) continue;
     MPI_Win win;
     long long* mem = NULL;
-    MPI_Aint bytes = 64, disp = 0;
+    /* 64 KiB windows, the target word in the middle (a window over an array; on malloc'd memory
+     * its whole pages are what gasket shares between the ranks of a node). */
+    MPI_Aint bytes = 64 << 10, disp = 4096;
     switch (k) {
       case kCreate:
         mem = malloc(bytes);
@@ -128,7 +131,7 @@ int main(int argc, char** argv) {
         MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
         mem = malloc(bytes);
         MPI_Win_attach(win, mem, bytes);
-        MPI_Get_address(mem, &disp);
+        MPI_Get_address(mem + 4096, &disp);
         MPI_Bcast(&disp, 1, MPI_AINT, 1, MPI_COMM_WORLD);
         break;
     }

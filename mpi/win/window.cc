@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/base/log.h"
+#include "core/am/cpu_atomic.h"
 #include "core/gasket.h"
 #include "core/runtime.h"
 #include "mpi/op/op.h"
@@ -155,6 +156,19 @@ Window::Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> gro
     }
   }
   attr_flavor = flavor;
+  all_direct_ = std::all_of(targets_.begin(), targets_.end(), [](const Target& t) { return t.direct_path; });
+}
+
+// Where an accumulate on [offset, offset + width) of `loc` runs as CPU atomics: memory mapped here
+// that every member reaches the same way (the window is on one node, all on the direct path), so
+// all origins act in the CPU's atomicity domain. Null otherwise.
+char* Window::cpu_word(const Location& loc, int64_t offset, size_t width) const {
+  const Region& r = *loc.region;
+  if (!all_direct_ || r.alias != nullptr) return nullptr;
+  uint64_t at = static_cast<uint64_t>(offset);
+  if (at < r.pages_begin || at + width > r.pages_end) return nullptr;
+  char* p = r.direct != nullptr ? r.direct + at : r.pages == nullptr ? nullptr : r.pages + (at - r.pages_begin);
+  return p != nullptr && reinterpret_cast<uintptr_t>(p) % width == 0 ? p : nullptr;
 }
 
 Window::~Window() {
@@ -579,34 +593,50 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
   if (!e.is_ok() || loc.empty) return e;
   Chunks chunks = chunks_of(target_type, target_count);
   const Region& r = *loc.region;
-  bool words = r.alias != nullptr && (basic_size == 4 || basic_size == 8);
-  for (const auto& c : chunks) {
-    if (words && reinterpret_cast<uintptr_t>(r.alias + loc.offset + c.first) % static_cast<uintptr_t>(basic_size) != 0) words = false;
-  }
+  size_t width = static_cast<size_t>(basic_size);
+  // Per element, one atomic on a word: the core's (a segment: every path) or the CPU's (cpu_word).
+  auto word_at = [&](int64_t off, char** alias, char** cpu) {
+    *alias = r.alias != nullptr ? r.alias + loc.offset + off : nullptr;
+    *cpu = *alias == nullptr ? cpu_word(loc, loc.offset + off, width) : nullptr;
+    return (*alias != nullptr && reinterpret_cast<uintptr_t>(*alias) % width == 0) || *cpu != nullptr;
+  };
+  // Under an exclusive lock nobody else touches the target: whole chunks at once. Elements that
+  // are not words take the target's accumulate lock — decided per element location, so that
+  // every origin treats one location alike.
   bool exclusive = locks_[static_cast<size_t>(rank)] == LockState::kExclusive;
-  if (!words || (exclusive && elements > 1)) {
+  if ((width != 4 && width != 8) || (exclusive && elements > 1)) {
     return accumulate_locked(loc, chunks, origin_packed, elements, basic, basic_size, op, result_packed, !exclusive, call);
   }
-  // One core atomic per element: native where the core has the op, else a compare-and-swap loop
-  // around apply_predefined.
+  // Native where the core has the op, else a compare-and-swap loop around apply_predefined.
   AtomicOp native;
   bool has_native = native_op(op, basic, result_packed != nullptr, &native);
-  size_t width = static_cast<size_t>(basic_size);
   int pe = r.pe;
   int64_t k = 0;
   for (const auto& [off, len] : chunks) {
     for (int64_t b = 0; b < len; b += basic_size, ++k) {
-      char* addr = r.alias + loc.offset + off + b;
+      char *alias, *cpu;
+      if (!word_at(off + b, &alias, &cpu)) {
+        Error e = accumulate_locked(loc, {{off + b, basic_size}}, origin_packed ? origin_packed + k * basic_size : nullptr,
+                                    1, basic, basic_size, op, result_packed ? result_packed + k * basic_size : nullptr,
+                                    true, call);
+        if (!e.is_ok()) return e;
+        continue;
+      }
+      auto atomic = [&](AtomicOp o, uint64_t operand, uint64_t compare) {
+        return cpu != nullptr ? core::am::cpu_atomic(cpu, static_cast<unsigned>(width), static_cast<backend::AtomicOp>(o),
+                                                     operand, compare)
+                              : gasket::atomic(alias, width, o, operand, compare, pe, false, call);
+      };
       uint64_t operand = 0, old = 0;
       if (origin_packed != nullptr) std::memcpy(&operand, origin_packed + k * basic_size, width);
       if (has_native) {
-        old = gasket::atomic(addr, width, native, operand, 0, pe, false, call);
+        old = atomic(native, operand, 0);
       } else {
-        old = gasket::atomic(addr, width, AtomicOp::kFetch, 0, 0, pe, false, call);
+        old = atomic(AtomicOp::kFetch, 0, 0);
         for (;;) {
           uint64_t next = old;
           op::apply_predefined(op, basic, &operand, &next, 1);
-          uint64_t seen = gasket::atomic(addr, width, AtomicOp::kCompareSwap, next, old, pe, false, call);
+          uint64_t seen = atomic(AtomicOp::kCompareSwap, next, old);
           if (seen == old) break;
           old = seen;
         }
@@ -629,12 +659,15 @@ Error Window::compare_and_swap(const void* origin, const void* compare, void* re
   if (!e.is_ok() || loc.empty) return e;
   const Region& r = *loc.region;
   size_t width = static_cast<size_t>(type_size);
-  char* addr = r.alias == nullptr ? nullptr : r.alias + loc.offset;
-  if (addr != nullptr && (width == 4 || width == 8) && reinterpret_cast<uintptr_t>(addr) % width == 0) {
+  char* alias = r.alias == nullptr ? nullptr : r.alias + loc.offset;
+  char* cpu = width == 4 || width == 8 ? cpu_word(loc, loc.offset, width) : nullptr;
+  if ((alias != nullptr && (width == 4 || width == 8) && reinterpret_cast<uintptr_t>(alias) % width == 0) || cpu) {
     uint64_t value = 0, cmp = 0;
     std::memcpy(&value, origin, width);
     std::memcpy(&cmp, compare, width);
-    uint64_t old = gasket::atomic(addr, width, AtomicOp::kCompareSwap, value, cmp, r.pe, false, call);
+    uint64_t old = cpu != nullptr ? core::am::cpu_atomic(cpu, static_cast<unsigned>(width),
+                                                         backend::AtomicOp::kCompareSwap, value, cmp)
+                                  : gasket::atomic(alias, width, AtomicOp::kCompareSwap, value, cmp, r.pe, false, call);
     std::memcpy(result, &old, width);
     return Error::ok();
   }
@@ -658,8 +691,9 @@ void Window::complete_all() { gasket::quiet(); }
 Error Window::flush(int rank, const char* call) {
   (void)call;
   if (rank >= 0 && targets_[static_cast<size_t>(rank)].direct_path) {
-    // Plain stores on the mapped memory: ordering them is all a flush needs.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // Plain stores on the mapped memory are complete once ordered before what follows (a release
+    // fence: on x86 only the compiler's; the unlock or notification after it is an atomic).
+    std::atomic_thread_fence(std::memory_order_release);
     return Error::ok();
   }
   complete_all();

@@ -184,6 +184,7 @@ class Window {
   uint64_t* posts_word(int rank, int from) const {
     return control_word(rank, sizeof(ControlBlock) + 8 * static_cast<size_t>(from));
   }
+  char* cpu_word(const Location& loc, int64_t offset, size_t width) const;
   void acquire_acc_lock(int rank);
   void release_acc_lock(int rank);
   void barrier(const Waiter& wait);
@@ -194,6 +195,7 @@ class Window {
   std::shared_ptr<const comm::Group> group_;
   int rank_;
   std::vector<Target> targets_;
+  bool all_direct_ = false;  // every member reached by loads and stores (one node, direct path)
   ControlBlock* mine_;         // this rank's control block (local memory)
   size_t table_bytes_;
   // This rank's regions (dynamic: attached; create outside segments: its memory) and exposures.
