@@ -153,6 +153,7 @@ Window::Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> gro
       int owner = m.memory_rank >= 0 ? group_->pes[static_cast<size_t>(m.memory_rank)] : t.pe;
       t.regions.push_back(segment_region(m.base, m.size, owner, m.segment, m.segment_offset));
       t.regions_known = true;
+      update_fast(t);
     }
   }
   attr_flavor = flavor;
@@ -307,11 +308,27 @@ void Window::write_table() {
   targets_[static_cast<size_t>(rank_)].regions_known = false;
 }
 
+void Window::update_fast(Target& t) {
+  t.fast = 0;
+  t.fast_lo = t.fast_hi = 0;
+  if (flavor_ == MPI_WIN_FLAVOR_DYNAMIC || t.regions.size() != 1 || t.regions[0].base != t.base) return;
+  const Region& r = t.regions[0];
+  if (r.direct != nullptr) {
+    t.fast = reinterpret_cast<uintptr_t>(r.direct);
+    t.fast_hi = r.size;
+  } else if (r.pages != nullptr) {
+    t.fast = reinterpret_cast<uintptr_t>(r.pages) - r.pages_begin;
+    t.fast_lo = r.pages_begin;
+    t.fast_hi = r.pages_end;
+  }
+}
+
 Error Window::refresh_regions(Target& t, const char* call) {
   t.regions.clear();
   if (&t == &targets_[static_cast<size_t>(rank_)]) {
     for (const Published& p : published_) t.regions.push_back(p.region);
     t.regions_known = true;
+    update_fast(t);
     return Error::ok();
   }
   char* version_at = t.control + offsetof(ControlBlock, table_version);
@@ -359,16 +376,14 @@ Error Window::refresh_regions(Target& t, const char* call) {
     t.regions.push_back(std::move(r));
   }
   t.regions_known = true;
+  update_fast(t);
   return Error::ok();
 }
 
 // ---- communication ----
 
 Error Window::check_access(int rank, const char* call) const {
-  if (fence_epoch_ || lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone ||
-      in_access_group_[static_cast<size_t>(rank)]) {
-    return Error::ok();
-  }
+  if (accessible(rank)) return Error::ok();
   return error(MPI_ERR_RMA_SYNC,
                "%s: rank %d: %s: target rank %d is not in an access epoch (no fence, lock, lock_all or start covers it)",
                call, rank_, label().c_str(), rank);

@@ -81,6 +81,10 @@ struct Target {
   bool direct_path = false;        // reached by loads and stores (same node, direct path)
   std::vector<Region> regions;     // static windows: one; dynamic: those attached (cached)
   bool regions_known = false;      // false: fetched from the target's region table on first use
+  // The fast path: window bytes [fast_lo, fast_hi) are at fast + offset in this process (mapped
+  // segment, own memory or shared pages); fast_hi == 0 when none are.
+  uintptr_t fast = 0;
+  uint64_t fast_lo = 0, fast_hi = 0;
   uint64_t table_version = ~uint64_t{0};
 };
 
@@ -135,6 +139,20 @@ class Window {
   // ---- communication (ranks checked by the caller; MPI_PROC_NULL filtered out) ----
   // Every target range is checked against the window / the attached regions (MPI_ERR_RMA_RANGE)
   // and the access epoch (MPI_ERR_RMA_SYNC).
+  // The common case without building Error values: `bytes` contiguous bytes at displacement `disp`
+  // of `rank` (a static window) mapped here, in an access epoch. False: take put()/get().
+  bool copy_direct(bool is_put, char* origin, int64_t bytes, int rank, int64_t disp) {
+    const Target& t = targets_[static_cast<size_t>(rank)];
+    uint64_t off = static_cast<uint64_t>(disp) * static_cast<uint64_t>(t.disp_unit);
+    if (disp < 0 || off < t.fast_lo || off + static_cast<uint64_t>(bytes) > t.fast_hi || !accessible(rank)) return false;
+    char* remote = reinterpret_cast<char*>(t.fast + off);
+    __builtin_memcpy(is_put ? remote : origin, is_put ? origin : remote, static_cast<size_t>(bytes));
+    return true;
+  }
+  bool accessible(int rank) const {
+    return fence_epoch_ || lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone ||
+           in_access_group_[static_cast<size_t>(rank)];
+  }
   Error put(const void* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
             int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call);
   Error get(void* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank, int64_t disp,
@@ -171,6 +189,7 @@ class Window {
   Error resolve(int rank, int64_t disp, int64_t target_count, const datatype::Datatype& type, const char* call,
                 Location* loc);
   Error refresh_regions(Target& t, const char* call);
+  void update_fast(Target& t);
   void write_table();
   Error move(bool is_put, char* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
              int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call);
