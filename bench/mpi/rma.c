@@ -8,6 +8,7 @@
  * MPI_Win_allocate_shared, MPI_Win_create_dynamic + attach of malloc'd memory.
  * A standard MPI program (builds with gasket's mpicc, Open MPI's and MPICH's; rma_compare.sh runs
  * them side by side). Prints "RMA kind mode op microseconds" lines and a table. Run on 2 ranks.
+ * Windows are 64 KiB; the target word is in their middle.
  * Options: --kind NAME, --op NAME (only those; rma_compare.sh runs each kind apart so that an
  * implementation crashing on one leaves the others measured). */
 #include <mpi.h>
@@ -84,11 +85,6 @@ static double measure(enum Mode m, enum Op o, MPI_Aint disp, MPI_Win win, int it
   }
 }
 
-static double median3(double a, double b, double c) {
-  if (a > b) { double t = a; a = b; b = t; }
-  if (b > c) { double t = b; b = c; c = t; }
-  return a > b ? a : b;
-}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -111,12 +107,14 @@ int main(int argc, char** argv) {
   MPI_Group_incl(world, 1, &peer, &peer_group);
   double table[kKinds][kModes][kOps];
   memset(table, 0, sizeof table);
-  if (rank == 0) printf("# RMA latency, 8 bytes, rank 0 -> rank 1 (microseconds per operation + completion)\n");
+  if (rank == 0) printf("# RMA latency, 8 bytes, rank 0 -> rank 1 (microseconds per operation + completion, best of 5 runs)\n");
   for (int k = 0; k < kKinds; ++k) {
     if (only_kind && strcmp(only_kind, kind_names[k]) != 0) continue;
     MPI_Win win;
     long long* mem = NULL;
-    MPI_Aint bytes = 64, disp = 0;
+    /* 64 KiB windows, the target word in the middle (a window over an array; on malloc'd memory
+     * its whole pages are what gasket shares between the ranks of a node). */
+    MPI_Aint bytes = 64 << 10, disp = 4096;
     switch (k) {
       case kCreate:
         mem = malloc(bytes);
@@ -128,7 +126,7 @@ int main(int argc, char** argv) {
         MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
         mem = malloc(bytes);
         MPI_Win_attach(win, mem, bytes);
-        MPI_Get_address(mem, &disp);
+        MPI_Get_address(mem + 4096, &disp);
         MPI_Bcast(&disp, 1, MPI_AINT, 1, MPI_COMM_WORLD);
         break;
     }
@@ -139,8 +137,14 @@ int main(int argc, char** argv) {
         if (only_op && strcmp(only_op, op_names[o]) != 0) continue;
         int iters = m <= kLockAll ? 20000 : 2000;
         measure(m, o, disp, win, iters / 10); /* warm-up */
-        double a = measure(m, o, disp, win, iters), b = measure(m, o, disp, win, iters), c = measure(m, o, disp, win, iters);
-        table[k][m][o] = median3(a, b, c);
+        /* the best of 5 runs: this machine is shared, the best run is the one least disturbed */
+        double best = 1e30;
+        for (int rep = 0; rep < 5; ++rep) {
+          double t = measure(m, o, disp, win, iters);
+          MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+          if (t < best) best = t;
+        }
+        table[k][m][o] = best;
         if (rank == 0) {
           printf("RMA %s %s %s %.3f\n", kind_names[k], mode_names[m], op_names[o], table[k][m][o]);
           fflush(stdout);

@@ -9,6 +9,7 @@
 //   kDistGraphTag (+1)       MPI_Dist_graph_create's edge counts (and then the edges)
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <tuple>
 #include <vector>
@@ -33,7 +34,7 @@ namespace topo = gasket::mpi::topo;
 
 namespace {
 
-int gasket_unweighted_sentinel, gasket_weights_empty_sentinel;  // see MPI_UNWEIGHTED below
+int unweighted_sentinel, weights_empty_sentinel;  // see MPI_UNWEIGHTED below
 
 constexpr int kNeighborTag = 0x6e620000;  // "nb"
 constexpr int kDistGraphTag = 0x64670000;  // "dg"
@@ -60,17 +61,20 @@ Error intra(Context& c, MPI_Comm handle, const char* call, cm::Communicator** co
   return e;
 }
 
-// The communicator and its topology, which must be of `kind` (any kind when null).
-Error topology_of(Context& c, MPI_Comm handle, const char* call, const Kind* kind, cm::Communicator** comm,
-                  const Topology** t) {
-  Error e = api::check_comm(c, handle, call, comm);
-  if (!e.is_ok()) return e;
-  *t = (*comm)->topology.get();
+// The communicator's topology, which must be of `kind` (any kind when null).
+Error check_kind(const cm::Communicator& comm, const Kind* kind, const char* call, const Topology** t) {
+  *t = comm.topology.get();
   if (*t == nullptr || (kind != nullptr && (*t)->kind() != *kind)) {
-    return error(MPI_ERR_TOPOLOGY, "%s: rank %d: the communicator has %s, not %s", call, (*comm)->rank,
+    return error(MPI_ERR_TOPOLOGY, "%s: rank %d: the communicator has %s, not %s", call, comm.rank,
                  *t == nullptr ? "no topology" : describe((*t)->kind()), kind == nullptr ? "one" : describe(*kind));
   }
   return Error::ok();
+}
+
+Error topology_of(Context& c, MPI_Comm handle, const char* call, const Kind* kind, cm::Communicator** comm,
+                  const Topology** t) {
+  Error e = api::check_comm(c, handle, call, comm);
+  return e.is_ok() ? check_kind(**comm, kind, call, t) : e;
 }
 
 constexpr Kind kCart = Kind::kCartesian, kGraph = Kind::kGraph, kDist = Kind::kDistGraph;
@@ -80,22 +84,75 @@ Error null_arg(const void* p, bool needed, const char* what, const char* call, c
   return Error::ok();
 }
 
-// Collective over `parent`: a new communicator of the parent's ranks `members` (in that order)
-// carrying make(new rank)'s topology; MPI_COMM_NULL for the processes not among them.
-template <typename Make>
-MPI_Comm attach(Context& c, Guard& g, const cm::Communicator& parent, const std::vector<int>& members, Make make) {
+// What a creation call describes: the parent's ranks that take part (in their new order) and
+// the topology of each new rank.
+struct Layout {
+  std::vector<int> members;
+  std::function<std::shared_ptr<const Topology>(int new_rank)> topology;
+};
+
+// Collective over `parent`: a new communicator of the layout's members carrying their
+// topologies; MPI_COMM_NULL for the processes not among them.
+MPI_Comm attach(Context& c, Guard& g, const cm::Communicator& parent, const Layout& layout) {
   uint32_t context = api::agree_context(c, g, parent);
-  auto at = std::find(members.begin(), members.end(), parent.rank);
-  if (at == members.end()) return MPI_COMM_NULL;
+  auto at = std::find(layout.members.begin(), layout.members.end(), parent.rank);
+  if (at == layout.members.end()) return MPI_COMM_NULL;
   cm::Communicator n;
   n.context = context;
   std::vector<int> pes;
-  for (int r : members) pes.push_back(parent.group->pes[static_cast<size_t>(r)]);
+  for (int r : layout.members) pes.push_back(parent.group->pes[static_cast<size_t>(r)]);
   n.group = std::make_shared<cm::Group>(cm::Group{std::move(pes)});
-  n.rank = static_cast<int>(at - members.begin());
+  n.rank = static_cast<int>(at - layout.members.begin());
   n.errhandler = parent.errhandler;
-  n.topology = make(n.rank);
+  n.topology = layout.topology(n.rank);
   return c.comms().add(std::move(n));
+}
+
+// The frame of the creation calls: describe(c, g, parent, &layout) -> Error checks the user's
+// arguments (and may communicate over the parent: MPI_Dist_graph_create); then the new
+// communicator.
+template <typename Describe>
+int create(const char* call, MPI_Comm parent_handle, MPI_Comm* out, Describe describe) {
+  return api::call(call, parent_handle, [&](Context& c, Guard& g) -> Error {
+    cm::Communicator* old;
+    Error e = intra(c, parent_handle, call, &old);
+    if (e.is_ok()) e = null_arg(out, true, "the new communicator's handle", call, *old);
+    if (!e.is_ok()) return e;
+    cm::Communicator parent = *old;  // the table may grow below
+    Layout layout;
+    e = describe(c, g, parent, &layout);
+    if (!e.is_ok()) return e;
+    *out = attach(c, g, parent, layout);
+    return Error::ok();
+  });
+}
+
+// The frame of the query calls: the communicator must carry a topology of `kind` (any kind when
+// null); body(comm, topology) -> Error.
+template <typename Body>
+int query(const char* call, MPI_Comm handle, const Kind* kind, Body body) {
+  return api::call(call, handle, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* comm;
+    const Topology* t;
+    Error e = topology_of(c, handle, call, kind, &comm, &t);
+    return e.is_ok() ? body(*comm, *t) : e;
+  });
+}
+
+// The frame of MPI_Cart_map / MPI_Graph_map: nodes(comm, &n) -> Error checks the description and
+// gives its number of processes; ranks are kept.
+template <typename Nodes>
+int map(const char* call, MPI_Comm handle, int* newrank, Nodes nodes) {
+  return api::call(call, handle, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* comm;
+    int n = 0;
+    Error e = intra(c, handle, call, &comm);
+    if (e.is_ok()) e = null_arg(newrank, true, "newrank", call, *comm);
+    if (e.is_ok()) e = nodes(*comm, &n);
+    if (!e.is_ok()) return e;
+    *newrank = comm->rank < n ? comm->rank : MPI_UNDEFINED;
+    return Error::ok();
+  });
 }
 
 std::vector<int> first_ranks(int n) {
@@ -452,9 +509,10 @@ Error distribute_edges(Context& c, Guard& g, const cm::Communicator& comm, const
   return Error::ok();
 }
 
-MPI_Comm attach_dist_graph(Context& c, Guard& g, const cm::Communicator& parent, topo::DistGraph dist) {
+// Every process of the parent, each with its own part of the graph.
+Layout whole(const cm::Communicator& parent, topo::DistGraph dist) {
   auto t = std::make_shared<const Topology>(std::move(dist));
-  return attach(c, g, parent, first_ranks(parent.size()), [&](int) { return t; });
+  return Layout{first_ranks(parent.size()), [t](int) { return t; }};
 }
 
 template <typename T>
@@ -468,13 +526,22 @@ Error check_max(int max, const char* what, const char* call, const cm::Communica
   return Error::ok();
 }
 
+// A node of the graph (MPI_Graph_neighbors(_count)).
+Error check_node(const topo::Graph& graph, int rank, const char* call, const cm::Communicator& comm) {
+  if (rank < 0 || rank >= graph.nnodes()) {
+    return error(MPI_ERR_RANK, "%s: rank %d: rank %d is not a node of the graph (0..%d)", call, comm.rank, rank,
+                 graph.nnodes() - 1);
+  }
+  return Error::ok();
+}
+
 }  // namespace
 
 extern "C" {
 
 // The weights sentinels: distinct addresses, never read or written.
-int* const MPI_UNWEIGHTED = &gasket_unweighted_sentinel;
-int* const MPI_WEIGHTS_EMPTY = &gasket_weights_empty_sentinel;
+int* const MPI_UNWEIGHTED = &unweighted_sentinel;
+int* const MPI_WEIGHTS_EMPTY = &weights_empty_sentinel;
 
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
   return api::call("MPI_Dims_create", MPI_COMM_WORLD,
@@ -485,28 +552,22 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
                     MPI_Comm* comm_cart) {
   const char* call = "MPI_Cart_create";
   (void)reorder;  // ranks are kept (allowed)
-  return api::call(call, comm_old, [&](Context& c, Guard& g) -> Error {
-    cm::Communicator* old;
-    Error e = intra(c, comm_old, call, &old);
-    if (e.is_ok()) e = null_arg(comm_cart, true, "comm_cart", call, *old);
+  return create(call, comm_old, comm_cart, [&](Context&, Guard&, const cm::Communicator& parent, Layout* layout) {
     topo::Cartesian cart;
-    if (e.is_ok()) e = Topology::cartesian(ndims, dims, periods, old->size(), old->rank, call, &cart);
-    if (!e.is_ok()) return e;
-    cm::Communicator parent = *old;
-    *comm_cart = attach(c, g, parent, first_ranks(cart.size()),
-                        [&](int rank) { return std::make_shared<const Topology>(cart, rank); });
-    return Error::ok();
+    Error e = Topology::cartesian(ndims, dims, periods, parent.size(), parent.rank, call, &cart);
+    if (e.is_ok()) {
+      *layout = Layout{first_ranks(cart.size()), [cart](int r) { return std::make_shared<const Topology>(cart, r); }};
+    }
+    return e;
   });
 }
 
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   const char* call = "MPI_Cart_sub";
-  return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
-    cm::Communicator* cmm;
+  return create(call, comm, newcomm, [&](Context&, Guard&, const cm::Communicator& parent, Layout* layout) {
     const Topology* t;
-    Error e = topology_of(c, comm, call, &kCart, &cmm, &t);
-    if (e.is_ok()) e = null_arg(remain_dims, t->cartesian().ndims() > 0, "remain_dims", call, *cmm);
-    if (e.is_ok()) e = null_arg(newcomm, true, "newcomm", call, *cmm);
+    Error e = check_kind(parent, &kCart, call, &t);
+    if (e.is_ok()) e = null_arg(remain_dims, t->cartesian().ndims() > 0, "remain_dims", call, parent);
     if (!e.is_ok()) return e;
     const topo::Cartesian& grid = t->cartesian();
     topo::Cartesian sub;
@@ -516,36 +577,31 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
       sub.periods.push_back(grid.periods[static_cast<size_t>(d)]);
     }
     // The members share this process's coordinates in the dropped dimensions; in rank order they
-    // are in row-major order of the kept ones.
-    std::vector<int> mine = grid.coords_of(cmm->rank), members;
+    // are in row-major order of the kept ones. No communication: every process knows the grid.
+    std::vector<int> mine = grid.coords_of(parent.rank);
     for (int r = 0; r < grid.size(); ++r) {
       std::vector<int> coords = grid.coords_of(r);
       bool same = true;
       for (int d = 0; d < grid.ndims(); ++d) same = same && (remain_dims[d] || coords[d] == mine[d]);
-      if (same) members.push_back(r);
+      if (same) layout->members.push_back(r);
     }
-    cm::Communicator parent = *cmm;
-    *newcomm = attach(c, g, parent, members, [&](int rank) { return std::make_shared<const Topology>(sub, rank); });
+    layout->topology = [sub](int r) { return std::make_shared<const Topology>(sub, r); };
     return Error::ok();
   });
 }
 
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
   const char* call = "MPI_Cart_get";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    const Topology* t;
-    Error e = topology_of(c, comm, call, &kCart, &cmm, &t);
-    if (!e.is_ok()) return e;
-    const topo::Cartesian& grid = t->cartesian();
+  return query(call, comm, &kCart, [&](const cm::Communicator& cmm, const Topology& t) {
+    const topo::Cartesian& grid = t.cartesian();
     if (maxdims < grid.ndims()) {
-      return error(MPI_ERR_ARG, "%s: rank %d: maxdims %d is less than the grid's %d dimensions", call, cmm->rank,
+      return error(MPI_ERR_ARG, "%s: rank %d: maxdims %d is less than the grid's %d dimensions", call, cmm.rank,
                    maxdims, grid.ndims());
     }
     if (grid.ndims() > 0 && (dims == nullptr || periods == nullptr || coords == nullptr)) {
-      return error(MPI_ERR_ARG, "%s: rank %d: dims, periods or coords is NULL", call, cmm->rank);
+      return error(MPI_ERR_ARG, "%s: rank %d: dims, periods or coords is NULL", call, cmm.rank);
     }
-    std::vector<int> mine = grid.coords_of(cmm->rank);
+    std::vector<int> mine = grid.coords_of(cmm.rank);
     for (int d = 0; d < grid.ndims(); ++d) {
       dims[d] = grid.dims[static_cast<size_t>(d)];
       periods[d] = grid.periods[static_cast<size_t>(d)] ? 1 : 0;
@@ -557,34 +613,26 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
 
 int MPI_Cartdim_get(MPI_Comm comm, int* ndims) {
   const char* call = "MPI_Cartdim_get";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    const Topology* t;
-    Error e = topology_of(c, comm, call, &kCart, &cmm, &t);
-    if (e.is_ok()) e = null_arg(ndims, true, "ndims", call, *cmm);
-    if (!e.is_ok()) return e;
-    *ndims = t->cartesian().ndims();
-    return Error::ok();
+  return query(call, comm, &kCart, [&](const cm::Communicator& cmm, const Topology& t) {
+    Error e = null_arg(ndims, true, "ndims", call, cmm);
+    if (e.is_ok()) *ndims = t.cartesian().ndims();
+    return e;
   });
 }
 
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   const char* call = "MPI_Cart_coords";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    const Topology* t;
-    Error e = topology_of(c, comm, call, &kCart, &cmm, &t);
-    if (!e.is_ok()) return e;
-    const topo::Cartesian& grid = t->cartesian();
+  return query(call, comm, &kCart, [&](const cm::Communicator& cmm, const Topology& t) {
+    const topo::Cartesian& grid = t.cartesian();
     if (rank < 0 || rank >= grid.size()) {
-      return error(MPI_ERR_RANK, "%s: rank %d: rank %d is not in the grid (0..%d)", call, cmm->rank, rank,
+      return error(MPI_ERR_RANK, "%s: rank %d: rank %d is not in the grid (0..%d)", call, cmm.rank, rank,
                    grid.size() - 1);
     }
     if (maxdims < grid.ndims()) {
-      return error(MPI_ERR_ARG, "%s: rank %d: maxdims %d is less than the grid's %d dimensions", call, cmm->rank,
+      return error(MPI_ERR_ARG, "%s: rank %d: maxdims %d is less than the grid's %d dimensions", call, cmm.rank,
                    maxdims, grid.ndims());
     }
-    e = null_arg(coords, grid.ndims() > 0, "coords", call, *cmm);
+    Error e = null_arg(coords, grid.ndims() > 0, "coords", call, cmm);
     if (!e.is_ok()) return e;
     std::vector<int> v = grid.coords_of(rank);
     std::copy(v.begin(), v.end(), coords);
@@ -594,55 +642,43 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
 
 int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   const char* call = "MPI_Cart_rank";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    const Topology* t;
-    Error e = topology_of(c, comm, call, &kCart, &cmm, &t);
-    if (e.is_ok()) e = null_arg(coords, t->cartesian().ndims() > 0, "coords", call, *cmm);
-    if (e.is_ok()) e = null_arg(rank, true, "rank", call, *cmm);
-    if (!e.is_ok()) return e;
-    const topo::Cartesian& grid = t->cartesian();
-    for (int d = 0; d < grid.ndims(); ++d) {
+  return query(call, comm, &kCart, [&](const cm::Communicator& cmm, const Topology& t) {
+    const topo::Cartesian& grid = t.cartesian();
+    Error e = null_arg(coords, grid.ndims() > 0, "coords", call, cmm);
+    if (e.is_ok()) e = null_arg(rank, true, "rank", call, cmm);
+    for (int d = 0; e.is_ok() && d < grid.ndims(); ++d) {
       if (!grid.periods[static_cast<size_t>(d)] && (coords[d] < 0 || coords[d] >= grid.dims[static_cast<size_t>(d)])) {
-        return error(MPI_ERR_ARG, "%s: rank %d: coords[%d] = %d is outside the non-periodic dimension 0..%d", call,
-                     cmm->rank, d, coords[d], grid.dims[static_cast<size_t>(d)] - 1);
+        e = error(MPI_ERR_ARG, "%s: rank %d: coords[%d] = %d is outside the non-periodic dimension 0..%d", call,
+                  cmm.rank, d, coords[d], grid.dims[static_cast<size_t>(d)] - 1);
       }
     }
-    *rank = grid.rank_of(coords);
-    return Error::ok();
+    if (e.is_ok()) *rank = grid.rank_of(coords);
+    return e;
   });
 }
 
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
   const char* call = "MPI_Cart_shift";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    const Topology* t;
-    Error e = topology_of(c, comm, call, &kCart, &cmm, &t);
-    if (e.is_ok() && (rank_source == nullptr || rank_dest == nullptr)) {
-      e = error(MPI_ERR_ARG, "%s: rank %d: rank_source or rank_dest is NULL", call, cmm->rank);
+  return query(call, comm, &kCart, [&](const cm::Communicator& cmm, const Topology& t) {
+    if (rank_source == nullptr || rank_dest == nullptr) {
+      return error(MPI_ERR_ARG, "%s: rank %d: rank_source or rank_dest is NULL", call, cmm.rank);
     }
-    if (!e.is_ok()) return e;
-    if (direction < 0 || direction >= t->cartesian().ndims()) {
-      return error(MPI_ERR_ARG, "%s: rank %d: direction %d is not a dimension of the grid (0..%d)", call, cmm->rank,
-                   direction, t->cartesian().ndims() - 1);
+    if (direction < 0 || direction >= t.cartesian().ndims()) {
+      return error(MPI_ERR_ARG, "%s: rank %d: direction %d is not a dimension of the grid (0..%d)", call, cmm.rank,
+                   direction, t.cartesian().ndims() - 1);
     }
-    t->cartesian().shift(cmm->rank, direction, disp, rank_source, rank_dest);
+    t.cartesian().shift(cmm.rank, direction, disp, rank_source, rank_dest);
     return Error::ok();
   });
 }
 
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
   const char* call = "MPI_Cart_map";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    Error e = intra(c, comm, call, &cmm);
+  return map(call, comm, newrank, [&](const cm::Communicator& cmm, int* n) {
     topo::Cartesian cart;
-    if (e.is_ok()) e = Topology::cartesian(ndims, dims, periods, cmm->size(), cmm->rank, call, &cart);
-    if (e.is_ok()) e = null_arg(newrank, true, "newrank", call, *cmm);
-    if (!e.is_ok()) return e;
-    *newrank = cmm->rank < cart.size() ? cmm->rank : MPI_UNDEFINED;
-    return Error::ok();
+    Error e = Topology::cartesian(ndims, dims, periods, cmm.size(), cmm.rank, call, &cart);
+    *n = cart.size();
+    return e;
   });
 }
 
@@ -650,99 +686,70 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
                      MPI_Comm* comm_graph) {
   const char* call = "MPI_Graph_create";
   (void)reorder;
-  return api::call(call, comm_old, [&](Context& c, Guard& g) -> Error {
-    cm::Communicator* old;
-    Error e = intra(c, comm_old, call, &old);
-    if (e.is_ok()) e = null_arg(comm_graph, true, "comm_graph", call, *old);
+  return create(call, comm_old, comm_graph, [&](Context&, Guard&, const cm::Communicator& parent, Layout* layout) {
     topo::Graph graph;
-    if (e.is_ok()) e = Topology::graph(nnodes, index, edges, old->size(), old->rank, call, &graph);
-    if (!e.is_ok()) return e;
-    cm::Communicator parent = *old;
-    *comm_graph = attach(c, g, parent, first_ranks(nnodes),
-                         [&](int rank) { return std::make_shared<const Topology>(graph, rank); });
-    return Error::ok();
+    Error e = Topology::graph(nnodes, index, edges, parent.size(), parent.rank, call, &graph);
+    if (e.is_ok()) {
+      *layout = Layout{first_ranks(nnodes), [graph](int r) { return std::make_shared<const Topology>(graph, r); }};
+    }
+    return e;
   });
 }
 
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
   const char* call = "MPI_Graph_map";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    Error e = intra(c, comm, call, &cmm);
+  return map(call, comm, newrank, [&](const cm::Communicator& cmm, int* n) {
     topo::Graph graph;
-    if (e.is_ok()) e = Topology::graph(nnodes, index, edges, cmm->size(), cmm->rank, call, &graph);
-    if (e.is_ok()) e = null_arg(newrank, true, "newrank", call, *cmm);
-    if (!e.is_ok()) return e;
-    *newrank = cmm->rank < nnodes ? cmm->rank : MPI_UNDEFINED;
-    return Error::ok();
+    *n = nnodes;
+    return Topology::graph(nnodes, index, edges, cmm.size(), cmm.rank, call, &graph);
   });
 }
 
 int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
   const char* call = "MPI_Graphdims_get";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    const Topology* t;
-    Error e = topology_of(c, comm, call, &kGraph, &cmm, &t);
-    if (e.is_ok() && (nnodes == nullptr || nedges == nullptr)) {
-      e = error(MPI_ERR_ARG, "%s: rank %d: nnodes or nedges is NULL", call, cmm->rank);
+  return query(call, comm, &kGraph, [&](const cm::Communicator& cmm, const Topology& t) {
+    if (nnodes == nullptr || nedges == nullptr) {
+      return error(MPI_ERR_ARG, "%s: rank %d: nnodes or nedges is NULL", call, cmm.rank);
     }
-    if (!e.is_ok()) return e;
-    *nnodes = t->graph().nnodes();
-    *nedges = static_cast<int>(t->graph().edges.size());
+    *nnodes = t.graph().nnodes();
+    *nedges = static_cast<int>(t.graph().edges.size());
     return Error::ok();
   });
 }
 
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
   const char* call = "MPI_Graph_get";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    const Topology* t;
-    Error e = topology_of(c, comm, call, &kGraph, &cmm, &t);
-    if (e.is_ok()) e = check_max(maxindex, "maxindex", call, *cmm);
-    if (e.is_ok()) e = check_max(maxedges, "maxedges", call, *cmm);
-    if (e.is_ok()) e = null_arg(index, maxindex > 0, "index", call, *cmm);
-    if (e.is_ok()) e = null_arg(edges, maxedges > 0, "edges", call, *cmm);
+  return query(call, comm, &kGraph, [&](const cm::Communicator& cmm, const Topology& t) {
+    Error e = check_max(maxindex, "maxindex", call, cmm);
+    if (e.is_ok()) e = check_max(maxedges, "maxedges", call, cmm);
+    if (e.is_ok()) e = null_arg(index, maxindex > 0, "index", call, cmm);
+    if (e.is_ok()) e = null_arg(edges, maxedges > 0, "edges", call, cmm);
     if (!e.is_ok()) return e;
-    copy_out(t->graph().index, maxindex, index);
-    copy_out(t->graph().edges, maxedges, edges);
+    copy_out(t.graph().index, maxindex, index);
+    copy_out(t.graph().edges, maxedges, edges);
     return Error::ok();
   });
 }
 
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
   const char* call = "MPI_Graph_neighbors_count";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    const Topology* t;
-    Error e = topology_of(c, comm, call, &kGraph, &cmm, &t);
-    if (e.is_ok() && (rank < 0 || rank >= t->graph().nnodes())) {
-      e = error(MPI_ERR_RANK, "%s: rank %d: rank %d is not a node of the graph (0..%d)", call, cmm->rank, rank,
-                t->graph().nnodes() - 1);
-    }
-    if (e.is_ok()) e = null_arg(nneighbors, true, "nneighbors", call, *cmm);
-    if (!e.is_ok()) return e;
-    *nneighbors = t->graph().degree(rank);
-    return Error::ok();
+  return query(call, comm, &kGraph, [&](const cm::Communicator& cmm, const Topology& t) {
+    Error e = check_node(t.graph(), rank, call, cmm);
+    if (e.is_ok()) e = null_arg(nneighbors, true, "nneighbors", call, cmm);
+    if (e.is_ok()) *nneighbors = t.graph().degree(rank);
+    return e;
   });
 }
 
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
   const char* call = "MPI_Graph_neighbors";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    const Topology* t;
-    Error e = topology_of(c, comm, call, &kGraph, &cmm, &t);
-    if (e.is_ok() && (rank < 0 || rank >= t->graph().nnodes())) {
-      e = error(MPI_ERR_RANK, "%s: rank %d: rank %d is not a node of the graph (0..%d)", call, cmm->rank, rank,
-                t->graph().nnodes() - 1);
-    }
-    if (e.is_ok()) e = check_max(maxneighbors, "maxneighbors", call, *cmm);
-    if (e.is_ok()) e = null_arg(neighbors, maxneighbors > 0, "neighbors", call, *cmm);
+  return query(call, comm, &kGraph, [&](const cm::Communicator& cmm, const Topology& t) {
+    Error e = check_node(t.graph(), rank, call, cmm);
+    if (e.is_ok()) e = check_max(maxneighbors, "maxneighbors", call, cmm);
+    if (e.is_ok()) e = null_arg(neighbors, maxneighbors > 0, "neighbors", call, cmm);
     if (!e.is_ok()) return e;
-    const int* first = t->graph().neighbors(rank);
-    copy_out(std::vector<int>(first, first + t->graph().degree(rank)), maxneighbors, neighbors);
+    const int* first = t.graph().neighbors(rank);
+    copy_out(std::vector<int>(first, first + t.graph().degree(rank)), maxneighbors, neighbors);
     return Error::ok();
   });
 }
@@ -753,30 +760,28 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
   const char* call = "MPI_Dist_graph_create_adjacent";
   (void)info;
   (void)reorder;
-  return api::call(call, comm_old, [&](Context& c, Guard& g) -> Error {
-    cm::Communicator* old;
-    Error e = intra(c, comm_old, call, &old);
-    if (e.is_ok()) e = null_arg(comm_dist_graph, true, "comm_dist_graph", call, *old);
-    if (e.is_ok()) e = check_degree(indegree, "indegree", call, *old);
-    if (e.is_ok()) e = check_degree(outdegree, "outdegree", call, *old);
-    if (e.is_ok()) e = check_ranks(sources, indegree, "sources", call, *old);
-    if (e.is_ok()) e = check_ranks(destinations, outdegree, "destinations", call, *old);
+  return create(call, comm_old, comm_dist_graph, [&](Context&, Guard&, const cm::Communicator& parent, Layout* layout) {
     topo::DistGraph dist;
     bool in_weighted = false, out_weighted = false;
-    if (e.is_ok()) e = read_weights(sourceweights, indegree, "sourceweights", call, *old, &in_weighted, &dist.source_weights);
+    Error e = check_degree(indegree, "indegree", call, parent);
+    if (e.is_ok()) e = check_degree(outdegree, "outdegree", call, parent);
+    if (e.is_ok()) e = check_ranks(sources, indegree, "sources", call, parent);
+    if (e.is_ok()) e = check_ranks(destinations, outdegree, "destinations", call, parent);
     if (e.is_ok()) {
-      e = read_weights(destweights, outdegree, "destweights", call, *old, &out_weighted, &dist.destination_weights);
+      e = read_weights(sourceweights, indegree, "sourceweights", call, parent, &in_weighted, &dist.source_weights);
+    }
+    if (e.is_ok()) {
+      e = read_weights(destweights, outdegree, "destweights", call, parent, &out_weighted, &dist.destination_weights);
     }
     if (e.is_ok() && in_weighted != out_weighted) {
-      e = error(MPI_ERR_ARG, "%s: rank %d: %s is MPI_UNWEIGHTED but %s is not", call, old->rank,
+      e = error(MPI_ERR_ARG, "%s: rank %d: %s is MPI_UNWEIGHTED but %s is not", call, parent.rank,
                 in_weighted ? "destweights" : "sourceweights", in_weighted ? "sourceweights" : "destweights");
     }
     if (!e.is_ok()) return e;
     dist.weighted = in_weighted;
     dist.sources.assign(sources, sources + indegree);
     dist.destinations.assign(destinations, destinations + outdegree);
-    cm::Communicator parent = *old;
-    *comm_dist_graph = attach_dist_graph(c, g, parent, std::move(dist));
+    *layout = whole(parent, std::move(dist));
     return Error::ok();
   });
 }
@@ -786,53 +791,45 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
   const char* call = "MPI_Dist_graph_create";
   (void)info;
   (void)reorder;
-  return api::call(call, comm_old, [&](Context& c, Guard& g) -> Error {
-    cm::Communicator* old;
-    Error e = intra(c, comm_old, call, &old);
-    if (e.is_ok()) e = null_arg(comm_dist_graph, true, "comm_dist_graph", call, *old);
-    if (e.is_ok()) e = check_degree(n, "n", call, *old);
-    if (e.is_ok()) e = check_ranks(sources, n, "sources", call, *old);
-    if (e.is_ok()) e = null_arg(degrees, n > 0, "degrees", call, *old);
+  return create(call, comm_old, comm_dist_graph, [&](Context& c, Guard& g, const cm::Communicator& parent,
+                                                     Layout* layout) {
+    Error e = check_degree(n, "n", call, parent);
+    if (e.is_ok()) e = check_ranks(sources, n, "sources", call, parent);
+    if (e.is_ok()) e = null_arg(degrees, n > 0, "degrees", call, parent);
     int total = 0;
     for (int i = 0; e.is_ok() && i < n; ++i) {
       if (degrees[i] < 0) {
-        e = error(MPI_ERR_ARG, "%s: rank %d: degrees[%d] = %d is negative", call, old->rank, i, degrees[i]);
+        e = error(MPI_ERR_ARG, "%s: rank %d: degrees[%d] = %d is negative", call, parent.rank, i, degrees[i]);
       }
       total += degrees[i];
     }
-    if (e.is_ok()) e = check_ranks(destinations, total, "destinations", call, *old);
+    if (e.is_ok()) e = check_ranks(destinations, total, "destinations", call, parent);
     bool weighted = false;
     std::vector<int> w;
-    if (e.is_ok()) e = read_weights(weights, total, "weights", call, *old, &weighted, &w);
+    if (e.is_ok()) e = read_weights(weights, total, "weights", call, parent, &weighted, &w);
     if (!e.is_ok()) return e;
     std::vector<Edge> given;
     for (int i = 0, k = 0; i < n; ++i) {
       for (int j = 0; j < degrees[i]; ++j, ++k) {
-        given.push_back(Edge{sources[i], destinations[k], weighted ? w[static_cast<size_t>(k)] : 1, old->rank, k});
+        given.push_back(Edge{sources[i], destinations[k], weighted ? w[static_cast<size_t>(k)] : 1, parent.rank, k});
       }
     }
-    cm::Communicator parent = *old;
     topo::DistGraph dist;
     e = distribute_edges(c, g, parent, given, weighted, call, &dist);
-    if (!e.is_ok()) return e;
-    *comm_dist_graph = attach_dist_graph(c, g, parent, std::move(dist));
-    return Error::ok();
+    if (e.is_ok()) *layout = whole(parent, std::move(dist));
+    return e;
   });
 }
 
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
   const char* call = "MPI_Dist_graph_neighbors_count";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    const Topology* t;
-    Error e = topology_of(c, comm, call, &kDist, &cmm, &t);
-    if (e.is_ok() && (indegree == nullptr || outdegree == nullptr || weighted == nullptr)) {
-      e = error(MPI_ERR_ARG, "%s: rank %d: indegree, outdegree or weighted is NULL", call, cmm->rank);
+  return query(call, comm, &kDist, [&](const cm::Communicator& cmm, const Topology& t) {
+    if (indegree == nullptr || outdegree == nullptr || weighted == nullptr) {
+      return error(MPI_ERR_ARG, "%s: rank %d: indegree, outdegree or weighted is NULL", call, cmm.rank);
     }
-    if (!e.is_ok()) return e;
-    *indegree = static_cast<int>(t->sources().size());
-    *outdegree = static_cast<int>(t->destinations().size());
-    *weighted = t->dist_graph().weighted ? 1 : 0;
+    *indegree = static_cast<int>(t.sources().size());
+    *outdegree = static_cast<int>(t.destinations().size());
+    *weighted = t.dist_graph().weighted ? 1 : 0;
     return Error::ok();
   });
 }
@@ -840,16 +837,13 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
                              int destinations[], int destweights[]) {
   const char* call = "MPI_Dist_graph_neighbors";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    cm::Communicator* cmm;
-    const Topology* t;
-    Error e = topology_of(c, comm, call, &kDist, &cmm, &t);
-    if (e.is_ok()) e = check_max(maxindegree, "maxindegree", call, *cmm);
-    if (e.is_ok()) e = check_max(maxoutdegree, "maxoutdegree", call, *cmm);
-    if (e.is_ok()) e = null_arg(sources, maxindegree > 0, "sources", call, *cmm);
-    if (e.is_ok()) e = null_arg(destinations, maxoutdegree > 0, "destinations", call, *cmm);
+  return query(call, comm, &kDist, [&](const cm::Communicator& cmm, const Topology& t) {
+    Error e = check_max(maxindegree, "maxindegree", call, cmm);
+    if (e.is_ok()) e = check_max(maxoutdegree, "maxoutdegree", call, cmm);
+    if (e.is_ok()) e = null_arg(sources, maxindegree > 0, "sources", call, cmm);
+    if (e.is_ok()) e = null_arg(destinations, maxoutdegree > 0, "destinations", call, cmm);
     if (!e.is_ok()) return e;
-    const topo::DistGraph& dist = t->dist_graph();
+    const topo::DistGraph& dist = t.dist_graph();
     copy_out(dist.sources, maxindegree, sources);
     copy_out(dist.destinations, maxoutdegree, destinations);
     // Weights only of a weighted graph, into arrays that are not MPI_UNWEIGHTED.

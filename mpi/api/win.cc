@@ -88,6 +88,21 @@ Error check_types(Context& c, const Window& w, MPI_Datatype a, MPI_Datatype b, c
   return Error(e.error_class(), e.message() + " (rank " + std::to_string(w.rank()) + ", " + w.label() + ")");
 }
 
+// MPI_Put/MPI_Get's common case: valid arguments, one contiguous block each side, the target's
+// memory mapped here (Window::copy_direct). False: the checked path explains or does the rest.
+bool direct(Context& c, Window& w, bool is_put, void* origin, int origin_count, MPI_Datatype origin_type, int rank,
+            MPI_Aint disp, int target_count, MPI_Datatype target_type) {
+  const datatype::Datatype* ot = c.types().find_committed(origin_type);
+  const datatype::Datatype* tt = c.types().find_committed(target_type);
+  if (ot == nullptr || tt == nullptr || !ot->contiguous() || !tt->contiguous() || rank < 0 || rank >= w.size() ||
+      origin_count < 0 || target_count < 0 || tt->true_lb != 0) {
+    return false;
+  }
+  int64_t bytes = static_cast<int64_t>(origin_count) * ot->size;
+  if (bytes != static_cast<int64_t>(target_count) * tt->size || (origin == nullptr && bytes > 0)) return false;
+  return w.copy_direct(is_put, static_cast<char*>(origin) + ot->true_lb, bytes, rank, disp);
+}
+
 Error check_assert(const Window& w, int assert, int allowed, const char* call) {
   if ((assert & ~allowed) == 0) return Error::ok();
   return error(MPI_ERR_ASSERT, "%s: rank %d: %s: assertion 0x%x has bits this call does not know (0x%x)", call,
@@ -661,6 +676,10 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   const char* call = "MPI_Put";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
+    if (api::direct(c, w, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype)) {
+      return Error::ok();
+    }
     const dt::Datatype *ot, *tt;
     Error e = api::check_target(w, target_rank, call);
     if (e.is_ok()) e = api::check_counts(w, origin_count, target_count, call);
@@ -674,6 +693,10 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
             int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   const char* call = "MPI_Get";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
+    if (api::direct(c, w, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                    target_datatype)) {
+      return Error::ok();
+    }
     const dt::Datatype *ot, *tt;
     Error e = api::check_target(w, target_rank, call);
     if (e.is_ok()) e = api::check_counts(w, origin_count, target_count, call);

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "core/base/log.h"
+#include "core/am/cpu_atomic.h"
 #include "core/gasket.h"
 #include "core/runtime.h"
 #include "mpi/op/op.h"
@@ -44,7 +46,10 @@ struct TableEntry {
   uint32_t in_segment;
   uint32_t segment;
   uint64_t segment_offset;
-  uint64_t descriptor_bytes;  // padded to 8 in the table
+  uint64_t descriptor_bytes;  // padded to 8 in the table, then the shared pages' file name
+  uint64_t pages_begin;       // offsets of the shared pages in the region (equal: none)
+  uint64_t pages_end;
+  uint64_t file_bytes;        // padded to 8
 };
 struct TableHeader {
   uint64_t used;   // bytes of the table in use (header included)
@@ -107,6 +112,14 @@ bool native_op(MPI_Op op, MPI_Datatype type, bool fetch, AtomicOp* out) {
 
 uint64_t load(const uint64_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
 
+void copy(bool is_put, char* remote, char* local, size_t len) {
+  if (is_put) {
+    std::memcpy(remote, local, len);
+  } else {
+    std::memcpy(local, remote, len);
+  }
+}
+
 }  // namespace
 
 // A target range resolved: the target, the region holding it, and where the operation's origin
@@ -140,15 +153,35 @@ Window::Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> gro
       int owner = m.memory_rank >= 0 ? group_->pes[static_cast<size_t>(m.memory_rank)] : t.pe;
       t.regions.push_back(segment_region(m.base, m.size, owner, m.segment, m.segment_offset));
       t.regions_known = true;
+      update_fast(t);
     }
   }
   attr_flavor = flavor;
+  all_direct_ = std::all_of(targets_.begin(), targets_.end(), [](const Target& t) { return t.direct_path; });
+}
+
+// Where an accumulate on [offset, offset + width) of `loc` runs as CPU atomics: memory mapped here
+// that every member reaches the same way (the window is on one node, all on the direct path), so
+// all origins act in the CPU's atomicity domain. Null otherwise.
+char* Window::cpu_word(const Location& loc, int64_t offset, size_t width) const {
+  const Region& r = *loc.region;
+  if (!all_direct_ || r.alias != nullptr) return nullptr;
+  uint64_t at = static_cast<uint64_t>(offset);
+  if (at < r.pages_begin || at + width > r.pages_end) return nullptr;
+  char* p = r.direct != nullptr ? r.direct + at : r.pages == nullptr ? nullptr : r.pages + (at - r.pages_begin);
+  return p != nullptr && reinterpret_cast<uintptr_t>(p) % width == 0 ? p : nullptr;
 }
 
 Window::~Window() {
-  for (Published& p : published_) {
-    if (p.exposure.id != 0) (void)memreg::release(p.exposure, "MPI_Win_free");
-  }
+  for (Published& p : published_) unpublish(p, "MPI_Finalize");
+}
+
+void Window::unpublish(Published& p, const char* call) {
+  if (p.exposure.id != 0) (void)memreg::release(p.exposure, call);
+  p.exposure = memreg::Exposure{};
+  Status st = segments::restore_pages(p.pages);
+  if (!st.is_ok()) log::fatal("%s: rank %d: %s: %s", call, rank_, label().c_str(), st.message().c_str());
+  p.pages = segments::SharedPages{};
 }
 
 std::string Window::label() const {
@@ -195,12 +228,30 @@ Error Window::publish_region(void* base, uint64_t size, const char* call) {
     }
     p.exposure = std::move(e.value());
     p.region.descriptor = p.exposure.descriptor;
+    // Same-node peers: the whole pages on a shared file at the same address (plain stores there).
+    std::string file = "/gasket-" + runtime().bootstrap().job_id() + "-" + std::to_string(gasket::my_pe()) + "-win-" +
+                       std::to_string(reinterpret_cast<uintptr_t>(base));
+    Result<segments::SharedPages> pages = segments::share_pages(base, size, file);
+    if (pages.is_ok()) {
+      p.pages = pages.value();
+      if (p.pages.base != nullptr) {
+        p.region.pages_begin = static_cast<uint64_t>(p.pages.base - static_cast<char*>(base));
+        p.region.pages_end = p.region.pages_begin + p.pages.size;
+        p.region.pages_file = p.pages.file;
+      }
+    } else {
+      GASKET_DEBUG("%s: rank %d: %s: [%p, +%llu) stays private (peers use core/memreg): %s", call, rank_,
+                   label().c_str(), base, static_cast<unsigned long long>(size), pages.status().message().c_str());
+    }
   }
+  auto entry_bytes = [](const Region& r) {
+    return sizeof(TableEntry) + pad8(r.descriptor.size()) + pad8(r.pages_file.size());
+  };
   size_t used = sizeof(TableHeader);
-  for (const Published& q : published_) used += sizeof(TableEntry) + pad8(q.region.descriptor.size());
-  used += sizeof(TableEntry) + pad8(p.region.descriptor.size());
+  for (const Published& q : published_) used += entry_bytes(q.region);
+  used += entry_bytes(p.region);
   if (used > table_bytes_) {
-    if (p.exposure.id != 0) (void)memreg::release(p.exposure, call);
+    unpublish(p, call);
     return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: the region table is full (%zu regions in %zu bytes)", call, rank_,
                  label().c_str(), published_.size(), table_bytes_);
   }
@@ -228,7 +279,7 @@ Error Window::detach(const void* base, const char* call) {
     return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: %p is not the base of an attached region", call, rank_,
                  label().c_str(), base);
   }
-  if (it->exposure.id != 0) (void)memreg::release(it->exposure, call);
+  unpublish(*it, call);
   published_.erase(it);
   write_table();
   return Error::ok();
@@ -241,11 +292,15 @@ void Window::write_table() {
   char* table = reinterpret_cast<char*>(mine_) + sizeof(ControlBlock) + 8 * targets_.size();
   TableHeader h{sizeof(TableHeader), published_.size()};
   for (const Published& p : published_) {
-    TableEntry e{p.region.base, p.region.size, p.in_segment ? 1u : 0u, p.segment, p.segment_offset,
-                 p.region.descriptor.size()};
+    const Region& r = p.region;
+    TableEntry e{r.base,           r.size,       p.in_segment ? 1u : 0u, p.segment,         p.segment_offset,
+                 r.descriptor.size(), r.pages_begin, r.pages_end,           r.pages_file.size()};
     std::memcpy(table + h.used, &e, sizeof e);
-    std::memcpy(table + h.used + sizeof e, p.region.descriptor.data(), p.region.descriptor.size());
-    h.used += sizeof e + pad8(p.region.descriptor.size());
+    h.used += sizeof e;
+    std::memcpy(table + h.used, r.descriptor.data(), r.descriptor.size());
+    h.used += pad8(r.descriptor.size());
+    std::memcpy(table + h.used, r.pages_file.data(), r.pages_file.size());
+    h.used += pad8(r.pages_file.size());
   }
   std::memcpy(table, &h, sizeof h);
   std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -253,11 +308,27 @@ void Window::write_table() {
   targets_[static_cast<size_t>(rank_)].regions_known = false;
 }
 
+void Window::update_fast(Target& t) {
+  t.fast = 0;
+  t.fast_lo = t.fast_hi = 0;
+  if (flavor_ == MPI_WIN_FLAVOR_DYNAMIC || t.regions.size() != 1 || t.regions[0].base != t.base) return;
+  const Region& r = t.regions[0];
+  if (r.direct != nullptr) {
+    t.fast = reinterpret_cast<uintptr_t>(r.direct);
+    t.fast_hi = r.size;
+  } else if (r.pages != nullptr) {
+    t.fast = reinterpret_cast<uintptr_t>(r.pages) - r.pages_begin;
+    t.fast_lo = r.pages_begin;
+    t.fast_hi = r.pages_end;
+  }
+}
+
 Error Window::refresh_regions(Target& t, const char* call) {
   t.regions.clear();
   if (&t == &targets_[static_cast<size_t>(rank_)]) {
     for (const Published& p : published_) t.regions.push_back(p.region);
     t.regions_known = true;
+    update_fast(t);
     return Error::ok();
   }
   char* version_at = t.control + offsetof(ControlBlock, table_version);
@@ -298,21 +369,21 @@ Error Window::refresh_regions(Target& t, const char* call) {
       r.size = e.size;
       r.pe = t.pe;
       r.descriptor.assign(table.data() + at, e.descriptor_bytes);
+      r.pages_file.assign(table.data() + at + pad8(e.descriptor_bytes), e.file_bytes);
+      if (e.pages_end > e.pages_begin && t.direct_path) map_pages(&r, e.pages_begin, e.pages_end, call);
     }
-    at += pad8(e.descriptor_bytes);
+    at += pad8(e.descriptor_bytes) + pad8(e.file_bytes);
     t.regions.push_back(std::move(r));
   }
   t.regions_known = true;
+  update_fast(t);
   return Error::ok();
 }
 
 // ---- communication ----
 
 Error Window::check_access(int rank, const char* call) const {
-  if (fence_epoch_ || lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone ||
-      in_access_group_[static_cast<size_t>(rank)]) {
-    return Error::ok();
-  }
+  if (accessible(rank)) return Error::ok();
   return error(MPI_ERR_RMA_SYNC,
                "%s: rank %d: %s: target rank %d is not in an access epoch (no fence, lock, lock_all or start covers it)",
                call, rank_, label().c_str(), rank);
@@ -368,11 +439,7 @@ Error Window::resolve(int rank, int64_t disp, int64_t target_count, const dataty
 Error Window::transfer(bool is_put, const Location& loc, uint64_t offset, char* local, size_t len, const char* call) {
   const Region& r = *loc.region;
   if (r.direct != nullptr) {
-    if (is_put) {
-      std::memcpy(r.direct + offset, local, len);
-    } else {
-      std::memcpy(local, r.direct + offset, len);
-    }
+    copy(is_put, r.direct + offset, local, len);
     return Error::ok();
   }
   if (r.alias != nullptr) {
@@ -383,13 +450,42 @@ Error Window::transfer(bool is_put, const Location& loc, uint64_t offset, char* 
     }
     return Error::ok();
   }
+  // Exposed memory: the shared pages by plain copies, the partial pages at the edges through memreg.
+  uint64_t end = offset + len, lo = std::max(offset, r.pages_begin), hi = std::min(end, r.pages_end);
+  if (r.pages == nullptr || lo >= hi) return transfer_exposed(is_put, r, loc.rank, offset, local, len, call);
+  Error e;
+  if (offset < lo) e = transfer_exposed(is_put, r, loc.rank, offset, local, lo - offset, call);
+  copy(is_put, r.pages + (lo - r.pages_begin), local + (lo - offset), hi - lo);
+  if (e.is_ok() && hi < end) e = transfer_exposed(is_put, r, loc.rank, hi, local + (hi - offset), end - hi, call);
+  return e;
+}
+
+Error Window::transfer_exposed(bool is_put, const Region& r, int rank, uint64_t offset, char* local, size_t len,
+                               const char* call) {
   Status st = is_put ? memreg::put(r.pe, r.descriptor, offset, local, len, call)
                      : memreg::get(r.pe, r.descriptor, offset, local, len, call);
   if (!st.is_ok()) {
-    return error(MPI_ERR_RMA_RANGE, "%s: rank %d: %s: target rank %d: %s", call, rank_, label().c_str(), loc.rank,
+    return error(MPI_ERR_RMA_RANGE, "%s: rank %d: %s: target rank %d: %s", call, rank_, label().c_str(), rank,
                  st.message().c_str());
   }
   return Error::ok();
+}
+
+// A same-node peer's shared pages, mapped once per window.
+void Window::map_pages(Region* r, uint64_t begin, uint64_t end, const char* call) {
+  auto it = peer_pages_.find(r->pages_file);
+  if (it == peer_pages_.end()) {
+    Result<segments::SharedMemoryFile> f = segments::SharedMemoryFile::open(r->pages_file, static_cast<size_t>(end - begin));
+    if (!f.is_ok()) {
+      GASKET_DEBUG("%s: rank %d: %s: mapping %s: %s (core/memreg instead)", call, rank_, label().c_str(),
+                   r->pages_file.c_str(), f.status().message().c_str());
+      return;
+    }
+    it = peer_pages_.emplace(r->pages_file, std::move(f.value())).first;
+  }
+  r->pages = it->second.data();
+  r->pages_begin = begin;
+  r->pages_end = end;
 }
 
 namespace {
@@ -512,34 +608,50 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
   if (!e.is_ok() || loc.empty) return e;
   Chunks chunks = chunks_of(target_type, target_count);
   const Region& r = *loc.region;
-  bool words = r.alias != nullptr && (basic_size == 4 || basic_size == 8);
-  for (const auto& c : chunks) {
-    if (words && reinterpret_cast<uintptr_t>(r.alias + loc.offset + c.first) % static_cast<uintptr_t>(basic_size) != 0) words = false;
-  }
+  size_t width = static_cast<size_t>(basic_size);
+  // Per element, one atomic on a word: the core's (a segment: every path) or the CPU's (cpu_word).
+  auto word_at = [&](int64_t off, char** alias, char** cpu) {
+    *alias = r.alias != nullptr ? r.alias + loc.offset + off : nullptr;
+    *cpu = *alias == nullptr ? cpu_word(loc, loc.offset + off, width) : nullptr;
+    return (*alias != nullptr && reinterpret_cast<uintptr_t>(*alias) % width == 0) || *cpu != nullptr;
+  };
+  // Under an exclusive lock nobody else touches the target: whole chunks at once. Elements that
+  // are not words take the target's accumulate lock — decided per element location, so that
+  // every origin treats one location alike.
   bool exclusive = locks_[static_cast<size_t>(rank)] == LockState::kExclusive;
-  if (!words || (exclusive && elements > 1)) {
+  if ((width != 4 && width != 8) || (exclusive && elements > 1)) {
     return accumulate_locked(loc, chunks, origin_packed, elements, basic, basic_size, op, result_packed, !exclusive, call);
   }
-  // One core atomic per element: native where the core has the op, else a compare-and-swap loop
-  // around apply_predefined.
+  // Native where the core has the op, else a compare-and-swap loop around apply_predefined.
   AtomicOp native;
   bool has_native = native_op(op, basic, result_packed != nullptr, &native);
-  size_t width = static_cast<size_t>(basic_size);
   int pe = r.pe;
   int64_t k = 0;
   for (const auto& [off, len] : chunks) {
     for (int64_t b = 0; b < len; b += basic_size, ++k) {
-      char* addr = r.alias + loc.offset + off + b;
+      char *alias, *cpu;
+      if (!word_at(off + b, &alias, &cpu)) {
+        Error e = accumulate_locked(loc, {{off + b, basic_size}}, origin_packed ? origin_packed + k * basic_size : nullptr,
+                                    1, basic, basic_size, op, result_packed ? result_packed + k * basic_size : nullptr,
+                                    true, call);
+        if (!e.is_ok()) return e;
+        continue;
+      }
+      auto atomic = [&](AtomicOp o, uint64_t operand, uint64_t compare) {
+        return cpu != nullptr ? core::am::cpu_atomic(cpu, static_cast<unsigned>(width), static_cast<backend::AtomicOp>(o),
+                                                     operand, compare)
+                              : gasket::atomic(alias, width, o, operand, compare, pe, false, call);
+      };
       uint64_t operand = 0, old = 0;
       if (origin_packed != nullptr) std::memcpy(&operand, origin_packed + k * basic_size, width);
       if (has_native) {
-        old = gasket::atomic(addr, width, native, operand, 0, pe, false, call);
+        old = atomic(native, operand, 0);
       } else {
-        old = gasket::atomic(addr, width, AtomicOp::kFetch, 0, 0, pe, false, call);
+        old = atomic(AtomicOp::kFetch, 0, 0);
         for (;;) {
           uint64_t next = old;
           op::apply_predefined(op, basic, &operand, &next, 1);
-          uint64_t seen = gasket::atomic(addr, width, AtomicOp::kCompareSwap, next, old, pe, false, call);
+          uint64_t seen = atomic(AtomicOp::kCompareSwap, next, old);
           if (seen == old) break;
           old = seen;
         }
@@ -562,12 +674,15 @@ Error Window::compare_and_swap(const void* origin, const void* compare, void* re
   if (!e.is_ok() || loc.empty) return e;
   const Region& r = *loc.region;
   size_t width = static_cast<size_t>(type_size);
-  char* addr = r.alias == nullptr ? nullptr : r.alias + loc.offset;
-  if (addr != nullptr && (width == 4 || width == 8) && reinterpret_cast<uintptr_t>(addr) % width == 0) {
+  char* alias = r.alias == nullptr ? nullptr : r.alias + loc.offset;
+  char* cpu = width == 4 || width == 8 ? cpu_word(loc, loc.offset, width) : nullptr;
+  if ((alias != nullptr && (width == 4 || width == 8) && reinterpret_cast<uintptr_t>(alias) % width == 0) || cpu) {
     uint64_t value = 0, cmp = 0;
     std::memcpy(&value, origin, width);
     std::memcpy(&cmp, compare, width);
-    uint64_t old = gasket::atomic(addr, width, AtomicOp::kCompareSwap, value, cmp, r.pe, false, call);
+    uint64_t old = cpu != nullptr ? core::am::cpu_atomic(cpu, static_cast<unsigned>(width),
+                                                         backend::AtomicOp::kCompareSwap, value, cmp)
+                                  : gasket::atomic(alias, width, AtomicOp::kCompareSwap, value, cmp, r.pe, false, call);
     std::memcpy(result, &old, width);
     return Error::ok();
   }
@@ -591,8 +706,9 @@ void Window::complete_all() { gasket::quiet(); }
 Error Window::flush(int rank, const char* call) {
   (void)call;
   if (rank >= 0 && targets_[static_cast<size_t>(rank)].direct_path) {
-    // Plain stores on the mapped memory: ordering them is all a flush needs.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // Plain stores on the mapped memory are complete once ordered before what follows (a release
+    // fence: on x86 only the compiler's; the unlock or notification after it is an atomic).
+    std::atomic_thread_fence(std::memory_order_release);
     return Error::ok();
   }
   complete_all();
@@ -771,6 +887,8 @@ Error Window::free(const Waiter& wait, Arena& pool, const char* call) {
   }
   complete_all();
   barrier(wait);  // nobody still reaches into this rank's memory or control block
+  for (Published& p : published_) unpublish(p, call);
+  published_.clear();
   for (char* p : pool_blocks) pool.release(p);
   pool_blocks.clear();
   return Error::ok();

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "core/memreg/exposure.h"
+#include "core/segments/shared_memory_file.h"
+#include "core/segments/shared_pages.h"
 #include "mpi.h"
 #include "mpi/base/arena.h"
 #include "mpi/base/error.h"
@@ -48,7 +50,12 @@ struct Region {
   int pe = 0;              // the PE whose memory it is
   char* alias = nullptr;   // in a symmetric segment: the address naming it here (gasket::put/get/atomic)
   char* direct = nullptr;  // mapped into this process on the direct path: plain loads and stores
-  std::string descriptor;  // otherwise: exposed through core/memreg
+  std::string descriptor;  // otherwise: exposed through core/memreg,
+  // and its whole pages [pages_begin, pages_end) (offsets in the region) moved onto a shared file
+  // (core/segments/shared_pages.h) that is mapped here at `pages`: plain loads and stores.
+  char* pages = nullptr;
+  uint64_t pages_begin = 0, pages_end = 0;
+  std::string pages_file;
   bool contains(uint64_t addr, uint64_t len) const { return addr >= base && addr - base <= size && len <= size - (addr - base); }
 };
 
@@ -74,6 +81,10 @@ struct Target {
   bool direct_path = false;        // reached by loads and stores (same node, direct path)
   std::vector<Region> regions;     // static windows: one; dynamic: those attached (cached)
   bool regions_known = false;      // false: fetched from the target's region table on first use
+  // The fast path: window bytes [fast_lo, fast_hi) are at fast + offset in this process (mapped
+  // segment, own memory or shared pages); fast_hi == 0 when none are.
+  uintptr_t fast = 0;
+  uint64_t fast_lo = 0, fast_hi = 0;
   uint64_t table_version = ~uint64_t{0};
 };
 
@@ -128,6 +139,20 @@ class Window {
   // ---- communication (ranks checked by the caller; MPI_PROC_NULL filtered out) ----
   // Every target range is checked against the window / the attached regions (MPI_ERR_RMA_RANGE)
   // and the access epoch (MPI_ERR_RMA_SYNC).
+  // The common case without building Error values: `bytes` contiguous bytes at displacement `disp`
+  // of `rank` (a static window) mapped here, in an access epoch. False: take put()/get().
+  bool copy_direct(bool is_put, char* origin, int64_t bytes, int rank, int64_t disp) {
+    const Target& t = targets_[static_cast<size_t>(rank)];
+    uint64_t off = static_cast<uint64_t>(disp) * static_cast<uint64_t>(t.disp_unit);
+    if (disp < 0 || off < t.fast_lo || off + static_cast<uint64_t>(bytes) > t.fast_hi || !accessible(rank)) return false;
+    char* remote = reinterpret_cast<char*>(t.fast + off);
+    __builtin_memcpy(is_put ? remote : origin, is_put ? origin : remote, static_cast<size_t>(bytes));
+    return true;
+  }
+  bool accessible(int rank) const {
+    return fence_epoch_ || lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone ||
+           in_access_group_[static_cast<size_t>(rank)];
+  }
   Error put(const void* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
             int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call);
   Error get(void* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank, int64_t disp,
@@ -164,6 +189,7 @@ class Window {
   Error resolve(int rank, int64_t disp, int64_t target_count, const datatype::Datatype& type, const char* call,
                 Location* loc);
   Error refresh_regions(Target& t, const char* call);
+  void update_fast(Target& t);
   void write_table();
   Error move(bool is_put, char* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
              int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call);
@@ -177,6 +203,7 @@ class Window {
   uint64_t* posts_word(int rank, int from) const {
     return control_word(rank, sizeof(ControlBlock) + 8 * static_cast<size_t>(from));
   }
+  char* cpu_word(const Location& loc, int64_t offset, size_t width) const;
   void acquire_acc_lock(int rank);
   void release_acc_lock(int rank);
   void barrier(const Waiter& wait);
@@ -187,17 +214,25 @@ class Window {
   std::shared_ptr<const comm::Group> group_;
   int rank_;
   std::vector<Target> targets_;
+  bool all_direct_ = false;  // every member reached by loads and stores (one node, direct path)
   ControlBlock* mine_;         // this rank's control block (local memory)
   size_t table_bytes_;
   // This rank's regions (dynamic: attached; create outside segments: its memory) and exposures.
   struct Published {
     Region region;
     memreg::Exposure exposure;
+    segments::SharedPages pages;
     bool in_segment = false;
     uint32_t segment = 0;
     uint64_t segment_offset = 0;
   };
   std::vector<Published> published_;
+  // Same-node peers' shared pages mapped here, by file name (unmapped with the window).
+  std::map<std::string, segments::SharedMemoryFile> peer_pages_;
+  void unpublish(Published& p, const char* call);
+  void map_pages(Region* r, uint64_t begin, uint64_t end, const char* call);
+  Error transfer_exposed(bool is_put, const Region& r, int rank, uint64_t offset, char* local, size_t len,
+                         const char* call);
 
   // Epochs.
   bool fence_epoch_ = false;

@@ -87,6 +87,18 @@ static void wait_ok(MPI_Request* r) {
   CHECK_EQ(*r, MPI_REQUEST_NULL);
 }
 
+/* MPI_Neighbor_<name>(args), or MPI_Ineighbor_<name>(args, &request) and a wait. */
+#define NEIGHBOR(nonblocking, name, ...)                  \
+  do {                                                    \
+    if (nonblocking) {                                    \
+      MPI_Request r_;                                     \
+      MPI_OK(MPI_Ineighbor_##name(__VA_ARGS__, &r_));     \
+      wait_ok(&r_);                                       \
+    } else {                                              \
+      MPI_OK(MPI_Neighbor_##name(__VA_ARGS__));           \
+    }                                                     \
+  } while (0)
+
 /* Checks receive block k (n elements at p, stride `stride` ints). */
 static void check_block(const Nbrs* nb, int k, const int* p, int n, int stride, int same_block) {
   for (int e = 0; e < n; ++e) {
@@ -101,26 +113,15 @@ static void fill(int* buf, int n, int v) {
 
 static void allgather(MPI_Comm comm, const Nbrs* nb, int nonblocking, MPI_Datatype strided3) {
   int me, send[2 * C], recv[MAXN * C];
-  MPI_Request r;
   MPI_OK(MPI_Comm_rank(comm, &me));
   for (int e = 0; e < C; ++e) send[e] = val(me, 0, e);
   fill(recv, MAXN * C, SENTINEL);
-  if (nonblocking) {
-    MPI_OK(MPI_Ineighbor_allgather(send, C, MPI_INT, recv, C, MPI_INT, comm, &r));
-    wait_ok(&r);
-  } else {
-    MPI_OK(MPI_Neighbor_allgather(send, C, MPI_INT, recv, C, MPI_INT, comm));
-  }
+  NEIGHBOR(nonblocking, allgather, send, C, MPI_INT, recv, C, MPI_INT, comm);
   for (int k = 0; k < nb->in; ++k) check_block(nb, k, recv + k * C, C, 1, 1);
   /* A derived send type: every other int. */
   for (int e = 0; e < C; ++e) send[2 * e] = val(me, 0, e), send[2 * e + 1] = -99;
   fill(recv, MAXN * C, SENTINEL);
-  if (nonblocking) {
-    MPI_OK(MPI_Ineighbor_allgather(send, 1, strided3, recv, C, MPI_INT, comm, &r));
-    wait_ok(&r);
-  } else {
-    MPI_OK(MPI_Neighbor_allgather(send, 1, strided3, recv, C, MPI_INT, comm));
-  }
+  NEIGHBOR(nonblocking, allgather, send, 1, strided3, recv, C, MPI_INT, comm);
   for (int k = 0; k < nb->in; ++k) check_block(nb, k, recv + k * C, C, 1, 1);
 }
 
@@ -138,13 +139,7 @@ static void allgatherv(MPI_Comm comm, const Nbrs* nb, int nonblocking, MPI_Datat
   for (int e = 0; e < C; ++e) send[e] = val(me, 0, e);
   fill(recv, MAXN * (2 * C + 1), SENTINEL);
   for (int k = 0; k < nb->in; ++k) counts[k] = 1, displs[k] = nb->in - 1 - k;
-  MPI_Request r;
-  if (nonblocking) {
-    MPI_OK(MPI_Ineighbor_allgatherv(send, C, MPI_INT, recv, counts, displs, block, comm, &r));
-    wait_ok(&r);
-  } else {
-    MPI_OK(MPI_Neighbor_allgatherv(send, C, MPI_INT, recv, counts, displs, block, comm));
-  }
+  NEIGHBOR(nonblocking, allgatherv, send, C, MPI_INT, recv, counts, displs, block, comm);
   for (int k = 0; k < nb->in; ++k) {
     const int* p = recv + displs[k] * (2 * C + 1);
     check_block(nb, k, p, C, 2, 1);
@@ -160,13 +155,7 @@ static void alltoall(MPI_Comm comm, const Nbrs* nb, int nonblocking) {
     for (int e = 0; e < C; ++e) send[j * C + e] = val(me, j, e);
   }
   fill(recv, MAXN * C, SENTINEL);
-  if (nonblocking) {
-    MPI_Request r;
-    MPI_OK(MPI_Ineighbor_alltoall(send, C, MPI_INT, recv, C, MPI_INT, comm, &r));
-    wait_ok(&r);
-  } else {
-    MPI_OK(MPI_Neighbor_alltoall(send, C, MPI_INT, recv, C, MPI_INT, comm));
-  }
+  NEIGHBOR(nonblocking, alltoall, send, C, MPI_INT, recv, C, MPI_INT, comm);
   for (int k = 0; k < nb->in; ++k) check_block(nb, k, recv + k * C, C, 1, 0);
 }
 
@@ -188,13 +177,7 @@ static void alltoallv(MPI_Comm comm, const Nbrs* nb, int nonblocking) {
     rdispls[k] = (nb->in - 1 - k) * (C + 2) + 2;
   }
   fill(recv, MAXN * (C + 2), SENTINEL);
-  if (nonblocking) {
-    MPI_Request r;
-    MPI_OK(MPI_Ineighbor_alltoallv(send, scounts, sdispls, MPI_INT, recv, rcounts, rdispls, MPI_INT, comm, &r));
-    wait_ok(&r);
-  } else {
-    MPI_OK(MPI_Neighbor_alltoallv(send, scounts, sdispls, MPI_INT, recv, rcounts, rdispls, MPI_INT, comm));
-  }
+  NEIGHBOR(nonblocking, alltoallv, send, scounts, sdispls, MPI_INT, recv, rcounts, rdispls, MPI_INT, comm);
   for (int k = 0; k < nb->in; ++k) {
     check_block(nb, k, recv + rdispls[k], rcounts[k], 1, 0);
     CHECK_EQ(recv[rdispls[k] + rcounts[k]], SENTINEL);
@@ -231,13 +214,7 @@ static void alltoallw(MPI_Comm comm, const Nbrs* nb, int nonblocking, MPI_Dataty
     }
   }
   fill(recv, MAXN * C, SENTINEL);
-  if (nonblocking) {
-    MPI_Request r;
-    MPI_OK(MPI_Ineighbor_alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm, &r));
-    wait_ok(&r);
-  } else {
-    MPI_OK(MPI_Neighbor_alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm));
-  }
+  NEIGHBOR(nonblocking, alltoallw, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm);
   for (int k = 0; k < nb->in; ++k) check_block(nb, k, recv + (nb->in - 1 - k) * C, C, 1, 0);
 }
 
@@ -353,12 +330,12 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Comm_free(&comm));
   }
 
-  /* A graph: ring plus chords. */
+  /* A graph: ring plus chords to the opposite process (symmetric: even sizes only). */
   int index[MAXD], edges[3 * MAXD], e = 0;
   for (int i = 0; i < size; ++i) {
     edges[e++] = (i + 1) % size;
     edges[e++] = (i + size - 1) % size;
-    if (size >= 4) edges[e++] = (i + size / 2) % size;
+    if (size >= 4 && size % 2 == 0) edges[e++] = (i + size / 2) % size;
     index[i] = e;
   }
   MPI_OK(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &comm));
@@ -385,6 +362,21 @@ int main(int argc, char** argv) {
   dist_nbrs(comm, &nb);
   run_all(comm, &nb, strided3, three);
   MPI_OK(MPI_Comm_free(&comm));
+
+  /* Over a communicator whose ranks run backwards through MPI_COMM_WORLD's: a periodic ring and
+   * the general distributed graph again (ranks, not PEs, name the neighbors). */
+  MPI_Comm backwards;
+  MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &backwards));
+  int ring = size, periodic = 1;
+  MPI_OK(MPI_Cart_create(backwards, 1, &ring, &periodic, 0, &comm));
+  cart_nbrs(comm, &nb);
+  run_all(comm, &nb, strided3, three);
+  MPI_OK(MPI_Comm_free(&comm));
+  MPI_OK(MPI_Dist_graph_create(backwards, n, sources, degrees, dests, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &comm));
+  dist_nbrs(comm, &nb);
+  run_all(comm, &nb, strided3, three);
+  MPI_OK(MPI_Comm_free(&comm));
+  MPI_OK(MPI_Comm_free(&backwards));
 
   MPI_OK(MPI_Type_free(&strided3));
   MPI_OK(MPI_Type_free(&three));

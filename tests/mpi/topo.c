@@ -269,13 +269,14 @@ static void cartesian(void) {
 
 /* ---- graphs ---- */
 
-/* Ring plus chords to the opposite node: symmetric; repeated edges (or self-loops) below 3 nodes. */
+/* Ring plus chords to the opposite node (even sizes): symmetric; repeated edges (or self-loops)
+ * below 3 nodes. */
 static int ring_graph(int n, int* index, int* edges) {
   int e = 0;
   for (int i = 0; i < n; ++i) {
     edges[e++] = (i + 1) % n;
     edges[e++] = (i + n - 1) % n;
-    if (n >= 4) edges[e++] = (i + n / 2) % n;
+    if (n >= 4 && n % 2 == 0) edges[e++] = (i + n / 2) % n;
     index[i] = e;
   }
   return e;
@@ -531,6 +532,32 @@ static void errors(void) {
     CHECK_EQ(MPI_Graph_get(g, -1, 0, nb, nb), MPI_ERR_ARG);
   }
   CHECK_EQ(MPI_Dist_graph_neighbors(d, -1, nb, nb, 0, nb, nb), MPI_ERR_ARG);
+
+  /* MPI_Comm_idup keeps the topology too. */
+  MPI_Comm idup;
+  MPI_Request req;
+  MPI_OK(MPI_Comm_idup(cart, &idup, &req));
+  MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Topo_test(idup, &status));
+  CHECK_EQ(status, MPI_CART);
+  MPI_OK(MPI_Comm_free(&idup));
+
+  /* Intercommunicators carry no topology. */
+  if (size >= 2) {
+    MPI_Comm half, inter;
+    int low = rank < size / 2;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, low, rank, &half));
+    MPI_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? size / 2 : 0, 9, &inter));
+    MPI_OK(MPI_Topo_test(inter, &status));
+    CHECK_EQ(status, MPI_UNDEFINED);
+    CHECK_EQ(MPI_Cart_create(inter, 1, dims, periods, 0, &out), MPI_ERR_COMM);
+    CHECK_EQ(MPI_Dist_graph_create_adjacent(inter, 0, NULL, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED, MPI_INFO_NULL,
+                                            0, &out),
+             MPI_ERR_COMM);
+    CHECK_EQ(MPI_Neighbor_allgather(&r, 1, MPI_INT, nb, 1, MPI_INT, inter), MPI_ERR_TOPOLOGY);
+    MPI_OK(MPI_Comm_free(&inter));
+    MPI_OK(MPI_Comm_free(&half));
+  }
 
   /* The Cartesian communicator inherited MPI_ERRORS_RETURN from its parent. */
   MPI_Errhandler eh;

@@ -340,6 +340,67 @@ static void attach_after_use(void) {
   free(a);
 }
 
+/* Windows on malloc'd memory spanning several pages: the whole pages are moved onto shared pages
+ * (plain stores from same-node peers), the partial pages at the edges are reached through
+ * core/memreg; one put or get of the whole window crosses both, accumulates land in each part. */
+static void big_user_memory(void) {
+  enum { kBytes = 3 * 4096 + 1000, kLongs = kBytes / 8 };
+  for (int dynamic = 0; dynamic < 2; ++dynamic) {
+    char* raw = malloc(kBytes + 64);
+    long long* mem = (long long*)(raw + 24); /* not page aligned */
+    long long* out = malloc(kBytes);
+    long long* back = malloc(kBytes);
+    for (int i = 0; i < kLongs; ++i) mem[i] = -1;
+    MPI_Win win;
+    MPI_Aint where[64];
+    memset(where, 0, sizeof where);
+    if (dynamic) {
+      MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+      MPI_OK(MPI_Win_attach(win, mem, kLongs * 8));
+      MPI_Get_address(mem, &where[rank]);
+      MPI_OK(MPI_Allreduce(MPI_IN_PLACE, where, 64, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    } else {
+      MPI_OK(MPI_Win_create(mem, kLongs * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    }
+    int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
+    for (int i = 0; i < kLongs; ++i) out[i] = 1000000LL * rank + i;
+    MPI_OK(MPI_Win_lock_all(0, win));
+    MPI_OK(MPI_Put(out, kLongs, MPI_LONG_LONG, next, dynamic ? where[next] : 0, kLongs, MPI_LONG_LONG, win));
+    MPI_OK(MPI_Win_flush_all(win));
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int i = 0; i < kLongs; ++i) CHECK_EQ(mem[i], 1000000LL * prev + i);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Win_lock_all(0, win));
+    MPI_OK(MPI_Get(back, kLongs, MPI_LONG_LONG, next, dynamic ? where[next] : 0, kLongs, MPI_LONG_LONG, win));
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Win_lock_all(0, win));
+    long long one = 1;
+    int spots[3] = {0, kLongs / 2, kLongs - 1}; /* head edge, shared pages, tail edge */
+    for (int j = 0; j < 3; ++j) {
+      MPI_Aint d = dynamic ? where[0] + spots[j] * 8 : spots[j];
+      MPI_OK(MPI_Accumulate(&one, 1, MPI_LONG_LONG, 0, d, 1, MPI_LONG_LONG, MPI_SUM, win));
+    }
+    MPI_OK(MPI_Win_unlock_all(win));
+    for (int i = 0; i < kLongs; ++i) CHECK_EQ(back[i], 1000000LL * rank + i);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) {
+      for (int j = 0; j < 3; ++j) CHECK_EQ(mem[spots[j]], 1000000LL * prev + spots[j] + nranks);
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (dynamic) MPI_OK(MPI_Win_detach(win, mem));
+    MPI_OK(MPI_Win_free(&win));
+    /* After the free the memory is private again and still holds the data. */
+    if (rank != 0) CHECK_EQ(mem[kLongs / 2], 1000000LL * prev + kLongs / 2);
+    mem[kLongs / 2] = 5;
+    CHECK_EQ(mem[kLongs / 2], 5);
+    free(raw);
+    free(out);
+    free(back);
+  }
+}
+
 /* allocate_shared: contiguous memory, real pointers to every rank's part; also shared_query on an
  * MPI_Win_allocate window of this node. */
 static void shared_memory(void) {
@@ -404,6 +465,7 @@ int main(int argc, char** argv) {
   }
   attributes();
   attach_after_use();
+  big_user_memory();
   if (one_node) shared_memory();
   MPI_OK(MPI_Finalize());
   if (rank == 0) printf("win: all checks passed on %d ranks%s\n", nranks, one_node ? "" : " (several nodes: allocate_shared left out)");

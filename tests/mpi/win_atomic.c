@@ -3,7 +3,7 @@
  * to one location give the exact result; exclusive locks exclude each other and writers get in
  * while another rank keeps taking shared locks (fairness); misuse returns the documented error
  * classes under MPI_ERRORS_RETURN and reaches a user error handler. Each on MPI_Win_allocate
- * memory and on MPI_Win_create of malloc'd memory (accumulate lock instead of native atomics). */
+ * memory and on MPI_Win_create of malloc'd memory (see make()). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,11 +14,24 @@ enum { kIters = 200 };
 /* Window layout (long longs): COUNTER, DSUM (double), MAXV, CHAIN, CAS_OWNER, SHORTS (4 shorts), EXCL */
 enum { COUNTER, DSUM, MAXV, CHAIN, CAS_OWNER, SHORTS, EXCL, DONE, kSlots };
 
-static MPI_Win make(int on_malloc, long long** mem) {
+/* Window kinds: MPI_Win_allocate; MPI_Win_create on a small malloc'd buffer (no whole page:
+ * accumulates under the target's accumulate lock); on a large one with the slots in its shared
+ * pages (CPU atomics on the mapped pages when every rank is on this node). */
+enum { kAllocated, kSmallMalloc, kPagesMalloc, kVariants };
+static MPI_Aint D0;   /* displacement of slot 0 */
+static char* raw;
+
+static MPI_Win make(int variant, long long** mem) {
   MPI_Win win;
-  if (on_malloc) {
+  D0 = 0;
+  if (variant == kSmallMalloc) {
     *mem = malloc(kSlots * 8);
     MPI_OK(MPI_Win_create(*mem, kSlots * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  } else if (variant == kPagesMalloc) {
+    raw = malloc(3 * 4096);
+    D0 = 512;
+    *mem = (long long*)raw + D0;
+    MPI_OK(MPI_Win_create(raw, 3 * 4096, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
   } else {
     MPI_OK(MPI_Win_allocate(kSlots * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, mem, &win));
   }
@@ -29,9 +42,14 @@ static MPI_Win make(int on_malloc, long long** mem) {
   return win;
 }
 
-static void concurrent(int on_malloc) {
+static void release(int variant, long long* mem) {
+  if (variant == kSmallMalloc) free(mem);
+  if (variant == kPagesMalloc) free(raw);
+}
+
+static void concurrent(int variant) {
   long long* mem;
-  MPI_Win win = make(on_malloc, &mem);
+  MPI_Win win = make(variant, &mem);
   MPI_OK(MPI_Win_lock_all(0, win));
   long long sum_fetched = 0, chain_fetched = 0, max_seen = 0;
   int cas_wins = 0;
@@ -39,27 +57,27 @@ static void concurrent(int on_malloc) {
     long long one = 1, old;
     double half = 0.5;
     long long candidate = (long long)rank * kIters + i;
-    MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 0, COUNTER, MPI_SUM, win));
+    MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 0, D0 + COUNTER, MPI_SUM, win));
     sum_fetched += old;
-    MPI_OK(MPI_Accumulate(&half, 1, MPI_DOUBLE, 0, DSUM, 1, MPI_DOUBLE, MPI_SUM, win));
-    MPI_OK(MPI_Accumulate(&candidate, 1, MPI_LONG_LONG, 0, MAXV, 1, MPI_LONG_LONG, MPI_MAX, win));
+    MPI_OK(MPI_Accumulate(&half, 1, MPI_DOUBLE, 0, D0 + DSUM, 1, MPI_DOUBLE, MPI_SUM, win));
+    MPI_OK(MPI_Accumulate(&candidate, 1, MPI_LONG_LONG, 0, D0 + MAXV, 1, MPI_LONG_LONG, MPI_MAX, win));
     /* REPLACE chain: every value written is fetched exactly once by the next writer (or stays). */
     long long mine = candidate;
-    MPI_OK(MPI_Get_accumulate(&mine, 1, MPI_LONG_LONG, &old, 1, MPI_LONG_LONG, 0, CHAIN, 1, MPI_LONG_LONG, MPI_REPLACE,
+    MPI_OK(MPI_Get_accumulate(&mine, 1, MPI_LONG_LONG, &old, 1, MPI_LONG_LONG, 0, D0 + CHAIN, 1, MPI_LONG_LONG, MPI_REPLACE,
                               win));
     chain_fetched += old;
     /* NO_OP reads a value that only grows. */
     long long seen;
-    MPI_OK(MPI_Fetch_and_op(NULL, &seen, MPI_LONG_LONG, 0, MAXV, MPI_NO_OP, win));
+    MPI_OK(MPI_Fetch_and_op(NULL, &seen, MPI_LONG_LONG, 0, D0 + MAXV, MPI_NO_OP, win));
     MPI_OK(MPI_Win_flush(0, win));
     CHECK(seen >= max_seen);
     max_seen = seen;
     /* shorts: not a native atomic width -> the accumulate lock */
     short s[4] = {1, 1, 1, 1};
-    MPI_OK(MPI_Accumulate(s, 4, MPI_SHORT, 0, SHORTS, 4, MPI_SHORT, MPI_SUM, win));
+    MPI_OK(MPI_Accumulate(s, 4, MPI_SHORT, 0, D0 + SHORTS, 4, MPI_SHORT, MPI_SUM, win));
   }
   long long me = rank, none = -1, prev;
-  MPI_OK(MPI_Compare_and_swap(&me, &none, &prev, MPI_LONG_LONG, 0, CAS_OWNER, win));
+  MPI_OK(MPI_Compare_and_swap(&me, &none, &prev, MPI_LONG_LONG, 0, D0 + CAS_OWNER, win));
   cas_wins = prev == -1;
   MPI_OK(MPI_Win_unlock_all(win));
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -83,22 +101,22 @@ static void concurrent(int on_malloc) {
   }
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   MPI_OK(MPI_Win_free(&win));
-  if (on_malloc) free(mem);
+  release(variant, mem);
 }
 
 /* Exclusive writers increment a counter by get + put (not atomic by itself): the lock must make
  * the result exact. Rank 0 keeps taking shared locks until every writer is done: writers must not
  * starve behind the stream of readers. */
-static void fairness(int on_malloc) {
+static void fairness(int variant) {
   long long* mem;
-  MPI_Win win = make(on_malloc, &mem);
+  MPI_Win win = make(variant, &mem);
   enum { kWrites = 50 };
   if (rank == 0 && nranks > 1) {
     long long done = 0;
     int rounds = 0;
     while (done < nranks - 1) {
       MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
-      MPI_OK(MPI_Get(&done, 1, MPI_LONG_LONG, 0, DONE, 1, MPI_LONG_LONG, win));
+      MPI_OK(MPI_Get(&done, 1, MPI_LONG_LONG, 0, D0 + DONE, 1, MPI_LONG_LONG, win));
       MPI_OK(MPI_Win_unlock(0, win));
       ++rounds;
     }
@@ -106,22 +124,22 @@ static void fairness(int on_malloc) {
     for (int i = 0; i < kWrites; ++i) {
       long long v;
       MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
-      MPI_OK(MPI_Get(&v, 1, MPI_LONG_LONG, 0, EXCL, 1, MPI_LONG_LONG, win));
+      MPI_OK(MPI_Get(&v, 1, MPI_LONG_LONG, 0, D0 + EXCL, 1, MPI_LONG_LONG, win));
       MPI_OK(MPI_Win_flush(0, win));
       ++v;
-      MPI_OK(MPI_Put(&v, 1, MPI_LONG_LONG, 0, EXCL, 1, MPI_LONG_LONG, win));
+      MPI_OK(MPI_Put(&v, 1, MPI_LONG_LONG, 0, D0 + EXCL, 1, MPI_LONG_LONG, win));
       MPI_OK(MPI_Win_unlock(0, win));
     }
     long long one = 1;
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
-    MPI_OK(MPI_Accumulate(&one, 1, MPI_LONG_LONG, 0, DONE, 1, MPI_LONG_LONG, MPI_SUM, win));
+    MPI_OK(MPI_Accumulate(&one, 1, MPI_LONG_LONG, 0, D0 + DONE, 1, MPI_LONG_LONG, MPI_SUM, win));
     MPI_OK(MPI_Win_unlock(0, win));
   }
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) CHECK_EQ(mem[EXCL], (long long)(nranks > 1 ? nranks - 1 : 1) * kWrites);
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   MPI_OK(MPI_Win_free(&win));
-  if (on_malloc) free(mem);
+  release(variant, mem);
 }
 
 static int handler_calls, handler_code;
@@ -208,9 +226,9 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  for (int on_malloc = 0; on_malloc < 2; ++on_malloc) {
-    concurrent(on_malloc);
-    fairness(on_malloc);
+  for (int variant = 0; variant < kVariants; ++variant) {
+    concurrent(variant);
+    fairness(variant);
   }
   errors();
   MPI_OK(MPI_Finalize());
