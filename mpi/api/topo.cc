@@ -170,6 +170,10 @@ class Exchange final : public gasket::mpi::p2p::Operation {
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
 
+  void reserve(size_t recvs, size_t sends) {
+    recvs_.reserve(recvs);
+    sends_.reserve(sends);
+  }
   // count elements of `type` at buf to / from `peer` of comm (nothing for MPI_PROC_NULL).
   void add(const cm::Communicator& comm, RequestKind kind, int peer, const void* buf, int count, int type_handle,
            const Datatype* type, int tag) {
@@ -257,7 +261,11 @@ int neighborhood(const char* call, MPI_Comm handle, bool nonblocking, MPI_Reques
     Error e = topology_of(c, handle, call, nullptr, &comm, &t);
     if (e.is_ok() && nonblocking) e = null_arg(request, true, "request", call, *comm);
     Plan plan;
-    if (e.is_ok()) e = planner(c, *comm, *t, &plan);
+    if (e.is_ok()) {
+      plan.sends.reserve(t->destinations().size());
+      plan.recvs.reserve(t->sources().size());
+      e = planner(c, *comm, *t, &plan);
+    }
     for (size_t i = 0; e.is_ok() && i < plan.sends.size(); ++i) {
       e = check_block(plan.sends[i], static_cast<int>(i), true, call, *comm);
     }
@@ -266,6 +274,7 @@ int neighborhood(const char* call, MPI_Comm handle, bool nonblocking, MPI_Reques
     }
     if (!e.is_ok()) return e;
     auto exchange = std::make_unique<Exchange>(c, *comm, call);
+    exchange->reserve(plan.recvs.size(), plan.sends.size());
     for (size_t i = 0; i < plan.recvs.size(); ++i) {
       const Block& b = plan.recvs[i];
       exchange->add(*comm, RequestKind::kRecv, t->sources()[i], b.buf, b.count, b.type_handle, b.type,

@@ -221,6 +221,14 @@ static void check_subgrids(MPI_Comm cart, int nd, const int* dims, const int* pe
     }
     MPI_OK(MPI_Cart_rank(cart, want_coords, &expect));
     CHECK_EQ(got, expect);
+    if (kept == 0) { /* no neighbors: the neighborhood collectives complete at once */
+      int x = 1, y = -5;
+      MPI_Request req;
+      MPI_OK(MPI_Neighbor_allgather(&x, 1, MPI_INT, &y, 1, MPI_INT, sub));
+      MPI_OK(MPI_Ineighbor_alltoall(&x, 1, MPI_INT, &y, 1, MPI_INT, sub, &req));
+      MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+      CHECK_EQ(y, -5);
+    }
     MPI_OK(MPI_Comm_free(&sub));
   }
 }
