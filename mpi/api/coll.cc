@@ -11,6 +11,7 @@
 #include "mpi/api/call.h"
 #include "mpi/coll/algorithms.h"
 #include "mpi/coll/schedule.h"
+#include "mpi/coll/shm.h"
 #include "mpi/op/op.h"
 
 using gasket::mpi::Context;
@@ -173,6 +174,10 @@ Error barrier(Context& c, Guard& g, MPI_Comm handle, MPI_Request* request, const
   cm::Communicator* comm;
   Error e = api::check_comm(c, handle, call, &comm);
   if (!e.is_ok()) return e;
+  if (request == nullptr && coll::shm_applies(c, *comm, 0)) {
+    coll::shm_barrier(c, g, *comm);
+    return Error::ok();
+  }
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (!comm->is_inter()) {
     coll::barrier(*s, s->peers());
@@ -197,6 +202,10 @@ Error bcast(Context& c, Guard& g, void* buf, int count, MPI_Datatype type, int r
   if (e.is_ok()) e = check_root(root, *comm, call);
   if (e.is_ok() && root != MPI_PROC_NULL) e = typed(c, buf, count, type, *comm, call, &d);
   if (!e.is_ok()) return e;
+  if (request == nullptr && !comm->is_inter() && d.type->contiguous() && coll::shm_applies(c, *comm, d.bytes())) {
+    coll::shm_bcast(c, g, *comm, static_cast<char*>(buf) + d.type->true_lb, d.bytes(), root);
+    return Error::ok();
+  }
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (!comm->is_inter()) {
     coll::bcast(*s, s->peers(), d, root);
@@ -329,6 +338,12 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, int count
   if (e.is_ok() && member) e = api::check_buffer(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *r.type, call, *comm);
   if (e.is_ok() && is_root) e = api::check_buffer(recvbuf, count, *r.type, call, *comm);
   if (!e.is_ok()) return e;
+  if (request == nullptr && r.type->contiguous() && coll::shm_applies(c, *comm, r.bytes(count))) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                     static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, root);
+    return Error::ok();
+  }
   auto s = reducing(c, *comm, r, call);
   char* out = s->scratch(r.bytes(count));
   if (!inter) {
@@ -361,6 +376,13 @@ Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* 
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = api::check_buffer(sendbuf, count, *r.type, call, *comm);
   if (e.is_ok()) e = api::check_buffer(recvbuf, count, *r.type, call, *comm);
   if (!e.is_ok()) return e;
+  if (kind == AllKind::kAllreduce && request == nullptr && r.type->contiguous() &&
+      coll::shm_applies(c, *comm, r.bytes(count))) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                     static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, -1);
+    return Error::ok();
+  }
   auto s = reducing(c, *comm, r, call);
   char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count);
   char* out = s->scratch(r.bytes(count));

@@ -54,9 +54,10 @@ Error delete_attribute(Context& c, MPI_Comm handle, cm::Communicator* comm, int 
 }
 
 // A new intracommunicator over `pes` (this PE among them) with an agreed context.
-MPI_Comm make_comm(Context& c, std::vector<int> pes, uint32_t context, MPI_Errhandler eh) {
+MPI_Comm make_comm(Context& c, std::vector<int> pes, uint32_t context, MPI_Errhandler eh, int slot = -1) {
   cm::Communicator n;
   n.context = context;
+  n.coll_slot = slot;
   int me = gasket::my_pe();
   n.rank = static_cast<int>(std::find(pes.begin(), pes.end(), me) - pes.begin());
   n.group = std::make_shared<cm::Group>(cm::Group{std::move(pes)});
@@ -99,7 +100,13 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
   if (newcomm == nullptr) return error(MPI_ERR_ARG, "%s: newcomm is NULL", call);
   cm::Communicator n = *old;
   int unused;
-  n.context = old->is_inter() ? agree_inter(c, g, n, 0, &unused) : gasket::mpi::coll::agree_context(c, g, n);
+  if (old->is_inter()) {
+    n.context = agree_inter(c, g, n, 0, &unused);
+  } else {
+    gasket::mpi::coll::Agreement a = gasket::mpi::coll::agree_with_slot(c, g, n);
+    n.context = a.context, n.coll_slot = a.slot;
+  }
+  n.shm_seq = 0;
   n.attributes.clear();
   n.name.clear();
   e = copy_attributes(c, comm, *old, &n, call);
@@ -122,12 +129,14 @@ Error split(Context& c, Guard& g, MPI_Comm comm, int color, int key, MPI_Comm* n
     return error(MPI_ERR_ARG, "%s: rank %d: color %d is negative (and not MPI_UNDEFINED)", call, old->rank, color);
   }
   cm::Communicator parent = *old;  // the table may grow below
-  uint32_t ctx = gasket::mpi::coll::agree_context(c, g, parent);
+  gasket::mpi::coll::Agreement agreed = gasket::mpi::coll::agree_with_slot(c, g, parent);
+  uint32_t ctx = agreed.context;
   SplitRecord mine{color, key, parent.rank};
   std::vector<SplitRecord> all(static_cast<size_t>(parent.size()));
   e = gasket::mpi::coll::allgather_bytes(c, g, &mine, sizeof mine, all.data(), parent);
   if (!e.is_ok()) return e;
   if (color == MPI_UNDEFINED) {
+    if (agreed.slot >= 0) c.area().release(agreed.slot);
     *newcomm = MPI_COMM_NULL;
     return Error::ok();
   }
@@ -140,7 +149,7 @@ Error split(Context& c, Guard& g, MPI_Comm comm, int color, int key, MPI_Comm* n
   });
   std::vector<int> pes;
   for (const SplitRecord& r : members) pes.push_back(parent.group->pes[static_cast<size_t>(r.rank)]);
-  *newcomm = make_comm(c, std::move(pes), ctx, parent.errhandler);
+  *newcomm = make_comm(c, std::move(pes), ctx, parent.errhandler, agreed.slot);
   return Error::ok();
 }
 
@@ -330,7 +339,10 @@ int MPI_Comm_free(MPI_Comm* comm) {
       e = delete_attribute(c, *comm, cmm, key, "MPI_Comm_free");
       if (!e.is_ok()) return e;
     }
-    return c.comms().free(comm, "MPI_Comm_free");
+    int slot = cmm->coll_slot;
+    e = c.comms().free(comm, "MPI_Comm_free");
+    if (e.is_ok() && slot >= 0) c.area().release(slot);
+    return e;
   });
 }
 

@@ -24,13 +24,31 @@ Error allgather_bytes(Context& c, Guard& g, const void* mine, int64_t bytes, voi
   return s.run(g);
 }
 
-uint32_t agree_context(Context& c, Guard& g, const comm::Communicator& comm) {
-  uint32_t mine = c.comms().next_context();
-  std::vector<uint32_t> all(static_cast<size_t>(comm.size()));
+namespace {
+struct Offer {
+  uint64_t free_slots;
+  uint32_t context;
+  uint32_t unused;
+};
+
+Agreement agree(Context& c, Guard& g, const comm::Communicator& comm, bool with_slot) {
+  Offer mine{with_slot && c.area().usable() ? c.area().free_slots() : 0, c.comms().next_context(), 0};
+  std::vector<Offer> all(static_cast<size_t>(comm.size()));
   (void)allgather_bytes(c, g, &mine, sizeof mine, all.data(), comm);
-  uint32_t agreed = *std::max_element(all.begin(), all.end());
-  c.comms().use_context(agreed);
-  return agreed;
+  Agreement a{0, -1};
+  uint64_t free = ~uint64_t{0};
+  for (const Offer& o : all) a.context = std::max(a.context, o.context), free &= o.free_slots;
+  c.comms().use_context(a.context);
+  if (free != 0) {
+    a.slot = __builtin_ctzll(free);
+    c.area().take(a.slot);
+  }
+  return a;
 }
+}  // namespace
+
+uint32_t agree_context(Context& c, Guard& g, const comm::Communicator& comm) { return agree(c, g, comm, false).context; }
+
+Agreement agree_with_slot(Context& c, Guard& g, const comm::Communicator& comm) { return agree(c, g, comm, true); }
 
 }  // namespace gasket::mpi::coll

@@ -16,6 +16,13 @@ Error bcast_bytes(Context& c, Guard& g, void* buf, int64_t bytes, int root, cons
 Error allgather_bytes(Context& c, Guard& g, const void* mine, int64_t bytes, void* all, const comm::Communicator& comm);
 // A context id unused by every member of `comm` (and now taken by each of them).
 uint32_t agree_context(Context& c, Guard& g, const comm::Communicator& comm);
+// The same, and a slot of the collective area free at every member (now taken by each; -1 when
+// none is). A member that ends up outside the new communicator gives the slot back.
+struct Agreement {
+  uint32_t context;
+  int slot;
+};
+Agreement agree_with_slot(Context& c, Guard& g, const comm::Communicator& comm);
 
 }  // namespace gasket::mpi::coll
 

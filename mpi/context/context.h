@@ -15,6 +15,7 @@
 #include "mpi.h"
 #include "mpi/base/arena.h"
 #include "mpi/base/error.h"
+#include "mpi/coll/area.h"
 #include "mpi/comm/communicator.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/op/op.h"
@@ -61,6 +62,8 @@ class Context {
   p2p::Engine& engine() { return *engine_; }
   // User-defined reduction operations (MPI_Op_create).
   op::OpTable& ops() { return ops_; }
+  // The same-node collective area (mpi/coll/area.h).
+  coll::CollectiveArea& area() { return area_; }
 
   // Progresses until done() holds (releasing the lock between polls under MULTIPLE).
   template <typename Done>
@@ -107,6 +110,7 @@ class Context {
   std::mutex lock_;
   datatype::DatatypeTable types_;
   op::OpTable ops_;
+  coll::CollectiveArea area_;
   std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start
   std::unique_ptr<p2p::Engine> engine_;
   std::vector<std::unique_ptr<p2p::Unexpected>> messages_;
