@@ -21,7 +21,8 @@ class CollectiveArea {
   static constexpr int kMaxMembers = 64;  // larger communicators take the schedules
   struct alignas(64) Cell {
     uint64_t flag;
-    char pad[56];
+    uint32_t sleepers;  // members blocked in futex_wait on the flag's low word
+    char pad[52];
     char data[kCellBytes];
   };
 

@@ -1,5 +1,10 @@
 #include "mpi/coll/shm.h"
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
 #include <cstring>
 
 #include "core/gasket.h"
@@ -20,11 +25,15 @@ bool reached(const Cell* cell, const comm::Communicator& comm, uint64_t seq) {
   return (f >> 32) == comm.context && (f & 0xffffffffu) >= (seq & 0xffffffffu);
 }
 
+// The flag's low word (the sequence number, little-endian) is the futex: the area is a shared
+// mapping, so the (non-private) futex works between processes.
+int* futex_word(Cell* cell) { return reinterpret_cast<int*>(&cell->flag); }
+
 // One collective on the area: the cells of its parity, and the waits of the protocol.
 class Round {
  public:
   Round(Context& c, Guard& g, const comm::Communicator& comm)
-      : c_(c), g_(g), comm_(comm), seq_(++comm.shm_seq), n_(comm.size()) {
+      : c_(c), g_(g), comm_(comm), seq_(++comm.shm_seq), n_(comm.size()), sleepy_(gasket::oversubscribed()) {
     for (int r = 0; r < n_; ++r) {
       int pe = comm.group->pes[static_cast<size_t>(r)];
       cells_[r] = c.area().cell(pe, comm.coll_slot, static_cast<int>(seq_ & 1));
@@ -39,7 +48,10 @@ class Round {
   void publish(const void* data, int64_t bytes) {
     Cell* mine = cells_[comm_.rank];
     if (bytes > 0) std::memcpy(mine->data, data, static_cast<size_t>(bytes));
-    __atomic_store_n(&mine->flag, flag_of(comm_, seq_), __ATOMIC_RELEASE);
+    __atomic_store_n(&mine->flag, flag_of(comm_, seq_), __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&mine->sleepers, __ATOMIC_SEQ_CST) != 0) {
+      syscall(SYS_futex, futex_word(mine), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+    }
   }
   // Step 3: the members' contributions to this collective.
   void wait_all() {
@@ -53,12 +65,30 @@ class Round {
   const comm::Communicator& comm_;
   uint64_t seq_;
   int n_;
+  bool sleepy_;
   Cell* cells_[CollectiveArea::kMaxMembers];
   Cell* previous_[CollectiveArea::kMaxMembers];
 
-  void wait_for(const Cell* cell, uint64_t seq) {
-    if (reached(cell, comm_, seq)) return;
-    c_.wait(g_, [&] { return reached(cell, comm_, seq); });
+  // Polls the flag (the engine progresses every 16th poll: other traffic needs it rarely, and it
+  // costs more than the flag). When processes outnumber cores, a yield-based wait keeps handing
+  // the core back to pollers, so after a few polls the waiter sleeps on the flag's futex and the
+  // owner's publish() wakes it.
+  void wait_for(Cell* cell, uint64_t seq) {
+    unsigned polls = 0, step = 0;
+    while (!reached(cell, comm_, seq)) {
+      if ((++step & 15) == 0) c_.engine().progress();
+      if (sleepy_ && step > 4 && c_.thread_level() != MPI_THREAD_MULTIPLE) {
+        __atomic_add_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
+        uint64_t f = __atomic_load_n(&cell->flag, __ATOMIC_SEQ_CST);
+        if (!reached(cell, comm_, seq)) {
+          timespec limit{0, 1000000};  // 1 ms: progress other traffic now and then
+          syscall(SYS_futex, futex_word(cell), FUTEX_WAIT, static_cast<int>(f & 0xffffffffu), &limit, nullptr, 0);
+        }
+        __atomic_sub_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
+        continue;
+      }
+      c_.backoff(g_, &polls);
+    }
   }
 };
 
