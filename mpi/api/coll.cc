@@ -139,8 +139,13 @@ char* packed_input(Schedule& s, const Reduction& r, const void* buf, int64_t cou
   s.local([t, buf, count, p] { dt::pack(*t, buf, count, p); });
   return p;
 }
-// The packed result written to the user's buffer when the schedule ends.
+// Where the packed result of `count` elements goes: the user's buffer itself for a contiguous
+// type, else scratch unpacked into it by unpack_output().
+char* output(Schedule& s, const Reduction& r, void* buf, int64_t count) {
+  return r.type->contiguous() ? static_cast<char*>(buf) + r.type->true_lb : s.scratch(r.bytes(count));
+}
 void unpack_output(Schedule& s, const Reduction& r, const char* packed, void* buf, int64_t count) {
+  if (r.type->contiguous()) return;
   const dt::Datatype* t = r.type;
   int64_t bytes = r.bytes(count);
   s.next();
@@ -345,7 +350,7 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, int count
     return Error::ok();
   }
   auto s = reducing(c, *comm, r, call);
-  char* out = s->scratch(r.bytes(count));
+  char* out = is_root ? output(*s, r, recvbuf, count) : s->scratch(r.bytes(count));
   if (!inter) {
     char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count);
     coll::reduce(*s, s->peers(), acc, out, count, root, r.commutative);
@@ -384,8 +389,15 @@ Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* 
     return Error::ok();
   }
   auto s = reducing(c, *comm, r, call);
-  char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count);
-  char* out = s->scratch(r.bytes(count));
+  char* out = kind == AllKind::kExscan && comm->rank == 0 ? s->scratch(r.bytes(count)) : output(*s, r, recvbuf, count);
+  char* acc;
+  if (kind == AllKind::kAllreduce && !comm->is_inter() && r.type->contiguous()) {
+    // Works in the receive buffer itself (one copy fewer for large data).
+    acc = out;
+    if (sendbuf != MPI_IN_PLACE) s->copy(acc, static_cast<const char*>(sendbuf) + r.type->true_lb, r.bytes(count));
+  } else {
+    acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count);
+  }
   if (comm->is_inter()) {
     inter_exchange(*s, *comm, acc, s->scratch(r.bytes(count)), out, count, r.commutative, true);
   } else if (kind == AllKind::kAllreduce) {
@@ -424,7 +436,7 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, c
   if (!e.is_ok()) return e;
   auto s = reducing(c, *comm, r, call);
   char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total);
-  char* out = s->scratch(r.bytes(mine));
+  char* out = output(*s, r, recvbuf, mine);
   if (!comm->is_inter()) {
     coll::reduce_scatter(*s, s->peers(), acc, parts, out, r.commutative);
   } else {
@@ -497,6 +509,11 @@ int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype 
       e = error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is not allowed", call, world->rank);
     }
     if (!e.is_ok()) return e;
+    if (r.type->contiguous()) {  // packed form = memory
+      op::apply(c.ops(), op, datatype, *r.type, static_cast<const char*>(inbuf) + r.type->true_lb,
+                static_cast<char*>(inoutbuf) + r.type->true_lb, count);
+      return Error::ok();
+    }
     std::vector<char> in(static_cast<size_t>(r.bytes(count))), io(in.size());
     dt::pack(*r.type, inbuf, count, in.data());
     dt::pack(*r.type, inoutbuf, count, io.data());

@@ -16,6 +16,7 @@
 #include "mpi/base/arena.h"
 #include "mpi/base/error.h"
 #include "mpi/coll/area.h"
+#include "mpi/coll/scratch.h"
 #include "mpi/comm/communicator.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/op/op.h"
@@ -64,6 +65,7 @@ class Context {
   op::OpTable& ops() { return ops_; }
   // The same-node collective area (mpi/coll/area.h).
   coll::CollectiveArea& area() { return area_; }
+  coll::ScratchPool& scratch() { return scratch_; }
 
   // Progresses until done() holds (releasing the lock between polls under MULTIPLE).
   template <typename Done>
@@ -111,6 +113,7 @@ class Context {
   datatype::DatatypeTable types_;
   op::OpTable ops_;
   coll::CollectiveArea area_;
+  coll::ScratchPool scratch_;
   std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start
   std::unique_ptr<p2p::Engine> engine_;
   std::vector<std::unique_ptr<p2p::Unexpected>> messages_;
