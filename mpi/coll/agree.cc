@@ -14,14 +14,19 @@ Error bcast_bytes(Context& c, Guard& g, void* buf, int64_t bytes, int root, cons
   return s.run(g);
 }
 
-Error allgather_bytes(Context& c, Guard& g, const void* mine, int64_t bytes, void* all, const comm::Communicator& comm) {
-  Schedule s(c, comm, "MPI_Allgather");
+std::unique_ptr<Schedule> allgather_schedule(Context& c, const void* mine, int64_t bytes, void* all,
+                                             const comm::Communicator& comm) {
+  auto s = std::make_unique<Schedule>(c, comm, "MPI_Allgather");
   char* out = static_cast<char*>(all);
   std::memcpy(out + comm.rank * bytes, mine, static_cast<size_t>(bytes));
   std::vector<Typed> blocks;
-  for (int r = 0; r < comm.size(); ++r) blocks.push_back(as_bytes(s, out + r * bytes, bytes));
-  allgather(s, s.peers(), as_bytes(s, const_cast<void*>(mine), bytes), blocks, true);
-  return s.run(g);
+  for (int r = 0; r < comm.size(); ++r) blocks.push_back(as_bytes(*s, out + r * bytes, bytes));
+  allgather(*s, s->peers(), as_bytes(*s, const_cast<void*>(mine), bytes), blocks, true);
+  return s;
+}
+
+Error allgather_bytes(Context& c, Guard& g, const void* mine, int64_t bytes, void* all, const comm::Communicator& comm) {
+  return allgather_schedule(c, mine, bytes, all, comm)->run(g);
 }
 
 namespace {

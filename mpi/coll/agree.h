@@ -5,12 +5,18 @@
 
 #include <cstdint>
 
+#include <memory>
+
 #include "mpi/base/error.h"
+#include "mpi/coll/schedule.h"
 #include "mpi/comm/communicator.h"
 #include "mpi/context/context.h"
 
 namespace gasket::mpi::coll {
 
+// The allgather below as a schedule not yet run (MPI_Comm_idup runs it as a request).
+std::unique_ptr<Schedule> allgather_schedule(Context& c, const void* mine, int64_t bytes, void* all,
+                                             const comm::Communicator& comm);
 Error bcast_bytes(Context& c, Guard& g, void* buf, int64_t bytes, int root, const comm::Communicator& comm);
 // all[r * bytes ...] = rank r's `mine` (over the group of an intracommunicator).
 Error allgather_bytes(Context& c, Guard& g, const void* mine, int64_t bytes, void* all, const comm::Communicator& comm);

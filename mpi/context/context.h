@@ -66,6 +66,13 @@ class Context {
   // The same-node collective area (mpi/coll/area.h).
   coll::CollectiveArea& area() { return area_; }
   coll::ScratchPool& scratch() { return scratch_; }
+  // Context ids for communicators created by non-blocking calls (MPI_Comm_idup) come from their
+  // own range (top bit set), which blocking creations never use, so a blocking creation started
+  // while an idup is in flight cannot take the id the idup's members will agree on.
+  uint32_t next_nonblocking_context() const { return next_nb_context_; }
+  void use_nonblocking_context(uint32_t context) {
+    if (context + comm::kContextStride > next_nb_context_) next_nb_context_ = context + comm::kContextStride;
+  }
 
   // Progresses until done() holds (releasing the lock between polls under MULTIPLE).
   template <typename Done>
@@ -114,6 +121,7 @@ class Context {
   op::OpTable ops_;
   coll::CollectiveArea area_;
   coll::ScratchPool scratch_;
+  uint32_t next_nb_context_ = 0x80000000u;
   std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start
   std::unique_ptr<p2p::Engine> engine_;
   std::vector<std::unique_ptr<p2p::Unexpected>> messages_;
