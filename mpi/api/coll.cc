@@ -11,6 +11,7 @@
 #include "mpi/api/call.h"
 #include "mpi/coll/algorithms.h"
 #include "mpi/coll/schedule.h"
+#include "mpi/coll/shm.h"
 #include "mpi/op/op.h"
 
 using gasket::mpi::Context;
@@ -138,8 +139,13 @@ char* packed_input(Schedule& s, const Reduction& r, const void* buf, int64_t cou
   s.local([t, buf, count, p] { dt::pack(*t, buf, count, p); });
   return p;
 }
-// The packed result written to the user's buffer when the schedule ends.
+// Where the packed result of `count` elements goes: the user's buffer itself for a contiguous
+// type, else scratch unpacked into it by unpack_output().
+char* output(Schedule& s, const Reduction& r, void* buf, int64_t count) {
+  return r.type->contiguous() ? static_cast<char*>(buf) + r.type->true_lb : s.scratch(r.bytes(count));
+}
 void unpack_output(Schedule& s, const Reduction& r, const char* packed, void* buf, int64_t count) {
+  if (r.type->contiguous()) return;
   const dt::Datatype* t = r.type;
   int64_t bytes = r.bytes(count);
   s.next();
@@ -173,6 +179,10 @@ Error barrier(Context& c, Guard& g, MPI_Comm handle, MPI_Request* request, const
   cm::Communicator* comm;
   Error e = api::check_comm(c, handle, call, &comm);
   if (!e.is_ok()) return e;
+  if (request == nullptr && coll::shm_applies(c, *comm, 0)) {
+    coll::shm_barrier(c, g, *comm);
+    return Error::ok();
+  }
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (!comm->is_inter()) {
     coll::barrier(*s, s->peers());
@@ -197,6 +207,10 @@ Error bcast(Context& c, Guard& g, void* buf, int count, MPI_Datatype type, int r
   if (e.is_ok()) e = check_root(root, *comm, call);
   if (e.is_ok() && root != MPI_PROC_NULL) e = typed(c, buf, count, type, *comm, call, &d);
   if (!e.is_ok()) return e;
+  if (request == nullptr && !comm->is_inter() && d.type->contiguous() && coll::shm_applies(c, *comm, d.bytes())) {
+    coll::shm_bcast(c, g, *comm, static_cast<char*>(buf) + d.type->true_lb, d.bytes(), root);
+    return Error::ok();
+  }
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (!comm->is_inter()) {
     coll::bcast(*s, s->peers(), d, root);
@@ -329,8 +343,14 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, int count
   if (e.is_ok() && member) e = api::check_buffer(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *r.type, call, *comm);
   if (e.is_ok() && is_root) e = api::check_buffer(recvbuf, count, *r.type, call, *comm);
   if (!e.is_ok()) return e;
+  if (request == nullptr && r.type->contiguous() && coll::shm_applies(c, *comm, r.bytes(count))) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                     static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, root);
+    return Error::ok();
+  }
   auto s = reducing(c, *comm, r, call);
-  char* out = s->scratch(r.bytes(count));
+  char* out = is_root ? output(*s, r, recvbuf, count) : s->scratch(r.bytes(count));
   if (!inter) {
     char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count);
     coll::reduce(*s, s->peers(), acc, out, count, root, r.commutative);
@@ -361,9 +381,23 @@ Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* 
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = api::check_buffer(sendbuf, count, *r.type, call, *comm);
   if (e.is_ok()) e = api::check_buffer(recvbuf, count, *r.type, call, *comm);
   if (!e.is_ok()) return e;
+  if (kind == AllKind::kAllreduce && request == nullptr && r.type->contiguous() &&
+      coll::shm_applies(c, *comm, r.bytes(count))) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                     static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, -1);
+    return Error::ok();
+  }
   auto s = reducing(c, *comm, r, call);
-  char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count);
-  char* out = s->scratch(r.bytes(count));
+  char* out = kind == AllKind::kExscan && comm->rank == 0 ? s->scratch(r.bytes(count)) : output(*s, r, recvbuf, count);
+  char* acc;
+  if (kind == AllKind::kAllreduce && !comm->is_inter() && r.type->contiguous()) {
+    // Works in the receive buffer itself (one copy fewer for large data).
+    acc = out;
+    if (sendbuf != MPI_IN_PLACE) s->copy(acc, static_cast<const char*>(sendbuf) + r.type->true_lb, r.bytes(count));
+  } else {
+    acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count);
+  }
   if (comm->is_inter()) {
     inter_exchange(*s, *comm, acc, s->scratch(r.bytes(count)), out, count, r.commutative, true);
   } else if (kind == AllKind::kAllreduce) {
@@ -402,7 +436,7 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, c
   if (!e.is_ok()) return e;
   auto s = reducing(c, *comm, r, call);
   char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total);
-  char* out = s->scratch(r.bytes(mine));
+  char* out = output(*s, r, recvbuf, mine);
   if (!comm->is_inter()) {
     coll::reduce_scatter(*s, s->peers(), acc, parts, out, r.commutative);
   } else {
@@ -475,6 +509,11 @@ int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype 
       e = error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is not allowed", call, world->rank);
     }
     if (!e.is_ok()) return e;
+    if (r.type->contiguous()) {  // packed form = memory
+      op::apply(c.ops(), op, datatype, *r.type, static_cast<const char*>(inbuf) + r.type->true_lb,
+                static_cast<char*>(inoutbuf) + r.type->true_lb, count);
+      return Error::ok();
+    }
     std::vector<char> in(static_cast<size_t>(r.bytes(count))), io(in.size());
     dt::pack(*r.type, inbuf, count, in.data());
     dt::pack(*r.type, inoutbuf, count, io.data());

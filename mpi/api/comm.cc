@@ -54,9 +54,10 @@ Error delete_attribute(Context& c, MPI_Comm handle, cm::Communicator* comm, int 
 }
 
 // A new intracommunicator over `pes` (this PE among them) with an agreed context.
-MPI_Comm make_comm(Context& c, std::vector<int> pes, uint32_t context, MPI_Errhandler eh) {
+MPI_Comm make_comm(Context& c, std::vector<int> pes, uint32_t context, MPI_Errhandler eh, int slot = -1) {
   cm::Communicator n;
   n.context = context;
+  n.coll_slot = slot;
   int me = gasket::my_pe();
   n.rank = static_cast<int>(std::find(pes.begin(), pes.end(), me) - pes.begin());
   n.group = std::make_shared<cm::Group>(cm::Group{std::move(pes)});
@@ -99,7 +100,13 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
   if (newcomm == nullptr) return error(MPI_ERR_ARG, "%s: newcomm is NULL", call);
   cm::Communicator n = *old;  // keeps the topology (immutable, shared)
   int unused;
-  n.context = old->is_inter() ? agree_inter(c, g, n, 0, &unused) : gasket::mpi::coll::agree_context(c, g, n);
+  if (old->is_inter()) {
+    n.context = agree_inter(c, g, n, 0, &unused);
+  } else {
+    gasket::mpi::coll::Agreement a = gasket::mpi::coll::agree_with_slot(c, g, n);
+    n.context = a.context, n.coll_slot = a.slot;
+  }
+  n.shm_seq = 0;
   n.attributes.clear();
   n.name.clear();
   e = copy_attributes(c, comm, *old, &n, call);
@@ -107,6 +114,47 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
   *newcomm = c.comms().add(std::move(n));
   return Error::ok();
 }
+
+// MPI_Comm_idup of an intracommunicator in flight: an allgather of the members' offers of a
+// context id (from the non-blocking range, see Context::next_nonblocking_context), run by the
+// engine's progress; at completion the largest offer is the new communicator's context and the
+// handle is written (attributes copied then). The new communicator gets no slot of the
+// same-node collective area (a blocking creation meanwhile could take the slot it would agree
+// on), so its collectives always take the schedules.
+class IdupOperation final : public gasket::mpi::p2p::Operation {
+ public:
+  IdupOperation(Context& c, MPI_Comm old_handle, const cm::Communicator& old, MPI_Comm* out)
+      : c_(c), old_handle_(old_handle), n_(old), out_(out), offers_(static_cast<size_t>(old.size())) {
+    offer_ = c.next_nonblocking_context();
+    c.use_nonblocking_context(offer_);
+    schedule_ = gasket::mpi::coll::allgather_schedule(c, &offer_, sizeof offer_, offers_.data(), old);
+  }
+  bool progress(Error* e) override {
+    if (!schedule_->progress(e)) return false;
+    if (!e->is_ok()) return true;
+    uint32_t agreed = *std::max_element(offers_.begin(), offers_.end());
+    c_.use_nonblocking_context(agreed);
+    n_.context = agreed;
+    n_.coll_slot = -1;
+    n_.coll_seq = 0;
+    n_.shm_seq = 0;
+    n_.attributes.clear();
+    n_.name.clear();
+    cm::Communicator* old = c_.comms().find(old_handle_);
+    if (old != nullptr) *e = copy_attributes(c_, old_handle_, *old, &n_, "MPI_Comm_idup");
+    *out_ = c_.comms().add(std::move(n_));
+    return true;
+  }
+
+ private:
+  Context& c_;
+  MPI_Comm old_handle_;
+  cm::Communicator n_;
+  MPI_Comm* out_;
+  uint32_t offer_;
+  std::vector<uint32_t> offers_;
+  std::unique_ptr<gasket::mpi::coll::Schedule> schedule_;
+};
 
 struct SplitRecord {
   int color, key, rank;
@@ -122,12 +170,14 @@ Error split(Context& c, Guard& g, MPI_Comm comm, int color, int key, MPI_Comm* n
     return error(MPI_ERR_ARG, "%s: rank %d: color %d is negative (and not MPI_UNDEFINED)", call, old->rank, color);
   }
   cm::Communicator parent = *old;  // the table may grow below
-  uint32_t ctx = gasket::mpi::coll::agree_context(c, g, parent);
+  gasket::mpi::coll::Agreement agreed = gasket::mpi::coll::agree_with_slot(c, g, parent);
+  uint32_t ctx = agreed.context;
   SplitRecord mine{color, key, parent.rank};
   std::vector<SplitRecord> all(static_cast<size_t>(parent.size()));
   e = gasket::mpi::coll::allgather_bytes(c, g, &mine, sizeof mine, all.data(), parent);
   if (!e.is_ok()) return e;
   if (color == MPI_UNDEFINED) {
+    if (agreed.slot >= 0) c.area().release(agreed.slot);
     *newcomm = MPI_COMM_NULL;
     return Error::ok();
   }
@@ -140,7 +190,7 @@ Error split(Context& c, Guard& g, MPI_Comm comm, int color, int key, MPI_Comm* n
   });
   std::vector<int> pes;
   for (const SplitRecord& r : members) pes.push_back(parent.group->pes[static_cast<size_t>(r.rank)]);
-  *newcomm = make_comm(c, std::move(pes), ctx, parent.errhandler);
+  *newcomm = make_comm(c, std::move(pes), ctx, parent.errhandler, agreed.slot);
   return Error::ok();
 }
 
@@ -230,15 +280,27 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 }
 
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
-  // Completes before returning (the agreement runs at once); the request is already complete.
   return api::call("MPI_Comm_idup", comm, [&](Context& c, Guard& g) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_idup: request is NULL");
-    Error e = dup(c, g, comm, newcomm, "MPI_Comm_idup");
+    cm::Communicator* old;
+    Error e = lookup(c, comm, "MPI_Comm_idup", &old);
     if (!e.is_ok()) return e;
-    gasket::mpi::p2p::Request* r = c.engine().requests().create(gasket::mpi::p2p::RequestKind::kRecv);
-    r->proc_null = true;
-    (void)api::start(c, r, "MPI_Comm_idup");
-    r->status_source = MPI_ANY_SOURCE;
+    if (newcomm == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_idup: newcomm is NULL");
+    gasket::mpi::p2p::Request* r;
+    if (old->is_inter()) {
+      // An intercommunicator's agreement runs at once; the request is complete.
+      e = dup(c, g, comm, newcomm, "MPI_Comm_idup");
+      if (!e.is_ok()) return e;
+      r = c.engine().requests().create(gasket::mpi::p2p::RequestKind::kRecv);
+      r->proc_null = true;
+      (void)api::start(c, r, "MPI_Comm_idup");
+      r->status_source = MPI_ANY_SOURCE;
+    } else {
+      r = c.engine().requests().create(gasket::mpi::p2p::RequestKind::kOperation);
+      r->comm = comm;
+      r->operation = std::make_unique<IdupOperation>(c, comm, *old, newcomm);
+      c.engine().start_operation(r);
+    }
     *request = r->handle;
     return Error::ok();
   });
@@ -330,7 +392,10 @@ int MPI_Comm_free(MPI_Comm* comm) {
       e = delete_attribute(c, *comm, cmm, key, "MPI_Comm_free");
       if (!e.is_ok()) return e;
     }
-    return c.comms().free(comm, "MPI_Comm_free");
+    int slot = cmm->coll_slot;
+    e = c.comms().free(comm, "MPI_Comm_free");
+    if (e.is_ok() && slot >= 0) c.area().release(slot);
+    return e;
   });
 }
 

@@ -5,17 +5,30 @@
 
 #include <cstdint>
 
+#include <memory>
+
 #include "mpi/base/error.h"
+#include "mpi/coll/schedule.h"
 #include "mpi/comm/communicator.h"
 #include "mpi/context/context.h"
 
 namespace gasket::mpi::coll {
 
+// The allgather below as a schedule not yet run (MPI_Comm_idup runs it as a request).
+std::unique_ptr<Schedule> allgather_schedule(Context& c, const void* mine, int64_t bytes, void* all,
+                                             const comm::Communicator& comm);
 Error bcast_bytes(Context& c, Guard& g, void* buf, int64_t bytes, int root, const comm::Communicator& comm);
 // all[r * bytes ...] = rank r's `mine` (over the group of an intracommunicator).
 Error allgather_bytes(Context& c, Guard& g, const void* mine, int64_t bytes, void* all, const comm::Communicator& comm);
 // A context id unused by every member of `comm` (and now taken by each of them).
 uint32_t agree_context(Context& c, Guard& g, const comm::Communicator& comm);
+// The same, and a slot of the collective area free at every member (now taken by each; -1 when
+// none is). A member that ends up outside the new communicator gives the slot back.
+struct Agreement {
+  uint32_t context;
+  int slot;
+};
+Agreement agree_with_slot(Context& c, Guard& g, const comm::Communicator& comm);
 
 }  // namespace gasket::mpi::coll
 

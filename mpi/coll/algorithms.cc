@@ -163,7 +163,7 @@ void reduce(Schedule& s, const Ranks& g, char* acc, char* out, int64_t count, in
 void allreduce(Schedule& s, const Ranks& g, char* acc, char* out, int64_t count, bool commutative) {
   int n = g.size, r = g.rank;
   int64_t bytes = count * s.packed_size();
-  if (n > 2 && commutative && bytes >= kLargeBytes && count >= n) {
+  if (n > 1 && commutative && bytes >= kLargeBytes && count >= n) {
     std::vector<int64_t> counts = split(count, n);
     ring_reduce_scatter(s, g, acc, counts);
     std::vector<int64_t> len(counts.size());

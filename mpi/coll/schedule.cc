@@ -69,8 +69,12 @@ void Schedule::next() {
 }
 
 char* Schedule::scratch(int64_t bytes) {
-  scratch_.push_back(std::unique_ptr<char[]>(new char[static_cast<size_t>(bytes > 0 ? bytes : 1)]));
-  return scratch_.back().get();
+  scratch_.push_back(c_.scratch().take(static_cast<size_t>(bytes)));
+  return scratch_.back().memory.get();
+}
+
+Schedule::~Schedule() {
+  for (ScratchPool::Block& b : scratch_) c_.scratch().give(std::move(b));
 }
 
 void Schedule::start_round(Round& r) {

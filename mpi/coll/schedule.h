@@ -18,6 +18,7 @@
 
 #include "mpi.h"
 #include "mpi/base/error.h"
+#include "mpi/coll/scratch.h"
 #include "mpi/comm/communicator.h"
 #include "mpi/context/context.h"
 #include "mpi/datatype/datatype.h"
@@ -39,6 +40,7 @@ class Schedule final : public p2p::Operation {
  public:
   // Takes the next collective sequence number of `comm`.
   Schedule(Context& c, const comm::Communicator& comm, const char* call);
+  ~Schedule() override;
 
   // The ranks of the peers side (intracommunicator: the group; intercommunicator: this process's
   // rank in its group, the remote group's size) and of the local group.
@@ -107,7 +109,7 @@ class Schedule final : public p2p::Operation {
   size_t current_ = 0;
   bool started_ = false;
   std::vector<p2p::Request*> pending_;
-  std::deque<std::unique_ptr<char[]>> scratch_;
+  std::vector<ScratchPool::Block> scratch_;
 };
 
 // Blocking: runs `s`. Non-blocking: a started kOperation request for it in *request (errors go

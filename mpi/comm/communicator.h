@@ -52,6 +52,10 @@ struct Communicator {
   // collective's traffic, so several non-blocking ones in flight never match each other's.
   mutable uint32_t coll_seq = 0;
   std::shared_ptr<const topo::Topology> topology;  // null without one; MPI_Comm_dup keeps it
+  // Its slot of the same-node collective area (mpi/coll/area.h; -1: none) and the number of
+  // collectives it has run there.
+  int coll_slot = -1;
+  mutable uint64_t shm_seq = 0;
 
   int size() const { return static_cast<int>(group->pes.size()); }
   bool is_inter() const { return remote_group != nullptr; }

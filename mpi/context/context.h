@@ -15,6 +15,8 @@
 #include "mpi.h"
 #include "mpi/base/arena.h"
 #include "mpi/base/error.h"
+#include "mpi/coll/area.h"
+#include "mpi/coll/scratch.h"
 #include "mpi/comm/communicator.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/op/op.h"
@@ -64,6 +66,16 @@ class Context {
   op::OpTable& ops() { return ops_; }
   // One-sided windows (mpi/win).
   win::WinTable& wins() { return wins_; }
+  // The same-node collective area (mpi/coll/area.h).
+  coll::CollectiveArea& area() { return area_; }
+  coll::ScratchPool& scratch() { return scratch_; }
+  // Context ids for communicators created by non-blocking calls (MPI_Comm_idup) come from their
+  // own range (top bit set), which blocking creations never use, so a blocking creation started
+  // while an idup is in flight cannot take the id the idup's members will agree on.
+  uint32_t next_nonblocking_context() const { return next_nb_context_; }
+  void use_nonblocking_context(uint32_t context) {
+    if (context + comm::kContextStride > next_nb_context_) next_nb_context_ = context + comm::kContextStride;
+  }
 
   // Progresses until done() holds (releasing the lock between polls under MULTIPLE).
   template <typename Done>
@@ -110,6 +122,9 @@ class Context {
   std::mutex lock_;
   datatype::DatatypeTable types_;
   op::OpTable ops_;
+  coll::CollectiveArea area_;
+  coll::ScratchPool scratch_;
+  uint32_t next_nb_context_ = 0x80000000u;
   std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start
   std::unique_ptr<p2p::Engine> engine_;
   win::WinTable wins_;

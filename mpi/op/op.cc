@@ -43,19 +43,23 @@ bool defined(MPI_Op op, Kind k) {
   }
 }
 
+// io[i] = f(io[i], in[i]): one loop per operation, so the compiler vectorises it.
+template <typename T, typename F>
+void each(const T* in, T* io, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) io[i] = static_cast<T>(f(io[i], in[i]));
+}
+
 template <typename T>
 void arith(MPI_Op op, const T* in, T* io, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    switch (op) {
-      case MPI_MAX: io[i] = io[i] < in[i] ? in[i] : io[i]; break;
-      case MPI_MIN: io[i] = in[i] < io[i] ? in[i] : io[i]; break;
-      case MPI_SUM: io[i] = static_cast<T>(io[i] + in[i]); break;
-      case MPI_PROD: io[i] = static_cast<T>(io[i] * in[i]); break;
-      case MPI_LAND: io[i] = (io[i] != T{}) && (in[i] != T{}); break;
-      case MPI_LOR: io[i] = (io[i] != T{}) || (in[i] != T{}); break;
-      case MPI_LXOR: io[i] = (io[i] != T{}) != (in[i] != T{}); break;
-      default: break;
-    }
+  switch (op) {
+    case MPI_MAX: return each(in, io, n, [](T a, T b) { return a < b ? b : a; });
+    case MPI_MIN: return each(in, io, n, [](T a, T b) { return b < a ? b : a; });
+    case MPI_SUM: return each(in, io, n, [](T a, T b) { return a + b; });
+    case MPI_PROD: return each(in, io, n, [](T a, T b) { return a * b; });
+    case MPI_LAND: return each(in, io, n, [](T a, T b) { return (a != T{}) && (b != T{}); });
+    case MPI_LOR: return each(in, io, n, [](T a, T b) { return (a != T{}) || (b != T{}); });
+    case MPI_LXOR: return each(in, io, n, [](T a, T b) { return (a != T{}) != (b != T{}); });
+    default: return;
   }
 }
 
@@ -63,14 +67,11 @@ template <typename T>
 void integer(MPI_Op op, const void* in_v, void* io_v, int64_t n) {
   const T* in = static_cast<const T*>(in_v);
   T* io = static_cast<T*>(io_v);
-  if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR) {
-    for (int64_t i = 0; i < n; ++i) {
-      if (op == MPI_BAND) io[i] &= in[i];
-      if (op == MPI_BOR) io[i] |= in[i];
-      if (op == MPI_BXOR) io[i] ^= in[i];
-    }
-  } else {
-    arith(op, in, io, n);
+  switch (op) {
+    case MPI_BAND: return each(in, io, n, [](T a, T b) { return a & b; });
+    case MPI_BOR: return each(in, io, n, [](T a, T b) { return a | b; });
+    case MPI_BXOR: return each(in, io, n, [](T a, T b) { return a ^ b; });
+    default: return arith(op, in, io, n);
   }
 }
 

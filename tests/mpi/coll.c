@@ -568,6 +568,33 @@ static void test_overlap(MPI_Comm comm, int rank, int size) {
   MPI_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
   CHECK_EQ(r1, size * (size - 1) / 2);
   CHECK_EQ(r2, size * (size - 1));
+  /* MPI_Comm_idup completes later: collectives and a blocking dup run while it is in flight */
+  MPI_Comm idup = MPI_COMM_NULL, dup2;
+  MPI_Request iq;
+  MPI_OK(MPI_Comm_idup(comm, &idup, &iq));
+  MPI_OK(MPI_Allreduce(&s1, &r1, 1, MPI_INT, MPI_SUM, comm));
+  MPI_OK(MPI_Comm_dup(other, &dup2));
+  MPI_OK(MPI_Wait(&iq, MPI_STATUS_IGNORE));
+  CHECK(idup != MPI_COMM_NULL);
+  int cmp;
+  MPI_OK(MPI_Comm_compare(idup, comm, &cmp));
+  CHECK_EQ(cmp, MPI_CONGRUENT);
+  /* the three communicators keep their traffic apart */
+  int a1 = rank, a2 = -rank, a3 = 10 * rank, b1 = -1, b2 = -1, b3 = -1;
+  MPI_Request rq[6];
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  MPI_OK(MPI_Irecv(&b1, 1, MPI_INT, left, 9, idup, &rq[0]));
+  MPI_OK(MPI_Irecv(&b2, 1, MPI_INT, left, 9, dup2, &rq[1]));
+  MPI_OK(MPI_Irecv(&b3, 1, MPI_INT, left, 9, comm, &rq[2]));
+  MPI_OK(MPI_Isend(&a3, 1, MPI_INT, right, 9, comm, &rq[3]));
+  MPI_OK(MPI_Isend(&a2, 1, MPI_INT, right, 9, dup2, &rq[4]));
+  MPI_OK(MPI_Isend(&a1, 1, MPI_INT, right, 9, idup, &rq[5]));
+  MPI_OK(MPI_Waitall(6, rq, MPI_STATUSES_IGNORE));
+  CHECK(b1 == left && b2 == -left && b3 == 10 * left);
+  MPI_OK(MPI_Allreduce(&s1, &r1, 1, MPI_INT, MPI_SUM, idup));
+  CHECK_EQ(r1, size * (size - 1) / 2);
+  MPI_OK(MPI_Comm_free(&idup));
+  MPI_OK(MPI_Comm_free(&dup2));
   free(big);
   free(sum);
   free(all);

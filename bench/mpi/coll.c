@@ -1,0 +1,73 @@
+/* Collective latencies: MPI_Barrier, MPI_Bcast and MPI_Allreduce (MPI_DOUBLE, MPI_SUM) at 8 B and
+ * 1 MiB, on MPI_COMM_WORLD. A standard MPI program: builds with gasket's mpicc, Open MPI's and
+ * MPICH's (bench/mpi/coll_compare.sh runs them side by side at 2 and 4 ranks). Each figure is the
+ * median over repetitions of the mean time per call (the slowest rank's), in microseconds.
+ * The number of calls per repetition is calibrated so that a repetition lasts about 20 ms (at
+ * most `iters`), so slow implementations finish too. Prints "operation bytes microseconds" lines.
+ * Option: --quick (fewer repetitions). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { kReps = 15 };
+
+static int cmp(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+/* op: 0 barrier, 1 bcast, 2 allreduce */
+static double measure(int op, double* a, double* b, int count, int iters, int reps) {
+  double t[kReps];
+  for (int rep = 0; rep < reps; ++rep) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; ++i) {
+      if (op == 0) MPI_Barrier(MPI_COMM_WORLD);
+      if (op == 1) MPI_Bcast(a, count, MPI_DOUBLE, i % 2, MPI_COMM_WORLD);
+      if (op == 2) MPI_Allreduce(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    double mine = (MPI_Wtime() - t0) / iters * 1e6, slowest;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    t[rep] = slowest;
+  }
+  qsort(t, (size_t)reps, sizeof t[0], cmp);
+  return t[reps / 2];
+}
+
+/* Calls per repetition: about 20 ms worth, between 3 and `most` (rank 0's estimate). */
+static int calibrate(int op, double* a, double* b, int count, int most) {
+  double us = measure(op, a, b, count, 3, 1);
+  int iters = us > 0 ? (int)(20000.0 / us) : most;
+  if (iters > most) iters = most;
+  if (iters < 3) iters = 3;
+  MPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return iters;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size, quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int big = (1 << 20) / (int)sizeof(double);
+  double* a = malloc(sizeof(double) * big);
+  double* b = malloc(sizeof(double) * big);
+  for (int i = 0; i < big; ++i) a[i] = rank + i;
+  int reps = quick ? 5 : kReps, small_iters = quick ? 500 : 5000, big_iters = quick ? 10 : 50;
+  struct { const char* name; int op, count, iters; } cases[] = {
+      {"barrier", 0, 0, small_iters},  {"bcast", 1, 1, small_iters},      {"bcast", 1, big, big_iters},
+      {"allreduce", 2, 1, small_iters}, {"allreduce", 2, big, big_iters},
+  };
+  if (rank == 0) printf("# collective latency, %d ranks: operation bytes microseconds (median of %d)\n", size, reps);
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    int iters = calibrate(cases[k].op, a, b, cases[k].count, cases[k].iters); /* and warm-up */
+    double us = measure(cases[k].op, a, b, cases[k].count, iters, reps);
+    if (rank == 0) printf("%s %d %.3f\n", cases[k].name, cases[k].count * (int)sizeof(double), us);
+  }
+  free(a);
+  free(b);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs the collective benchmark (bench/mpi/coll.c) built with gasket's mpicc, Open MPI's and
+# MPICH's (each when installed) at 2 and 4 ranks on this machine (4 ranks oversubscribe a 2-core
+# machine), and prints one table of latencies side by side.
+#   bench/mpi/coll_compare.sh [--quick]
+# Environment: BAZEL (default bazel), BAZEL_OUTPUT_BASE (an output base to build in), RANKS
+# (default "2 4").
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bazel_cmd=(${BAZEL:-bazel})
+[ -n "${BAZEL_OUTPUT_BASE:-}" ] && bazel_cmd+=(--output_base="$BAZEL_OUTPUT_BASE")
+"${bazel_cmd[@]}" build -c opt --jobs=2 //tools/mpicc:mpicc //tools/mpicc:mpiexec >&2
+bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+columns=() files=()
+run() {  # name, ranks, compile command..., --, launch command (ranks appended)...
+  local name=$1 n=$2
+  shift 2
+  local compile=() launch=()
+  while [ "$1" != "--" ]; do compile+=("$1"); shift; done
+  shift
+  launch=("$@")
+  if [ ! -x "$tmp/coll_$name" ] && ! "${compile[@]}" -O2 bench/mpi/coll.c -o "$tmp/coll_$name" 2>"$tmp/$name.err"; then
+    echo "coll_compare: building with $name failed: $(head -3 "$tmp/$name.err")" >&2
+    return
+  fi
+  echo "coll_compare: running $name on $n ranks" >&2
+  if "${launch[@]}" "$n" "$tmp/coll_$name" "${BENCH_ARGS[@]}" >"$tmp/$name.$n.out" 2>"$tmp/$name.$n.err"; then
+    columns+=("$name $n")
+    files+=("$tmp/$name.$n.out")
+  else
+    echo "coll_compare: $name on $n ranks failed: $(tail -3 "$tmp/$name.$n.err")" >&2
+  fi
+}
+BENCH_ARGS=("$@")
+for n in ${RANKS:-2 4}; do
+  run gasket "$n" "$bin/tools/mpicc/mpicc" -- "$bin/tools/mpicc/mpiexec" --quiet -n
+  if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
+    run openmpi "$n" mpicc.openmpi -- env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      mpirun.openmpi --oversubscribe -n
+  else
+    echo "coll_compare: Open MPI not installed (apt-get install openmpi-bin libopenmpi-dev)" >&2
+  fi
+  if command -v mpicc.mpich >/dev/null && command -v mpirun.mpich >/dev/null; then
+    run mpich "$n" mpicc.mpich -- mpirun.mpich -n
+  else
+    echo "coll_compare: MPICH not installed (apt-get install mpich libmpich-dev)" >&2
+  fi
+done
+[ ${#files[@]} -gt 0 ] || { echo "coll_compare: nothing ran" >&2; exit 1; }
+
+python3 - "$(printf '%s,' "${columns[@]}")" "${files[@]}" <<'PY'
+import sys
+columns = [c for c in sys.argv[1].split(",") if c]
+tables = []
+for path in sys.argv[2:]:
+    rows = {}
+    for line in open(path):
+        parts = line.split()
+        if len(parts) == 3 and not line.startswith("#"):
+            rows[(parts[0], int(parts[1]))] = float(parts[2])
+    tables.append(rows)
+keys = []
+for t in tables:
+    for k in t:
+        if k not in keys:
+            keys.append(k)
+print("| operation | bytes | " + " | ".join(f"{c.split()[0]} {c.split()[1]} ranks (us)" for c in columns) + " |")
+print("|" + "---|" * (2 + len(columns)))
+for k in keys:
+    cells = [f"{t[k]:.2f}" if k in t else "-" for t in tables]
+    print(f"| {k[0]} | {k[1]} | " + " | ".join(cells) + " |")
+PY

@@ -1,0 +1,33 @@
+// The same-node fast path of the small blocking collectives (barrier, bcast, reduce, allreduce up
+// to CollectiveArea::kCellBytes of contiguous data) on an intracommunicator whose members all
+// share this node and which holds a slot of the collective area (area.h).
+//
+// Protocol, for the communicator's collective number `seq` (cells of parity seq & 1):
+//  1. (seq > 2) wait until every member has entered collective seq - 1: then nobody still reads
+//     the cells of seq - 2, which this one reuses;
+//  2. write the contribution (if any) into this member's cell, then its flag = seq (release);
+//  3. wait for the flags needed (every member's for barrier/reduce/allreduce at the receiving
+//     ranks, the root's for bcast) and read the data straight out of the peers' cells.
+// One wait phase and no exit barrier: with processes outnumbering cores every extra round costs
+// a context switch. Reductions combine x0 op (x1 op (... op x_{n-1})): rank order, so
+// non-commutative operations are right too.
+#pragma once
+
+#include <cstdint>
+
+#include "mpi/comm/communicator.h"
+#include "mpi/context/context.h"
+
+namespace gasket::mpi::coll {
+
+// Whether the fast path serves `comm` for `bytes` of data (same answer on every member).
+bool shm_applies(Context& c, const comm::Communicator& comm, int64_t bytes);
+
+void shm_barrier(Context& c, Guard& g, const comm::Communicator& comm);
+void shm_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root);
+// `count` elements of `type` (contiguous) from `in` reduced into `out` at `root` (every rank
+// when root is -1). `in` may equal `out`.
+void shm_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
+                MPI_Op op, int type_handle, const datatype::Datatype& type, int root);
+
+}  // namespace gasket::mpi::coll
