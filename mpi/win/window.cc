@@ -305,21 +305,30 @@ void Window::write_table() {
   std::memcpy(table, &h, sizeof h);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   __atomic_store_n(&mine_->table_version, mine_->table_version + 1, __ATOMIC_RELEASE);
-  targets_[static_cast<size_t>(rank_)].regions_known = false;
+  Target& self = targets_[static_cast<size_t>(rank_)];
+  self.regions_known = false;
+  self.regions.clear();
+  update_fast(self);
 }
 
+// Static windows: their one region. Dynamic windows: the region last used (displacements are
+// addresses there, t.base is 0 and disp_unit 1, so the same arithmetic serves both).
 void Window::update_fast(Target& t) {
   t.fast = 0;
   t.fast_lo = t.fast_hi = 0;
-  if (flavor_ == MPI_WIN_FLAVOR_DYNAMIC || t.regions.size() != 1 || t.regions[0].base != t.base) return;
-  const Region& r = t.regions[0];
+  if (flavor_ != MPI_WIN_FLAVOR_DYNAMIC && t.regions.size() == 1) set_fast(t, t.regions[0]);
+}
+
+void Window::set_fast(Target& t, const Region& r) {
+  uint64_t shift = r.base - t.base;
   if (r.direct != nullptr) {
-    t.fast = reinterpret_cast<uintptr_t>(r.direct);
-    t.fast_hi = r.size;
+    t.fast = reinterpret_cast<uintptr_t>(r.direct) - shift;
+    t.fast_lo = shift;
+    t.fast_hi = shift + r.size;
   } else if (r.pages != nullptr) {
-    t.fast = reinterpret_cast<uintptr_t>(r.pages) - r.pages_begin;
-    t.fast_lo = r.pages_begin;
-    t.fast_hi = r.pages_end;
+    t.fast = reinterpret_cast<uintptr_t>(r.pages) - r.pages_begin - shift;
+    t.fast_lo = shift + r.pages_begin;
+    t.fast_hi = shift + r.pages_end;
   }
 }
 
@@ -421,6 +430,7 @@ Error Window::resolve(int rank, int64_t disp, int64_t target_count, const dataty
       if (r.contains(addr, len)) {
         loc->region = &r;
         loc->offset = static_cast<int64_t>(start - r.base);
+        if (dynamic) set_fast(t, r);
         return Error::ok();
       }
     }

@@ -190,6 +190,7 @@ class Window {
                 Location* loc);
   Error refresh_regions(Target& t, const char* call);
   void update_fast(Target& t);
+  void set_fast(Target& t, const Region& r);
   void write_table();
   Error move(bool is_put, char* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
              int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call);
