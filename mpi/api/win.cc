@@ -103,6 +103,20 @@ bool direct(Context& c, Window& w, bool is_put, void* origin, int origin_count, 
   return w.copy_direct(is_put, static_cast<char*>(origin) + ot->true_lb, bytes, rank, disp);
 }
 
+// Put and get (and their request-based forms): the fast path, else the checks and the window's
+// general path (derived types, memreg, the backend).
+Error move(Context& c, Window& w, bool is_put, void* origin, int origin_count, MPI_Datatype origin_type, int rank,
+           MPI_Aint disp, int target_count, MPI_Datatype target_type, const char* call) {
+  if (direct(c, w, is_put, origin, origin_count, origin_type, rank, disp, target_count, target_type)) return Error::ok();
+  const datatype::Datatype *ot, *tt;
+  Error e = check_target(w, rank, call);
+  if (e.is_ok()) e = check_counts(w, origin_count, target_count, call);
+  if (e.is_ok()) e = check_types(c, w, origin_type, target_type, call, &ot, &tt);
+  if (!e.is_ok() || rank == MPI_PROC_NULL) return e;
+  return is_put ? w.put(origin, origin_count, *ot, rank, disp, target_count, *tt, call)
+                : w.get(origin, origin_count, *ot, rank, disp, target_count, *tt, call);
+}
+
 Error check_assert(const Window& w, int assert, int allowed, const char* call) {
   if ((assert & ~allowed) == 0) return Error::ok();
   return error(MPI_ERR_ASSERT, "%s: rank %d: %s: assertion 0x%x has bits this call does not know (0x%x)", call,
@@ -674,35 +688,17 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
 
 int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
-  const char* call = "MPI_Put";
-  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    if (api::direct(c, w, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank, target_disp,
-                    target_count, target_datatype)) {
-      return Error::ok();
-    }
-    const dt::Datatype *ot, *tt;
-    Error e = api::check_target(w, target_rank, call);
-    if (e.is_ok()) e = api::check_counts(w, origin_count, target_count, call);
-    if (e.is_ok()) e = api::check_types(c, w, origin_datatype, target_datatype, call, &ot, &tt);
-    if (!e.is_ok() || target_rank == MPI_PROC_NULL) return e;
-    return w.put(origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, call);
+  return api::win_call("MPI_Put", win, [&](Context& c, Guard&, Window& w) -> Error {
+    return api::move(c, w, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank,
+                     target_disp, target_count, target_datatype, "MPI_Put");
   });
 }
 
 int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
             int target_count, MPI_Datatype target_datatype, MPI_Win win) {
-  const char* call = "MPI_Get";
-  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    if (api::direct(c, w, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                    target_datatype)) {
-      return Error::ok();
-    }
-    const dt::Datatype *ot, *tt;
-    Error e = api::check_target(w, target_rank, call);
-    if (e.is_ok()) e = api::check_counts(w, origin_count, target_count, call);
-    if (e.is_ok()) e = api::check_types(c, w, origin_datatype, target_datatype, call, &ot, &tt);
-    if (!e.is_ok() || target_rank == MPI_PROC_NULL) return e;
-    return w.get(origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, call);
+  return api::win_call("MPI_Get", win, [&](Context& c, Guard&, Window& w) -> Error {
+    return api::move(c, w, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, "MPI_Get");
   });
 }
 
@@ -760,13 +756,10 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   const char* call = "MPI_Rput";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    const dt::Datatype *ot, *tt;
     Error e = api::check_request_epoch(w, target_rank, request, call);
-    if (e.is_ok()) e = api::check_target(w, target_rank, call);
-    if (e.is_ok()) e = api::check_counts(w, origin_count, target_count, call);
-    if (e.is_ok()) e = api::check_types(c, w, origin_datatype, target_datatype, call, &ot, &tt);
-    if (e.is_ok() && target_rank != MPI_PROC_NULL) {
-      e = w.put(origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, call);
+    if (e.is_ok()) {
+      e = api::move(c, w, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank,
+                    target_disp, target_count, target_datatype, call);
     }
     return e.is_ok() ? api::completed_request(c, w, request) : e;
   });
@@ -776,13 +769,10 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
              int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   const char* call = "MPI_Rget";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    const dt::Datatype *ot, *tt;
     Error e = api::check_request_epoch(w, target_rank, request, call);
-    if (e.is_ok()) e = api::check_target(w, target_rank, call);
-    if (e.is_ok()) e = api::check_counts(w, origin_count, target_count, call);
-    if (e.is_ok()) e = api::check_types(c, w, origin_datatype, target_datatype, call, &ot, &tt);
-    if (e.is_ok() && target_rank != MPI_PROC_NULL) {
-      e = w.get(origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, call);
+    if (e.is_ok()) {
+      e = api::move(c, w, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                    target_datatype, call);
     }
     return e.is_ok() ? api::completed_request(c, w, request) : e;
   });
