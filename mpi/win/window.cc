@@ -221,14 +221,8 @@ Error Window::publish_region(void* base, uint64_t size, const char* call) {
     p.segment_offset = tr.offset;
     p.region.alias = static_cast<char*>(base);
   } else if (size > 0) {
-    Result<memreg::Exposure> e = memreg::expose(base, size, call);
-    if (!e.is_ok()) {
-      return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: exposing [%p, +%llu): %s", call, rank_, label().c_str(), base,
-                   static_cast<unsigned long long>(size), e.status().message().c_str());
-    }
-    p.exposure = std::move(e.value());
-    p.region.descriptor = p.exposure.descriptor;
     // Same-node peers: the whole pages on a shared file at the same address (plain stores there).
+    // Moved before the exposure, so that a backend registration names the pages that stay.
     std::string file = "/gasket-" + runtime().bootstrap().job_id() + "-" + std::to_string(gasket::my_pe()) + "-win-" +
                        std::to_string(reinterpret_cast<uintptr_t>(base));
     Result<segments::SharedPages> pages = segments::share_pages(base, size, file);
@@ -243,6 +237,14 @@ Error Window::publish_region(void* base, uint64_t size, const char* call) {
       GASKET_DEBUG("%s: rank %d: %s: [%p, +%llu) stays private (peers use core/memreg): %s", call, rank_,
                    label().c_str(), base, static_cast<unsigned long long>(size), pages.status().message().c_str());
     }
+    Result<memreg::Exposure> e = memreg::expose(base, size, call);
+    if (!e.is_ok()) {
+      unpublish(p, call);
+      return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: exposing [%p, +%llu): %s", call, rank_, label().c_str(), base,
+                   static_cast<unsigned long long>(size), e.status().message().c_str());
+    }
+    p.exposure = std::move(e.value());
+    p.region.descriptor = p.exposure.descriptor;
   }
   auto entry_bytes = [](const Region& r) {
     return sizeof(TableEntry) + pad8(r.descriptor.size()) + pad8(r.pages_file.size());
