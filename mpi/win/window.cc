@@ -36,6 +36,9 @@ Region segment_region(uint64_t base, uint64_t size, int pe, uint32_t segment, ui
   r.pe = pe;
   r.alias = segment_alias(segment, offset);
   if (runtime().path(pe) == core::Path::kDirect) r.direct = static_cast<char*>(gasket::peer_pointer(r.alias, pe));
+  // The core's own atomics on a mapped, file-backed segment are CPU atomics: the same may run here.
+  const segments::Segment* s = runtime().segments().find(segment);
+  r.cpu_atomics = r.direct != nullptr && s != nullptr && s->file_backed;
   return r;
 }
 
@@ -618,13 +621,21 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
   Location loc;
   if (e.is_ok()) e = resolve(rank, disp, target_count, target_type, call, &loc);
   if (!e.is_ok() || loc.empty) return e;
-  Chunks chunks = chunks_of(target_type, target_count);
+  // The target's pieces: one for a contiguous type (no allocation on this path).
+  Chunks listed;
+  std::pair<int64_t, int64_t> whole{target_type.true_lb, target_count * target_type.size};
+  if (!target_type.contiguous()) listed = chunks_of(target_type, target_count);
+  const std::pair<int64_t, int64_t>* first = target_type.contiguous() ? &whole : listed.data();
+  size_t pieces = target_type.contiguous() ? 1 : listed.size();
   const Region& r = *loc.region;
   size_t width = static_cast<size_t>(basic_size);
-  // Per element, one atomic on a word: the core's (a segment: every path) or the CPU's (cpu_word).
+  // Per element, one atomic on a word: the core's (a segment: every path) or the CPU's (mapped
+  // here, see cpu_word and Region::cpu_atomics).
   auto word_at = [&](int64_t off, char** alias, char** cpu) {
     *alias = r.alias != nullptr ? r.alias + loc.offset + off : nullptr;
-    *cpu = *alias == nullptr ? cpu_word(loc, loc.offset + off, width) : nullptr;
+    *cpu = *alias == nullptr ? cpu_word(loc, loc.offset + off, width)
+                             : r.cpu_atomics ? r.direct + loc.offset + off : nullptr;
+    if (*cpu != nullptr && reinterpret_cast<uintptr_t>(*cpu) % width != 0) *cpu = nullptr;
     return (*alias != nullptr && reinterpret_cast<uintptr_t>(*alias) % width == 0) || *cpu != nullptr;
   };
   // Under an exclusive lock nobody else touches the target: whole chunks at once. Elements that
@@ -632,14 +643,16 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
   // every origin treats one location alike.
   bool exclusive = locks_[static_cast<size_t>(rank)] == LockState::kExclusive;
   if ((width != 4 && width != 8) || (exclusive && elements > 1)) {
-    return accumulate_locked(loc, chunks, origin_packed, elements, basic, basic_size, op, result_packed, !exclusive, call);
+    return accumulate_locked(loc, Chunks(first, first + pieces), origin_packed, elements, basic, basic_size, op,
+                             result_packed, !exclusive, call);
   }
   // Native where the core has the op, else a compare-and-swap loop around apply_predefined.
   AtomicOp native;
   bool has_native = native_op(op, basic, result_packed != nullptr, &native);
   int pe = r.pe;
   int64_t k = 0;
-  for (const auto& [off, len] : chunks) {
+  for (size_t piece = 0; piece < pieces; ++piece) {
+    auto [off, len] = first[piece];
     for (int64_t b = 0; b < len; b += basic_size, ++k) {
       char *alias, *cpu;
       if (!word_at(off + b, &alias, &cpu)) {
@@ -687,7 +700,10 @@ Error Window::compare_and_swap(const void* origin, const void* compare, void* re
   const Region& r = *loc.region;
   size_t width = static_cast<size_t>(type_size);
   char* alias = r.alias == nullptr ? nullptr : r.alias + loc.offset;
-  char* cpu = width == 4 || width == 8 ? cpu_word(loc, loc.offset, width) : nullptr;
+  char* cpu = width != 4 && width != 8 ? nullptr
+              : alias != nullptr         ? (r.cpu_atomics ? r.direct + loc.offset : nullptr)
+                                         : cpu_word(loc, loc.offset, width);
+  if (cpu != nullptr && reinterpret_cast<uintptr_t>(cpu) % width != 0) cpu = nullptr;
   if ((alias != nullptr && (width == 4 || width == 8) && reinterpret_cast<uintptr_t>(alias) % width == 0) || cpu) {
     uint64_t value = 0, cmp = 0;
     std::memcpy(&value, origin, width);

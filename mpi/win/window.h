@@ -50,6 +50,7 @@ struct Region {
   int pe = 0;              // the PE whose memory it is
   char* alias = nullptr;   // in a symmetric segment: the address naming it here (gasket::put/get/atomic)
   char* direct = nullptr;  // mapped into this process on the direct path: plain loads and stores
+  bool cpu_atomics = false;  // direct, and in a file-backed segment: CPU atomics as the core's
   std::string descriptor;  // otherwise: exposed through core/memreg,
   // and its whole pages [pages_begin, pages_end) (offsets in the region) moved onto a shared file
   // (core/segments/shared_pages.h) that is mapped here at `pages`: plain loads and stores.
