@@ -747,8 +747,7 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
       e = error(MPI_ERR_BUFFER, "%s: rank %d: a NULL buffer", call, w.rank());
     }
     if (!e.is_ok() || target_rank == MPI_PROC_NULL) return e;
-    return w.compare_and_swap(origin_addr, compare_addr, result_addr, datatype, static_cast<int>(t->size), target_rank,
-                              target_disp, call);
+    return w.compare_and_swap(origin_addr, compare_addr, result_addr, *t, target_rank, target_disp, call);
   });
 }
 

@@ -687,18 +687,14 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
   return Error::ok();
 }
 
-Error Window::compare_and_swap(const void* origin, const void* compare, void* result, MPI_Datatype type,
-                               int type_size, int rank, int64_t disp, const char* call) {
-  (void)type;
+Error Window::compare_and_swap(const void* origin, const void* compare, void* result, const datatype::Datatype& type,
+                               int rank, int64_t disp, const char* call) {
   Error e = check_access(rank, call);
-  datatype::Datatype one;
-  one.size = one.ub = one.true_ub = type_size;
-  one.blocks.push_back(datatype::Block{0, type_size});
   Location loc;
-  if (e.is_ok()) e = resolve(rank, disp, 1, one, call, &loc);
+  if (e.is_ok()) e = resolve(rank, disp, 1, type, call, &loc);
   if (!e.is_ok() || loc.empty) return e;
   const Region& r = *loc.region;
-  size_t width = static_cast<size_t>(type_size);
+  size_t width = static_cast<size_t>(type.size);
   char* alias = r.alias == nullptr ? nullptr : r.alias + loc.offset;
   char* cpu = width != 4 && width != 8 ? nullptr
               : alias != nullptr         ? (r.cpu_atomics ? r.direct + loc.offset : nullptr)

@@ -164,7 +164,8 @@ class Window {
   Error accumulate(const char* origin_packed, int64_t elements, MPI_Datatype basic, int basic_size, MPI_Op op,
                    int rank, int64_t disp, int64_t target_count, const datatype::Datatype& target_type,
                    char* result_packed, const char* call);
-  Error compare_and_swap(const void* origin, const void* compare, void* result, MPI_Datatype type, int type_size,
+  // `type` is predefined (one element).
+  Error compare_and_swap(const void* origin, const void* compare, void* result, const datatype::Datatype& type,
                          int rank, int64_t disp, const char* call);
 
   // ---- synchronisation ----
