@@ -145,6 +145,15 @@ Error accumulate(Context& c, Window& w, const void* origin, int origin_count, MP
                  int result_count, MPI_Datatype result_type, int rank, MPI_Aint disp, int target_count,
                  MPI_Datatype target_type, MPI_Op op, const char* call) {
   bool fetch = result != nullptr;
+  // The common case first: one element of a 4/8-byte predefined type to a word mapped here.
+  const datatype::Datatype* one = c.types().find_committed(target_type);
+  if (one != nullptr && one->predefined && origin_type == target_type && origin_count == 1 && target_count == 1 &&
+      (!fetch || (result_type == target_type && result_count == 1)) && rank >= 0 && rank < w.size() &&
+      op >= MPI_MAX && op <= MPI_NO_OP && (op >= MPI_REPLACE || op::apply_predefined(op, target_type, &disp, &disp, 0)) &&
+      w.atomic_direct(op, target_type, static_cast<int>(one->size), op == MPI_NO_OP ? nullptr : origin, result, rank,
+                      disp)) {
+    return Error::ok();
+  }
   if (op == MPI_NO_OP) {  // the origin is ignored
     origin_count = target_count;
     origin_type = target_type;

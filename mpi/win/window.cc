@@ -115,6 +115,28 @@ bool native_op(MPI_Op op, MPI_Datatype type, bool fetch, AtomicOp* out) {
 
 uint64_t load(const uint64_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
 
+// One element of an accumulate as atomics on a word: CPU atomics at `cpu`, else the core's at
+// (`alias`, `pe`). Native where there is an op, else a compare-and-swap loop around
+// apply_predefined. Returns the old value.
+uint64_t update_word(char* alias, char* cpu, int pe, size_t width, MPI_Op op, MPI_Datatype basic, uint64_t operand,
+                     bool fetch, const char* call) {
+  auto atomic = [&](AtomicOp o, uint64_t value, uint64_t compare) {
+    return cpu != nullptr ? core::am::cpu_atomic(cpu, static_cast<unsigned>(width), static_cast<backend::AtomicOp>(o),
+                                                 value, compare)
+                          : gasket::atomic(alias, width, o, value, compare, pe, false, call);
+  };
+  AtomicOp native = AtomicOp::kFetch;
+  if (native_op(op, basic, fetch, &native)) return atomic(native, operand, 0);
+  uint64_t old = atomic(AtomicOp::kFetch, 0, 0);
+  for (;;) {
+    uint64_t next = old;
+    op::apply_predefined(op, basic, &operand, &next, 1);
+    uint64_t seen = atomic(AtomicOp::kCompareSwap, next, old);
+    if (seen == old) return old;
+    old = seen;
+  }
+}
+
 void copy(bool is_put, char* remote, char* local, size_t len) {
   if (is_put) {
     std::memcpy(remote, local, len);
@@ -326,6 +348,7 @@ void Window::update_fast(Target& t) {
 
 void Window::set_fast(Target& t, const Region& r) {
   uint64_t shift = r.base - t.base;
+  t.atomic_lo = t.atomic_hi = 0;
   if (r.direct != nullptr) {
     t.fast = reinterpret_cast<uintptr_t>(r.direct) - shift;
     t.fast_lo = shift;
@@ -335,6 +358,27 @@ void Window::set_fast(Target& t, const Region& r) {
     t.fast_lo = shift + r.pages_begin;
     t.fast_hi = shift + r.pages_end;
   }
+  // Where accumulates may be CPU atomics there (the rules of accumulate()).
+  if (r.alias != nullptr ? r.cpu_atomics : all_direct_ && (r.direct != nullptr || r.pages != nullptr)) {
+    t.atomic_lo = r.alias != nullptr ? shift : shift + r.pages_begin;
+    t.atomic_hi = r.alias != nullptr ? shift + r.size : shift + r.pages_end;
+  }
+}
+
+bool Window::atomic_direct(MPI_Op op, MPI_Datatype basic, int width, const void* origin, void* result, int rank,
+                           int64_t disp) {
+  const Target& t = targets_[static_cast<size_t>(rank)];
+  uint64_t off = static_cast<uint64_t>(disp) * static_cast<uint64_t>(t.disp_unit);
+  char* p = reinterpret_cast<char*>(t.fast + off);
+  if ((width != 4 && width != 8) || disp < 0 || off < t.atomic_lo || off + static_cast<uint64_t>(width) > t.atomic_hi ||
+      reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(width) != 0 || !accessible(rank)) {
+    return false;
+  }
+  uint64_t operand = 0;
+  if (origin != nullptr) std::memcpy(&operand, origin, static_cast<size_t>(width));
+  uint64_t old = update_word(nullptr, p, t.pe, static_cast<size_t>(width), op, basic, operand, result != nullptr, "");
+  if (result != nullptr) std::memcpy(result, &old, static_cast<size_t>(width));
+  return true;
 }
 
 Error Window::refresh_regions(Target& t, const char* call) {
@@ -646,9 +690,6 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
     return accumulate_locked(loc, Chunks(first, first + pieces), origin_packed, elements, basic, basic_size, op,
                              result_packed, !exclusive, call);
   }
-  // Native where the core has the op, else a compare-and-swap loop around apply_predefined.
-  AtomicOp native;
-  bool has_native = native_op(op, basic, result_packed != nullptr, &native);
   int pe = r.pe;
   int64_t k = 0;
   for (size_t piece = 0; piece < pieces; ++piece) {
@@ -662,25 +703,9 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
         if (!e.is_ok()) return e;
         continue;
       }
-      auto atomic = [&](AtomicOp o, uint64_t operand, uint64_t compare) {
-        return cpu != nullptr ? core::am::cpu_atomic(cpu, static_cast<unsigned>(width), static_cast<backend::AtomicOp>(o),
-                                                     operand, compare)
-                              : gasket::atomic(alias, width, o, operand, compare, pe, false, call);
-      };
-      uint64_t operand = 0, old = 0;
+      uint64_t operand = 0;
       if (origin_packed != nullptr) std::memcpy(&operand, origin_packed + k * basic_size, width);
-      if (has_native) {
-        old = atomic(native, operand, 0);
-      } else {
-        old = atomic(AtomicOp::kFetch, 0, 0);
-        for (;;) {
-          uint64_t next = old;
-          op::apply_predefined(op, basic, &operand, &next, 1);
-          uint64_t seen = atomic(AtomicOp::kCompareSwap, next, old);
-          if (seen == old) break;
-          old = seen;
-        }
-      }
+      uint64_t old = update_word(alias, cpu, pe, width, op, basic, operand, result_packed != nullptr, call);
       if (result_packed != nullptr) std::memcpy(result_packed + k * basic_size, &old, width);
     }
   }

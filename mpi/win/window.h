@@ -86,6 +86,7 @@ struct Target {
   // segment, own memory or shared pages); fast_hi == 0 when none are.
   uintptr_t fast = 0;
   uint64_t fast_lo = 0, fast_hi = 0;
+  uint64_t atomic_lo = 0, atomic_hi = 0;  // within them, where accumulates are CPU atomics
   uint64_t table_version = ~uint64_t{0};
 };
 
@@ -150,6 +151,10 @@ class Window {
     __builtin_memcpy(is_put ? remote : origin, is_put ? origin : remote, static_cast<size_t>(bytes));
     return true;
   }
+  // The same for a one-element accumulate/fetch_and_op of a 4/8-byte predefined type (`origin`
+  // null for MPI_NO_OP, `result` null when nothing is fetched): CPU atomics on the mapped word.
+  bool atomic_direct(MPI_Op op, MPI_Datatype basic, int width, const void* origin, void* result, int rank,
+                     int64_t disp);
   bool accessible(int rank) const {
     return fence_epoch_ || lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone ||
            in_access_group_[static_cast<size_t>(rank)];
