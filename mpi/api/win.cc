@@ -747,6 +747,12 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
   const char* call = "MPI_Compare_and_swap";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
     const dt::Datatype* t = c.types().find_committed(datatype);
+    if (t != nullptr && t->predefined && origin_addr != nullptr && compare_addr != nullptr && result_addr != nullptr &&
+        target_rank >= 0 && target_rank < w.size() &&
+        w.atomic_direct(MPI_REPLACE, datatype, static_cast<int>(t->size), origin_addr, result_addr, target_rank,
+                        target_disp, compare_addr)) {
+      return Error::ok();
+    }
     Error e = api::check_target(w, target_rank, call);
     if (e.is_ok() && (t == nullptr || !t->predefined || t->size == 0 || t->size > 16)) {
       e = error(MPI_ERR_TYPE, "%s: rank %d: %s: datatype %d is not a predefined type of at most 16 bytes", call, w.rank(),

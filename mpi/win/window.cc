@@ -366,7 +366,7 @@ void Window::set_fast(Target& t, const Region& r) {
 }
 
 bool Window::atomic_direct(MPI_Op op, MPI_Datatype basic, int width, const void* origin, void* result, int rank,
-                           int64_t disp) {
+                           int64_t disp, const void* compare) {
   const Target& t = targets_[static_cast<size_t>(rank)];
   uint64_t off = static_cast<uint64_t>(disp) * static_cast<uint64_t>(t.disp_unit);
   char* p = reinterpret_cast<char*>(t.fast + off);
@@ -376,7 +376,13 @@ bool Window::atomic_direct(MPI_Op op, MPI_Datatype basic, int width, const void*
   }
   uint64_t operand = 0;
   if (origin != nullptr) std::memcpy(&operand, origin, static_cast<size_t>(width));
-  uint64_t old = update_word(nullptr, p, t.pe, static_cast<size_t>(width), op, basic, operand, result != nullptr, "");
+  uint64_t old, expected = 0;
+  if (compare != nullptr) {
+    std::memcpy(&expected, compare, static_cast<size_t>(width));
+    old = core::am::cpu_atomic(p, static_cast<unsigned>(width), backend::AtomicOp::kCompareSwap, operand, expected);
+  } else {
+    old = update_word(nullptr, p, t.pe, static_cast<size_t>(width), op, basic, operand, result != nullptr, "");
+  }
   if (result != nullptr) std::memcpy(result, &old, static_cast<size_t>(width));
   return true;
 }

@@ -152,9 +152,10 @@ class Window {
     return true;
   }
   // The same for a one-element accumulate/fetch_and_op of a 4/8-byte predefined type (`origin`
-  // null for MPI_NO_OP, `result` null when nothing is fetched): CPU atomics on the mapped word.
+  // null for MPI_NO_OP, `result` null when nothing is fetched), or a compare-and-swap (`compare`
+  // non-null): CPU atomics on the mapped word.
   bool atomic_direct(MPI_Op op, MPI_Datatype basic, int width, const void* origin, void* result, int rank,
-                     int64_t disp);
+                     int64_t disp, const void* compare = nullptr);
   bool accessible(int rank) const {
     return fence_epoch_ || lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone ||
            in_access_group_[static_cast<size_t>(rank)];
