@@ -13,11 +13,13 @@
 enum { kSlots = 64 };  /* long longs per rank's window */
 /* Layout of a window (in long longs): [0, n) put slots, SUM, FETCH, CAS, DSUM (double), then the
  * initial pattern from INIT on (read by gets), then the derived-type area DT. */
-enum { SUM = 8, FETCH = 9, CAS = 10, DSUM = 11, INIT = 16, DT = 40 };
+enum { SUM = 8, FETCH = 9, CAS = 10, DSUM = 11, INIT = 16, DT = 40, ACC_DT = 56 };
 
-enum Kind { kCreateMalloc, kCreateStack, kAllocate, kShared, kDynamic, kKinds };
+enum Kind { kCreateMalloc, kCreateStack, kCreateStatic, kAllocate, kShared, kDynamic, kKinds };
 enum Mode { kFence, kPscw, kLock, kLockAll, kModes };
-static const char* kind_names[] = {"create(malloc)", "create(stack)", "allocate", "allocate_shared", "dynamic"};
+static const char* kind_names[] = {"create(malloc)", "create(stack)", "create(static)", "allocate", "allocate_shared",
+                                   "dynamic"};
+static long long static_mem[kSlots]; /* in the redistributed data segment */
 static const char* mode_names[] = {"fence", "pscw", "lock", "lock_all"};
 
 static int rank, nranks;
@@ -76,6 +78,7 @@ static void reset(long long* mem) {
   double z = 0;
   memcpy(&mem[DSUM], &z, 8);
   for (int i = INIT; i < DT; ++i) mem[i] = init_value(rank, i);
+  for (int i = ACC_DT; i < ACC_DT + 4; ++i) mem[i] = 0;
 }
 
 static MPI_Win make_window(enum Kind k, long long* stack_mem, long long** mem) {
@@ -87,7 +90,8 @@ static MPI_Win make_window(enum Kind k, long long* stack_mem, long long** mem) {
       MPI_OK(MPI_Win_create(*mem, bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
       break;
     case kCreateStack:
-      *mem = stack_mem;
+    case kCreateStatic:
+      *mem = k == kCreateStack ? stack_mem : static_mem;
       MPI_OK(MPI_Win_create(*mem, bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
       break;
     case kAllocate: MPI_OK(MPI_Win_allocate(bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, mem, &win)); break;
@@ -152,6 +156,10 @@ static void run(enum Kind k, enum Mode m) {
     MPI_OK(MPI_Accumulate(&dval, 1, MPI_DOUBLE, 0, disp(k, 0, DSUM), 1, MPI_DOUBLE, MPI_SUM, win));
     end_op(m, 0, win);
   }
+  /* accumulate with a derived origin type: vec[0], vec[2], vec[4], vec[6] summed into 4 slots */
+  begin_op(m, 0, win);
+  MPI_OK(MPI_Accumulate(vec, 1, strided, 0, disp(k, 0, ACC_DT), 4, MPI_LONG_LONG, MPI_SUM, win));
+  end_op(m, 0, win);
   begin_op(m, 0, win);
   long long mine = rank, cmp = -1;
   MPI_OK(MPI_Compare_and_swap(&mine, &cmp, &cas_result, MPI_LONG_LONG, 0, disp(k, 0, CAS), win));
@@ -185,6 +193,7 @@ static void run(enum Kind k, enum Mode m) {
     double d;
     memcpy(&d, &mem[DSUM], 8);
     CHECK(d == kReps * 0.5 * nranks * (nranks + 1) / 2);
+    for (int j = 0; j < 4; ++j) CHECK_EQ(mem[ACC_DT + j], 1000LL * nranks * (nranks - 1) / 2 + 2LL * j * nranks);
   }
   MPI_OK(MPI_Type_free(&strided));
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
