@@ -222,10 +222,27 @@ static void errors(void) {
   MPI_OK(MPI_Win_free(&win));
 }
 
+/* `win_atomic fatal`: misuse under the default MPI_ERRORS_ARE_FATAL ends the job with a message
+ * naming the call, the rank, the window and the value (tests/mpi/BUILD expects it). */
+static void fatal(void) {
+  long long* mem;
+  MPI_Win win;
+  MPI_OK(MPI_Win_allocate(64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  MPI_OK(MPI_Win_set_name(win, "grid"));
+  long long v = 1;
+  if (rank == 1) MPI_Put(&v, 1, MPI_LONG_LONG, 0, 0, 1, MPI_LONG_LONG, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_free(&win);
+}
+
 int main(int argc, char** argv) {
   MPI_OK(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (argc > 1 && strcmp(argv[1], "fatal") == 0) {
+    fatal();
+    CHECK(0); /* not reached: the put above ends the job */
+  }
   for (int variant = 0; variant < kVariants; ++variant) {
     concurrent(variant);
     fairness(variant);
