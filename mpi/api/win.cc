@@ -886,7 +886,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
     }
     Error e = api::lock_rank_check(w, rank, call);
     if (e.is_ok()) e = api::check_assert(w, assert, MPI_MODE_NOCHECK, call);
-    return e.is_ok() ? w.lock(lock_type, rank, api::waiter(c, g), call) : e;
+    return e.is_ok() ? w.lock(lock_type, rank, (assert & MPI_MODE_NOCHECK) != 0, api::waiter(c, g), call) : e;
   });
 }
 
@@ -902,7 +902,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
   const char* call = "MPI_Win_lock_all";
   return api::win_call(call, win, [&](Context& c, Guard& g, Window& w) -> Error {
     Error e = api::check_assert(w, assert, MPI_MODE_NOCHECK, call);
-    return e.is_ok() ? w.lock_all(api::waiter(c, g), call) : e;
+    return e.is_ok() ? w.lock_all((assert & MPI_MODE_NOCHECK) != 0, api::waiter(c, g), call) : e;
   });
 }
 

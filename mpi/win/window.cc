@@ -163,6 +163,7 @@ Window::Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> gro
   size_t n = members.size();
   targets_.resize(n);
   locks_.assign(n, LockState::kNone);
+  lock_unheld_.assign(n, false);
   in_access_group_.assign(n, false);
   starts_done_.assign(n, 0);
   for (size_t r = 0; r < n; ++r) {
@@ -865,13 +866,19 @@ Error Window::wait_exposure(const Waiter& wait, bool test_only, bool* done, cons
 // takes a ticket and waits until it is served; a reader then counts itself in and serves the next
 // ticket at once (consecutive readers share), a writer waits for the readers to leave and serves
 // the next ticket when it unlocks. Writers are never starved: later readers queue behind them.
-Error Window::lock(int lock_type, int rank, const Waiter& wait, const char* call) {
+Error Window::lock(int lock_type, int rank, bool nocheck, const Waiter& wait, const char* call) {
   if (locks_[static_cast<size_t>(rank)] != LockState::kNone || lock_all_) {
     return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: target rank %d is already locked by this process", call, rank_,
                  label().c_str(), rank);
   }
   if (access_epoch_) {
     return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: a start epoch is open", call, rank_, label().c_str());
+  }
+  if (nocheck) {  // MPI_MODE_NOCHECK: the user asserts no conflicting lock exists; the word stays untouched
+    locks_[static_cast<size_t>(rank)] = lock_type == MPI_LOCK_SHARED ? LockState::kShared : LockState::kExclusive;
+    lock_unheld_[static_cast<size_t>(rank)] = true;
+    ++locks_held_;
+    return Error::ok();
   }
   int pe = targets_[static_cast<size_t>(rank)].pe;
   uint64_t* next = control_word(rank, offsetof(ControlBlock, lock_next));
@@ -899,7 +906,9 @@ Error Window::unlock(int rank, const char* call) {
   }
   complete_all();
   int pe = targets_[static_cast<size_t>(rank)].pe;
-  if (s == LockState::kShared) {
+  if (lock_unheld_[static_cast<size_t>(rank)]) {
+    lock_unheld_[static_cast<size_t>(rank)] = false;
+  } else if (s == LockState::kShared) {
     gasket::atomic(control_word(rank, offsetof(ControlBlock, lock_readers)), 8, AtomicOp::kAdd, ~uint64_t{0}, 0, pe,
                    false, call);
   } else {
@@ -910,13 +919,13 @@ Error Window::unlock(int rank, const char* call) {
   return Error::ok();
 }
 
-Error Window::lock_all(const Waiter& wait, const char* call) {
+Error Window::lock_all(bool nocheck, const Waiter& wait, const char* call) {
   if (lock_all_ || locks_held_ > 0 || access_epoch_) {
     return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: an access epoch (lock, lock_all or start) is already open", call,
                  rank_, label().c_str());
   }
   for (int r = 0; r < size(); ++r) {
-    Error e = lock(MPI_LOCK_SHARED, r, wait, call);
+    Error e = lock(MPI_LOCK_SHARED, r, nocheck, wait, call);
     if (!e.is_ok()) return e;
   }
   lock_all_ = true;

@@ -180,9 +180,10 @@ class Window {
   Error start(const std::vector<int>& ranks, const Waiter& wait, const char* call);
   Error complete(const char* call);
   Error wait_exposure(const Waiter& wait, bool test_only, bool* done, const char* call);
-  Error lock(int lock_type, int rank, const Waiter& wait, const char* call);
+  // nocheck (MPI_MODE_NOCHECK): no conflicting lock is held or asked for; the lock word is left alone.
+  Error lock(int lock_type, int rank, bool nocheck, const Waiter& wait, const char* call);
   Error unlock(int rank, const char* call);
-  Error lock_all(const Waiter& wait, const char* call);
+  Error lock_all(bool nocheck, const Waiter& wait, const char* call);
   Error unlock_all(const char* call);
   // flush / flush_local (rank >= 0) and their _all forms (rank < 0).
   Error flush(int rank, const char* call);
@@ -247,6 +248,7 @@ class Window {
   bool fence_epoch_ = false;
   bool lock_all_ = false;
   std::vector<LockState> locks_;
+  std::vector<bool> lock_unheld_;  // locked with MPI_MODE_NOCHECK: nothing to release
   int locks_held_ = 0;
   std::vector<int> access_group_;      // PSCW access epoch (start .. complete)
   std::vector<bool> in_access_group_;

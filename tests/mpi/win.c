@@ -300,6 +300,29 @@ static void attributes(void) {
   MPI_OK(MPI_Win_free(&win));
 }
 
+/* MPI_MODE_NOCHECK locks (each rank alone on its target): no lock word is taken, data still moves. */
+static void nocheck(void) {
+  long long* mem;
+  MPI_Win win;
+  MPI_OK(MPI_Win_allocate(8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  *mem = -1;
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
+  long long v = 300 + rank;
+  MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, MPI_MODE_NOCHECK, win));
+  MPI_OK(MPI_Put(&v, 1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, win));
+  MPI_OK(MPI_Win_unlock(next, win));
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_EQ(*mem, 300 + prev);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_OK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+  MPI_OK(MPI_Get(&v, 1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, win));
+  MPI_OK(MPI_Win_unlock_all(win));
+  CHECK_EQ(v, 300 + rank);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_OK(MPI_Win_free(&win));
+}
+
 /* Dynamic windows: regions attached after peers used the window are found (the cached region
  * table is refreshed on a miss); detached ones are refused. */
 static void attach_after_use(void) {
@@ -473,6 +496,7 @@ int main(int argc, char** argv) {
     requests((enum Kind)k);
   }
   attributes();
+  nocheck();
   attach_after_use();
   big_user_memory();
   if (one_node) shared_memory();
