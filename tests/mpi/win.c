@@ -300,6 +300,57 @@ static void attributes(void) {
   MPI_OK(MPI_Win_free(&win));
 }
 
+/* Windows on a sub-communicator (odd and even world ranks, reversed order): ranks are the
+ * communicator's, memory comes from each process's own pool (no collective over all processes). */
+static void sub_communicator(void) {
+  MPI_Comm sub;
+  MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, nranks - rank, &sub));
+  int srank, ssize;
+  MPI_OK(MPI_Comm_rank(sub, &srank));
+  MPI_OK(MPI_Comm_size(sub, &ssize));
+  long long* mem;
+  long long local[4] = {-1, -1, -1, -1};
+  MPI_Win win, cwin;
+  MPI_OK(MPI_Win_allocate(4 * 8, 8, MPI_INFO_NULL, sub, &mem, &win));
+  MPI_OK(MPI_Win_create(local, sizeof local, 8, MPI_INFO_NULL, sub, &cwin));
+  for (int i = 0; i < 4; ++i) mem[i] = 0;
+  int next = (srank + 1) % ssize, prev = (srank + ssize - 1) % ssize;
+  long long v = 100 * rank + 1, one = 1; /* world rank in the value: checks the rank mapping */
+  MPI_OK(MPI_Win_fence(0, win));
+  MPI_OK(MPI_Put(&v, 1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, win));
+  MPI_OK(MPI_Accumulate(&one, 1, MPI_LONG_LONG, 0, 1, 1, MPI_LONG_LONG, MPI_SUM, win));
+  MPI_OK(MPI_Win_fence(0, win));
+  MPI_Group g;
+  MPI_OK(MPI_Win_get_group(cwin, &g));
+  MPI_OK(MPI_Win_post(g, 0, cwin));
+  MPI_OK(MPI_Win_start(g, 0, cwin));
+  MPI_OK(MPI_Put(&v, 1, MPI_LONG_LONG, next, 2, 1, MPI_LONG_LONG, cwin));
+  MPI_OK(MPI_Win_complete(cwin));
+  MPI_OK(MPI_Win_wait(cwin));
+  MPI_OK(MPI_Group_free(&g));
+  /* the world rank of prev in sub, by the same split rule */
+  int world_prev = -1;
+  MPI_Group wg, sg;
+  MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+  MPI_OK(MPI_Comm_group(sub, &sg));
+  MPI_OK(MPI_Group_translate_ranks(sg, 1, &prev, wg, &world_prev));
+  CHECK_EQ(mem[0], 100 * world_prev + 1);
+  if (srank == 0) CHECK_EQ(mem[1], ssize);
+  CHECK_EQ(local[2], 100 * world_prev + 1);
+  MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, prev, 0, cwin));
+  long long got = 0;
+  MPI_OK(MPI_Get(&got, 1, MPI_LONG_LONG, prev, 2, 1, MPI_LONG_LONG, cwin));
+  MPI_OK(MPI_Win_unlock(prev, cwin));
+  int world_prev2 = -1, prev2 = (prev + ssize - 1) % ssize;
+  MPI_OK(MPI_Group_translate_ranks(sg, 1, &prev2, wg, &world_prev2));
+  CHECK_EQ(got, 100 * world_prev2 + 1);
+  MPI_OK(MPI_Group_free(&wg));
+  MPI_OK(MPI_Group_free(&sg));
+  MPI_OK(MPI_Win_free(&cwin));
+  MPI_OK(MPI_Win_free(&win));
+  MPI_OK(MPI_Comm_free(&sub));
+}
+
 /* MPI_MODE_NOCHECK locks (each rank alone on its target): no lock word is taken, data still moves. */
 static void nocheck(void) {
   long long* mem;
@@ -497,6 +548,7 @@ int main(int argc, char** argv) {
   }
   attributes();
   nocheck();
+  sub_communicator();
   attach_after_use();
   big_user_memory();
   if (one_node) shared_memory();
