@@ -837,11 +837,11 @@ int MPI_Win_fence(int assert, MPI_Win win) {
 
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
   const char* call = "MPI_Win_post";
-  return api::win_call(call, win, [&](Context& c, Guard& g, Window& w) -> Error {
+  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
     Error e = api::check_assert(w, assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT, call);
     std::vector<int> ranks;
     if (e.is_ok()) ranks = api::group_ranks(c, w, group, call, &e);
-    return e.is_ok() ? w.post(ranks, api::waiter(c, g), call) : e;
+    return e.is_ok() ? w.post(ranks, call) : e;
   });
 }
 
@@ -922,7 +922,7 @@ int flush(const char* call, int rank, MPI_Win win) {
       }
       if (!e.is_ok()) return e;
     }
-    return w.flush(rank, call);
+    return w.flush(rank);
   });
 }
 }  // namespace

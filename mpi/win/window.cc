@@ -636,9 +636,8 @@ void Window::release_acc_lock(int rank) {
 
 // Read-modify-write of whole chunks: under the target's accumulate lock, or (take_lock false)
 // inside an exclusive lock epoch where no other origin may touch the target.
-Error Window::accumulate_locked(const Location& loc, const Chunks& chunks, const char* origin, int64_t elements,
-                                MPI_Datatype basic, int basic_size, MPI_Op op, char* result, bool take_lock,
-                                const char* call) {
+Error Window::accumulate_locked(const Location& loc, const Chunks& chunks, const char* origin, MPI_Datatype basic,
+                                int basic_size, MPI_Op op, char* result, bool take_lock, const char* call) {
   if (take_lock) acquire_acc_lock(loc.rank);
   Error e;
   std::vector<char> buf;
@@ -657,7 +656,6 @@ Error Window::accumulate_locked(const Location& loc, const Chunks& chunks, const
     }
     done += n;
   }
-  (void)elements;
   if (take_lock) {
     release_acc_lock(loc.rank);
   }
@@ -694,8 +692,8 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
   // every origin treats one location alike.
   bool exclusive = locks_[static_cast<size_t>(rank)] == LockState::kExclusive;
   if ((width != 4 && width != 8) || (exclusive && elements > 1)) {
-    return accumulate_locked(loc, Chunks(first, first + pieces), origin_packed, elements, basic, basic_size, op,
-                             result_packed, !exclusive, call);
+    return accumulate_locked(loc, Chunks(first, first + pieces), origin_packed, basic, basic_size, op, result_packed,
+                             !exclusive, call);
   }
   int pe = r.pe;
   int64_t k = 0;
@@ -705,8 +703,8 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
       char *alias, *cpu;
       if (!word_at(off + b, &alias, &cpu)) {
         Error e = accumulate_locked(loc, {{off + b, basic_size}}, origin_packed ? origin_packed + k * basic_size : nullptr,
-                                    1, basic, basic_size, op, result_packed ? result_packed + k * basic_size : nullptr,
-                                    true, call);
+                                    basic, basic_size, op, result_packed ? result_packed + k * basic_size : nullptr, true,
+                                    call);
         if (!e.is_ok()) return e;
         continue;
       }
@@ -759,8 +757,7 @@ Error Window::compare_and_swap(const void* origin, const void* compare, void* re
 
 void Window::complete_all() { gasket::quiet(); }
 
-Error Window::flush(int rank, const char* call) {
-  (void)call;
+Error Window::flush(int rank) {
   if (rank >= 0 && targets_[static_cast<size_t>(rank)].direct_path) {
     // Plain stores on the mapped memory are complete once ordered before what follows (a release
     // fence: on x86 only the compiler's; the unlock or notification after it is an atomic).
@@ -795,8 +792,7 @@ Error Window::fence(int assert, const Waiter& wait, const char* call) {
   return Error::ok();
 }
 
-Error Window::post(const std::vector<int>& ranks, const Waiter& wait, const char* call) {
-  (void)wait;
+Error Window::post(const std::vector<int>& ranks, const char* call) {
   if (exposure_size_ >= 0) {
     return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: an exposure epoch (post) is already open", call, rank_,
                  label().c_str());

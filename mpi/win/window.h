@@ -176,7 +176,7 @@ class Window {
 
   // ---- synchronisation ----
   Error fence(int assert, const Waiter& wait, const char* call);
-  Error post(const std::vector<int>& ranks, const Waiter& wait, const char* call);
+  Error post(const std::vector<int>& ranks, const char* call);
   Error start(const std::vector<int>& ranks, const Waiter& wait, const char* call);
   Error complete(const char* call);
   Error wait_exposure(const Waiter& wait, bool test_only, bool* done, const char* call);
@@ -186,7 +186,7 @@ class Window {
   Error lock_all(bool nocheck, const Waiter& wait, const char* call);
   Error unlock_all(const char* call);
   // flush / flush_local (rank >= 0) and their _all forms (rank < 0).
-  Error flush(int rank, const char* call);
+  Error flush(int rank);
   // In a passive-target epoch on `rank` (request-based operations need one).
   bool passive_epoch(int rank) const { return lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone; }
   // Collective end of the window: completes, waits for every member, releases the memory.
@@ -205,8 +205,8 @@ class Window {
              int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call);
   Error transfer(bool is_put, const Location& loc, uint64_t offset, char* local, size_t len, const char* call);
   Error accumulate_locked(const Location& loc, const std::vector<std::pair<int64_t, int64_t>>& chunks,
-                          const char* origin, int64_t elements, MPI_Datatype basic, int basic_size, MPI_Op op,
-                          char* result, bool take_lock, const char* call);
+                          const char* origin, MPI_Datatype basic, int basic_size, MPI_Op op, char* result,
+                          bool take_lock, const char* call);
   uint64_t* control_word(int rank, size_t offset) const {
     return reinterpret_cast<uint64_t*>(targets_[static_cast<size_t>(rank)].control + offset);
   }
