@@ -702,10 +702,15 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
     for (int64_t b = 0; b < len; b += basic_size, ++k) {
       char *alias, *cpu;
       if (!word_at(off + b, &alias, &cpu)) {
-        Error e = accumulate_locked(loc, {{off + b, basic_size}}, origin_packed ? origin_packed + k * basic_size : nullptr,
+        // The run of elements that are not words, under one hold of the accumulate lock.
+        int64_t run = basic_size;
+        while (b + run < len && !word_at(off + b + run, &alias, &cpu)) run += basic_size;
+        Error e = accumulate_locked(loc, {{off + b, run}}, origin_packed ? origin_packed + k * basic_size : nullptr,
                                     basic, basic_size, op, result_packed ? result_packed + k * basic_size : nullptr, true,
                                     call);
         if (!e.is_ok()) return e;
+        b += run - basic_size;
+        k += run / basic_size - 1;
         continue;
       }
       uint64_t operand = 0;
