@@ -11,6 +11,7 @@
 
 #include "core/segments/segment_table.h"
 #include "core/segments/shared_memory_file.h"
+#include "core/segments/shared_pages.h"
 #include "core/segments/symmetric_allocator.h"
 
 using namespace gasket::segments;
@@ -128,4 +129,47 @@ BOOST_AUTO_TEST_CASE(shared_memory_file_is_shared_and_removed) {
   auto missing = SharedMemoryFile::open(name, 1 << 16);
   BOOST_TEST(!missing.is_ok());
   BOOST_TEST(missing.status().message().find("No such file") != std::string::npos);
+}
+
+// A malloc'd buffer's whole pages move onto a shared file at the same address with their
+// contents; another mapping of the file sees the owner's stores; the edges stay private; restore
+// puts private pages with the latest contents back and removes the file.
+BOOST_AUTO_TEST_CASE(shared_pages_keep_address_and_contents) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t bytes = 3 * page + 100;
+  char* buf = static_cast<char*>(malloc(bytes + 64)) + 24;
+  for (size_t i = 0; i < bytes; ++i) buf[i] = static_cast<char>(i * 7);
+  std::string name = "/gasket-unittest-pages-" + std::to_string(getpid());
+  auto pages = share_pages(buf, bytes, name);
+  BOOST_REQUIRE(pages.is_ok());
+  BOOST_REQUIRE(pages->base != nullptr);
+  auto lo = reinterpret_cast<uintptr_t>(pages->base), b = reinterpret_cast<uintptr_t>(buf);
+  BOOST_TEST(lo >= b);  // addresses compared as numbers (Boost compares char* as strings)
+  BOOST_TEST(lo % page == 0);
+  BOOST_TEST(lo + pages->size <= b + bytes);
+  BOOST_TEST(pages->size >= 2 * page);
+  for (size_t i = 0; i < bytes; ++i) BOOST_REQUIRE(buf[i] == static_cast<char>(i * 7));
+  auto peer = SharedMemoryFile::open(name, pages->size);
+  BOOST_REQUIRE(peer.is_ok());
+  size_t at = static_cast<size_t>(pages->base - buf) + 10;
+  buf[at] = 'x';
+  BOOST_TEST(peer->data()[10] == 'x');
+  peer->data()[11] = 'y';
+  BOOST_TEST(buf[at + 1] == 'y');
+  // Already shared: moving again is refused (the caller falls back).
+  BOOST_TEST(!share_pages(buf, bytes, name + "-again").is_ok());
+  BOOST_REQUIRE(restore_pages(*pages).is_ok());
+  BOOST_TEST(access(("/dev/shm" + name).c_str(), F_OK) != 0);
+  BOOST_TEST(buf[at] == 'x');
+  BOOST_TEST(buf[at + 1] == 'y');
+  peer->data()[12] = 'z';  // no longer the owner's memory
+  BOOST_TEST(buf[at + 2] != 'z');
+  // Less than a page: nothing to move.
+  auto none = share_pages(buf, 100, name + "-small");
+  BOOST_REQUIRE(none.is_ok());
+  BOOST_TEST(static_cast<void*>(none->base) == nullptr);
+  free(buf - 24);
+  // Stack memory is not private anonymous heap memory: refused.
+  char stack[4 * 4096];
+  BOOST_TEST(!share_pages(stack, sizeof stack, name + "-stack").is_ok());
 }

@@ -103,6 +103,20 @@ bool direct(Context& c, Window& w, bool is_put, void* origin, int origin_count, 
   return w.copy_direct(is_put, static_cast<char*>(origin) + ot->true_lb, bytes, rank, disp);
 }
 
+// Put and get (and their request-based forms): the fast path, else the checks and the window's
+// general path (derived types, memreg, the backend).
+Error move(Context& c, Window& w, bool is_put, void* origin, int origin_count, MPI_Datatype origin_type, int rank,
+           MPI_Aint disp, int target_count, MPI_Datatype target_type, const char* call) {
+  if (direct(c, w, is_put, origin, origin_count, origin_type, rank, disp, target_count, target_type)) return Error::ok();
+  const datatype::Datatype *ot, *tt;
+  Error e = check_target(w, rank, call);
+  if (e.is_ok()) e = check_counts(w, origin_count, target_count, call);
+  if (e.is_ok()) e = check_types(c, w, origin_type, target_type, call, &ot, &tt);
+  if (!e.is_ok() || rank == MPI_PROC_NULL) return e;
+  return is_put ? w.put(origin, origin_count, *ot, rank, disp, target_count, *tt, call)
+                : w.get(origin, origin_count, *ot, rank, disp, target_count, *tt, call);
+}
+
 Error check_assert(const Window& w, int assert, int allowed, const char* call) {
   if ((assert & ~allowed) == 0) return Error::ok();
   return error(MPI_ERR_ASSERT, "%s: rank %d: %s: assertion 0x%x has bits this call does not know (0x%x)", call,
@@ -131,6 +145,15 @@ Error accumulate(Context& c, Window& w, const void* origin, int origin_count, MP
                  int result_count, MPI_Datatype result_type, int rank, MPI_Aint disp, int target_count,
                  MPI_Datatype target_type, MPI_Op op, const char* call) {
   bool fetch = result != nullptr;
+  // The common case first: one element of a 4/8-byte predefined type to a word mapped here.
+  const datatype::Datatype* one = c.types().find_committed(target_type);
+  if (one != nullptr && one->predefined && origin_type == target_type && origin_count == 1 && target_count == 1 &&
+      (!fetch || (result_type == target_type && result_count == 1)) && rank >= 0 && rank < w.size() &&
+      op >= MPI_MAX && op <= MPI_NO_OP && (op >= MPI_REPLACE || op::apply_predefined(op, target_type, &disp, &disp, 0)) &&
+      w.atomic_direct(op, target_type, static_cast<int>(one->size), op == MPI_NO_OP ? nullptr : origin, result, rank,
+                      disp)) {
+    return Error::ok();
+  }
   if (op == MPI_NO_OP) {  // the origin is ignored
     origin_count = target_count;
     origin_type = target_type;
@@ -674,35 +697,17 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
 
 int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
-  const char* call = "MPI_Put";
-  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    if (api::direct(c, w, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank, target_disp,
-                    target_count, target_datatype)) {
-      return Error::ok();
-    }
-    const dt::Datatype *ot, *tt;
-    Error e = api::check_target(w, target_rank, call);
-    if (e.is_ok()) e = api::check_counts(w, origin_count, target_count, call);
-    if (e.is_ok()) e = api::check_types(c, w, origin_datatype, target_datatype, call, &ot, &tt);
-    if (!e.is_ok() || target_rank == MPI_PROC_NULL) return e;
-    return w.put(origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, call);
+  return api::win_call("MPI_Put", win, [&](Context& c, Guard&, Window& w) -> Error {
+    return api::move(c, w, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank,
+                     target_disp, target_count, target_datatype, "MPI_Put");
   });
 }
 
 int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
             int target_count, MPI_Datatype target_datatype, MPI_Win win) {
-  const char* call = "MPI_Get";
-  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    if (api::direct(c, w, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                    target_datatype)) {
-      return Error::ok();
-    }
-    const dt::Datatype *ot, *tt;
-    Error e = api::check_target(w, target_rank, call);
-    if (e.is_ok()) e = api::check_counts(w, origin_count, target_count, call);
-    if (e.is_ok()) e = api::check_types(c, w, origin_datatype, target_datatype, call, &ot, &tt);
-    if (!e.is_ok() || target_rank == MPI_PROC_NULL) return e;
-    return w.get(origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, call);
+  return api::win_call("MPI_Get", win, [&](Context& c, Guard&, Window& w) -> Error {
+    return api::move(c, w, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, "MPI_Get");
   });
 }
 
@@ -742,6 +747,12 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
   const char* call = "MPI_Compare_and_swap";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
     const dt::Datatype* t = c.types().find_committed(datatype);
+    if (t != nullptr && t->predefined && origin_addr != nullptr && compare_addr != nullptr && result_addr != nullptr &&
+        target_rank >= 0 && target_rank < w.size() &&
+        w.atomic_direct(MPI_REPLACE, datatype, static_cast<int>(t->size), origin_addr, result_addr, target_rank,
+                        target_disp, compare_addr)) {
+      return Error::ok();
+    }
     Error e = api::check_target(w, target_rank, call);
     if (e.is_ok() && (t == nullptr || !t->predefined || t->size == 0 || t->size > 16)) {
       e = error(MPI_ERR_TYPE, "%s: rank %d: %s: datatype %d is not a predefined type of at most 16 bytes", call, w.rank(),
@@ -751,8 +762,7 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
       e = error(MPI_ERR_BUFFER, "%s: rank %d: a NULL buffer", call, w.rank());
     }
     if (!e.is_ok() || target_rank == MPI_PROC_NULL) return e;
-    return w.compare_and_swap(origin_addr, compare_addr, result_addr, datatype, static_cast<int>(t->size), target_rank,
-                              target_disp, call);
+    return w.compare_and_swap(origin_addr, compare_addr, result_addr, *t, target_rank, target_disp, call);
   });
 }
 
@@ -760,13 +770,10 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   const char* call = "MPI_Rput";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    const dt::Datatype *ot, *tt;
     Error e = api::check_request_epoch(w, target_rank, request, call);
-    if (e.is_ok()) e = api::check_target(w, target_rank, call);
-    if (e.is_ok()) e = api::check_counts(w, origin_count, target_count, call);
-    if (e.is_ok()) e = api::check_types(c, w, origin_datatype, target_datatype, call, &ot, &tt);
-    if (e.is_ok() && target_rank != MPI_PROC_NULL) {
-      e = w.put(origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, call);
+    if (e.is_ok()) {
+      e = api::move(c, w, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank,
+                    target_disp, target_count, target_datatype, call);
     }
     return e.is_ok() ? api::completed_request(c, w, request) : e;
   });
@@ -776,13 +783,10 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
              int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   const char* call = "MPI_Rget";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    const dt::Datatype *ot, *tt;
     Error e = api::check_request_epoch(w, target_rank, request, call);
-    if (e.is_ok()) e = api::check_target(w, target_rank, call);
-    if (e.is_ok()) e = api::check_counts(w, origin_count, target_count, call);
-    if (e.is_ok()) e = api::check_types(c, w, origin_datatype, target_datatype, call, &ot, &tt);
-    if (e.is_ok() && target_rank != MPI_PROC_NULL) {
-      e = w.get(origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, call);
+    if (e.is_ok()) {
+      e = api::move(c, w, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                    target_datatype, call);
     }
     return e.is_ok() ? api::completed_request(c, w, request) : e;
   });
@@ -833,11 +837,11 @@ int MPI_Win_fence(int assert, MPI_Win win) {
 
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
   const char* call = "MPI_Win_post";
-  return api::win_call(call, win, [&](Context& c, Guard& g, Window& w) -> Error {
+  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
     Error e = api::check_assert(w, assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT, call);
     std::vector<int> ranks;
     if (e.is_ok()) ranks = api::group_ranks(c, w, group, call, &e);
-    return e.is_ok() ? w.post(ranks, api::waiter(c, g), call) : e;
+    return e.is_ok() ? w.post(ranks, call) : e;
   });
 }
 
@@ -882,7 +886,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
     }
     Error e = api::lock_rank_check(w, rank, call);
     if (e.is_ok()) e = api::check_assert(w, assert, MPI_MODE_NOCHECK, call);
-    return e.is_ok() ? w.lock(lock_type, rank, api::waiter(c, g), call) : e;
+    return e.is_ok() ? w.lock(lock_type, rank, (assert & MPI_MODE_NOCHECK) != 0, api::waiter(c, g), call) : e;
   });
 }
 
@@ -898,7 +902,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
   const char* call = "MPI_Win_lock_all";
   return api::win_call(call, win, [&](Context& c, Guard& g, Window& w) -> Error {
     Error e = api::check_assert(w, assert, MPI_MODE_NOCHECK, call);
-    return e.is_ok() ? w.lock_all(api::waiter(c, g), call) : e;
+    return e.is_ok() ? w.lock_all((assert & MPI_MODE_NOCHECK) != 0, api::waiter(c, g), call) : e;
   });
 }
 
@@ -918,7 +922,7 @@ int flush(const char* call, int rank, MPI_Win win) {
       }
       if (!e.is_ok()) return e;
     }
-    return w.flush(rank, call);
+    return w.flush(rank);
   });
 }
 }  // namespace

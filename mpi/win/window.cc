@@ -36,6 +36,9 @@ Region segment_region(uint64_t base, uint64_t size, int pe, uint32_t segment, ui
   r.pe = pe;
   r.alias = segment_alias(segment, offset);
   if (runtime().path(pe) == core::Path::kDirect) r.direct = static_cast<char*>(gasket::peer_pointer(r.alias, pe));
+  // The core's own atomics on a mapped, file-backed segment are CPU atomics: the same may run here.
+  const segments::Segment* s = runtime().segments().find(segment);
+  r.cpu_atomics = r.direct != nullptr && s != nullptr && s->file_backed;
   return r;
 }
 
@@ -112,6 +115,28 @@ bool native_op(MPI_Op op, MPI_Datatype type, bool fetch, AtomicOp* out) {
 
 uint64_t load(const uint64_t* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
 
+// One element of an accumulate as atomics on a word: CPU atomics at `cpu`, else the core's at
+// (`alias`, `pe`). Native where there is an op, else a compare-and-swap loop around
+// apply_predefined. Returns the old value.
+uint64_t update_word(char* alias, char* cpu, int pe, size_t width, MPI_Op op, MPI_Datatype basic, uint64_t operand,
+                     bool fetch, const char* call) {
+  auto atomic = [&](AtomicOp o, uint64_t value, uint64_t compare) {
+    return cpu != nullptr ? core::am::cpu_atomic(cpu, static_cast<unsigned>(width), static_cast<backend::AtomicOp>(o),
+                                                 value, compare)
+                          : gasket::atomic(alias, width, o, value, compare, pe, false, call);
+  };
+  AtomicOp native = AtomicOp::kFetch;
+  if (native_op(op, basic, fetch, &native)) return atomic(native, operand, 0);
+  uint64_t old = atomic(AtomicOp::kFetch, 0, 0);
+  for (;;) {
+    uint64_t next = old;
+    op::apply_predefined(op, basic, &operand, &next, 1);
+    uint64_t seen = atomic(AtomicOp::kCompareSwap, next, old);
+    if (seen == old) return old;
+    old = seen;
+  }
+}
+
 void copy(bool is_put, char* remote, char* local, size_t len) {
   if (is_put) {
     std::memcpy(remote, local, len);
@@ -138,6 +163,7 @@ Window::Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> gro
   size_t n = members.size();
   targets_.resize(n);
   locks_.assign(n, LockState::kNone);
+  lock_unheld_.assign(n, false);
   in_access_group_.assign(n, false);
   starts_done_.assign(n, 0);
   for (size_t r = 0; r < n; ++r) {
@@ -221,14 +247,8 @@ Error Window::publish_region(void* base, uint64_t size, const char* call) {
     p.segment_offset = tr.offset;
     p.region.alias = static_cast<char*>(base);
   } else if (size > 0) {
-    Result<memreg::Exposure> e = memreg::expose(base, size, call);
-    if (!e.is_ok()) {
-      return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: exposing [%p, +%llu): %s", call, rank_, label().c_str(), base,
-                   static_cast<unsigned long long>(size), e.status().message().c_str());
-    }
-    p.exposure = std::move(e.value());
-    p.region.descriptor = p.exposure.descriptor;
     // Same-node peers: the whole pages on a shared file at the same address (plain stores there).
+    // Moved before the exposure, so that a backend registration names the pages that stay.
     std::string file = "/gasket-" + runtime().bootstrap().job_id() + "-" + std::to_string(gasket::my_pe()) + "-win-" +
                        std::to_string(reinterpret_cast<uintptr_t>(base));
     Result<segments::SharedPages> pages = segments::share_pages(base, size, file);
@@ -243,6 +263,14 @@ Error Window::publish_region(void* base, uint64_t size, const char* call) {
       GASKET_DEBUG("%s: rank %d: %s: [%p, +%llu) stays private (peers use core/memreg): %s", call, rank_,
                    label().c_str(), base, static_cast<unsigned long long>(size), pages.status().message().c_str());
     }
+    Result<memreg::Exposure> e = memreg::expose(base, size, call);
+    if (!e.is_ok()) {
+      unpublish(p, call);
+      return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: exposing [%p, +%llu): %s", call, rank_, label().c_str(), base,
+                   static_cast<unsigned long long>(size), e.status().message().c_str());
+    }
+    p.exposure = std::move(e.value());
+    p.region.descriptor = p.exposure.descriptor;
   }
   auto entry_bytes = [](const Region& r) {
     return sizeof(TableEntry) + pad8(r.descriptor.size()) + pad8(r.pages_file.size());
@@ -305,22 +333,59 @@ void Window::write_table() {
   std::memcpy(table, &h, sizeof h);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   __atomic_store_n(&mine_->table_version, mine_->table_version + 1, __ATOMIC_RELEASE);
-  targets_[static_cast<size_t>(rank_)].regions_known = false;
+  Target& self = targets_[static_cast<size_t>(rank_)];
+  self.regions_known = false;
+  self.regions.clear();
+  update_fast(self);
 }
 
+// Static windows: their one region. Dynamic windows: the region last used (displacements are
+// addresses there, t.base is 0 and disp_unit 1, so the same arithmetic serves both).
 void Window::update_fast(Target& t) {
   t.fast = 0;
   t.fast_lo = t.fast_hi = 0;
-  if (flavor_ == MPI_WIN_FLAVOR_DYNAMIC || t.regions.size() != 1 || t.regions[0].base != t.base) return;
-  const Region& r = t.regions[0];
+  if (flavor_ != MPI_WIN_FLAVOR_DYNAMIC && t.regions.size() == 1) set_fast(t, t.regions[0]);
+}
+
+void Window::set_fast(Target& t, const Region& r) {
+  uint64_t shift = r.base - t.base;
+  t.atomic_lo = t.atomic_hi = 0;
   if (r.direct != nullptr) {
-    t.fast = reinterpret_cast<uintptr_t>(r.direct);
-    t.fast_hi = r.size;
+    t.fast = reinterpret_cast<uintptr_t>(r.direct) - shift;
+    t.fast_lo = shift;
+    t.fast_hi = shift + r.size;
   } else if (r.pages != nullptr) {
-    t.fast = reinterpret_cast<uintptr_t>(r.pages) - r.pages_begin;
-    t.fast_lo = r.pages_begin;
-    t.fast_hi = r.pages_end;
+    t.fast = reinterpret_cast<uintptr_t>(r.pages) - r.pages_begin - shift;
+    t.fast_lo = shift + r.pages_begin;
+    t.fast_hi = shift + r.pages_end;
   }
+  // Where accumulates may be CPU atomics there (the rules of accumulate()).
+  if (r.alias != nullptr ? r.cpu_atomics : all_direct_ && (r.direct != nullptr || r.pages != nullptr)) {
+    t.atomic_lo = r.alias != nullptr ? shift : shift + r.pages_begin;
+    t.atomic_hi = r.alias != nullptr ? shift + r.size : shift + r.pages_end;
+  }
+}
+
+bool Window::atomic_direct(MPI_Op op, MPI_Datatype basic, int width, const void* origin, void* result, int rank,
+                           int64_t disp, const void* compare) {
+  const Target& t = targets_[static_cast<size_t>(rank)];
+  uint64_t off = static_cast<uint64_t>(disp) * static_cast<uint64_t>(t.disp_unit);
+  char* p = reinterpret_cast<char*>(t.fast + off);
+  if ((width != 4 && width != 8) || disp < 0 || off < t.atomic_lo || off + static_cast<uint64_t>(width) > t.atomic_hi ||
+      reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(width) != 0 || !accessible(rank)) {
+    return false;
+  }
+  uint64_t operand = 0;
+  if (origin != nullptr) std::memcpy(&operand, origin, static_cast<size_t>(width));
+  uint64_t old, expected = 0;
+  if (compare != nullptr) {
+    std::memcpy(&expected, compare, static_cast<size_t>(width));
+    old = core::am::cpu_atomic(p, static_cast<unsigned>(width), backend::AtomicOp::kCompareSwap, operand, expected);
+  } else {
+    old = update_word(nullptr, p, t.pe, static_cast<size_t>(width), op, basic, operand, result != nullptr, "");
+  }
+  if (result != nullptr) std::memcpy(result, &old, static_cast<size_t>(width));
+  return true;
 }
 
 Error Window::refresh_regions(Target& t, const char* call) {
@@ -421,6 +486,7 @@ Error Window::resolve(int rank, int64_t disp, int64_t target_count, const dataty
       if (r.contains(addr, len)) {
         loc->region = &r;
         loc->offset = static_cast<int64_t>(start - r.base);
+        if (dynamic) set_fast(t, r);
         return Error::ok();
       }
     }
@@ -570,9 +636,8 @@ void Window::release_acc_lock(int rank) {
 
 // Read-modify-write of whole chunks: under the target's accumulate lock, or (take_lock false)
 // inside an exclusive lock epoch where no other origin may touch the target.
-Error Window::accumulate_locked(const Location& loc, const Chunks& chunks, const char* origin, int64_t elements,
-                                MPI_Datatype basic, int basic_size, MPI_Op op, char* result, bool take_lock,
-                                const char* call) {
+Error Window::accumulate_locked(const Location& loc, const Chunks& chunks, const char* origin, MPI_Datatype basic,
+                                int basic_size, MPI_Op op, char* result, bool take_lock, const char* call) {
   if (take_lock) acquire_acc_lock(loc.rank);
   Error e;
   std::vector<char> buf;
@@ -591,7 +656,6 @@ Error Window::accumulate_locked(const Location& loc, const Chunks& chunks, const
     }
     done += n;
   }
-  (void)elements;
   if (take_lock) {
     release_acc_lock(loc.rank);
   }
@@ -606,13 +670,21 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
   Location loc;
   if (e.is_ok()) e = resolve(rank, disp, target_count, target_type, call, &loc);
   if (!e.is_ok() || loc.empty) return e;
-  Chunks chunks = chunks_of(target_type, target_count);
+  // The target's pieces: one for a contiguous type (no allocation on this path).
+  Chunks listed;
+  std::pair<int64_t, int64_t> whole{target_type.true_lb, target_count * target_type.size};
+  if (!target_type.contiguous()) listed = chunks_of(target_type, target_count);
+  const std::pair<int64_t, int64_t>* first = target_type.contiguous() ? &whole : listed.data();
+  size_t pieces = target_type.contiguous() ? 1 : listed.size();
   const Region& r = *loc.region;
   size_t width = static_cast<size_t>(basic_size);
-  // Per element, one atomic on a word: the core's (a segment: every path) or the CPU's (cpu_word).
+  // Per element, one atomic on a word: the core's (a segment: every path) or the CPU's (mapped
+  // here, see cpu_word and Region::cpu_atomics).
   auto word_at = [&](int64_t off, char** alias, char** cpu) {
     *alias = r.alias != nullptr ? r.alias + loc.offset + off : nullptr;
-    *cpu = *alias == nullptr ? cpu_word(loc, loc.offset + off, width) : nullptr;
+    *cpu = *alias == nullptr ? cpu_word(loc, loc.offset + off, width)
+                             : r.cpu_atomics ? r.direct + loc.offset + off : nullptr;
+    if (*cpu != nullptr && reinterpret_cast<uintptr_t>(*cpu) % width != 0) *cpu = nullptr;
     return (*alias != nullptr && reinterpret_cast<uintptr_t>(*alias) % width == 0) || *cpu != nullptr;
   };
   // Under an exclusive lock nobody else touches the target: whole chunks at once. Elements that
@@ -620,62 +692,49 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
   // every origin treats one location alike.
   bool exclusive = locks_[static_cast<size_t>(rank)] == LockState::kExclusive;
   if ((width != 4 && width != 8) || (exclusive && elements > 1)) {
-    return accumulate_locked(loc, chunks, origin_packed, elements, basic, basic_size, op, result_packed, !exclusive, call);
+    return accumulate_locked(loc, Chunks(first, first + pieces), origin_packed, basic, basic_size, op, result_packed,
+                             !exclusive, call);
   }
-  // Native where the core has the op, else a compare-and-swap loop around apply_predefined.
-  AtomicOp native;
-  bool has_native = native_op(op, basic, result_packed != nullptr, &native);
   int pe = r.pe;
   int64_t k = 0;
-  for (const auto& [off, len] : chunks) {
+  for (size_t piece = 0; piece < pieces; ++piece) {
+    auto [off, len] = first[piece];
     for (int64_t b = 0; b < len; b += basic_size, ++k) {
       char *alias, *cpu;
       if (!word_at(off + b, &alias, &cpu)) {
-        Error e = accumulate_locked(loc, {{off + b, basic_size}}, origin_packed ? origin_packed + k * basic_size : nullptr,
-                                    1, basic, basic_size, op, result_packed ? result_packed + k * basic_size : nullptr,
-                                    true, call);
+        // The run of elements that are not words, under one hold of the accumulate lock.
+        int64_t run = basic_size;
+        while (b + run < len && !word_at(off + b + run, &alias, &cpu)) run += basic_size;
+        Error e = accumulate_locked(loc, {{off + b, run}}, origin_packed ? origin_packed + k * basic_size : nullptr,
+                                    basic, basic_size, op, result_packed ? result_packed + k * basic_size : nullptr, true,
+                                    call);
         if (!e.is_ok()) return e;
+        b += run - basic_size;
+        k += run / basic_size - 1;
         continue;
       }
-      auto atomic = [&](AtomicOp o, uint64_t operand, uint64_t compare) {
-        return cpu != nullptr ? core::am::cpu_atomic(cpu, static_cast<unsigned>(width), static_cast<backend::AtomicOp>(o),
-                                                     operand, compare)
-                              : gasket::atomic(alias, width, o, operand, compare, pe, false, call);
-      };
-      uint64_t operand = 0, old = 0;
+      uint64_t operand = 0;
       if (origin_packed != nullptr) std::memcpy(&operand, origin_packed + k * basic_size, width);
-      if (has_native) {
-        old = atomic(native, operand, 0);
-      } else {
-        old = atomic(AtomicOp::kFetch, 0, 0);
-        for (;;) {
-          uint64_t next = old;
-          op::apply_predefined(op, basic, &operand, &next, 1);
-          uint64_t seen = atomic(AtomicOp::kCompareSwap, next, old);
-          if (seen == old) break;
-          old = seen;
-        }
-      }
+      uint64_t old = update_word(alias, cpu, pe, width, op, basic, operand, result_packed != nullptr, call);
       if (result_packed != nullptr) std::memcpy(result_packed + k * basic_size, &old, width);
     }
   }
   return Error::ok();
 }
 
-Error Window::compare_and_swap(const void* origin, const void* compare, void* result, MPI_Datatype type,
-                               int type_size, int rank, int64_t disp, const char* call) {
-  (void)type;
+Error Window::compare_and_swap(const void* origin, const void* compare, void* result, const datatype::Datatype& type,
+                               int rank, int64_t disp, const char* call) {
   Error e = check_access(rank, call);
-  datatype::Datatype one;
-  one.size = one.ub = one.true_ub = type_size;
-  one.blocks.push_back(datatype::Block{0, type_size});
   Location loc;
-  if (e.is_ok()) e = resolve(rank, disp, 1, one, call, &loc);
+  if (e.is_ok()) e = resolve(rank, disp, 1, type, call, &loc);
   if (!e.is_ok() || loc.empty) return e;
   const Region& r = *loc.region;
-  size_t width = static_cast<size_t>(type_size);
+  size_t width = static_cast<size_t>(type.size);
   char* alias = r.alias == nullptr ? nullptr : r.alias + loc.offset;
-  char* cpu = width == 4 || width == 8 ? cpu_word(loc, loc.offset, width) : nullptr;
+  char* cpu = width != 4 && width != 8 ? nullptr
+              : alias != nullptr         ? (r.cpu_atomics ? r.direct + loc.offset : nullptr)
+                                         : cpu_word(loc, loc.offset, width);
+  if (cpu != nullptr && reinterpret_cast<uintptr_t>(cpu) % width != 0) cpu = nullptr;
   if ((alias != nullptr && (width == 4 || width == 8) && reinterpret_cast<uintptr_t>(alias) % width == 0) || cpu) {
     uint64_t value = 0, cmp = 0;
     std::memcpy(&value, origin, width);
@@ -703,8 +762,7 @@ Error Window::compare_and_swap(const void* origin, const void* compare, void* re
 
 void Window::complete_all() { gasket::quiet(); }
 
-Error Window::flush(int rank, const char* call) {
-  (void)call;
+Error Window::flush(int rank) {
   if (rank >= 0 && targets_[static_cast<size_t>(rank)].direct_path) {
     // Plain stores on the mapped memory are complete once ordered before what follows (a release
     // fence: on x86 only the compiler's; the unlock or notification after it is an atomic).
@@ -739,8 +797,7 @@ Error Window::fence(int assert, const Waiter& wait, const char* call) {
   return Error::ok();
 }
 
-Error Window::post(const std::vector<int>& ranks, const Waiter& wait, const char* call) {
-  (void)wait;
+Error Window::post(const std::vector<int>& ranks, const char* call) {
   if (exposure_size_ >= 0) {
     return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: an exposure epoch (post) is already open", call, rank_,
                  label().c_str());
@@ -810,13 +867,19 @@ Error Window::wait_exposure(const Waiter& wait, bool test_only, bool* done, cons
 // takes a ticket and waits until it is served; a reader then counts itself in and serves the next
 // ticket at once (consecutive readers share), a writer waits for the readers to leave and serves
 // the next ticket when it unlocks. Writers are never starved: later readers queue behind them.
-Error Window::lock(int lock_type, int rank, const Waiter& wait, const char* call) {
+Error Window::lock(int lock_type, int rank, bool nocheck, const Waiter& wait, const char* call) {
   if (locks_[static_cast<size_t>(rank)] != LockState::kNone || lock_all_) {
     return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: target rank %d is already locked by this process", call, rank_,
                  label().c_str(), rank);
   }
   if (access_epoch_) {
     return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: a start epoch is open", call, rank_, label().c_str());
+  }
+  if (nocheck) {  // MPI_MODE_NOCHECK: the user asserts no conflicting lock exists; the word stays untouched
+    locks_[static_cast<size_t>(rank)] = lock_type == MPI_LOCK_SHARED ? LockState::kShared : LockState::kExclusive;
+    lock_unheld_[static_cast<size_t>(rank)] = true;
+    ++locks_held_;
+    return Error::ok();
   }
   int pe = targets_[static_cast<size_t>(rank)].pe;
   uint64_t* next = control_word(rank, offsetof(ControlBlock, lock_next));
@@ -844,7 +907,9 @@ Error Window::unlock(int rank, const char* call) {
   }
   complete_all();
   int pe = targets_[static_cast<size_t>(rank)].pe;
-  if (s == LockState::kShared) {
+  if (lock_unheld_[static_cast<size_t>(rank)]) {
+    lock_unheld_[static_cast<size_t>(rank)] = false;
+  } else if (s == LockState::kShared) {
     gasket::atomic(control_word(rank, offsetof(ControlBlock, lock_readers)), 8, AtomicOp::kAdd, ~uint64_t{0}, 0, pe,
                    false, call);
   } else {
@@ -855,13 +920,13 @@ Error Window::unlock(int rank, const char* call) {
   return Error::ok();
 }
 
-Error Window::lock_all(const Waiter& wait, const char* call) {
+Error Window::lock_all(bool nocheck, const Waiter& wait, const char* call) {
   if (lock_all_ || locks_held_ > 0 || access_epoch_) {
     return error(MPI_ERR_RMA_SYNC, "%s: rank %d: %s: an access epoch (lock, lock_all or start) is already open", call,
                  rank_, label().c_str());
   }
   for (int r = 0; r < size(); ++r) {
-    Error e = lock(MPI_LOCK_SHARED, r, wait, call);
+    Error e = lock(MPI_LOCK_SHARED, r, nocheck, wait, call);
     if (!e.is_ok()) return e;
   }
   lock_all_ = true;

@@ -50,6 +50,7 @@ struct Region {
   int pe = 0;              // the PE whose memory it is
   char* alias = nullptr;   // in a symmetric segment: the address naming it here (gasket::put/get/atomic)
   char* direct = nullptr;  // mapped into this process on the direct path: plain loads and stores
+  bool cpu_atomics = false;  // direct, and in a file-backed segment: CPU atomics as the core's
   std::string descriptor;  // otherwise: exposed through core/memreg,
   // and its whole pages [pages_begin, pages_end) (offsets in the region) moved onto a shared file
   // (core/segments/shared_pages.h) that is mapped here at `pages`: plain loads and stores.
@@ -85,6 +86,7 @@ struct Target {
   // segment, own memory or shared pages); fast_hi == 0 when none are.
   uintptr_t fast = 0;
   uint64_t fast_lo = 0, fast_hi = 0;
+  uint64_t atomic_lo = 0, atomic_hi = 0;  // within them, where accumulates are CPU atomics
   uint64_t table_version = ~uint64_t{0};
 };
 
@@ -149,6 +151,11 @@ class Window {
     __builtin_memcpy(is_put ? remote : origin, is_put ? origin : remote, static_cast<size_t>(bytes));
     return true;
   }
+  // The same for a one-element accumulate/fetch_and_op of a 4/8-byte predefined type (`origin`
+  // null for MPI_NO_OP, `result` null when nothing is fetched), or a compare-and-swap (`compare`
+  // non-null): CPU atomics on the mapped word.
+  bool atomic_direct(MPI_Op op, MPI_Datatype basic, int width, const void* origin, void* result, int rank,
+                     int64_t disp, const void* compare = nullptr);
   bool accessible(int rank) const {
     return fence_epoch_ || lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone ||
            in_access_group_[static_cast<size_t>(rank)];
@@ -163,21 +170,23 @@ class Window {
   Error accumulate(const char* origin_packed, int64_t elements, MPI_Datatype basic, int basic_size, MPI_Op op,
                    int rank, int64_t disp, int64_t target_count, const datatype::Datatype& target_type,
                    char* result_packed, const char* call);
-  Error compare_and_swap(const void* origin, const void* compare, void* result, MPI_Datatype type, int type_size,
+  // `type` is predefined (one element).
+  Error compare_and_swap(const void* origin, const void* compare, void* result, const datatype::Datatype& type,
                          int rank, int64_t disp, const char* call);
 
   // ---- synchronisation ----
   Error fence(int assert, const Waiter& wait, const char* call);
-  Error post(const std::vector<int>& ranks, const Waiter& wait, const char* call);
+  Error post(const std::vector<int>& ranks, const char* call);
   Error start(const std::vector<int>& ranks, const Waiter& wait, const char* call);
   Error complete(const char* call);
   Error wait_exposure(const Waiter& wait, bool test_only, bool* done, const char* call);
-  Error lock(int lock_type, int rank, const Waiter& wait, const char* call);
+  // nocheck (MPI_MODE_NOCHECK): no conflicting lock is held or asked for; the lock word is left alone.
+  Error lock(int lock_type, int rank, bool nocheck, const Waiter& wait, const char* call);
   Error unlock(int rank, const char* call);
-  Error lock_all(const Waiter& wait, const char* call);
+  Error lock_all(bool nocheck, const Waiter& wait, const char* call);
   Error unlock_all(const char* call);
   // flush / flush_local (rank >= 0) and their _all forms (rank < 0).
-  Error flush(int rank, const char* call);
+  Error flush(int rank);
   // In a passive-target epoch on `rank` (request-based operations need one).
   bool passive_epoch(int rank) const { return lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone; }
   // Collective end of the window: completes, waits for every member, releases the memory.
@@ -190,13 +199,14 @@ class Window {
                 Location* loc);
   Error refresh_regions(Target& t, const char* call);
   void update_fast(Target& t);
+  void set_fast(Target& t, const Region& r);
   void write_table();
   Error move(bool is_put, char* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
              int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call);
   Error transfer(bool is_put, const Location& loc, uint64_t offset, char* local, size_t len, const char* call);
   Error accumulate_locked(const Location& loc, const std::vector<std::pair<int64_t, int64_t>>& chunks,
-                          const char* origin, int64_t elements, MPI_Datatype basic, int basic_size, MPI_Op op,
-                          char* result, bool take_lock, const char* call);
+                          const char* origin, MPI_Datatype basic, int basic_size, MPI_Op op, char* result,
+                          bool take_lock, const char* call);
   uint64_t* control_word(int rank, size_t offset) const {
     return reinterpret_cast<uint64_t*>(targets_[static_cast<size_t>(rank)].control + offset);
   }
@@ -238,6 +248,7 @@ class Window {
   bool fence_epoch_ = false;
   bool lock_all_ = false;
   std::vector<LockState> locks_;
+  std::vector<bool> lock_unheld_;  // locked with MPI_MODE_NOCHECK: nothing to release
   int locks_held_ = 0;
   std::vector<int> access_group_;      // PSCW access epoch (start .. complete)
   std::vector<bool> in_access_group_;

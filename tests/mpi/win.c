@@ -13,11 +13,13 @@
 enum { kSlots = 64 };  /* long longs per rank's window */
 /* Layout of a window (in long longs): [0, n) put slots, SUM, FETCH, CAS, DSUM (double), then the
  * initial pattern from INIT on (read by gets), then the derived-type area DT. */
-enum { SUM = 8, FETCH = 9, CAS = 10, DSUM = 11, INIT = 16, DT = 40 };
+enum { SUM = 8, FETCH = 9, CAS = 10, DSUM = 11, INIT = 16, DT = 40, ACC_DT = 56 };
 
-enum Kind { kCreateMalloc, kCreateStack, kAllocate, kShared, kDynamic, kKinds };
+enum Kind { kCreateMalloc, kCreateStack, kCreateStatic, kAllocate, kShared, kDynamic, kKinds };
 enum Mode { kFence, kPscw, kLock, kLockAll, kModes };
-static const char* kind_names[] = {"create(malloc)", "create(stack)", "allocate", "allocate_shared", "dynamic"};
+static const char* kind_names[] = {"create(malloc)", "create(stack)", "create(static)", "allocate", "allocate_shared",
+                                   "dynamic"};
+static long long static_mem[kSlots]; /* in the redistributed data segment */
 static const char* mode_names[] = {"fence", "pscw", "lock", "lock_all"};
 
 static int rank, nranks;
@@ -76,6 +78,7 @@ static void reset(long long* mem) {
   double z = 0;
   memcpy(&mem[DSUM], &z, 8);
   for (int i = INIT; i < DT; ++i) mem[i] = init_value(rank, i);
+  for (int i = ACC_DT; i < ACC_DT + 4; ++i) mem[i] = 0;
 }
 
 static MPI_Win make_window(enum Kind k, long long* stack_mem, long long** mem) {
@@ -87,7 +90,8 @@ static MPI_Win make_window(enum Kind k, long long* stack_mem, long long** mem) {
       MPI_OK(MPI_Win_create(*mem, bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
       break;
     case kCreateStack:
-      *mem = stack_mem;
+    case kCreateStatic:
+      *mem = k == kCreateStack ? stack_mem : static_mem;
       MPI_OK(MPI_Win_create(*mem, bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
       break;
     case kAllocate: MPI_OK(MPI_Win_allocate(bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, mem, &win)); break;
@@ -152,6 +156,10 @@ static void run(enum Kind k, enum Mode m) {
     MPI_OK(MPI_Accumulate(&dval, 1, MPI_DOUBLE, 0, disp(k, 0, DSUM), 1, MPI_DOUBLE, MPI_SUM, win));
     end_op(m, 0, win);
   }
+  /* accumulate with a derived origin type: vec[0], vec[2], vec[4], vec[6] summed into 4 slots */
+  begin_op(m, 0, win);
+  MPI_OK(MPI_Accumulate(vec, 1, strided, 0, disp(k, 0, ACC_DT), 4, MPI_LONG_LONG, MPI_SUM, win));
+  end_op(m, 0, win);
   begin_op(m, 0, win);
   long long mine = rank, cmp = -1;
   MPI_OK(MPI_Compare_and_swap(&mine, &cmp, &cas_result, MPI_LONG_LONG, 0, disp(k, 0, CAS), win));
@@ -185,6 +193,7 @@ static void run(enum Kind k, enum Mode m) {
     double d;
     memcpy(&d, &mem[DSUM], 8);
     CHECK(d == kReps * 0.5 * nranks * (nranks + 1) / 2);
+    for (int j = 0; j < 4; ++j) CHECK_EQ(mem[ACC_DT + j], 1000LL * nranks * (nranks - 1) / 2 + 2LL * j * nranks);
   }
   MPI_OK(MPI_Type_free(&strided));
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -288,6 +297,80 @@ static void attributes(void) {
   CHECK(flag && v == MPI_BOTTOM);
   MPI_OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &v, &flag));
   CHECK(flag && *(int*)v == MPI_WIN_FLAVOR_DYNAMIC);
+  MPI_OK(MPI_Win_free(&win));
+}
+
+/* Windows on a sub-communicator (odd and even world ranks, reversed order): ranks are the
+ * communicator's, memory comes from each process's own pool (no collective over all processes). */
+static void sub_communicator(void) {
+  MPI_Comm sub;
+  MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, nranks - rank, &sub));
+  int srank, ssize;
+  MPI_OK(MPI_Comm_rank(sub, &srank));
+  MPI_OK(MPI_Comm_size(sub, &ssize));
+  long long* mem;
+  long long local[4] = {-1, -1, -1, -1};
+  MPI_Win win, cwin;
+  MPI_OK(MPI_Win_allocate(4 * 8, 8, MPI_INFO_NULL, sub, &mem, &win));
+  MPI_OK(MPI_Win_create(local, sizeof local, 8, MPI_INFO_NULL, sub, &cwin));
+  for (int i = 0; i < 4; ++i) mem[i] = 0;
+  int next = (srank + 1) % ssize, prev = (srank + ssize - 1) % ssize;
+  long long v = 100 * rank + 1, one = 1; /* world rank in the value: checks the rank mapping */
+  MPI_OK(MPI_Win_fence(0, win));
+  MPI_OK(MPI_Put(&v, 1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, win));
+  MPI_OK(MPI_Accumulate(&one, 1, MPI_LONG_LONG, 0, 1, 1, MPI_LONG_LONG, MPI_SUM, win));
+  MPI_OK(MPI_Win_fence(0, win));
+  MPI_Group g;
+  MPI_OK(MPI_Win_get_group(cwin, &g));
+  MPI_OK(MPI_Win_post(g, 0, cwin));
+  MPI_OK(MPI_Win_start(g, 0, cwin));
+  MPI_OK(MPI_Put(&v, 1, MPI_LONG_LONG, next, 2, 1, MPI_LONG_LONG, cwin));
+  MPI_OK(MPI_Win_complete(cwin));
+  MPI_OK(MPI_Win_wait(cwin));
+  MPI_OK(MPI_Group_free(&g));
+  /* the world rank of prev in sub, by the same split rule */
+  int world_prev = -1;
+  MPI_Group wg, sg;
+  MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+  MPI_OK(MPI_Comm_group(sub, &sg));
+  MPI_OK(MPI_Group_translate_ranks(sg, 1, &prev, wg, &world_prev));
+  CHECK_EQ(mem[0], 100 * world_prev + 1);
+  if (srank == 0) CHECK_EQ(mem[1], ssize);
+  CHECK_EQ(local[2], 100 * world_prev + 1);
+  MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, prev, 0, cwin));
+  long long got = 0;
+  MPI_OK(MPI_Get(&got, 1, MPI_LONG_LONG, prev, 2, 1, MPI_LONG_LONG, cwin));
+  MPI_OK(MPI_Win_unlock(prev, cwin));
+  int world_prev2 = -1, prev2 = (prev + ssize - 1) % ssize;
+  MPI_OK(MPI_Group_translate_ranks(sg, 1, &prev2, wg, &world_prev2));
+  CHECK_EQ(got, 100 * world_prev2 + 1);
+  MPI_OK(MPI_Group_free(&wg));
+  MPI_OK(MPI_Group_free(&sg));
+  MPI_OK(MPI_Win_free(&cwin));
+  MPI_OK(MPI_Win_free(&win));
+  MPI_OK(MPI_Comm_free(&sub));
+}
+
+/* MPI_MODE_NOCHECK locks (each rank alone on its target): no lock word is taken, data still moves. */
+static void nocheck(void) {
+  long long* mem;
+  MPI_Win win;
+  MPI_OK(MPI_Win_allocate(8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  *mem = -1;
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
+  long long v = 300 + rank;
+  MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, MPI_MODE_NOCHECK, win));
+  MPI_OK(MPI_Put(&v, 1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, win));
+  MPI_OK(MPI_Win_unlock(next, win));
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_EQ(*mem, 300 + prev);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_OK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+  MPI_OK(MPI_Get(&v, 1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, win));
+  MPI_OK(MPI_Win_unlock_all(win));
+  CHECK_EQ(v, 300 + rank);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   MPI_OK(MPI_Win_free(&win));
 }
 
@@ -464,6 +547,8 @@ int main(int argc, char** argv) {
     requests((enum Kind)k);
   }
   attributes();
+  nocheck();
+  sub_communicator();
   attach_after_use();
   big_user_memory();
   if (one_node) shared_memory();

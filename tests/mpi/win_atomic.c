@@ -2,8 +2,10 @@
  * MPI_MAX, MPI_REPLACE chains, MPI_NO_OP reads), fetch_and_op and compare_and_swap from every rank
  * to one location give the exact result; exclusive locks exclude each other and writers get in
  * while another rank keeps taking shared locks (fairness); misuse returns the documented error
- * classes under MPI_ERRORS_RETURN and reaches a user error handler. Each on MPI_Win_allocate
+ * classes under MPI_ERRORS_RETURN and reaches a user error handler; threads of one rank share a
+ * passive epoch (MPI_THREAD_MULTIPLE). Each on MPI_Win_allocate
  * memory and on MPI_Win_create of malloc'd memory (see make()). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,15 +224,76 @@ static void errors(void) {
   MPI_OK(MPI_Win_free(&win));
 }
 
+/* MPI_THREAD_MULTIPLE: two threads per rank fetch-and-add into rank 0 inside one lock_all epoch;
+ * every fetched value is distinct and the total exact. */
+struct ThreadArgs {
+  MPI_Win win;
+  long long fetched_sum;
+};
+enum { kThreadIters = 100 };
+static void* thread_body(void* p) {
+  struct ThreadArgs* a = p;
+  for (int i = 0; i < kThreadIters; ++i) {
+    long long one = 1, old;
+    MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 0, COUNTER, MPI_SUM, a->win));
+    MPI_OK(MPI_Win_flush(0, a->win));
+    a->fetched_sum += old;
+  }
+  return NULL;
+}
+
+static void threads(void) {
+  int provided;
+  MPI_OK(MPI_Query_thread(&provided));
+  CHECK_EQ(provided, MPI_THREAD_MULTIPLE);
+  long long* mem;
+  MPI_Win win;
+  MPI_OK(MPI_Win_allocate(kSlots * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  memset(mem, 0, kSlots * 8);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_OK(MPI_Win_lock_all(0, win));
+  struct ThreadArgs args[2] = {{win, 0}, {win, 0}};
+  pthread_t t[2];
+  for (int i = 0; i < 2; ++i) CHECK(pthread_create(&t[i], NULL, thread_body, &args[i]) == 0);
+  for (int i = 0; i < 2; ++i) CHECK(pthread_join(t[i], NULL) == 0);
+  MPI_OK(MPI_Win_unlock_all(win));
+  long long sum = args[0].fetched_sum + args[1].fetched_sum;
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  long long total = 2LL * kThreadIters * nranks;
+  CHECK_EQ(sum, total * (total - 1) / 2);
+  if (rank == 0) CHECK_EQ(mem[COUNTER], total);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_OK(MPI_Win_free(&win));
+}
+
+/* `win_atomic fatal`: misuse under the default MPI_ERRORS_ARE_FATAL ends the job with a message
+ * naming the call, the rank, the window and the value (tests/mpi/BUILD expects it). */
+static void fatal(void) {
+  long long* mem;
+  MPI_Win win;
+  MPI_OK(MPI_Win_allocate(64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  MPI_OK(MPI_Win_set_name(win, "grid"));
+  long long v = 1;
+  if (rank == 1) MPI_Put(&v, 1, MPI_LONG_LONG, 0, 0, 1, MPI_LONG_LONG, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_free(&win);
+}
+
 int main(int argc, char** argv) {
-  MPI_OK(MPI_Init(&argc, &argv));
+  int provided;
+  MPI_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (argc > 1 && strcmp(argv[1], "fatal") == 0) {
+    fatal();
+    CHECK(0); /* not reached: the put above ends the job */
+  }
   for (int variant = 0; variant < kVariants; ++variant) {
     concurrent(variant);
     fairness(variant);
   }
   errors();
+  threads();
   MPI_OK(MPI_Finalize());
   if (rank == 0) printf("win_atomic: all checks passed on %d ranks\n", nranks);
   return 0;
