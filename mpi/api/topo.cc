@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "mpi.h"
-#include "mpi/api/interim_coll.h"
+#include "mpi/coll/agree.h"
 #include "mpi/api/requests.h"
 #include "mpi/topo/topology.h"
 
@@ -94,11 +94,15 @@ struct Layout {
 // Collective over `parent`: a new communicator of the layout's members carrying their
 // topologies; MPI_COMM_NULL for the processes not among them.
 MPI_Comm attach(Context& c, Guard& g, const cm::Communicator& parent, const Layout& layout) {
-  uint32_t context = api::agree_context(c, g, parent);
+  gasket::mpi::coll::Agreement agreed = gasket::mpi::coll::agree_with_slot(c, g, parent);
   auto at = std::find(layout.members.begin(), layout.members.end(), parent.rank);
-  if (at == layout.members.end()) return MPI_COMM_NULL;
+  if (at == layout.members.end()) {
+    if (agreed.slot >= 0) c.area().release(agreed.slot);
+    return MPI_COMM_NULL;
+  }
   cm::Communicator n;
-  n.context = context;
+  n.context = agreed.context;
+  n.coll_slot = agreed.slot;
   std::vector<int> pes;
   for (int r : layout.members) pes.push_back(parent.group->pes[static_cast<size_t>(r)]);
   n.group = std::make_shared<cm::Group>(cm::Group{std::move(pes)});

@@ -13,7 +13,7 @@
 #include "core/gasket.h"
 #include "core/runtime.h"
 #include "mpi/api/call.h"
-#include "mpi/api/interim_coll.h"
+#include "mpi/coll/agree.h"
 #include "mpi/op/op.h"
 #include "mpi/win/window.h"
 
@@ -298,7 +298,7 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, int di
     }
   }
   std::vector<win::MemberInfo> members(static_cast<size_t>(n));
-  e = coll_allgather(c, g, &mine, sizeof mine, members.data(), *cm);
+  e = gasket::mpi::coll::allgather_bytes(c, g, &mine, sizeof mine, members.data(), *cm);
   if (!e.is_ok()) return e;
 
   // Shared windows: rank 0 allocates every rank's memory, contiguous in rank order.
@@ -313,7 +313,7 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, int di
       shared_block = all_ok ? pool.allocate(static_cast<size_t>(total > 0 ? total : 1), 64) : nullptr;
       if (shared_block != nullptr) block_offset = static_cast<uint64_t>(shared_block - pool.base());
     }
-    e = coll_bcast(c, g, &block_offset, sizeof block_offset, 0, *cm);
+    e = gasket::mpi::coll::bcast_bytes(c, g, &block_offset, sizeof block_offset, 0, *cm);
     if (!e.is_ok()) return e;
     if (block_offset == ~uint64_t{0}) {
       mine.in_segment = -1;
