@@ -11,6 +11,9 @@ constexpr int kTagBase = 1 << 30;
 }  // namespace
 
 Schedule::Schedule(Context& c, const comm::Communicator& comm, const char* call)
+    : Schedule(c, comm, call, kTagBase + static_cast<int>(comm.coll_seq++ & (kTagBase - 1))) {}
+
+Schedule::Schedule(Context& c, const comm::Communicator& comm, const char* call, int tag)
     : c_(c),
       call_(call),
       peer_pes_(comm.is_inter() ? comm.remote_group : comm.group),
@@ -18,7 +21,7 @@ Schedule::Schedule(Context& c, const comm::Communicator& comm, const char* call)
       peer_context_(comm.context + 1),
       local_context_(comm.is_inter() ? comm.context + 2 + 1 : comm.context + 1),
       rank_(comm.rank),
-      tag_(kTagBase + static_cast<int>(comm.coll_seq++ & (kTagBase - 1))),
+      tag_(tag),
       byte_type_(c.types().find_committed(MPI_BYTE)) {}
 
 Schedule::Round& Schedule::open_round() {

@@ -38,8 +38,10 @@ struct Ranks {
 
 class Schedule final : public p2p::Operation {
  public:
-  // Takes the next collective sequence number of `comm`.
+  // Takes the next collective sequence number of `comm` for the tag, or uses `tag` as given
+  // (MPI_Comm_create_group: the user's tag tells concurrent calls apart).
   Schedule(Context& c, const comm::Communicator& comm, const char* call);
+  Schedule(Context& c, const comm::Communicator& comm, const char* call, int tag);
   ~Schedule() override;
 
   // The ranks of the peers side (intracommunicator: the group; intercommunicator: this process's
