@@ -66,8 +66,8 @@ class Round {
   uint64_t seq_;
   int n_;
   bool sleepy_;
-  Cell* cells_[CollectiveArea::kMaxMembers];
-  Cell* previous_[CollectiveArea::kMaxMembers];
+  Cell* cells_[CollectiveArea::kMaxMembers] = {};
+  Cell* previous_[CollectiveArea::kMaxMembers] = {};
 
   // Polls the flag (the engine progresses every 16th poll: other traffic needs it rarely, and it
   // costs more than the flag). When processes outnumber cores, a yield-based wait keeps handing
