@@ -183,6 +183,11 @@ Error barrier(Context& c, Guard& g, MPI_Comm handle, MPI_Request* request, const
     coll::shm_barrier(c, g, *comm);
     return Error::ok();
   }
+  if (request == nullptr && coll::shm_nodes_apply(c, *comm, 0)) {
+    const dt::Datatype* bytes = c.types().find_committed(MPI_BYTE);
+    coll::shm_allreduce_nodes(c, g, *comm, nullptr, nullptr, 0, MPI_BOR, MPI_BYTE, *bytes);
+    return Error::ok();
+  }
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (!comm->is_inter()) {
     coll::barrier(*s, s->peers());
@@ -386,6 +391,13 @@ Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* 
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     coll::shm_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
                      static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, -1);
+    return Error::ok();
+  }
+  if (kind == AllKind::kAllreduce && request == nullptr && r.type->contiguous() && r.commutative &&
+      coll::shm_nodes_apply(c, *comm, r.bytes(count))) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_allreduce_nodes(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                              static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type);
     return Error::ok();
   }
   auto s = reducing(c, *comm, r, call);

@@ -39,11 +39,11 @@ void Schedule::add_transfer(Transfer t) {
 
 void Schedule::send(const Ranks& to, int peer, const void* buf, int64_t count, const datatype::Datatype* type,
                     int handle) {
-  add_transfer(Transfer{true, to.side, peer, const_cast<void*>(buf), count, type, handle});
+  add_transfer(Transfer{true, to.side, to.map ? to.map[peer] : peer, const_cast<void*>(buf), count, type, handle});
 }
 void Schedule::recv(const Ranks& from, int peer, void* buf, int64_t count, const datatype::Datatype* type,
                     int handle) {
-  add_transfer(Transfer{false, from.side, peer, buf, count, type, handle});
+  add_transfer(Transfer{false, from.side, from.map ? from.map[peer] : peer, buf, count, type, handle});
 }
 void Schedule::send_bytes(const Ranks& to, int peer, const void* buf, int64_t bytes) {
   send(to, peer, buf, bytes, byte_type_, MPI_BYTE);

@@ -29,11 +29,13 @@ namespace gasket::mpi::coll {
 // intercommunicator's own local group.
 enum class Side : uint8_t { kPeers, kLocal };
 
-// The ranks a builder works on: this process's rank and the size of one side.
+// The ranks a builder works on: this process's rank and the size of one side; with `map`, the
+// builder's rank i is rank map[i] of the side (a subset, e.g. the node leaders).
 struct Ranks {
   int rank = 0;
   int size = 1;
   Side side = Side::kPeers;
+  const int* map = nullptr;
 };
 
 class Schedule final : public p2p::Operation {
