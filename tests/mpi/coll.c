@@ -408,6 +408,16 @@ static void test_user_ops(MPI_Comm comm, int rank, int size) {
     for (int r = 0; r < size; ++r) ref_sum += val(r, i);
     CHECK_EQ(v[i], ref_sum);
   }
+  /* an operation freed while a non-blocking collective still uses it */
+  if (nb) {
+    MPI_Op tmp_op;
+    MPI_Request q;
+    MPI_OK(MPI_Op_create(mat_op, 0, &tmp_op));
+    MPI_OK(MPI_Iallreduce(in, out, N, mat, tmp_op, comm, &q));
+    MPI_OK(MPI_Op_free(&tmp_op));
+    MPI_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    for (int i = 0; i < N; ++i) CHECK(mat_eq(out[i], ref[i]));
+  }
   /* reduce_local: inout = in op inout */
   Mat a = mat_of(1, 1), b = mat_of(2, 3);
   MPI_OK(MPI_Reduce_local(&a, &b, 1, mat, matop));
@@ -509,6 +519,9 @@ static void test_errors(MPI_Comm world, int rank, int size) {
   MPI_Error_class(rc, &cls);
   CHECK_EQ(cls, MPI_ERR_OP);
   rc = MPI_Allreduce(&x, &y, 1, MPI_INT, 12345, comm);
+  MPI_Error_class(rc, &cls);
+  CHECK_EQ(cls, MPI_ERR_OP);
+  rc = MPI_Reduce(&x, &y, 1, MPI_INT, MPI_REPLACE, 0, comm);
   MPI_Error_class(rc, &cls);
   CHECK_EQ(cls, MPI_ERR_OP);
   rc = MPI_Allgather(&x, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, comm);
