@@ -338,12 +338,13 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
       }
     }
     cm::Communicator parent = *old;
-    uint32_t ctx = gasket::mpi::coll::agree_context(c, g, parent);
+    gasket::mpi::coll::Agreement agreed = gasket::mpi::coll::agree_with_slot(c, g, parent);
     if (grp->rank_of_pe(gasket::my_pe()) == MPI_UNDEFINED) {
+      if (agreed.slot >= 0) c.area().release(agreed.slot);
       *newcomm = MPI_COMM_NULL;
       return Error::ok();
     }
-    *newcomm = make_comm(c, grp->pes, ctx, parent.errhandler);
+    *newcomm = make_comm(c, grp->pes, agreed.context, parent.errhandler, agreed.slot);
     return Error::ok();
   });
 }
