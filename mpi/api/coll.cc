@@ -183,6 +183,11 @@ Error barrier(Context& c, Guard& g, MPI_Comm handle, MPI_Request* request, const
     coll::shm_barrier(c, g, *comm);
     return Error::ok();
   }
+  if (request == nullptr && coll::shm_nodes_apply(c, *comm, 0)) {
+    const dt::Datatype* bytes = c.types().find_committed(MPI_BYTE);
+    coll::shm_allreduce_nodes(c, g, *comm, nullptr, nullptr, 0, MPI_BOR, MPI_BYTE, *bytes);
+    return Error::ok();
+  }
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (!comm->is_inter()) {
     coll::barrier(*s, s->peers());
@@ -388,6 +393,13 @@ Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* 
                      static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, -1);
     return Error::ok();
   }
+  if (kind == AllKind::kAllreduce && request == nullptr && r.type->contiguous() && r.commutative &&
+      coll::shm_nodes_apply(c, *comm, r.bytes(count))) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_allreduce_nodes(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                              static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type);
+    return Error::ok();
+  }
   auto s = reducing(c, *comm, r, call);
   char* out = kind == AllKind::kExscan && comm->rank == 0 ? s->scratch(r.bytes(count)) : output(*s, r, recvbuf, count);
   char* acc;
@@ -466,6 +478,15 @@ int nonblocking(const char* call, MPI_Comm comm, MPI_Request* request, Body body
     if (request == nullptr) return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
     return body(c, g, request);
   });
+}
+
+// The bindings of allreduce, scan and exscan (blocking or not).
+int all_reduce_binding(const char* call, AllKind kind, const void* sendbuf, void* recvbuf, int count,
+                       MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool is_nonblocking, MPI_Request* request) {
+  auto body = [&](Context& c, Guard& g, MPI_Request* q) {
+    return all_reduce(c, g, kind, sendbuf, recvbuf, count, type, op, comm, q, call);
+  };
+  return is_nonblocking ? nonblocking(call, comm, request, body) : blocking(call, comm, body);
 }
 
 }  // namespace
@@ -696,39 +717,29 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 }
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return blocking("MPI_Allreduce", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return all_reduce(c, g, AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, q, "MPI_Allreduce");
-  });
+  return all_reduce_binding("MPI_Allreduce", AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, false,
+                            nullptr);
 }
 int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Request* request) {
-  return nonblocking("MPI_Iallreduce", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return all_reduce(c, g, AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, q, "MPI_Iallreduce");
-  });
+  return all_reduce_binding("MPI_Iallreduce", AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, true,
+                            request);
 }
-
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return blocking("MPI_Scan", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return all_reduce(c, g, AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm, q, "MPI_Scan");
-  });
+  return all_reduce_binding("MPI_Scan", AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm, false, nullptr);
 }
 int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
               MPI_Request* request) {
-  return nonblocking("MPI_Iscan", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return all_reduce(c, g, AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm, q, "MPI_Iscan");
-  });
+  return all_reduce_binding("MPI_Iscan", AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm, true, request);
 }
-
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return blocking("MPI_Exscan", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return all_reduce(c, g, AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm, q, "MPI_Exscan");
-  });
+  return all_reduce_binding("MPI_Exscan", AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm, false,
+                            nullptr);
 }
 int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                 MPI_Request* request) {
-  return nonblocking("MPI_Iexscan", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return all_reduce(c, g, AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm, q, "MPI_Iexscan");
-  });
+  return all_reduce_binding("MPI_Iexscan", AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm, true,
+                            request);
 }
 
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,

@@ -338,12 +338,13 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
       }
     }
     cm::Communicator parent = *old;
-    uint32_t ctx = gasket::mpi::coll::agree_context(c, g, parent);
+    gasket::mpi::coll::Agreement agreed = gasket::mpi::coll::agree_with_slot(c, g, parent);
     if (grp->rank_of_pe(gasket::my_pe()) == MPI_UNDEFINED) {
+      if (agreed.slot >= 0) c.area().release(agreed.slot);
       *newcomm = MPI_COMM_NULL;
       return Error::ok();
     }
-    *newcomm = make_comm(c, grp->pes, ctx, parent.errhandler);
+    *newcomm = make_comm(c, grp->pes, agreed.context, parent.errhandler, agreed.slot);
     return Error::ok();
   });
 }
@@ -363,18 +364,14 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
                    old->rank);
     }
     // Only the group's members take part: they agree among themselves on context + 2 of the
-    // parent (unused by intracommunicators). Limitation: concurrent create_group calls on one
-    // parent over overlapping groups are not told apart by their tags.
+    // parent (unused by intracommunicators), with the user's tag as the messages' tag, so
+    // concurrent create_group calls on one parent (overlapping groups, different tags) are told
+    // apart.
     cm::Communicator among;
     among.group = grp;
     among.rank = grp->rank_of_pe(gasket::my_pe());
     among.context = old->context + 1;  // collective traffic goes to context + 1 of this
-    uint32_t mine = c.comms().next_context();
-    std::vector<uint32_t> all(grp->pes.size());
-    e = gasket::mpi::coll::allgather_bytes(c, g, &mine, sizeof mine, all.data(), among);
-    if (!e.is_ok()) return e;
-    uint32_t ctx = *std::max_element(all.begin(), all.end());
-    c.comms().use_context(ctx);
+    uint32_t ctx = gasket::mpi::coll::agree_context(c, g, among, tag);
     *newcomm = make_comm(c, grp->pes, ctx, old->errhandler);
     return Error::ok();
   });

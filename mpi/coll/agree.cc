@@ -15,8 +15,9 @@ Error bcast_bytes(Context& c, Guard& g, void* buf, int64_t bytes, int root, cons
 }
 
 std::unique_ptr<Schedule> allgather_schedule(Context& c, const void* mine, int64_t bytes, void* all,
-                                             const comm::Communicator& comm) {
-  auto s = std::make_unique<Schedule>(c, comm, "MPI_Allgather");
+                                             const comm::Communicator& comm, int tag) {
+  auto s = tag >= 0 ? std::make_unique<Schedule>(c, comm, "MPI_Allgather", tag)
+                    : std::make_unique<Schedule>(c, comm, "MPI_Allgather");
   char* out = static_cast<char*>(all);
   std::memcpy(out + comm.rank * bytes, mine, static_cast<size_t>(bytes));
   std::vector<Typed> blocks;
@@ -25,8 +26,9 @@ std::unique_ptr<Schedule> allgather_schedule(Context& c, const void* mine, int64
   return s;
 }
 
-Error allgather_bytes(Context& c, Guard& g, const void* mine, int64_t bytes, void* all, const comm::Communicator& comm) {
-  return allgather_schedule(c, mine, bytes, all, comm)->run(g);
+Error allgather_bytes(Context& c, Guard& g, const void* mine, int64_t bytes, void* all, const comm::Communicator& comm,
+                      int tag) {
+  return allgather_schedule(c, mine, bytes, all, comm, tag)->run(g);
 }
 
 namespace {
@@ -35,25 +37,56 @@ struct Offer {
   uint32_t context;
   uint32_t unused;
 };
+struct Verdict {
+  int context_ok;
+  int slot_ok;
+};
 
-Agreement agree(Context& c, Guard& g, const comm::Communicator& comm, bool with_slot) {
-  Offer mine{with_slot && c.area().usable() ? c.area().free_slots() : 0, c.comms().next_context(), 0};
-  std::vector<Offer> all(static_cast<size_t>(comm.size()));
-  (void)allgather_bytes(c, g, &mine, sizeof mine, all.data(), comm);
-  Agreement a{0, -1};
-  uint64_t free = ~uint64_t{0};
-  for (const Offer& o : all) a.context = std::max(a.context, o.context), free &= o.free_slots;
-  c.comms().use_context(a.context);
-  if (free != 0) {
-    a.slot = __builtin_ctzll(free);
-    c.area().take(a.slot);
+// The first context id from `floor` on that this process has neither used nor agreed.
+uint32_t first_free(Context& c, uint32_t floor) {
+  uint32_t x = std::max(c.comms().next_context(), floor);
+  while (c.context_taken(x)) x += comm::kContextStride;
+  return x;
+}
+
+// Offers (an unused context id, the free slots), the largest id and the lowest common slot are
+// the candidates; each member takes them tentatively if still free here (another thread's
+// agreement may have taken them meanwhile) and says so; if any member could not take the id,
+// all give back what they took and try again above it. A slot that is not free everywhere is
+// simply not used.
+Agreement agree(Context& c, Guard& g, const comm::Communicator& comm, bool with_slot, int tag) {
+  std::vector<Offer> offers(static_cast<size_t>(comm.size()));
+  std::vector<Verdict> verdicts(static_cast<size_t>(comm.size()));
+  uint32_t floor = 0;
+  for (;;) {
+    Offer mine{with_slot && c.area().usable() ? c.area().free_slots() : 0, first_free(c, floor), 0};
+    (void)allgather_bytes(c, g, &mine, sizeof mine, offers.data(), comm, tag);
+    Agreement a{0, -1};
+    uint64_t free = ~uint64_t{0};
+    for (const Offer& o : offers) a.context = std::max(a.context, o.context), free &= o.free_slots;
+    if (free != 0) a.slot = __builtin_ctzll(free);
+    Verdict v{!c.context_taken(a.context), a.slot >= 0 && ((c.area().free_slots() >> a.slot) & 1) != 0};
+    if (v.context_ok) c.take_context(a.context);
+    if (v.slot_ok) c.area().take(a.slot);
+    (void)allgather_bytes(c, g, &v, sizeof v, verdicts.data(), comm, tag);
+    bool context_ok = true, slot_ok = a.slot >= 0;
+    for (const Verdict& w : verdicts) context_ok = context_ok && w.context_ok, slot_ok = slot_ok && w.slot_ok;
+    if (v.slot_ok && (!slot_ok || !context_ok)) c.area().release(a.slot);
+    if (context_ok) {
+      c.comms().use_context(a.context);
+      if (!slot_ok) a.slot = -1;
+      return a;
+    }
+    if (v.context_ok) c.release_context(a.context);
+    floor = a.context + comm::kContextStride;
   }
-  return a;
 }
 }  // namespace
 
-uint32_t agree_context(Context& c, Guard& g, const comm::Communicator& comm) { return agree(c, g, comm, false).context; }
+uint32_t agree_context(Context& c, Guard& g, const comm::Communicator& comm, int tag) {
+  return agree(c, g, comm, false, tag).context;
+}
 
-Agreement agree_with_slot(Context& c, Guard& g, const comm::Communicator& comm) { return agree(c, g, comm, true); }
+Agreement agree_with_slot(Context& c, Guard& g, const comm::Communicator& comm) { return agree(c, g, comm, true, -1); }
 
 }  // namespace gasket::mpi::coll

@@ -11,6 +11,9 @@ constexpr int kTagBase = 1 << 30;
 }  // namespace
 
 Schedule::Schedule(Context& c, const comm::Communicator& comm, const char* call)
+    : Schedule(c, comm, call, kTagBase + static_cast<int>(comm.coll_seq++ & (kTagBase - 1))) {}
+
+Schedule::Schedule(Context& c, const comm::Communicator& comm, const char* call, int tag)
     : c_(c),
       call_(call),
       peer_pes_(comm.is_inter() ? comm.remote_group : comm.group),
@@ -18,7 +21,7 @@ Schedule::Schedule(Context& c, const comm::Communicator& comm, const char* call)
       peer_context_(comm.context + 1),
       local_context_(comm.is_inter() ? comm.context + 2 + 1 : comm.context + 1),
       rank_(comm.rank),
-      tag_(kTagBase + static_cast<int>(comm.coll_seq++ & (kTagBase - 1))),
+      tag_(tag),
       byte_type_(c.types().find_committed(MPI_BYTE)) {}
 
 Schedule::Round& Schedule::open_round() {
@@ -36,11 +39,11 @@ void Schedule::add_transfer(Transfer t) {
 
 void Schedule::send(const Ranks& to, int peer, const void* buf, int64_t count, const datatype::Datatype* type,
                     int handle) {
-  add_transfer(Transfer{true, to.side, peer, const_cast<void*>(buf), count, type, handle});
+  add_transfer(Transfer{true, to.side, to.map ? to.map[peer] : peer, const_cast<void*>(buf), count, type, handle});
 }
 void Schedule::recv(const Ranks& from, int peer, void* buf, int64_t count, const datatype::Datatype* type,
                     int handle) {
-  add_transfer(Transfer{false, from.side, peer, buf, count, type, handle});
+  add_transfer(Transfer{false, from.side, from.map ? from.map[peer] : peer, buf, count, type, handle});
 }
 void Schedule::send_bytes(const Ranks& to, int peer, const void* buf, int64_t bytes) {
   send(to, peer, buf, bytes, byte_type_, MPI_BYTE);

@@ -29,17 +29,21 @@ namespace gasket::mpi::coll {
 // intercommunicator's own local group.
 enum class Side : uint8_t { kPeers, kLocal };
 
-// The ranks a builder works on: this process's rank and the size of one side.
+// The ranks a builder works on: this process's rank and the size of one side; with `map`, the
+// builder's rank i is rank map[i] of the side (a subset, e.g. the node leaders).
 struct Ranks {
   int rank = 0;
   int size = 1;
   Side side = Side::kPeers;
+  const int* map = nullptr;
 };
 
 class Schedule final : public p2p::Operation {
  public:
-  // Takes the next collective sequence number of `comm`.
+  // Takes the next collective sequence number of `comm` for the tag, or uses `tag` as given
+  // (MPI_Comm_create_group: the user's tag tells concurrent calls apart).
   Schedule(Context& c, const comm::Communicator& comm, const char* call);
+  Schedule(Context& c, const comm::Communicator& comm, const char* call, int tag);
   ~Schedule() override;
 
   // The ranks of the peers side (intracommunicator: the group; intercommunicator: this process's

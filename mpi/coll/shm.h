@@ -23,6 +23,14 @@ namespace gasket::mpi::coll {
 // Whether the fast path serves `comm` for `bytes` of data (same answer on every member).
 bool shm_applies(Context& c, const comm::Communicator& comm, int64_t bytes);
 
+// Node-aware form for a communicator spanning nodes (every member holding the slot; small data;
+// commutative ops): members publish into their cells, each node's lowest rank combines its node,
+// the node leaders run recursive doubling over point-to-point, and each leader publishes the
+// result in its cell for its node. Barrier: count 0.
+bool shm_nodes_apply(Context& c, const comm::Communicator& comm, int64_t bytes);
+void shm_allreduce_nodes(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
+                         int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type);
+
 void shm_barrier(Context& c, Guard& g, const comm::Communicator& comm);
 void shm_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root);
 // `count` elements of `type` (contiguous) from `in` reduced into `out` at `root` (every rank

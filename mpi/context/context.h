@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -73,6 +74,11 @@ class Context {
   // own range (top bit set), which blocking creations never use, so a blocking creation started
   // while an idup is in flight cannot take the id the idup's members will agree on.
   uint32_t next_nonblocking_context() const { return next_nb_context_; }
+  // Context ids agreed by mpi/coll's agreement (taken tentatively while it verifies them, so
+  // agreements running at once in several threads never settle on the same id).
+  bool context_taken(uint32_t context) const { return agreed_contexts_.count(context) != 0; }
+  void take_context(uint32_t context) { agreed_contexts_.insert(context); }
+  void release_context(uint32_t context) { agreed_contexts_.erase(context); }
   void use_nonblocking_context(uint32_t context) {
     if (context + comm::kContextStride > next_nb_context_) next_nb_context_ = context + comm::kContextStride;
   }
@@ -125,6 +131,7 @@ class Context {
   coll::CollectiveArea area_;
   coll::ScratchPool scratch_;
   uint32_t next_nb_context_ = 0x80000000u;
+  std::set<uint32_t> agreed_contexts_;
   std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start
   std::unique_ptr<p2p::Engine> engine_;
   win::WinTable wins_;

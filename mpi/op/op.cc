@@ -205,7 +205,12 @@ MPI_Op OpTable::add(MPI_User_function* function, bool commutative) {
 const UserOp* OpTable::find(MPI_Op op) const {
   if (op <= MPI_NO_OP) return nullptr;
   size_t i = static_cast<size_t>(op - MPI_NO_OP - 1);
-  return i < ops_.size() && live_[i] ? &ops_[i] : nullptr;
+  return i < ops_.size() ? &ops_[i] : nullptr;
+}
+
+bool OpTable::valid(MPI_Op op) const {
+  if (op >= MPI_MAX && op <= MPI_NO_OP) return true;
+  return find(op) != nullptr && live_[static_cast<size_t>(op - MPI_NO_OP - 1)];
 }
 
 Error OpTable::free(MPI_Op* op, const char* call) {
@@ -213,7 +218,7 @@ Error OpTable::free(MPI_Op* op, const char* call) {
   if (*op >= MPI_MAX && *op <= MPI_NO_OP) {
     return error(MPI_ERR_OP, "%s: %s is predefined and cannot be freed", call, name(*op));
   }
-  if (find(*op) == nullptr) return error(MPI_ERR_OP, "%s: %d is not a user operation", call, *op);
+  if (!valid(*op)) return error(MPI_ERR_OP, "%s: %d is not a user operation (or already freed)", call, *op);
   live_[static_cast<size_t>(*op - MPI_NO_OP - 1)] = false;  // handles are not reused
   *op = MPI_OP_NULL;
   return Error::ok();
@@ -224,6 +229,9 @@ Error check(const OpTable& ops, const datatype::DatatypeTable& types, MPI_Op op,
   if (op == MPI_OP_NULL) return error(MPI_ERR_OP, "%s: rank %d: the operation is MPI_OP_NULL", call, rank);
   if (!ops.valid(op)) return error(MPI_ERR_OP, "%s: rank %d: operation %d is not an operation", call, rank, op);
   if (ops.find(op) != nullptr) return Error::ok();  // user operations take any type
+  if (op == MPI_REPLACE || op == MPI_NO_OP) {
+    return error(MPI_ERR_OP, "%s: rank %d: %s is only for one-sided accumulates", call, rank, name(op));
+  }
   if (type.basic_type == 0) {
     return error(MPI_ERR_OP, "%s: rank %d: %s needs a datatype made of one predefined type; %s mixes several",
                  call, rank, name(op), type.name.empty() ? "the derived datatype" : type.name.c_str());

@@ -32,9 +32,11 @@ class OpTable {
  public:
   MPI_Op add(MPI_User_function* function, bool commutative);
   Error free(MPI_Op* op, const char* call);
-  // The user operation behind `op`, or null (predefined, freed, never an op).
+  // The user operation behind `op`, or null (predefined, never an op). A freed one is still
+  // found: collectives started before MPI_Op_free complete with it.
   const UserOp* find(MPI_Op op) const;
-  bool valid(MPI_Op op) const { return (op >= MPI_MAX && op <= MPI_NO_OP) || find(op) != nullptr; }
+  // Whether a new call may use `op` (predefined, or created and not freed).
+  bool valid(MPI_Op op) const;
   bool commutative(MPI_Op op) const {
     const UserOp* u = find(op);
     return u == nullptr || u->commutative;

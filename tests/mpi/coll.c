@@ -4,8 +4,10 @@
  * op on its types, MINLOC/MAXLOC on every pair type, user ops (commutative, and a non-commutative
  * 2x2 matrix product combined in rank order), errors. Everything runs twice: blocking, then as
  * the non-blocking form + MPI_Wait; then several non-blocking collectives at once overlapped with
- * point-to-point. On MPI_COMM_WORLD and on an odd-sized communicator (all ranks but the last). */
+ * point-to-point, MPI_Comm_idup in flight, concurrent MPI_Comm_create_group calls told apart by
+ * their tags. On MPI_COMM_WORLD and on an odd-sized communicator (all ranks but the last). */
 #include <complex.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -406,6 +408,16 @@ static void test_user_ops(MPI_Comm comm, int rank, int size) {
     for (int r = 0; r < size; ++r) ref_sum += val(r, i);
     CHECK_EQ(v[i], ref_sum);
   }
+  /* an operation freed while a non-blocking collective still uses it */
+  if (nb) {
+    MPI_Op tmp_op;
+    MPI_Request q;
+    MPI_OK(MPI_Op_create(mat_op, 0, &tmp_op));
+    MPI_OK(MPI_Iallreduce(in, out, N, mat, tmp_op, comm, &q));
+    MPI_OK(MPI_Op_free(&tmp_op));
+    MPI_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    for (int i = 0; i < N; ++i) CHECK(mat_eq(out[i], ref[i]));
+  }
   /* reduce_local: inout = in op inout */
   Mat a = mat_of(1, 1), b = mat_of(2, 3);
   MPI_OK(MPI_Reduce_local(&a, &b, 1, mat, matop));
@@ -507,6 +519,9 @@ static void test_errors(MPI_Comm world, int rank, int size) {
   MPI_Error_class(rc, &cls);
   CHECK_EQ(cls, MPI_ERR_OP);
   rc = MPI_Allreduce(&x, &y, 1, MPI_INT, 12345, comm);
+  MPI_Error_class(rc, &cls);
+  CHECK_EQ(cls, MPI_ERR_OP);
+  rc = MPI_Reduce(&x, &y, 1, MPI_INT, MPI_REPLACE, 0, comm);
   MPI_Error_class(rc, &cls);
   CHECK_EQ(cls, MPI_ERR_OP);
   rc = MPI_Allgather(&x, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, comm);
@@ -620,6 +635,41 @@ static void suite(MPI_Comm comm) {
   test_overlap(comm, rank, size);
 }
 
+/* Concurrent MPI_Comm_create_group calls on one parent over overlapping groups, from two
+ * threads, told apart by their tags: thread t builds a communicator of all ranks (t = 0) or of
+ * the even ranks (t = 1), then sums t + 1 over it. */
+typedef struct {
+  int t, rank, size;
+} CgArg;
+static void* create_group_thread(void* p) {
+  CgArg* a = p;
+  MPI_Group world, g;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int ranks[64], n = 0;
+  for (int r = 0; r < a->size; ++r)
+    if (a->t == 0 || r % 2 == 0) ranks[n++] = r;
+  MPI_OK(MPI_Group_incl(world, n, ranks, &g));
+  if (a->t == 0 || a->rank % 2 == 0) {
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_create_group(MPI_COMM_WORLD, g, 100 + a->t, &c));
+    int v = a->t + 1, sum = 0, csize;
+    MPI_Comm_size(c, &csize);
+    CHECK_EQ(csize, n);
+    MPI_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, c));
+    CHECK_EQ(sum, n * (a->t + 1));
+    MPI_OK(MPI_Comm_free(&c));
+  }
+  MPI_Group_free(&g);
+  MPI_Group_free(&world);
+  return NULL;
+}
+static void test_create_group_tags(int rank, int size) {
+  pthread_t th[2];
+  CgArg args[2] = {{0, rank, size}, {1, rank, size}};
+  for (int t = 0; t < 2; ++t) CHECK(pthread_create(&th[t], NULL, create_group_thread, &args[t]) == 0);
+  for (int t = 0; t < 2; ++t) pthread_join(th[t], NULL);
+}
+
 /* One misuse on rank 1 under MPI_ERRORS_ARE_FATAL (the test checks the job's message). */
 static void misuse(const char* what, int rank) {
   int x = 1, y = 0;
@@ -644,7 +694,9 @@ static void misuse(const char* what, int rank) {
 }
 
 int main(int argc, char** argv) {
-  MPI_OK(MPI_Init(&argc, &argv));
+  int provided;
+  MPI_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+  CHECK_EQ(provided, MPI_THREAD_MULTIPLE);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -661,6 +713,7 @@ int main(int argc, char** argv) {
     suite(part);
     MPI_OK(MPI_Comm_free(&part));
   }
+  test_create_group_tags(rank, size);
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("coll: ok on %d ranks\n", size);
   MPI_OK(MPI_Finalize());
