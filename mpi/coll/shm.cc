@@ -95,6 +95,10 @@ class Round {
           syscall(SYS_futex, futex_word(cell), FUTEX_WAIT, static_cast<int>(f & 0xffffffffu), &limit, nullptr, 0);
         }
         __atomic_sub_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
+        // A sleeper may be the one peers wait for (e.g. memreg's bounce transfers are served by
+        // the owner's core progress, which the engine runs only now and then): serve them.
+        c_.engine().progress();
+        gasket::progress();
         continue;
       }
       c_.backoff(g_, &polls);
