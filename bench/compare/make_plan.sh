@@ -36,6 +36,9 @@ cases_for() {
   local impl=$1 launch=$2 dir=$3
   local two=${launch//NP/2} four=${launch//NP/4}
   case_line "$impl" mpi_pingpong "$two" "$dir" pingpong --max "$max_bytes"
+  case_line "$impl" mpi_coll "$two" "$dir" coll $quick
+  case_line "$impl" mpi_coll-4 "$four" "$dir" coll $quick
+  case_line "$impl" mpi_rma "$two" "$dir" rma
   case_line "$impl" shmem_bench "$two" "$dir" shmem_bench "$max_bytes"
   case_line "$impl" shmem_bench-4PEs "$four" "$dir" shmem_bench 0
   for n in 2 4; do

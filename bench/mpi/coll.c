@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/common/bench_results.h"
+
 enum { kReps = 15 };
 
 static int cmp(const void* a, const void* b) {
@@ -64,7 +66,13 @@ int main(int argc, char** argv) {
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     int iters = calibrate(cases[k].op, a, b, cases[k].count, cases[k].iters); /* and warm-up */
     double us = measure(cases[k].op, a, b, cases[k].count, iters, reps);
-    if (rank == 0) printf("%s %d %.3f\n", cases[k].name, cases[k].count * (int)sizeof(double), us);
+    if (rank == 0) {
+      printf("%s %d %.3f\n", cases[k].name, cases[k].count * (int)sizeof(double), us);
+      char figure[64], x[32];
+      snprintf(figure, sizeof figure, "mpi_%s_latency_%dranks", cases[k].name, size);
+      snprintf(x, sizeof x, "%d", cases[k].count * (int)sizeof(double));
+      bench_result(figure, x, us, "us");
+    }
   }
   free(a);
   free(b);

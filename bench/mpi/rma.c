@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/common/bench_results.h"
+
 enum Kind { kCreate, kAllocate, kShared, kDynamic, kKinds };
 enum Mode { kLock, kLockAll, kFence, kPscw, kModes };
 enum Op { kPut, kGet, kAcc, kFop, kCas, kOps };
@@ -147,6 +149,11 @@ int main(int argc, char** argv) {
         table[k][m][o] = best;
         if (rank == 0) {
           printf("RMA %s %s %s %.3f\n", kind_names[k], mode_names[m], op_names[o], table[k][m][o]);
+          char figure[96];
+          snprintf(figure, sizeof figure, "mpi_rma_8B_latency_%s_window", kind_names[k]);
+          char x[64];
+          snprintf(x, sizeof x, "%s/%s", op_names[o], mode_names[m]);
+          bench_result(figure, x, table[k][m][o], "us");
           fflush(stdout);
         }
       }
