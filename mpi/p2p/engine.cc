@@ -241,6 +241,20 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
       const char* data = payload + (sync ? sizeof sreq : 0);
       size_t len = h.len - (sync ? sizeof sreq : 0);
       ++stat_eager_;
+      if (direct_ != nullptr && direct_matches(h)) {
+        DirectReceive* d = direct_;
+        direct_ = nullptr;
+        eager_consumed(src, len);
+        size_t n = accept_eager(src, h, sreq, len, d->count * d->type->size);
+        if (n > 0) std::memcpy(static_cast<char*>(d->buf) + d->type->true_lb, data, n);
+        d->status_source = h.src_rank;
+        d->status_tag = h.tag;
+        d->status_bytes = static_cast<int64_t>(n);
+        d->message_bytes = static_cast<int64_t>(len);
+        if (len > n) d->status_error = MPI_ERR_TRUNCATE;
+        d->done = true;
+        return;
+      }
       if (Request* r = match_posted(h.context, h.src_rank, h.tag)) {
         eager_consumed(src, len);
         deliver_eager(r, src, h, data, len, sreq);
@@ -262,7 +276,8 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
     case Kind::kRts: {
       RtsBody rts;
       std::memcpy(&rts, payload, sizeof rts);
-      if (Request* r = match_posted(h.context, h.src_rank, h.tag)) {
+      Request* r = direct_ != nullptr && direct_matches(h) ? direct_request() : match_posted(h.context, h.src_rank, h.tag);
+      if (r != nullptr) {
         r->status_source = h.src_rank;
         r->status_tag = h.tag;
         rndv_receive(r, src, rts);
@@ -517,7 +532,7 @@ void Engine::eager_consumed(int src_pe, size_t len) {
 void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* data, size_t len, uint64_t sreq) {
   r->status_source = h.src_rank;
   r->status_tag = h.tag;
-  size_t n = std::min(len, static_cast<size_t>(r->capacity));
+  size_t n = accept_eager(src_pe, h, sreq, len, r->capacity);
   if (n > 0 && r->recv_data != nullptr) {
     std::memcpy(r->recv_data, data, n);
   } else if (n > 0) {
@@ -526,11 +541,68 @@ void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* 
   r->status_bytes = static_cast<int64_t>(n);
   r->message_bytes = static_cast<int64_t>(len);
   if (len > n) r->status_error = MPI_ERR_TRUNCATE;
+  complete_recv(r);
+}
+
+size_t Engine::accept_eager(int src_pe, const Header& h, uint64_t sreq, size_t len, int64_t capacity) {
   if ((h.flags & kFlagSync) != 0) {
     FinBody ack{sreq};
     send_control(src_pe, Kind::kSyncAck, &ack, sizeof ack);
   }
-  complete_recv(r);
+  return std::min(len, static_cast<size_t>(capacity));
+}
+
+// ---- blocking shortcuts ----
+
+bool Engine::send_now(int pe, uint32_t context, int src_rank, int tag, const void* data, size_t bytes) {
+  size_t cost = bytes + sizeof(Header);
+  size_t& outstanding = eager_outstanding_[static_cast<size_t>(pe)];
+  if (bytes > eager_limit(pe) || outstanding + cost > eager_budget_) return false;
+  Header h{};
+  h.kind = static_cast<uint8_t>(Kind::kEager);
+  h.tag = tag;
+  h.context = context;
+  h.src_rank = src_rank;
+  if (shm(pe)) {
+    h.len = static_cast<uint32_t>(bytes);
+    if (!pending_[static_cast<size_t>(pe)].empty() || !rings_->try_send(pe, h, nullptr, 0, data, bytes)) return false;
+  } else {
+    send_packet(pe, h, nullptr, 0, data, bytes, nullptr);
+  }
+  outstanding += cost;
+  return true;
+}
+
+bool Engine::begin_direct(DirectReceive* d) {
+  if (direct_ != nullptr || posted_head_ != nullptr) return false;
+  if (!unexpected_.empty() && match_unexpected(d->context, d->source, d->tag) != unexpected_.end()) return false;
+  d->done = false;
+  d->request = nullptr;
+  d->status_error = MPI_SUCCESS;
+  direct_ = d;
+  return true;
+}
+
+bool Engine::direct_matches(const Header& h) const {
+  return direct_->context == h.context && matches(direct_->source, direct_->tag, h.src_rank, h.tag);
+}
+
+Request* Engine::direct_request() {
+  DirectReceive* d = direct_;
+  direct_ = nullptr;
+  Request* r = pool_.create(RequestKind::kRecv);
+  r->buf = d->buf;
+  r->count = d->count;
+  r->type = d->type;
+  r->type_handle = d->type_handle;
+  r->comm = d->comm;
+  r->context = d->context;
+  r->peer_rank = d->source;
+  r->tag = d->tag;
+  r->my_rank = d->my_rank;
+  prepare_receive(r);
+  d->request = r;
+  return r;
 }
 
 void Engine::complete_recv(Request* r) {

@@ -63,6 +63,27 @@ struct Unexpected {
   std::vector<char> data;  // eager data
 };
 
+// A blocking receive into contiguous memory, posted without a request (Engine::begin_direct):
+// eager data is copied straight into the user's buffer; a message that needs the protocol
+// (rendezvous) gets a request then, which the caller waits for and concludes as usual.
+struct DirectReceive {
+  // The receive (as in a request).
+  void* buf = nullptr;
+  int64_t count = 0;
+  const datatype::Datatype* type = nullptr;
+  int type_handle = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+  uint32_t context = 0;
+  int source = 0;
+  int tag = 0;
+  int my_rank = 0;
+  // Outcome: done (eager, status below), or `request` took over.
+  bool done = false;
+  Request* request = nullptr;
+  int status_source = 0, status_tag = 0, status_error = MPI_SUCCESS;
+  int64_t status_bytes = 0, message_bytes = 0;
+};
+
 // Matching probe result (MPI_Iprobe/MPI_Improbe).
 struct ProbeResult {
   bool found = false;
@@ -88,6 +109,14 @@ class Engine {
   void start_matched_recv(Request* r, std::unique_ptr<Unexpected> msg);
   // Starts a request of kind kOperation (r->operation set): polled by progress() until done.
   void start_operation(Request* r);
+  // Blocking calls' shortcuts, without a request.
+  // Sends contiguous data eager at once when the channel takes it now (within the eager limit
+  // and the receiver's budget, nothing queued ahead, room in the ring); false: nothing was sent.
+  bool send_now(int pe, uint32_t context, int src_rank, int tag, const void* data, size_t bytes);
+  // Posts `d` (contiguous type) when nothing is posted before it, no other direct receive is
+  // active and no unexpected message matches it; false: use a request. The caller progresses
+  // until d->done or d->request is set (the engine forgets `d` then).
+  bool begin_direct(DirectReceive* d);
   // Removes a posted, unmatched receive; false when it has already matched.
   bool cancel_recv(Request* r);
 
@@ -130,9 +159,14 @@ class Engine {
 
   // Matching.
   Request* match_posted(uint32_t context, int src_rank, int tag);
+  bool direct_matches(const Header& h) const;
+  Request* direct_request();  // the direct receive's request, for a message that needs one
   std::list<Unexpected>::iterator match_unexpected(uint32_t context, int source, int tag);
   void deliver(Request* r, Unexpected& msg, int src_pe);
   void deliver_eager(Request* r, int src_pe, const Header& h, const char* data, size_t len, uint64_t sreq);
+  // Answers a synchronous sender; the bytes of a `len`-byte eager message a receive of
+  // `capacity` bytes takes.
+  size_t accept_eager(int src_pe, const Header& h, uint64_t sreq, size_t len, int64_t capacity);
 
   // Rendezvous.
   void rndv_receive(Request* r, int src_pe, const RtsBody& rts);
@@ -186,6 +220,7 @@ class Engine {
   std::vector<Request*> operations_;
   void progress_operations();
 
+  DirectReceive* direct_ = nullptr;  // posted before everything in the posted queue
   Request* posted_head_ = nullptr;
   Request* posted_tail_ = nullptr;
   std::list<Unexpected> unexpected_;

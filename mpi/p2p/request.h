@@ -123,11 +123,11 @@ class RequestPool {
   }
   void release(Request* r) {
     r->live = false;
-    r->exposure = memreg::Exposure{};
-    r->operation.reset();
-    r->operation_error = Error::ok();
-    r->staging.clear();
-    r->staging.shrink_to_fit();
+    // Only what was used (the common request has none of these: keep its release cheap).
+    if (r->exposure.id != 0 || !r->exposure.descriptor.empty()) r->exposure = memreg::Exposure{};
+    if (r->operation) r->operation.reset();
+    if (!r->operation_error.is_ok()) r->operation_error = Error::ok();
+    if (r->staging.capacity() > 0) std::vector<char>().swap(r->staging);
     free_.push_back(r);
   }
   // The live request behind a handle / wire id, or null.
