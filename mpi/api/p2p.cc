@@ -654,6 +654,11 @@ int MPI_Cancel(MPI_Request* request) {
     if (r == nullptr) return error(MPI_ERR_REQUEST, "MPI_Cancel: the request is MPI_REQUEST_NULL");
     if (r->kind == RequestKind::kRecv) {
       c.engine().cancel_recv(r);  // a receive that matched already completes normally
+    } else if (r->kind == RequestKind::kSend) {
+      // The receiver drops the message if it has not matched it (MPI_Test_cancelled then says
+      // so); a matched send completes normally. A buffered send has left the user's request
+      // already (its copy is sent by an internal request): it completes normally too.
+      if (r->mode != SendMode::kBuffered && !r->proc_null) c.engine().cancel_send(r);
     } else if (r->kind == RequestKind::kGeneralized) {
       bool complete = r->complete;
       g.unlock();
@@ -661,7 +666,6 @@ int MPI_Cancel(MPI_Request* request) {
       g.relock();
       if (code != MPI_SUCCESS) return error(code, "MPI_Cancel: the generalized request's cancel function returned %d", code);
     }
-    // Sends cannot be cancelled here: they complete normally (MPI_Test_cancelled says false).
     return Error::ok();
   });
 }

@@ -236,10 +236,11 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
   switch (static_cast<Kind>(h.kind)) {
     case Kind::kEager: {
       bool sync = (h.flags & kFlagSync) != 0;
+      bool has_id = (h.flags & kFlagId) != 0;
       uint64_t sreq = 0;
-      if (sync) std::memcpy(&sreq, payload, sizeof sreq);
-      const char* data = payload + (sync ? sizeof sreq : 0);
-      size_t len = h.len - (sync ? sizeof sreq : 0);
+      if (has_id) std::memcpy(&sreq, payload, sizeof sreq);
+      const char* data = payload + (has_id ? sizeof sreq : 0);
+      size_t len = h.len - (has_id ? sizeof sreq : 0);
       ++stat_eager_;
       if (direct_ != nullptr && direct_matches(h)) {
         DirectReceive* d = direct_;
@@ -323,12 +324,26 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
     case Kind::kSyncAck: {
       FinBody f;
       std::memcpy(&f, payload, sizeof f);
-      Request* r = pool_.find(static_cast<int64_t>(f.sreq));
-      if (r == nullptr || r->kind != RequestKind::kSend) {
-        log::fatal("MPI: PE %d completed send request %llu, which is not pending here", src,
-                   static_cast<unsigned long long>(f.sreq));
+      complete_send(sent_request(src, f.sreq, "completed"));
+      return;
+    }
+    case Kind::kCancel: {
+      FinBody f;
+      std::memcpy(&f, payload, sizeof f);
+      on_cancel(src, f.sreq);
+      return;
+    }
+    case Kind::kCancelAnswer: {
+      CancelBody a;
+      std::memcpy(&a, payload, sizeof a);
+      Request* r = sent_request(src, a.sreq, "answered the cancel of");
+      r->cancel_pending = false;
+      if (a.cancelled != 0) {
+        r->cancelled = true;
+        complete_send(r);
+      } else if (r->send_done) {
+        complete_send(r);
       }
-      complete_send(r);
       return;
     }
   }
@@ -337,9 +352,24 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
 
 // ---- sends ----
 
+uint64_t Engine::wire_id(const Request* r) {
+  return static_cast<uint64_t>(r->serial) << 32 | static_cast<uint32_t>(r->handle);
+}
+
+Request* Engine::sent_request(int src, uint64_t id, const char* what) {
+  Request* r = pool_.find(static_cast<int64_t>(id & 0xffffffffu));
+  if (r == nullptr || r->kind != RequestKind::kSend || r->serial != static_cast<uint32_t>(id >> 32)) {
+    log::fatal("MPI: PE %d %s send %llu, which is not pending here", src, what, static_cast<unsigned long long>(id));
+  }
+  return r;
+}
+
 void Engine::start_send(Request* r) {
   r->complete = false;
   r->active = true;
+  r->send_done = false;
+  r->cancel_pending = false;
+  r->serial = ++send_serial_;
   int64_t bytes = r->count * r->type->size;
   r->send_bytes = bytes;
   Header h{};
@@ -357,13 +387,18 @@ void Engine::start_send(Request* r) {
     ++stat_over_budget_;
   }
   if (eager) outstanding += cost;
+  r->eager = eager;
   bool contiguous = r->type->contiguous();
+  // Eager packets of requests carry the request's id (for MPI_Cancel; synchronous: for the ack).
+  FinBody id{wire_id(r)};
+  h.flags = kFlagId;
   // A non-contiguous eager message to a same-node peer is packed straight into the ring slot.
   if (eager && !contiguous && r->mode != SendMode::kSync && shm(pe) && pending_[static_cast<size_t>(pe)].empty()) {
     if (char* payload = rings_->reserve(pe)) {
-      datatype::pack(*r->type, r->buf, r->count, payload);
+      std::memcpy(payload, &id, sizeof id);
+      datatype::pack(*r->type, r->buf, r->count, payload + sizeof id);
       h.kind = static_cast<uint8_t>(Kind::kEager);
-      h.len = static_cast<uint32_t>(bytes);
+      h.len = static_cast<uint32_t>(sizeof id + bytes);
       rings_->commit(pe, h);
       complete_send(r);
       return;
@@ -378,18 +413,15 @@ void Engine::start_send(Request* r) {
   }
   if (eager) {
     h.kind = static_cast<uint8_t>(Kind::kEager);
-    if (r->mode == SendMode::kSync) {
-      h.flags = kFlagSync;
-      FinBody body{static_cast<uint64_t>(r->handle)};
-      send_packet(pe, h, &body, sizeof body, r->send_data, static_cast<size_t>(bytes), nullptr);
-    } else {
-      send_packet(pe, h, nullptr, 0, r->send_data, static_cast<size_t>(bytes), r);
-    }
+    bool sync = r->mode == SendMode::kSync;
+    if (sync) h.flags |= kFlagSync;
+    send_packet(pe, h, &id, sizeof id, r->send_data, static_cast<size_t>(bytes), sync ? nullptr : r);
     return;
   }
   h.kind = static_cast<uint8_t>(Kind::kRts);
+  h.flags = 0;
   RtsBody rts{};
-  rts.sreq = static_cast<uint64_t>(r->handle);
+  rts.sreq = wire_id(r);
   rts.size = static_cast<uint64_t>(bytes);
   rts.addr = reinterpret_cast<uint64_t>(r->send_data);
   segments::Translation t = core::Runtime::get()->segments().translate(r->send_data, static_cast<size_t>(bytes));
@@ -402,11 +434,7 @@ void Engine::start_send(Request* r) {
 }
 
 void Engine::on_cts(int src, const CtsBody& cts, const char* descriptor) {
-  Request* s = pool_.find(static_cast<int64_t>(cts.sreq));
-  if (s == nullptr || s->kind != RequestKind::kSend) {
-    log::fatal("MPI: PE %d granted a rendezvous to send request %llu, which is not pending here", src,
-               static_cast<unsigned long long>(cts.sreq));
-  }
+  Request* s = sent_request(src, cts.sreq, "granted a rendezvous to");
   if (cts.data_offset + cts.length > static_cast<uint64_t>(s->send_bytes)) {
     log::fatal("MPI: PE %d's rendezvous grant (%llu bytes at %llu) does not fit send request %llu", src,
                static_cast<unsigned long long>(cts.length), static_cast<unsigned long long>(cts.data_offset),
@@ -429,13 +457,42 @@ void Engine::on_cts(int src, const CtsBody& cts, const char* descriptor) {
 }
 
 void Engine::complete_send(Request* r) {
-  r->complete = true;
+  r->send_done = true;
   r->staging.clear();
   if (r->bsend_block != nullptr && bsend_release) {
     bsend_release(r->bsend_block);
     r->bsend_block = nullptr;
   }
+  if (r->cancel_pending) return;  // the receiver's answer to MPI_Cancel completes it
+  r->complete = true;
   finish(r);
+}
+
+// ---- cancel of sends ----
+
+bool Engine::cancel_send(Request* r) {
+  // A rendezvous that is done was matched; a request asked once waits for that answer.
+  if (!r->active || r->cancel_pending || r->cancelled || (r->send_done && !r->eager)) return false;
+  r->cancel_pending = true;
+  r->complete = false;
+  FinBody f{wire_id(r)};
+  send_control(r->peer_pe, Kind::kCancel, &f, sizeof f);
+  return true;
+}
+
+void Engine::on_cancel(int src, uint64_t sreq) {
+  CancelBody answer{sreq, 0};
+  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
+    if (it->src_pe != src || it->sreq != sreq) continue;
+    if (!it->rendezvous) {
+      unexpected_bytes_ -= it->data.size();
+      eager_consumed(src, it->data.size());  // the sender's budget comes back as if it matched
+    }
+    unexpected_.erase(it);
+    answer.cancelled = 1;
+    break;
+  }
+  send_control(src, Kind::kCancelAnswer, &answer, sizeof answer);
 }
 
 void Engine::finish(Request* r) {

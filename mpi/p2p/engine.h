@@ -117,6 +117,10 @@ class Engine {
   // active and no unexpected message matches it; false: use a request. The caller progresses
   // until d->done or d->request is set (the engine forgets `d` then).
   bool begin_direct(DirectReceive* d);
+  // MPI_Cancel of a send: asks the receiver to drop the message if it has not matched it yet;
+  // the request completes with the answer (cancelled, or sent as usual). False: nothing to ask
+  // (a rendezvous already done, an inactive request, a cancel already asked).
+  bool cancel_send(Request* r);
   // Removes a posted, unmatched receive; false when it has already matched.
   bool cancel_recv(Request* r);
 
@@ -186,6 +190,11 @@ class Engine {
   void on_data(int src, const DataBody& d);
   void complete_recv(Request* r);
   void complete_send(Request* r);
+  void on_cancel(int src, uint64_t sreq);
+  // Send requests on the wire (wire.h): the id of `r`, and the request behind an id from `src`.
+  static uint64_t wire_id(const Request* r);
+  Request* sent_request(int src, uint64_t id, const char* what);
+  uint32_t send_serial_ = 0;
 
   EngineOptions options_;
   RequestPool pool_;

@@ -34,6 +34,13 @@ struct RequestState {
   bool posted = false;      // in the posted-receive queue
   bool proc_null = false;   // peer MPI_PROC_NULL: completes at once with an empty status
 
+  // Send protocol state: the wire id's serial, whether the data went eager, whether the
+  // protocol is done, and whether an MPI_Cancel waits for the receiver's answer.
+  uint32_t serial = 0;
+  bool eager = false;
+  bool send_done = false;
+  bool cancel_pending = false;
+
   // The operation.
   void* buf = nullptr;
   int64_t count = 0;
