@@ -74,6 +74,11 @@ Status Engine::init() {
     return Status(StatusCode::kInternal, "MPI_Init: peers are reached through a backend but the core has no active messages");
   }
 
+  if (rt->backend() != nullptr && rt->backend()->remote_read() != nullptr && any_backend_peer_) {
+    remote_get_ = true;
+    expose_sends_ = rt->backend()->user_registration() != nullptr;
+  }
+
   pending_.resize(n);
   eager_budget_ = options_.unexpected_limit / n;
   eager_outstanding_.assign(n, 0);
@@ -277,11 +282,15 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
     case Kind::kRts: {
       RtsBody rts;
       std::memcpy(&rts, payload, sizeof rts);
+      if (sizeof rts + rts.descriptor_len != h.len) {
+        log::fatal("MPI: PE %d sent a %u-byte rendezvous request with a %u-byte descriptor", src, h.len, rts.descriptor_len);
+      }
+      std::string_view descriptor(payload + sizeof rts, rts.descriptor_len);
       Request* r = direct_ != nullptr && direct_matches(h) ? direct_request() : match_posted(h.context, h.src_rank, h.tag);
       if (r != nullptr) {
         r->status_source = h.src_rank;
         r->status_tag = h.tag;
-        rndv_receive(r, src, rts);
+        rndv_receive(r, src, rts, descriptor);
         return;
       }
       Unexpected u;
@@ -293,6 +302,7 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
       u.sreq = rts.sreq;
       u.size = static_cast<int64_t>(rts.size);
       u.rts = rts;
+      u.data.assign(descriptor.begin(), descriptor.end());
       unexpected_.push_back(std::move(u));
       return;
     }
@@ -429,8 +439,29 @@ void Engine::start_send(Request* r) {
     rts.in_segment = 1;
     rts.segment = t.segment->id;
     rts.offset = t.offset;
+  } else if (expose_for_get(r, pe)) {
+    rts.descriptor_len = static_cast<uint32_t>(r->exposure.descriptor.size());
   }
-  send_packet(pe, h, &rts, sizeof rts, nullptr, 0, nullptr);
+  send_packet(pe, h, &rts, sizeof rts, r->exposure.descriptor.data(), rts.descriptor_len, nullptr);
+}
+
+bool Engine::expose_for_get(Request* r, int pe) {
+  if (!expose_sends_ || shm(pe) || r->send_bytes == 0) return false;
+  auto exposure = gasket::memreg::expose(r->send_data, static_cast<size_t>(r->send_bytes), "MPI (rendezvous send)");
+  if (!exposure.is_ok()) return false;
+  if (exposure.value().descriptor.size() > am_out_.size() - sizeof(Header) - sizeof(RtsBody)) {
+    (void)gasket::memreg::release(exposure.value(), "MPI (rendezvous send)");
+    return false;
+  }
+  r->exposure = std::move(exposure.value());
+  return true;
+}
+
+void Engine::release_exposure(Request* r, const char* call) {
+  if (r->exposure.id == 0) return;
+  Status st = gasket::memreg::release(r->exposure, call);
+  if (!st.is_ok()) log::fatal("%s", st.message().c_str());
+  r->exposure = memreg::Exposure{};
 }
 
 void Engine::on_cts(int src, const CtsBody& cts, const char* descriptor) {
@@ -459,6 +490,7 @@ void Engine::on_cts(int src, const CtsBody& cts, const char* descriptor) {
 void Engine::complete_send(Request* r) {
   r->send_done = true;
   r->staging.clear();
+  release_exposure(r, "MPI (rendezvous send)");
   if (r->bsend_block != nullptr && bsend_release) {
     bsend_release(r->bsend_block);
     r->bsend_block = nullptr;
@@ -562,7 +594,7 @@ void Engine::deliver(Request* r, Unexpected& msg, int src_pe) {
   r->status_source = msg.src_rank;
   r->status_tag = msg.tag;
   if (msg.rendezvous) {
-    rndv_receive(r, src_pe, msg.rts);
+    rndv_receive(r, src_pe, msg.rts, std::string_view(msg.data.data(), msg.data.size()));
     return;
   }
   unexpected_bytes_ -= msg.data.size();
@@ -663,11 +695,7 @@ Request* Engine::direct_request() {
 }
 
 void Engine::complete_recv(Request* r) {
-  if (r->exposure.id != 0) {
-    Status st = gasket::memreg::release(r->exposure, "MPI (rendezvous receive)");
-    if (!st.is_ok()) log::fatal("%s", st.message().c_str());
-    r->exposure = memreg::Exposure{};
-  }
+  release_exposure(r, "MPI (rendezvous receive)");
   if (!r->staging.empty() && r->status_bytes > 0) {
     datatype::unpack(*r->type, r->staging.data(), r->status_bytes, r->buf, r->count);
   }
@@ -710,7 +738,7 @@ std::unique_ptr<Unexpected> Engine::improbe(uint32_t context, int source, int ta
 
 // ---- rendezvous (receiver) ----
 
-void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts) {
+void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::string_view descriptor) {
   r->rndv_src_pe = src_pe;
   r->rndv_sreq = rts.sreq;
   if (r->recv_data == nullptr) {  // non-contiguous: land packed, unpack at completion
@@ -729,8 +757,9 @@ void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts) {
     complete_recv(r);
     return;
   }
-  if (options_.single_copy && shm(src_pe) && pull(src_pe, rts, r->recv_data, r->rndv_bytes)) {
-    ++stat_rndv_pull_;
+  if ((options_.single_copy && shm(src_pe) && pull(src_pe, rts, r->recv_data, r->rndv_bytes)) ||
+      (remote_get_ && !shm(src_pe) && get_from_sender(src_pe, rts, descriptor, r->recv_data, r->rndv_bytes))) {
+    ++(shm(src_pe) ? stat_rndv_pull_ : stat_rndv_get_);
     send_control(src_pe, Kind::kFin, &fin, sizeof fin);
     complete_recv(r);
     return;
@@ -794,6 +823,19 @@ bool Engine::pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes) {
     }
     done += n;
   }
+  return true;
+}
+
+bool Engine::get_from_sender(int src_pe, const RtsBody& rts, std::string_view descriptor, char* dst, int64_t bytes) {
+  if (rts.in_segment != 0) {
+    const segments::Segment* seg = core::Runtime::get()->segments().find(rts.segment);
+    if (seg == nullptr) log::fatal("MPI: PE %d's rendezvous request names segment %u, unknown here", src_pe, rts.segment);
+    gasket::get(dst, seg->base + rts.offset, static_cast<size_t>(bytes), src_pe, "MPI (rendezvous get)");
+    return true;
+  }
+  if (descriptor.empty()) return false;
+  Status st = gasket::memreg::get(src_pe, descriptor, 0, dst, static_cast<size_t>(bytes), "MPI (rendezvous get)");
+  if (!st.is_ok()) log::fatal("%s", st.message().c_str());
   return true;
 }
 
@@ -875,7 +917,8 @@ void Engine::on_data(int src, const DataBody& d) {
 
 std::string Engine::describe() const {
   return "MPI engine: " + std::to_string(stat_eager_) + " eager, " + std::to_string(stat_rndv_pull_) +
-         " rendezvous by single copy, " + std::to_string(stat_rndv_put_) + " by direct put, " +
+         " rendezvous by single copy, " + std::to_string(stat_rndv_get_) + " by the receiver's get, " +
+         std::to_string(stat_rndv_put_) + " by direct put, " +
          std::to_string(stat_rndv_bounce_) + " through the bounce zone; " + std::to_string(stat_over_budget_) +
          " eager-sized sends by rendezvous (over the receiver's budget); same-node eager limit " +
          std::to_string(shm_eager_) + " B, backend eager limit " + std::to_string(am_eager_) + " B, eager budget per receiver " + std::to_string(eager_budget_) + " B";

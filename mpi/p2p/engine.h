@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "core/base/status.h"
@@ -60,7 +61,7 @@ struct Unexpected {
   uint64_t sreq = 0;
   int64_t size = 0;  // message bytes
   RtsBody rts{};
-  std::vector<char> data;  // eager data
+  std::vector<char> data;  // eager data; rendezvous: the send buffer's memreg descriptor, if any
 };
 
 // A blocking receive into contiguous memory, posted without a request (Engine::begin_direct):
@@ -173,8 +174,16 @@ class Engine {
   size_t accept_eager(int src_pe, const Header& h, uint64_t sreq, size_t len, int64_t capacity);
 
   // Rendezvous.
-  void rndv_receive(Request* r, int src_pe, const RtsBody& rts);
+  void rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::string_view descriptor);
+  // Same node: copies the sender's data here (its mapped segment, or the kernel's single copy).
   bool pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes);
+  // Backend path with remote read: gets the sender's data when its buffer is remotely readable
+  // (in a segment, or exposed through core/memreg with `descriptor`).
+  bool get_from_sender(int src_pe, const RtsBody& rts, std::string_view descriptor, char* dst, int64_t bytes);
+  // Sender: exposes a rendezvous send buffer through core/memreg for the receiver's get, where
+  // that is one-sided (the backend reads and registers user memory); false: it stays unexposed.
+  bool expose_for_get(Request* r, int pe);
+  void release_exposure(Request* r, const char* call);
   struct Destination {
     bool in_segment = false;  // (segment, offset) in a segment every peer can address
     uint32_t segment = 0;
@@ -205,6 +214,10 @@ class Engine {
   std::vector<int> shm_peers_;
   size_t shm_eager_ = 0, am_eager_ = 0;
   bool any_backend_peer_ = false;
+  // The backend reads remote memory (ucx): the receiver of a rendezvous over it gets the data
+  // where the sender's buffer is remotely readable (else: CTS and puts, e.g. pciddc). Set once.
+  bool remote_get_ = false;
+  bool expose_sends_ = false;  // ... and registers user memory: senders expose their buffers
   unsigned progress_calls_ = 0;
   bool cma_ok_ = true;
   std::vector<int32_t> pids_;
@@ -239,7 +252,7 @@ class Engine {
   std::vector<Request*> zone_owner_;
   std::vector<Request*> zone_wait_head_, zone_wait_tail_;
 
-  uint64_t stat_eager_ = 0, stat_rndv_pull_ = 0, stat_rndv_put_ = 0, stat_rndv_bounce_ = 0, stat_over_budget_ = 0;
+  uint64_t stat_eager_ = 0, stat_rndv_pull_ = 0, stat_rndv_get_ = 0, stat_rndv_put_ = 0, stat_rndv_bounce_ = 0, stat_over_budget_ = 0;
 };
 
 }  // namespace gasket::mpi::p2p

@@ -1,6 +1,7 @@
 // The packets of two-sided MPI, identical on the same-node rings and over active messages.
 //   eager:  header + [kFlagId: the sender's request id] + data   (sent by a request: cancellable)
-//   RTS:    header + RtsBody            (rendezvous request: envelope, size, where the data is)
+//   RTS:    header + RtsBody + [core/memreg descriptor of the send buffer]
+//                                       (rendezvous request: envelope, size, where the data is)
 //   CTS:    header + CtsBody            (receiver -> sender: put this range at this address)
 //   DATA:   header + DataBody           (sender -> receiver: the range has landed)
 //   FIN:    header + FinBody            (receiver -> sender: the receiver copied the data itself)
@@ -39,6 +40,8 @@ struct RtsBody {
   uint64_t offset;   // ... and in segment `segment` when in_segment
   uint32_t segment;
   uint32_t in_segment;
+  uint32_t descriptor_len;  // > 0: the send buffer is exposed through core/memreg (descriptor follows)
+  uint32_t reserved;
 };
 
 struct CtsBody {
