@@ -16,6 +16,11 @@ namespace gasket::mpi::p2p {
 
 namespace {
 constexpr core::am::HandlerId kMpiHandler = core::am::kFirstClientHandler;
+// Same-node pull into a non-contiguous receive buffer: iovecs per block when the blocks average
+// at least this many bytes (else one copy into staging + unpacking is cheaper), in calls of at
+// most IOV_MAX local iovecs.
+constexpr int64_t kMinScatteredBlock = 256;
+constexpr size_t kIovecBatch = 1024;
 constexpr size_t kPidBytes = 4;
 
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
@@ -741,10 +746,6 @@ std::unique_ptr<Unexpected> Engine::improbe(uint32_t context, int source, int ta
 void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::string_view descriptor) {
   r->rndv_src_pe = src_pe;
   r->rndv_sreq = rts.sreq;
-  if (r->recv_data == nullptr) {  // non-contiguous: land packed, unpack at completion
-    r->staging.resize(static_cast<size_t>(std::max<int64_t>(r->capacity, 1)));
-    r->recv_data = r->staging.data();
-  }
   int64_t size = static_cast<int64_t>(rts.size);
   r->rndv_bytes = std::min(size, r->capacity);
   r->rndv_granted = r->rndv_received = 0;
@@ -757,7 +758,20 @@ void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::strin
     complete_recv(r);
     return;
   }
-  if ((options_.single_copy && shm(src_pe) && pull(src_pe, rts, r->recv_data, r->rndv_bytes)) ||
+  bool same_node = options_.single_copy && shm(src_pe);
+  // Non-contiguous: straight into the receive buffer's blocks where the layout allows (same node),
+  // else land packed in `staging` and unpack at completion.
+  if (r->recv_data == nullptr && same_node && pull_scattered(src_pe, rts, r)) {
+    ++stat_rndv_scattered_;
+    send_control(src_pe, Kind::kFin, &fin, sizeof fin);
+    complete_recv(r);
+    return;
+  }
+  if (r->recv_data == nullptr) {
+    r->staging.resize(static_cast<size_t>(std::max<int64_t>(r->capacity, 1)));
+    r->recv_data = r->staging.data();
+  }
+  if ((same_node && pull(src_pe, rts, r->recv_data, r->rndv_bytes)) ||
       (remote_get_ && !shm(src_pe) && get_from_sender(src_pe, rts, descriptor, r->recv_data, r->rndv_bytes))) {
     ++(shm(src_pe) ? stat_rndv_pull_ : stat_rndv_get_);
     send_control(src_pe, Kind::kFin, &fin, sizeof fin);
@@ -793,35 +807,85 @@ void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::strin
   }
 }
 
-bool Engine::pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes) {
-  if (src_pe == my_pe_) {
-    std::memcpy(dst, reinterpret_cast<const void*>(rts.addr), static_cast<size_t>(bytes));
-    return true;
-  }
-  if (rts.in_segment != 0) {
-    const segments::Segment* seg = core::Runtime::get()->segments().find(rts.segment);
-    if (seg != nullptr && seg->peer_base[static_cast<size_t>(src_pe)] != nullptr) {
-      std::memcpy(dst, seg->peer_base[static_cast<size_t>(src_pe)] + rts.offset, static_cast<size_t>(bytes));
-      return true;
-    }
-  }
-  if (!cma_ok_) return false;
-  int64_t done = 0;
-  while (done < bytes) {
-    iovec local{dst + done, static_cast<size_t>(bytes - done)};
-    iovec remote{reinterpret_cast<void*>(rts.addr + static_cast<uint64_t>(done)), static_cast<size_t>(bytes - done)};
-    ssize_t n = process_vm_readv(pids_[static_cast<size_t>(src_pe)], &local, 1, &remote, 1, 0);
-    if (n <= 0) {
+const char* Engine::mapped_source(int src_pe, const RtsBody& rts) const {
+  if (src_pe == my_pe_) return reinterpret_cast<const char*>(rts.addr);
+  if (rts.in_segment == 0) return nullptr;
+  const segments::Segment* seg = core::Runtime::get()->segments().find(rts.segment);
+  if (seg == nullptr || seg->peer_base[static_cast<size_t>(src_pe)] == nullptr) return nullptr;
+  return seg->peer_base[static_cast<size_t>(src_pe)] + rts.offset;
+}
+
+bool Engine::read_remote(int src_pe, iovec* local, size_t n, uint64_t remote, size_t total) {
+  size_t done = 0;
+  while (done < total) {
+    iovec from{reinterpret_cast<void*>(remote + done), total - done};
+    ssize_t got = process_vm_readv(pids_[static_cast<size_t>(src_pe)], local, n, &from, 1, 0);
+    if (got <= 0) {
       if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
         GASKET_DEBUG("MPI: process_vm_readv from PE %d refused (%s): rendezvous by puts from now on", src_pe,
                      strerror(errno));
         cma_ok_ = false;
         return false;
       }
-      log::fatal("MPI: copying %lld bytes of a message from PE %d (pid %d) failed: %s", static_cast<long long>(bytes),
-                 src_pe, pids_[static_cast<size_t>(src_pe)], strerror(errno));
+      log::fatal("MPI: copying %zu bytes of a message from PE %d (pid %d) failed: %s", total, src_pe,
+                 pids_[static_cast<size_t>(src_pe)], strerror(errno));
     }
-    done += n;
+    done += static_cast<size_t>(got);
+    // A partial copy: skip the local ranges it filled.
+    for (size_t skip = static_cast<size_t>(got); skip > 0;) {
+      size_t step = std::min(skip, local->iov_len);
+      local->iov_base = static_cast<char*>(local->iov_base) + step;
+      local->iov_len -= step;
+      skip -= step;
+      if (local->iov_len == 0) {
+        ++local;
+        --n;
+      }
+    }
+  }
+  return true;
+}
+
+bool Engine::pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes) {
+  if (const char* src = mapped_source(src_pe, rts)) {
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
+    return true;
+  }
+  iovec local{dst, static_cast<size_t>(bytes)};
+  return cma_ok_ && read_remote(src_pe, &local, 1, rts.addr, static_cast<size_t>(bytes));
+}
+
+bool Engine::pull_scattered(int src_pe, const RtsBody& rts, Request* r) {
+  const datatype::Datatype& type = *r->type;
+  if (const char* src = mapped_source(src_pe, rts)) {  // unpack straight out of the sender's data
+    datatype::unpack(type, src, r->rndv_bytes, r->buf, r->count);
+    return true;
+  }
+  // The kernel copies block by block; tiny blocks cost more that way than one copy + unpacking.
+  if (!cma_ok_ || type.size < kMinScatteredBlock * static_cast<int64_t>(type.blocks.size())) return false;
+  std::vector<iovec> batch;
+  batch.reserve(kIovecBatch);
+  uint64_t remote = rts.addr;
+  size_t batch_bytes = 0;
+  auto flush = [&] {
+    bool ok = read_remote(src_pe, batch.data(), batch.size(), remote, batch_bytes);
+    remote += batch_bytes;
+    batch_bytes = 0;
+    batch.clear();
+    return ok;
+  };
+  char* base = static_cast<char*>(r->buf);
+  int64_t left = r->rndv_bytes;
+  for (int64_t i = 0; i < r->count && left > 0; ++i) {
+    char* elem = base + i * type.extent();
+    for (const datatype::Block& b : type.blocks) {
+      int64_t n = std::min(b.length, left);
+      batch.push_back(iovec{elem + b.offset, static_cast<size_t>(n)});
+      batch_bytes += static_cast<size_t>(n);
+      left -= n;
+      if ((batch.size() == kIovecBatch || left == 0) && !flush()) return false;
+      if (left == 0) break;
+    }
   }
   return true;
 }
@@ -917,7 +981,7 @@ void Engine::on_data(int src, const DataBody& d) {
 
 std::string Engine::describe() const {
   return "MPI engine: " + std::to_string(stat_eager_) + " eager, " + std::to_string(stat_rndv_pull_) +
-         " rendezvous by single copy, " + std::to_string(stat_rndv_get_) + " by the receiver's get, " +
+         " rendezvous by single copy, " + std::to_string(stat_rndv_get_) + " by the receiver's get, " + std::to_string(stat_rndv_scattered_) + " pulled into non-contiguous blocks, " +
          std::to_string(stat_rndv_put_) + " by direct put, " +
          std::to_string(stat_rndv_bounce_) + " through the bounce zone; " + std::to_string(stat_over_budget_) +
          " eager-sized sends by rendezvous (over the receiver's budget); same-node eager limit " +

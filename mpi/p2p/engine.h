@@ -23,6 +23,8 @@
 // Thread safety: none here; the MPI context serialises calls (one lock under THREAD_MULTIPLE).
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -177,6 +179,13 @@ class Engine {
   void rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::string_view descriptor);
   // Same node: copies the sender's data here (its mapped segment, or the kernel's single copy).
   bool pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes);
+  // ... straight into the blocks of a non-contiguous receive (no staging) where the layout allows.
+  bool pull_scattered(int src_pe, const RtsBody& rts, Request* r);
+  // The sender's data mapped here (this PE, or its segment), or null.
+  const char* mapped_source(int src_pe, const RtsBody& rts) const;
+  // process_vm_readv of `total` bytes at `remote` in `src_pe` into `local`; false when the
+  // kernel refuses (then never tried again).
+  bool read_remote(int src_pe, iovec* local, size_t n, uint64_t remote, size_t total);
   // Backend path with remote read: gets the sender's data when its buffer is remotely readable
   // (in a segment, or exposed through core/memreg with `descriptor`).
   bool get_from_sender(int src_pe, const RtsBody& rts, std::string_view descriptor, char* dst, int64_t bytes);
@@ -252,7 +261,7 @@ class Engine {
   std::vector<Request*> zone_owner_;
   std::vector<Request*> zone_wait_head_, zone_wait_tail_;
 
-  uint64_t stat_eager_ = 0, stat_rndv_pull_ = 0, stat_rndv_get_ = 0, stat_rndv_put_ = 0, stat_rndv_bounce_ = 0, stat_over_budget_ = 0;
+  uint64_t stat_eager_ = 0, stat_rndv_pull_ = 0, stat_rndv_get_ = 0, stat_rndv_scattered_ = 0, stat_rndv_put_ = 0, stat_rndv_bounce_ = 0, stat_over_budget_ = 0;
 };
 
 }  // namespace gasket::mpi::p2p
