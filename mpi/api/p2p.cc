@@ -63,7 +63,7 @@ bool direct(Context& c, Guard& g, RequestKind kind, SendMode mode, const void* b
   d.type_handle = dt;
   d.comm = comm;
   d.context = cm->context;
-  d.source = peer;
+  d.peer_rank = peer;
   d.tag = tag;
   d.my_rank = cm->rank;
   if (!c.engine().begin_direct(&d)) return false;

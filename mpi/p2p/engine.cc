@@ -669,7 +669,7 @@ bool Engine::send_now(int pe, uint32_t context, int src_rank, int tag, const voi
 
 bool Engine::begin_direct(DirectReceive* d) {
   if (direct_ != nullptr || posted_head_ != nullptr) return false;
-  if (!unexpected_.empty() && match_unexpected(d->context, d->source, d->tag) != unexpected_.end()) return false;
+  if (!unexpected_.empty() && match_unexpected(d->context, d->peer_rank, d->tag) != unexpected_.end()) return false;
   d->done = false;
   d->request = nullptr;
   d->status_error = MPI_SUCCESS;
@@ -678,22 +678,14 @@ bool Engine::begin_direct(DirectReceive* d) {
 }
 
 bool Engine::direct_matches(const Header& h) const {
-  return direct_->context == h.context && matches(direct_->source, direct_->tag, h.src_rank, h.tag);
+  return direct_->context == h.context && matches(direct_->peer_rank, direct_->tag, h.src_rank, h.tag);
 }
 
 Request* Engine::direct_request() {
   DirectReceive* d = direct_;
   direct_ = nullptr;
   Request* r = pool_.create(RequestKind::kRecv);
-  r->buf = d->buf;
-  r->count = d->count;
-  r->type = d->type;
-  r->type_handle = d->type_handle;
-  r->comm = d->comm;
-  r->context = d->context;
-  r->peer_rank = d->source;
-  r->tag = d->tag;
-  r->my_rank = d->my_rank;
+  static_cast<Transfer&>(*r) = *d;
   prepare_receive(r);
   d->request = r;
   return r;

@@ -69,17 +69,7 @@ struct Unexpected {
 // A blocking receive into contiguous memory, posted without a request (Engine::begin_direct):
 // eager data is copied straight into the user's buffer; a message that needs the protocol
 // (rendezvous) gets a request then, which the caller waits for and concludes as usual.
-struct DirectReceive {
-  // The receive (as in a request).
-  void* buf = nullptr;
-  int64_t count = 0;
-  const datatype::Datatype* type = nullptr;
-  int type_handle = 0;
-  MPI_Comm comm = MPI_COMM_NULL;
-  uint32_t context = 0;
-  int source = 0;
-  int tag = 0;
-  int my_rank = 0;
+struct DirectReceive : Transfer {
   // Outcome: done (eager, status below), or `request` took over.
   bool done = false;
   Request* request = nullptr;

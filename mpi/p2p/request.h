@@ -19,9 +19,23 @@ struct Request;
 enum class RequestKind : uint8_t { kSend, kRecv, kGeneralized, kOperation, kDone };
 enum class SendMode : uint8_t { kStandard, kSync, kReady, kBuffered };
 
+// What a send or receive moves: buffer, datatype, communicator, peer and tag.
+struct Transfer {
+  void* buf = nullptr;
+  int64_t count = 0;
+  const datatype::Datatype* type = nullptr;
+  int type_handle = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+  uint32_t context = 0;
+  int peer_rank = 0;  // destination, or source (MPI_ANY_SOURCE allowed)
+  int peer_pe = -1;
+  int tag = 0;
+  int my_rank = 0;    // the sender's rank in the communicator (envelope)
+};
+
 // Everything but the staging buffer: trivially copyable, so a pooled request resets by one
-// assignment.
-struct RequestState {
+// assignment. The operation (Transfer) is set by the bindings.
+struct RequestState : Transfer {
   int handle = 0;
   bool live = false;        // allocated from the pool (not yet released)
   RequestKind kind = RequestKind::kDone;
@@ -40,18 +54,6 @@ struct RequestState {
   bool eager = false;
   bool send_done = false;
   bool cancel_pending = false;
-
-  // The operation.
-  void* buf = nullptr;
-  int64_t count = 0;
-  const datatype::Datatype* type = nullptr;
-  int type_handle = 0;
-  MPI_Comm comm = MPI_COMM_NULL;
-  uint32_t context = 0;
-  int peer_rank = 0;  // destination, or source (MPI_ANY_SOURCE allowed)
-  int peer_pe = -1;
-  int tag = 0;
-  int my_rank = 0;    // the sender's rank in the communicator (envelope)
 
   // Completion status.
   int status_source = MPI_ANY_SOURCE;
