@@ -84,6 +84,9 @@ Status Engine::init() {
     expose_sends_ = rt->backend()->user_registration() != nullptr;
   }
 
+  // Read here rather than by the context with the other knobs: only the engine uses it.
+  split_pull_ = rt->config().size(config::Knob::MPI_SPLIT_PULL);
+
   pending_.resize(n);
   eager_budget_ = options_.unexpected_limit / n;
   eager_outstanding_.assign(n, 0);
@@ -340,6 +343,12 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
       FinBody f;
       std::memcpy(&f, payload, sizeof f);
       complete_send(sent_request(src, f.sreq, "completed"));
+      return;
+    }
+    case Kind::kPush: {
+      PushBody p;
+      std::memcpy(&p, payload, sizeof p);
+      on_push(src, p);
       return;
     }
     case Kind::kCancel: {
@@ -763,6 +772,11 @@ void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::strin
     r->staging.resize(static_cast<size_t>(std::max<int64_t>(r->capacity, 1)));
     r->recv_data = r->staging.data();
   }
+  if (same_node && split_pull_ > 0 && static_cast<size_t>(r->rndv_bytes) >= split_pull_ && cma_proven_ &&
+      mapped_source(src_pe, rts) == nullptr) {
+    split_pull(r, src_pe, rts);
+    return;
+  }
   if ((same_node && pull(src_pe, rts, r->recv_data, r->rndv_bytes)) ||
       (remote_get_ && !shm(src_pe) && get_from_sender(src_pe, rts, descriptor, r->recv_data, r->rndv_bytes))) {
     ++(shm(src_pe) ? stat_rndv_pull_ : stat_rndv_get_);
@@ -807,21 +821,23 @@ const char* Engine::mapped_source(int src_pe, const RtsBody& rts) const {
   return seg->peer_base[static_cast<size_t>(src_pe)] + rts.offset;
 }
 
-bool Engine::read_remote(int src_pe, iovec* local, size_t n, uint64_t remote, size_t total) {
+bool Engine::cma_copy(bool write, int pe, iovec* local, size_t n, uint64_t remote, size_t total) {
+  const char* call = write ? "process_vm_writev" : "process_vm_readv";
   size_t done = 0;
   while (done < total) {
-    iovec from{reinterpret_cast<void*>(remote + done), total - done};
-    ssize_t got = process_vm_readv(pids_[static_cast<size_t>(src_pe)], local, n, &from, 1, 0);
+    iovec far{reinterpret_cast<void*>(remote + done), total - done};
+    pid_t pid = pids_[static_cast<size_t>(pe)];
+    ssize_t got = write ? process_vm_writev(pid, local, n, &far, 1, 0) : process_vm_readv(pid, local, n, &far, 1, 0);
     if (got <= 0) {
-      if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
-        GASKET_DEBUG("MPI: process_vm_readv from PE %d refused (%s): rendezvous by puts from now on", src_pe,
-                     strerror(errno));
+      if (done == 0 && !cma_proven_ && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
+        GASKET_DEBUG("MPI: %s with PE %d refused (%s): rendezvous by puts from now on", call, pe, strerror(errno));
         cma_ok_ = false;
         return false;
       }
-      log::fatal("MPI: copying %zu bytes of a message from PE %d (pid %d) failed: %s", total, src_pe,
-                 pids_[static_cast<size_t>(src_pe)], strerror(errno));
+      log::fatal("MPI: %s of %zu bytes of a message with PE %d (pid %d) failed: %s", call, total, pe, pid,
+                 strerror(errno));
     }
+    cma_proven_ = true;
     done += static_cast<size_t>(got);
     // A partial copy: skip the local ranges it filled.
     for (size_t skip = static_cast<size_t>(got); skip > 0;) {
@@ -844,7 +860,36 @@ bool Engine::pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes) {
     return true;
   }
   iovec local{dst, static_cast<size_t>(bytes)};
-  return cma_ok_ && read_remote(src_pe, &local, 1, rts.addr, static_cast<size_t>(bytes));
+  return cma_ok_ && cma_copy(false, src_pe, &local, 1, rts.addr, static_cast<size_t>(bytes));
+}
+
+void Engine::split_pull(Request* r, int src_pe, const RtsBody& rts) {
+  uint64_t bytes = static_cast<uint64_t>(r->rndv_bytes);
+  uint64_t half = bytes / 2 & ~uint64_t{4095};
+  PushBody push{rts.sreq, static_cast<uint64_t>(r->handle), half, bytes - half,
+                reinterpret_cast<uint64_t>(r->recv_data + half)};
+  send_control(src_pe, Kind::kPush, &push, sizeof push);
+  iovec local{r->recv_data, half};
+  (void)cma_copy(false, src_pe, &local, 1, rts.addr, half);  // proven: fails only fatally
+  ++stat_rndv_split_;
+  FinBody fin{rts.sreq};
+  send_control(src_pe, Kind::kFin, &fin, sizeof fin);
+  r->rndv_received += static_cast<int64_t>(half);  // complete at the sender's DATA (on_data)
+}
+
+void Engine::on_push(int src, const PushBody& p) {
+  Request* s = sent_request(src, p.sreq, "asked for a push of");
+  if (p.data_offset + p.length > static_cast<uint64_t>(s->send_bytes)) {
+    log::fatal("MPI: PE %d asked for %llu bytes at %llu of send %llu, which has %lld", src,
+               static_cast<unsigned long long>(p.length), static_cast<unsigned long long>(p.data_offset),
+               static_cast<unsigned long long>(p.sreq), static_cast<long long>(s->send_bytes));
+  }
+  iovec local{const_cast<char*>(s->send_data) + p.data_offset, p.length};
+  if (!cma_copy(true, src, &local, 1, p.dst_addr, p.length)) {
+    log::fatal("MPI: PE %d reads this PE's memory, but this PE may not write PE %d's", src, src);
+  }
+  DataBody d{p.rreq, p.data_offset, p.length, 0};
+  send_control(src, Kind::kData, &d, sizeof d);
 }
 
 bool Engine::pull_scattered(int src_pe, const RtsBody& rts, Request* r) {
@@ -860,7 +905,7 @@ bool Engine::pull_scattered(int src_pe, const RtsBody& rts, Request* r) {
   uint64_t remote = rts.addr;
   size_t batch_bytes = 0;
   auto flush = [&] {
-    bool ok = read_remote(src_pe, batch.data(), batch.size(), remote, batch_bytes);
+    bool ok = cma_copy(false, src_pe, batch.data(), batch.size(), remote, batch_bytes);
     remote += batch_bytes;
     batch_bytes = 0;
     batch.clear();
@@ -949,9 +994,9 @@ void Engine::on_data(int src, const DataBody& d) {
                static_cast<unsigned long long>(d.rreq));
   }
   size_t s = static_cast<size_t>(src);
-  if (zone_owner_[s] != r) {  // put straight into the receive buffer
-    r->rndv_received = r->rndv_bytes;
-    complete_recv(r);
+  if (zone_owner_[s] != r) {  // put (or pushed) straight into the receive buffer
+    r->rndv_received += static_cast<int64_t>(d.length);
+    if (r->rndv_received == r->rndv_bytes) complete_recv(r);
     return;
   }
   const segments::Segment* heap = core::Runtime::get()->segments().find(segments::kHeapSegment);
@@ -974,6 +1019,7 @@ void Engine::on_data(int src, const DataBody& d) {
 std::string Engine::describe() const {
   return "MPI engine: " + std::to_string(stat_eager_) + " eager, " + std::to_string(stat_rndv_pull_) +
          " rendezvous by single copy, " + std::to_string(stat_rndv_get_) + " by the receiver's get, " + std::to_string(stat_rndv_scattered_) + " pulled into non-contiguous blocks, " +
+         std::to_string(stat_rndv_split_) + " copied by both sides (split), " +
          std::to_string(stat_rndv_put_) + " by direct put, " +
          std::to_string(stat_rndv_bounce_) + " through the bounce zone; " + std::to_string(stat_over_budget_) +
          " eager-sized sends by rendezvous (over the receiver's budget); same-node eager limit " +

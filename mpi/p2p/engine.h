@@ -173,9 +173,13 @@ class Engine {
   bool pull_scattered(int src_pe, const RtsBody& rts, Request* r);
   // The sender's data mapped here (this PE, or its segment), or null.
   const char* mapped_source(int src_pe, const RtsBody& rts) const;
-  // process_vm_readv of `total` bytes at `remote` in `src_pe` into `local`; false when the
-  // kernel refuses (then never tried again).
-  bool read_remote(int src_pe, iovec* local, size_t n, uint64_t remote, size_t total);
+  // process_vm_readv (or writev: `write`) of `total` bytes at `remote` in `pe` from/into `local`;
+  // false when the kernel refuses (then never tried again).
+  bool cma_copy(bool write, int pe, iovec* local, size_t n, uint64_t remote, size_t total);
+  // Same node, large: the receiver reads the first half while the sender, asked by PUSH, writes
+  // the second (two cores copy); FIN after the receiver's half, DATA after the sender's.
+  void split_pull(Request* r, int src_pe, const RtsBody& rts);
+  void on_push(int src, const PushBody& p);
   // Backend path with remote read: gets the sender's data when its buffer is remotely readable
   // (in a segment, or exposed through core/memreg with `descriptor`).
   bool get_from_sender(int src_pe, const RtsBody& rts, std::string_view descriptor, char* dst, int64_t bytes);
@@ -219,6 +223,8 @@ class Engine {
   bool expose_sends_ = false;  // ... and registers user memory: senders expose their buffers
   unsigned progress_calls_ = 0;
   bool cma_ok_ = true;
+  bool cma_proven_ = false;  // a kernel copy has worked (split pulls rely on it)
+  size_t split_pull_ = 0;    // GASKET_MPI_SPLIT_PULL
   std::vector<int32_t> pids_;
 
   std::vector<std::deque<PendingPacket>> pending_;  // per target, behind a full ring
@@ -251,7 +257,7 @@ class Engine {
   std::vector<Request*> zone_owner_;
   std::vector<Request*> zone_wait_head_, zone_wait_tail_;
 
-  uint64_t stat_eager_ = 0, stat_rndv_pull_ = 0, stat_rndv_get_ = 0, stat_rndv_scattered_ = 0, stat_rndv_put_ = 0, stat_rndv_bounce_ = 0, stat_over_budget_ = 0;
+  uint64_t stat_eager_ = 0, stat_rndv_pull_ = 0, stat_rndv_get_ = 0, stat_rndv_scattered_ = 0, stat_rndv_split_ = 0, stat_rndv_put_ = 0, stat_rndv_bounce_ = 0, stat_over_budget_ = 0;
 };
 
 }  // namespace gasket::mpi::p2p

@@ -4,6 +4,8 @@
 //                                       (rendezvous request: envelope, size, where the data is)
 //   CTS:    header + CtsBody            (receiver -> sender: put this range at this address)
 //   DATA:   header + DataBody           (sender -> receiver: the range has landed)
+//   PUSH:   header + PushBody           (receiver -> sender, same node: write this range at this
+//                                        address of mine by the kernel's single copy, then DATA)
 //   FIN:    header + FinBody            (receiver -> sender: the receiver copied the data itself)
 //   SYNC_ACK: header + FinBody          (receiver -> sender: a synchronous eager send matched)
 //   CREDIT: header + FinBody            (receiver -> sender: `sreq` eager bytes were consumed)
@@ -17,7 +19,7 @@
 
 namespace gasket::mpi::p2p {
 
-enum class Kind : uint8_t { kEager = 1, kRts, kCts, kData, kFin, kSyncAck, kCredit, kCancel, kCancelAnswer };
+enum class Kind : uint8_t { kEager = 1, kRts, kCts, kData, kFin, kSyncAck, kCredit, kCancel, kCancelAnswer, kPush };
 constexpr uint8_t kFlagSync = 1;  // synchronous: answer SYNC_ACK on match (the packet has an id)
 constexpr uint8_t kFlagId = 2;    // the sender's request id precedes the data
 
@@ -61,6 +63,14 @@ struct DataBody {
   uint64_t data_offset;
   uint64_t length;
   uint64_t dst_offset;
+};
+
+struct PushBody {
+  uint64_t sreq;
+  uint64_t rreq;
+  uint64_t data_offset;  // range of the message
+  uint64_t length;
+  uint64_t dst_addr;     // in the receiver's address space
 };
 
 struct FinBody {

@@ -157,8 +157,8 @@ static void tag_selection(int rank, int size) {
 static void truncation(int rank, int size) {
   if (size < 2 || rank > 1) return;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  static const int lens[] = {64, 100000};
-  for (int k = 0; k < 2; ++k) {
+  static const int lens[] = {64, 100000, 3000000}; /* eager, rendezvous, split copy on a node */
+  for (int k = 0; k < 3; ++k) {
     int n = lens[k];
     unsigned char* b = malloc((size_t)n);
     if (rank == 0) {
