@@ -25,6 +25,14 @@ constexpr size_t kPidBytes = 4;
 
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
+// A packet's body (payloads need not be aligned).
+template <typename Body>
+Body body_of(const char* payload) {
+  Body b;
+  std::memcpy(&b, payload, sizeof b);
+  return b;
+}
+
 bool matches(int want_rank, int want_tag, int src_rank, int tag) {
   return (want_rank == MPI_ANY_SOURCE || want_rank == src_rank) && (want_tag == MPI_ANY_TAG || want_tag == tag);
 }
@@ -323,12 +331,9 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
       on_cts(src, cts, payload + sizeof cts);
       return;
     }
-    case Kind::kData: {
-      DataBody d;
-      std::memcpy(&d, payload, sizeof d);
-      on_data(src, d);
+    case Kind::kData:
+      on_data(src, body_of<DataBody>(payload));
       return;
-    }
     case Kind::kCredit: {
       FinBody f;
       std::memcpy(&f, payload, sizeof f);
@@ -339,27 +344,17 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
       return;
     }
     case Kind::kFin:
-    case Kind::kSyncAck: {
-      FinBody f;
-      std::memcpy(&f, payload, sizeof f);
-      complete_send(sent_request(src, f.sreq, "completed"));
+    case Kind::kSyncAck:
+      complete_send(sent_request(src, body_of<FinBody>(payload).sreq, "completed"));
       return;
-    }
-    case Kind::kPush: {
-      PushBody p;
-      std::memcpy(&p, payload, sizeof p);
-      on_push(src, p);
+    case Kind::kPush:
+      on_push(src, body_of<PushBody>(payload));
       return;
-    }
-    case Kind::kCancel: {
-      FinBody f;
-      std::memcpy(&f, payload, sizeof f);
-      on_cancel(src, f.sreq);
+    case Kind::kCancel:
+      on_cancel(src, body_of<FinBody>(payload).sreq);
       return;
-    }
     case Kind::kCancelAnswer: {
-      CancelBody a;
-      std::memcpy(&a, payload, sizeof a);
+      CancelBody a = body_of<CancelBody>(payload);
       Request* r = sent_request(src, a.sreq, "answered the cancel of");
       r->cancel_pending = false;
       if (a.cancelled != 0) {
