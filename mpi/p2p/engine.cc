@@ -298,10 +298,12 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
     case Kind::kRts: {
       RtsBody rts;
       std::memcpy(&rts, payload, sizeof rts);
-      if (sizeof rts + rts.descriptor_len != h.len) {
-        log::fatal("MPI: PE %d sent a %u-byte rendezvous request with a %u-byte descriptor", src, h.len, rts.descriptor_len);
+      size_t extra = rts.descriptor_len + size_t{rts.layout_blocks} * sizeof(LayoutBlock);
+      if (sizeof rts + extra != h.len) {
+        log::fatal("MPI: PE %d sent a %u-byte rendezvous request with a %u-byte descriptor and %u layout blocks", src,
+                   h.len, rts.descriptor_len, rts.layout_blocks);
       }
-      std::string_view descriptor(payload + sizeof rts, rts.descriptor_len);
+      std::string_view descriptor(payload + sizeof rts, extra);  // or the layout
       Request* r = direct_ != nullptr && direct_matches(h) ? direct_request() : match_posted(h.context, h.src_rank, h.tag);
       if (r != nullptr) {
         r->status_source = h.src_rank;
@@ -423,13 +425,11 @@ void Engine::start_send(Request* r) {
       return;
     }
   }
-  if (contiguous) {
-    r->send_data = static_cast<const char*>(r->buf) + r->type->true_lb;
-  } else {
-    r->staging.resize(static_cast<size_t>(bytes));
-    datatype::pack(*r->type, r->buf, r->count, r->staging.data());
-    r->send_data = r->staging.data();
-  }
+  // A non-contiguous rendezvous to a same-node peer goes unpacked when the receiver can gather
+  // its blocks (the RTS carries them); packed only if the protocol comes to need it (on_cts).
+  std::vector<LayoutBlock> layout = eager || contiguous ? std::vector<LayoutBlock>{} : send_layout(r, pe);
+  r->send_data = contiguous ? static_cast<const char*>(r->buf) + r->type->true_lb : nullptr;
+  if (!contiguous && layout.empty()) packed_send_data(r);
   if (eager) {
     h.kind = static_cast<uint8_t>(Kind::kEager);
     bool sync = r->mode == SendMode::kSync;
@@ -442,6 +442,14 @@ void Engine::start_send(Request* r) {
   RtsBody rts{};
   rts.sreq = wire_id(r);
   rts.size = static_cast<uint64_t>(bytes);
+  if (!layout.empty()) {
+    rts.layout_blocks = static_cast<uint32_t>(layout.size());
+    std::vector<char> body(sizeof rts + layout.size() * sizeof(LayoutBlock));
+    std::memcpy(body.data(), &rts, sizeof rts);
+    std::memcpy(body.data() + sizeof rts, layout.data(), layout.size() * sizeof(LayoutBlock));
+    send_packet(pe, h, body.data(), body.size(), nullptr, 0, nullptr);
+    return;
+  }
   rts.addr = reinterpret_cast<uint64_t>(r->send_data);
   segments::Translation t = core::Runtime::get()->segments().translate(r->send_data, static_cast<size_t>(bytes));
   if (t.segment != nullptr && t.in_bounds) {
@@ -452,6 +460,35 @@ void Engine::start_send(Request* r) {
     rts.descriptor_len = static_cast<uint32_t>(r->exposure.descriptor.size());
   }
   send_packet(pe, h, &rts, sizeof rts, r->exposure.descriptor.data(), rts.descriptor_len, nullptr);
+}
+
+std::vector<LayoutBlock> Engine::send_layout(const Request* r, int pe) const {
+  const datatype::Datatype& type = *r->type;
+  size_t n = static_cast<size_t>(r->count) * type.blocks.size();
+  size_t room = (rings_->max_packet() - sizeof(Header) - sizeof(RtsBody)) / sizeof(LayoutBlock);
+  if (!shm(pe) || pe == my_pe_ || !options_.single_copy || !cma_ok_ || n == 0 || n > std::min(room, kIovecBatch) ||
+      type.size < kMinScatteredBlock * static_cast<int64_t>(type.blocks.size())) {
+    return {};
+  }
+  std::vector<LayoutBlock> layout;
+  layout.reserve(n);
+  const char* base = static_cast<const char*>(r->buf);
+  for (int64_t i = 0; i < r->count; ++i) {
+    for (const datatype::Block& b : type.blocks) {
+      layout.push_back(LayoutBlock{reinterpret_cast<uint64_t>(base + i * type.extent() + b.offset),
+                                   static_cast<uint64_t>(b.length)});
+    }
+  }
+  return layout;
+}
+
+const char* Engine::packed_send_data(Request* r) {
+  if (r->send_data == nullptr) {
+    r->staging.resize(static_cast<size_t>(r->send_bytes));
+    datatype::pack(*r->type, r->buf, r->count, r->staging.data());
+    r->send_data = r->staging.data();
+  }
+  return r->send_data;
 }
 
 bool Engine::expose_for_get(Request* r, int pe) {
@@ -475,6 +512,7 @@ void Engine::release_exposure(Request* r, const char* call) {
 
 void Engine::on_cts(int src, const CtsBody& cts, const char* descriptor) {
   Request* s = sent_request(src, cts.sreq, "granted a rendezvous to");
+  packed_send_data(s);  // a layout the receiver could not gather: packed now
   if (cts.data_offset + cts.length > static_cast<uint64_t>(s->send_bytes)) {
     log::fatal("MPI: PE %d's rendezvous grant (%llu bytes at %llu) does not fit send request %llu", src,
                static_cast<unsigned long long>(cts.length), static_cast<unsigned long long>(cts.data_offset),
@@ -755,9 +793,11 @@ void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::strin
     return;
   }
   bool same_node = options_.single_copy && shm(src_pe);
+  bool layout = rts.layout_blocks > 0;  // the sender's blocks (`descriptor` holds them)
   // Non-contiguous: straight into the receive buffer's blocks where the layout allows (same node),
   // else land packed in `staging` and unpack at completion.
-  if (r->recv_data == nullptr && same_node && pull_scattered(src_pe, rts, r)) {
+  if ((layout && same_node && gather(src_pe, descriptor, r)) ||
+      (!layout && r->recv_data == nullptr && same_node && pull_scattered(src_pe, rts, r))) {
     ++stat_rndv_scattered_;
     send_control(src_pe, Kind::kFin, &fin, sizeof fin);
     complete_recv(r);
@@ -767,12 +807,12 @@ void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::strin
     r->staging.resize(static_cast<size_t>(std::max<int64_t>(r->capacity, 1)));
     r->recv_data = r->staging.data();
   }
-  if (same_node && split_pull_ > 0 && static_cast<size_t>(r->rndv_bytes) >= split_pull_ && cma_proven_ &&
+  if (!layout && same_node && split_pull_ > 0 && static_cast<size_t>(r->rndv_bytes) >= split_pull_ && cma_proven_ &&
       mapped_source(src_pe, rts) == nullptr) {
     split_pull(r, src_pe, rts);
     return;
   }
-  if ((same_node && pull(src_pe, rts, r->recv_data, r->rndv_bytes)) ||
+  if ((!layout && same_node && pull(src_pe, rts, r->recv_data, r->rndv_bytes)) ||
       (remote_get_ && !shm(src_pe) && get_from_sender(src_pe, rts, descriptor, r->recv_data, r->rndv_bytes))) {
     ++(shm(src_pe) ? stat_rndv_pull_ : stat_rndv_get_);
     send_control(src_pe, Kind::kFin, &fin, sizeof fin);
@@ -816,13 +856,28 @@ const char* Engine::mapped_source(int src_pe, const RtsBody& rts) const {
   return seg->peer_base[static_cast<size_t>(src_pe)] + rts.offset;
 }
 
-bool Engine::cma_copy(bool write, int pe, iovec* local, size_t n, uint64_t remote, size_t total) {
+namespace {
+// Skips `bytes` at the front of the iovec list (a partial kernel copy).
+void advance(iovec*& v, size_t& n, size_t bytes) {
+  while (bytes > 0) {
+    size_t step = std::min(bytes, v->iov_len);
+    v->iov_base = static_cast<char*>(v->iov_base) + step;
+    v->iov_len -= step;
+    bytes -= step;
+    if (v->iov_len == 0) {
+      ++v;
+      --n;
+    }
+  }
+}
+}  // namespace
+
+bool Engine::cma_copy(bool write, int pe, iovec* local, size_t n, iovec* remote, size_t m, size_t total) {
   const char* call = write ? "process_vm_writev" : "process_vm_readv";
   size_t done = 0;
   while (done < total) {
-    iovec far{reinterpret_cast<void*>(remote + done), total - done};
     pid_t pid = pids_[static_cast<size_t>(pe)];
-    ssize_t got = write ? process_vm_writev(pid, local, n, &far, 1, 0) : process_vm_readv(pid, local, n, &far, 1, 0);
+    ssize_t got = write ? process_vm_writev(pid, local, n, remote, m, 0) : process_vm_readv(pid, local, n, remote, m, 0);
     if (got <= 0) {
       if (done == 0 && !cma_proven_ && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
         GASKET_DEBUG("MPI: %s with PE %d refused (%s): rendezvous by puts from now on", call, pe, strerror(errno));
@@ -834,16 +889,9 @@ bool Engine::cma_copy(bool write, int pe, iovec* local, size_t n, uint64_t remot
     }
     cma_proven_ = true;
     done += static_cast<size_t>(got);
-    // A partial copy: skip the local ranges it filled.
-    for (size_t skip = static_cast<size_t>(got); skip > 0;) {
-      size_t step = std::min(skip, local->iov_len);
-      local->iov_base = static_cast<char*>(local->iov_base) + step;
-      local->iov_len -= step;
-      skip -= step;
-      if (local->iov_len == 0) {
-        ++local;
-        --n;
-      }
+    if (done < total) {
+      advance(local, n, static_cast<size_t>(got));
+      advance(remote, m, static_cast<size_t>(got));
     }
   }
   return true;
@@ -855,7 +903,8 @@ bool Engine::pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes) {
     return true;
   }
   iovec local{dst, static_cast<size_t>(bytes)};
-  return cma_ok_ && cma_copy(false, src_pe, &local, 1, rts.addr, static_cast<size_t>(bytes));
+  iovec remote{reinterpret_cast<void*>(rts.addr), static_cast<size_t>(bytes)};
+  return cma_ok_ && cma_copy(false, src_pe, &local, 1, &remote, 1, static_cast<size_t>(bytes));
 }
 
 void Engine::split_pull(Request* r, int src_pe, const RtsBody& rts) {
@@ -865,7 +914,8 @@ void Engine::split_pull(Request* r, int src_pe, const RtsBody& rts) {
                 reinterpret_cast<uint64_t>(r->recv_data + half)};
   send_control(src_pe, Kind::kPush, &push, sizeof push);
   iovec local{r->recv_data, half};
-  (void)cma_copy(false, src_pe, &local, 1, rts.addr, half);  // proven: fails only fatally
+  iovec remote{reinterpret_cast<void*>(rts.addr), half};
+  (void)cma_copy(false, src_pe, &local, 1, &remote, 1, half);  // proven: fails only fatally
   ++stat_rndv_split_;
   FinBody fin{rts.sreq};
   send_control(src_pe, Kind::kFin, &fin, sizeof fin);
@@ -880,11 +930,27 @@ void Engine::on_push(int src, const PushBody& p) {
                static_cast<unsigned long long>(p.sreq), static_cast<long long>(s->send_bytes));
   }
   iovec local{const_cast<char*>(s->send_data) + p.data_offset, p.length};
-  if (!cma_copy(true, src, &local, 1, p.dst_addr, p.length)) {
+  iovec remote{reinterpret_cast<void*>(p.dst_addr), p.length};
+  if (!cma_copy(true, src, &local, 1, &remote, 1, p.length)) {
     log::fatal("MPI: PE %d reads this PE's memory, but this PE may not write PE %d's", src, src);
   }
   DataBody d{p.rreq, p.data_offset, p.length, 0};
   send_control(src, Kind::kData, &d, sizeof d);
+}
+
+bool Engine::gather(int src_pe, std::string_view layout, Request* r) {
+  if (!cma_ok_) return false;
+  std::vector<iovec> remote(layout.size() / sizeof(LayoutBlock));
+  for (size_t i = 0; i < remote.size(); ++i) {
+    LayoutBlock b = body_of<LayoutBlock>(layout.data() + i * sizeof(LayoutBlock));
+    remote[i] = iovec{reinterpret_cast<void*>(b.addr), b.len};
+  }
+  if (r->recv_data == nullptr) {  // both sides non-contiguous: gather into staging, unpack at completion
+    r->staging.resize(static_cast<size_t>(r->rndv_bytes));
+    r->recv_data = r->staging.data();
+  }
+  iovec local{r->recv_data, static_cast<size_t>(r->rndv_bytes)};
+  return cma_copy(false, src_pe, &local, 1, remote.data(), remote.size(), static_cast<size_t>(r->rndv_bytes));
 }
 
 bool Engine::pull_scattered(int src_pe, const RtsBody& rts, Request* r) {
@@ -900,7 +966,8 @@ bool Engine::pull_scattered(int src_pe, const RtsBody& rts, Request* r) {
   uint64_t remote = rts.addr;
   size_t batch_bytes = 0;
   auto flush = [&] {
-    bool ok = cma_copy(false, src_pe, batch.data(), batch.size(), remote, batch_bytes);
+    iovec from{reinterpret_cast<void*>(remote), batch_bytes};
+    bool ok = cma_copy(false, src_pe, batch.data(), batch.size(), &from, 1, batch_bytes);
     remote += batch_bytes;
     batch_bytes = 0;
     batch.clear();
@@ -1013,7 +1080,7 @@ void Engine::on_data(int src, const DataBody& d) {
 
 std::string Engine::describe() const {
   return "MPI engine: " + std::to_string(stat_eager_) + " eager, " + std::to_string(stat_rndv_pull_) +
-         " rendezvous by single copy, " + std::to_string(stat_rndv_get_) + " by the receiver's get, " + std::to_string(stat_rndv_scattered_) + " pulled into non-contiguous blocks, " +
+         " rendezvous by single copy, " + std::to_string(stat_rndv_get_) + " by the receiver's get, " + std::to_string(stat_rndv_scattered_) + " into or out of non-contiguous blocks without staging, " +
          std::to_string(stat_rndv_split_) + " copied by both sides (split), " +
          std::to_string(stat_rndv_put_) + " by direct put, " +
          std::to_string(stat_rndv_bounce_) + " through the bounce zone; " + std::to_string(stat_over_budget_) +

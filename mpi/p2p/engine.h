@@ -171,11 +171,18 @@ class Engine {
   bool pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes);
   // ... straight into the blocks of a non-contiguous receive (no staging) where the layout allows.
   bool pull_scattered(int src_pe, const RtsBody& rts, Request* r);
+  // ... gathering the sender's unpacked blocks (its RTS layout) into the receive buffer.
+  bool gather(int src_pe, std::string_view layout, Request* r);
   // The sender's data mapped here (this PE, or its segment), or null.
   const char* mapped_source(int src_pe, const RtsBody& rts) const;
   // process_vm_readv (or writev: `write`) of `total` bytes at `remote` in `pe` from/into `local`;
   // false when the kernel refuses (then never tried again).
-  bool cma_copy(bool write, int pe, iovec* local, size_t n, uint64_t remote, size_t total);
+  bool cma_copy(bool write, int pe, iovec* local, size_t n, iovec* remote, size_t m, size_t total);
+  // Sender, same node, non-contiguous rendezvous: the blocks of the data for the receiver to
+  // gather (no packing); empty when packing is the better choice (tiny or too many blocks).
+  std::vector<LayoutBlock> send_layout(const Request* r, int pe) const;
+  // The packed copy of a non-contiguous send, made when the protocol needs contiguous data.
+  const char* packed_send_data(Request* r);
   // Same node, large: the receiver reads the first half while the sender, asked by PUSH, writes
   // the second (two cores copy); FIN after the receiver's half, DATA after the sender's.
   void split_pull(Request* r, int src_pe, const RtsBody& rts);

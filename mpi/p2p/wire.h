@@ -1,6 +1,7 @@
 // The packets of two-sided MPI, identical on the same-node rings and over active messages.
 //   eager:  header + [kFlagId: the sender's request id] + data   (sent by a request: cancellable)
-//   RTS:    header + RtsBody + [core/memreg descriptor of the send buffer]
+//   RTS:    header + RtsBody + [core/memreg descriptor of the send buffer, or the layout:
+//           `layout_blocks` LayoutBlocks of non-contiguous send data, for a same-node pull]
 //                                       (rendezvous request: envelope, size, where the data is)
 //   CTS:    header + CtsBody            (receiver -> sender: put this range at this address)
 //   DATA:   header + DataBody           (sender -> receiver: the range has landed)
@@ -43,7 +44,12 @@ struct RtsBody {
   uint32_t segment;
   uint32_t in_segment;
   uint32_t descriptor_len;  // > 0: the send buffer is exposed through core/memreg (descriptor follows)
-  uint32_t reserved;
+  uint32_t layout_blocks;   // > 0: the data is in these blocks (addr, len) in the sender, unpacked
+};
+
+struct LayoutBlock {
+  uint64_t addr;
+  uint64_t len;
 };
 
 struct CtsBody {
