@@ -3,13 +3,22 @@
 # and MPICH's (each when installed: apt-get install openmpi-bin libopenmpi-dev mpich libmpich-dev)
 # on 2 ranks of this machine, and prints their latency and bandwidth side by side.
 #   bench/mpi/compare.sh [pingpong options: --max BYTES, --alloc-mem]
-# Environment: BAZEL (default bazel), BAZEL_OUTPUT_BASE (an output base to build in).
+#   bench/mpi/compare.sh --save-baseline DIR   (keeps this build's library, mpi.h and mpiexec in DIR)
+# Environment: BAZEL (default bazel), BAZEL_OUTPUT_BASE (an output base to build in),
+# GASKET_BASELINE=DIR (also runs the gasket build saved in DIR, as "gasket-baseline": before/after
+# a change in one run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bazel_cmd=(${BAZEL:-bazel})
 [ -n "${BAZEL_OUTPUT_BASE:-}" ] && bazel_cmd+=(--output_base="$BAZEL_OUTPUT_BASE")
 "${bazel_cmd[@]}" build -c opt //tools/mpicc:mpicc //tools/mpicc:mpiexec >&2
 bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
+if [ "${1:-}" = "--save-baseline" ]; then
+  mkdir -p "$2"
+  cp -f "$bin/mpi/libgasket_mpi.so" mpi/include/mpi.h "$bin/tools/mpicc/mpiexec" "$2/"
+  echo "compare: baseline saved in $2" >&2
+  exit 0
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -35,6 +44,12 @@ run() {  # name, compile command..., --, launch command...
 }
 PINGPONG_ARGS=("$@")
 run gasket "$bin/tools/mpicc/mpicc" -- "$bin/tools/mpicc/mpiexec" -n 2 --quiet
+if [ -n "${GASKET_BASELINE:-}" ]; then
+  base=$(cd "$GASKET_BASELINE" && pwd)
+  printf '#!/bin/sh\nexec gcc -I"%s" "$@" -L"%s" -Wl,-rpath,"%s" -lgasket_mpi\n' "$base" "$base" "$base" >"$tmp/mpicc-baseline"
+  chmod +x "$tmp/mpicc-baseline"
+  run gasket-baseline "$tmp/mpicc-baseline" -- "$base/mpiexec" -n 2 --quiet
+fi
 if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
   run openmpi mpicc.openmpi -- env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     mpirun.openmpi -n 2 --bind-to core

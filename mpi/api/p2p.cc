@@ -40,10 +40,53 @@ int post(const char* call, RequestKind kind, SendMode mode, const void* buf, int
   });
 }
 
-// Blocking operation: create + start + wait + conclude.
+// The shortcut of a blocking send or receive of contiguous data (no request): an eager send the
+// channel takes at once, or a receive posted directly (p2p::DirectReceive). False: nothing done.
+bool direct(Context& c, Guard& g, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt,
+            int peer, int tag, MPI_Comm comm, MPI_Status* status, const char* call, Error* result) {
+  gasket::mpi::comm::Communicator* cm;
+  const gasket::mpi::datatype::Datatype* type;
+  bool recv = kind == RequestKind::kRecv;
+  if (!api::valid_arguments(c, recv, buf, count, dt, peer, tag, comm, &cm, &type) || !type->contiguous() ||
+      peer == MPI_PROC_NULL) {
+    return false;
+  }
+  if (!recv) {
+    return (mode == SendMode::kStandard || mode == SendMode::kReady) &&
+           c.engine().send_now(cm->peers().pes[static_cast<size_t>(peer)], cm->context, cm->rank, tag,
+                               static_cast<const char*>(buf) + type->true_lb, static_cast<size_t>(count * type->size));
+  }
+  gasket::mpi::p2p::DirectReceive d;
+  d.buf = const_cast<void*>(buf);
+  d.count = count;
+  d.type = type;
+  d.type_handle = dt;
+  d.comm = comm;
+  d.context = cm->context;
+  d.peer_rank = peer;
+  d.tag = tag;
+  d.my_rank = cm->rank;
+  if (!c.engine().begin_direct(&d)) return false;
+  c.wait(g, [&d] { return d.done || (d.request != nullptr && d.request->complete); });
+  if (d.request != nullptr) {
+    MPI_Request h = d.request->handle;
+    api::conclude(c, g, &h, d.request, status, result, call);
+    return true;
+  }
+  api::fill_status(status, d.status_source, d.status_tag, d.status_error, d.status_bytes, false);
+  if (d.status_error == MPI_ERR_TRUNCATE) {
+    *result = api::truncation_error(call, d.my_rank, d.message_bytes, d.status_source, d.status_tag,
+                                    count * type->size);
+  }
+  return true;
+}
+
+// Blocking operation: create + start + wait + conclude (or the shortcut above).
 int blocking(const char* call, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt, int peer,
              int tag, MPI_Comm comm, MPI_Status* status) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
+    Error result;
+    if (direct(c, g, kind, mode, buf, count, dt, peer, tag, comm, status, call, &result)) return result;
     Request* r;
     Error e = create_and_start(c, kind, mode, buf, count, dt, peer, tag, comm, call, &r);
     if (!e.is_ok()) return e;
@@ -611,6 +654,11 @@ int MPI_Cancel(MPI_Request* request) {
     if (r == nullptr) return error(MPI_ERR_REQUEST, "MPI_Cancel: the request is MPI_REQUEST_NULL");
     if (r->kind == RequestKind::kRecv) {
       c.engine().cancel_recv(r);  // a receive that matched already completes normally
+    } else if (r->kind == RequestKind::kSend) {
+      // The receiver drops the message if it has not matched it (MPI_Test_cancelled then says
+      // so); a matched send completes normally. A buffered send has left the user's request
+      // already (its copy is sent by an internal request): it completes normally too.
+      if (r->mode != SendMode::kBuffered && !r->proc_null) c.engine().cancel_send(r);
     } else if (r->kind == RequestKind::kGeneralized) {
       bool complete = r->complete;
       g.unlock();
@@ -618,7 +666,6 @@ int MPI_Cancel(MPI_Request* request) {
       g.relock();
       if (code != MPI_SUCCESS) return error(code, "MPI_Cancel: the generalized request's cancel function returned %d", code);
     }
-    // Sends cannot be cancelled here: they complete normally (MPI_Test_cancelled says false).
     return Error::ok();
   });
 }

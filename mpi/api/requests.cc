@@ -8,18 +8,22 @@ using p2p::Request;
 using p2p::RequestKind;
 using p2p::SendMode;
 
+bool valid_arguments(Context& c, bool recv, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+                     MPI_Comm comm_handle, comm::Communicator** cm, const datatype::Datatype** type) {
+  comm::Communicator* comm = *cm = c.comms().find(comm_handle);
+  const datatype::Datatype* t = *type = c.types().find_committed(datatype);
+  return comm != nullptr && t != nullptr && count >= 0 && (buf != nullptr || count == 0 || t->size == 0 || t->true_lb != 0) &&
+         ((peer >= 0 && peer < static_cast<int>(comm->peers().pes.size())) || peer == MPI_PROC_NULL ||
+          (recv && peer == MPI_ANY_SOURCE)) &&
+         (tag >= 0 || (recv && tag == MPI_ANY_TAG));
+}
+
 Error new_request(Context& c, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype datatype,
                   int peer, int tag, MPI_Comm comm_handle, bool persistent, const char* call, Request** out) {
   bool recv = kind == RequestKind::kRecv;
-  // The common case without building Error values; any doubt takes the checks that explain.
-  comm::Communicator* comm = c.comms().find(comm_handle);
-  const datatype::Datatype* type = c.types().find_committed(datatype);
-  bool valid = comm != nullptr && type != nullptr && count >= 0 &&
-               (buf != nullptr || count == 0 || type->size == 0 || type->true_lb != 0) &&
-               ((peer >= 0 && peer < static_cast<int>(comm->peers().pes.size())) || peer == MPI_PROC_NULL ||
-                (recv && peer == MPI_ANY_SOURCE)) &&
-               (tag >= 0 || (recv && tag == MPI_ANY_TAG));
-  if (!valid) {
+  comm::Communicator* comm;
+  const datatype::Datatype* type;
+  if (!valid_arguments(c, recv, buf, count, datatype, peer, tag, comm_handle, &comm, &type)) {
     Error e = check_comm(c, comm_handle, call, &comm);
     if (e.is_ok()) e = check_count(count, call, *comm);
     if (e.is_ok()) e = check_type(c, datatype, call, *comm, &type);
@@ -135,6 +139,12 @@ Error lookup_request(Context& c, MPI_Request handle, const char* call, Request**
   return Error::ok();
 }
 
+Error truncation_error(const char* call, int my_rank, int64_t message_bytes, int source, int tag, int64_t capacity) {
+  return error(MPI_ERR_TRUNCATE,
+               "%s: rank %d: a %lld-byte message from rank %d (tag %d) was truncated to the %lld-byte receive buffer",
+               call, my_rank, static_cast<long long>(message_bytes), source, tag, static_cast<long long>(capacity));
+}
+
 int conclude(Context& c, Guard& g, MPI_Request* handle, Request* r, MPI_Status* status, Error* err, const char* call) {
   int code = r->status_error;
   if (r->kind == RequestKind::kGeneralized) {
@@ -161,10 +171,7 @@ int conclude(Context& c, Guard& g, MPI_Request* handle, Request* r, MPI_Status* 
     fill_status(status, r->status_source, r->status_tag, code, r->status_bytes, r->cancelled);
   }
   if (code == MPI_ERR_TRUNCATE) {
-    *err = error(MPI_ERR_TRUNCATE,
-                 "%s: rank %d: a %lld-byte message from rank %d (tag %d) was truncated to the %lld-byte receive buffer",
-                 call, r->my_rank, static_cast<long long>(r->message_bytes), r->status_source, r->status_tag,
-                 static_cast<long long>(r->capacity));
+    *err = truncation_error(call, r->my_rank, r->message_bytes, r->status_source, r->status_tag, r->capacity);
   }
   if (r->persistent) {
     r->active = false;

@@ -9,6 +9,11 @@
 
 namespace gasket::mpi::api {
 
+// The common case's argument check, without building Error values: true (and the communicator
+// and committed type behind the handles) when every argument of a send (peer = destination) or
+// receive (peer = source) is valid; false: new_request's checks explain what is wrong.
+bool valid_arguments(Context& c, bool recv, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+                     MPI_Comm comm, comm::Communicator** cm, const datatype::Datatype** type);
 // Checks the arguments of a send (peer = destination) or receive (peer = source) and creates
 // its request, not yet started.
 Error new_request(Context& c, p2p::RequestKind kind, p2p::SendMode mode, const void* buf, int count,
@@ -20,6 +25,9 @@ Error start(Context& c, p2p::Request* r, const char* call);
 // Internal traffic of the interim collectives: `context` is the communicator's context + 1.
 p2p::Request* new_internal(Context& c, p2p::RequestKind kind, void* buf, int64_t bytes, int peer_rank,
                            int tag, const comm::Communicator& comm, uint32_t context);
+
+// MPI_ERR_TRUNCATE naming the call, the rank, the message and the buffer.
+Error truncation_error(const char* call, int my_rank, int64_t message_bytes, int source, int tag, int64_t capacity);
 
 // The request behind a handle; null for MPI_REQUEST_NULL.
 Error lookup_request(Context& c, MPI_Request handle, const char* call, p2p::Request** r);

@@ -16,9 +16,22 @@ namespace gasket::mpi::p2p {
 
 namespace {
 constexpr core::am::HandlerId kMpiHandler = core::am::kFirstClientHandler;
+// Same-node pull into a non-contiguous receive buffer: iovecs per block when the blocks average
+// at least this many bytes (else one copy into staging + unpacking is cheaper), in calls of at
+// most IOV_MAX local iovecs.
+constexpr int64_t kMinScatteredBlock = 256;
+constexpr size_t kIovecBatch = 1024;
 constexpr size_t kPidBytes = 4;
 
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+// A packet's body (payloads need not be aligned).
+template <typename Body>
+Body body_of(const char* payload) {
+  Body b;
+  std::memcpy(&b, payload, sizeof b);
+  return b;
+}
 
 bool matches(int want_rank, int want_tag, int src_rank, int tag) {
   return (want_rank == MPI_ANY_SOURCE || want_rank == src_rank) && (want_tag == MPI_ANY_TAG || want_tag == tag);
@@ -73,6 +86,14 @@ Status Engine::init() {
   } else if (any_backend_peer_) {
     return Status(StatusCode::kInternal, "MPI_Init: peers are reached through a backend but the core has no active messages");
   }
+
+  if (rt->backend() != nullptr && rt->backend()->remote_read() != nullptr && any_backend_peer_) {
+    remote_get_ = true;
+    expose_sends_ = rt->backend()->user_registration() != nullptr;
+  }
+
+  // Read here rather than by the context with the other knobs: only the engine uses it.
+  split_pull_ = rt->config().size(config::Knob::MPI_SPLIT_PULL);
 
   pending_.resize(n);
   eager_budget_ = options_.unexpected_limit / n;
@@ -236,11 +257,26 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
   switch (static_cast<Kind>(h.kind)) {
     case Kind::kEager: {
       bool sync = (h.flags & kFlagSync) != 0;
+      bool has_id = (h.flags & kFlagId) != 0;
       uint64_t sreq = 0;
-      if (sync) std::memcpy(&sreq, payload, sizeof sreq);
-      const char* data = payload + (sync ? sizeof sreq : 0);
-      size_t len = h.len - (sync ? sizeof sreq : 0);
+      if (has_id) std::memcpy(&sreq, payload, sizeof sreq);
+      const char* data = payload + (has_id ? sizeof sreq : 0);
+      size_t len = h.len - (has_id ? sizeof sreq : 0);
       ++stat_eager_;
+      if (direct_ != nullptr && direct_matches(h)) {
+        DirectReceive* d = direct_;
+        direct_ = nullptr;
+        eager_consumed(src, len);
+        size_t n = accept_eager(src, h, sreq, len, d->count * d->type->size);
+        if (n > 0) std::memcpy(static_cast<char*>(d->buf) + d->type->true_lb, data, n);
+        d->status_source = h.src_rank;
+        d->status_tag = h.tag;
+        d->status_bytes = static_cast<int64_t>(n);
+        d->message_bytes = static_cast<int64_t>(len);
+        if (len > n) d->status_error = MPI_ERR_TRUNCATE;
+        d->done = true;
+        return;
+      }
       if (Request* r = match_posted(h.context, h.src_rank, h.tag)) {
         eager_consumed(src, len);
         deliver_eager(r, src, h, data, len, sreq);
@@ -262,10 +298,17 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
     case Kind::kRts: {
       RtsBody rts;
       std::memcpy(&rts, payload, sizeof rts);
-      if (Request* r = match_posted(h.context, h.src_rank, h.tag)) {
+      size_t extra = rts.descriptor_len + size_t{rts.layout_blocks} * sizeof(LayoutBlock);
+      if (sizeof rts + extra != h.len) {
+        log::fatal("MPI: PE %d sent a %u-byte rendezvous request with a %u-byte descriptor and %u layout blocks", src,
+                   h.len, rts.descriptor_len, rts.layout_blocks);
+      }
+      std::string_view descriptor(payload + sizeof rts, extra);  // or the layout
+      Request* r = direct_ != nullptr && direct_matches(h) ? direct_request() : match_posted(h.context, h.src_rank, h.tag);
+      if (r != nullptr) {
         r->status_source = h.src_rank;
         r->status_tag = h.tag;
-        rndv_receive(r, src, rts);
+        rndv_receive(r, src, rts, descriptor);
         return;
       }
       Unexpected u;
@@ -277,6 +320,7 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
       u.sreq = rts.sreq;
       u.size = static_cast<int64_t>(rts.size);
       u.rts = rts;
+      u.data.assign(descriptor.begin(), descriptor.end());
       unexpected_.push_back(std::move(u));
       return;
     }
@@ -289,12 +333,9 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
       on_cts(src, cts, payload + sizeof cts);
       return;
     }
-    case Kind::kData: {
-      DataBody d;
-      std::memcpy(&d, payload, sizeof d);
-      on_data(src, d);
+    case Kind::kData:
+      on_data(src, body_of<DataBody>(payload));
       return;
-    }
     case Kind::kCredit: {
       FinBody f;
       std::memcpy(&f, payload, sizeof f);
@@ -305,15 +346,25 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
       return;
     }
     case Kind::kFin:
-    case Kind::kSyncAck: {
-      FinBody f;
-      std::memcpy(&f, payload, sizeof f);
-      Request* r = pool_.find(static_cast<int64_t>(f.sreq));
-      if (r == nullptr || r->kind != RequestKind::kSend) {
-        log::fatal("MPI: PE %d completed send request %llu, which is not pending here", src,
-                   static_cast<unsigned long long>(f.sreq));
+    case Kind::kSyncAck:
+      complete_send(sent_request(src, body_of<FinBody>(payload).sreq, "completed"));
+      return;
+    case Kind::kPush:
+      on_push(src, body_of<PushBody>(payload));
+      return;
+    case Kind::kCancel:
+      on_cancel(src, body_of<FinBody>(payload).sreq);
+      return;
+    case Kind::kCancelAnswer: {
+      CancelBody a = body_of<CancelBody>(payload);
+      Request* r = sent_request(src, a.sreq, "answered the cancel of");
+      r->cancel_pending = false;
+      if (a.cancelled != 0) {
+        r->cancelled = true;
+        complete_send(r);
+      } else if (r->send_done) {
+        complete_send(r);
       }
-      complete_send(r);
       return;
     }
   }
@@ -322,9 +373,24 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
 
 // ---- sends ----
 
+uint64_t Engine::wire_id(const Request* r) {
+  return static_cast<uint64_t>(r->serial) << 32 | static_cast<uint32_t>(r->handle);
+}
+
+Request* Engine::sent_request(int src, uint64_t id, const char* what) {
+  Request* r = pool_.find(static_cast<int64_t>(id & 0xffffffffu));
+  if (r == nullptr || r->kind != RequestKind::kSend || r->serial != static_cast<uint32_t>(id >> 32)) {
+    log::fatal("MPI: PE %d %s send %llu, which is not pending here", src, what, static_cast<unsigned long long>(id));
+  }
+  return r;
+}
+
 void Engine::start_send(Request* r) {
   r->complete = false;
   r->active = true;
+  r->send_done = false;
+  r->cancel_pending = false;
+  r->serial = ++send_serial_;
   int64_t bytes = r->count * r->type->size;
   r->send_bytes = bytes;
   Header h{};
@@ -342,56 +408,111 @@ void Engine::start_send(Request* r) {
     ++stat_over_budget_;
   }
   if (eager) outstanding += cost;
+  r->eager = eager;
   bool contiguous = r->type->contiguous();
+  // Eager packets of requests carry the request's id (for MPI_Cancel; synchronous: for the ack).
+  FinBody id{wire_id(r)};
+  h.flags = kFlagId;
   // A non-contiguous eager message to a same-node peer is packed straight into the ring slot.
   if (eager && !contiguous && r->mode != SendMode::kSync && shm(pe) && pending_[static_cast<size_t>(pe)].empty()) {
     if (char* payload = rings_->reserve(pe)) {
-      datatype::pack(*r->type, r->buf, r->count, payload);
+      std::memcpy(payload, &id, sizeof id);
+      datatype::pack(*r->type, r->buf, r->count, payload + sizeof id);
       h.kind = static_cast<uint8_t>(Kind::kEager);
-      h.len = static_cast<uint32_t>(bytes);
+      h.len = static_cast<uint32_t>(sizeof id + bytes);
       rings_->commit(pe, h);
       complete_send(r);
       return;
     }
   }
-  if (contiguous) {
-    r->send_data = static_cast<const char*>(r->buf) + r->type->true_lb;
-  } else {
-    r->staging.resize(static_cast<size_t>(bytes));
-    datatype::pack(*r->type, r->buf, r->count, r->staging.data());
-    r->send_data = r->staging.data();
-  }
+  // A non-contiguous rendezvous to a same-node peer goes unpacked when the receiver can gather
+  // its blocks (the RTS carries them); packed only if the protocol comes to need it (on_cts).
+  std::vector<LayoutBlock> layout = eager || contiguous ? std::vector<LayoutBlock>{} : send_layout(r, pe);
+  r->send_data = contiguous ? static_cast<const char*>(r->buf) + r->type->true_lb : nullptr;
+  if (!contiguous && layout.empty()) packed_send_data(r);
   if (eager) {
     h.kind = static_cast<uint8_t>(Kind::kEager);
-    if (r->mode == SendMode::kSync) {
-      h.flags = kFlagSync;
-      FinBody body{static_cast<uint64_t>(r->handle)};
-      send_packet(pe, h, &body, sizeof body, r->send_data, static_cast<size_t>(bytes), nullptr);
-    } else {
-      send_packet(pe, h, nullptr, 0, r->send_data, static_cast<size_t>(bytes), r);
-    }
+    bool sync = r->mode == SendMode::kSync;
+    if (sync) h.flags |= kFlagSync;
+    send_packet(pe, h, &id, sizeof id, r->send_data, static_cast<size_t>(bytes), sync ? nullptr : r);
     return;
   }
   h.kind = static_cast<uint8_t>(Kind::kRts);
+  h.flags = 0;
   RtsBody rts{};
-  rts.sreq = static_cast<uint64_t>(r->handle);
+  rts.sreq = wire_id(r);
   rts.size = static_cast<uint64_t>(bytes);
+  if (!layout.empty()) {
+    rts.layout_blocks = static_cast<uint32_t>(layout.size());
+    std::vector<char> body(sizeof rts + layout.size() * sizeof(LayoutBlock));
+    std::memcpy(body.data(), &rts, sizeof rts);
+    std::memcpy(body.data() + sizeof rts, layout.data(), layout.size() * sizeof(LayoutBlock));
+    send_packet(pe, h, body.data(), body.size(), nullptr, 0, nullptr);
+    return;
+  }
   rts.addr = reinterpret_cast<uint64_t>(r->send_data);
   segments::Translation t = core::Runtime::get()->segments().translate(r->send_data, static_cast<size_t>(bytes));
   if (t.segment != nullptr && t.in_bounds) {
     rts.in_segment = 1;
     rts.segment = t.segment->id;
     rts.offset = t.offset;
+  } else if (expose_for_get(r, pe)) {
+    rts.descriptor_len = static_cast<uint32_t>(r->exposure.descriptor.size());
   }
-  send_packet(pe, h, &rts, sizeof rts, nullptr, 0, nullptr);
+  send_packet(pe, h, &rts, sizeof rts, r->exposure.descriptor.data(), rts.descriptor_len, nullptr);
+}
+
+std::vector<LayoutBlock> Engine::send_layout(const Request* r, int pe) const {
+  const datatype::Datatype& type = *r->type;
+  size_t n = static_cast<size_t>(r->count) * type.blocks.size();
+  size_t room = (rings_->max_packet() - sizeof(Header) - sizeof(RtsBody)) / sizeof(LayoutBlock);
+  if (!shm(pe) || pe == my_pe_ || !options_.single_copy || !cma_ok_ || n == 0 || n > std::min(room, kIovecBatch) ||
+      type.size < kMinScatteredBlock * static_cast<int64_t>(type.blocks.size())) {
+    return {};
+  }
+  std::vector<LayoutBlock> layout;
+  layout.reserve(n);
+  const char* base = static_cast<const char*>(r->buf);
+  for (int64_t i = 0; i < r->count; ++i) {
+    for (const datatype::Block& b : type.blocks) {
+      layout.push_back(LayoutBlock{reinterpret_cast<uint64_t>(base + i * type.extent() + b.offset),
+                                   static_cast<uint64_t>(b.length)});
+    }
+  }
+  return layout;
+}
+
+const char* Engine::packed_send_data(Request* r) {
+  if (r->send_data == nullptr) {
+    r->staging.resize(static_cast<size_t>(r->send_bytes));
+    datatype::pack(*r->type, r->buf, r->count, r->staging.data());
+    r->send_data = r->staging.data();
+  }
+  return r->send_data;
+}
+
+bool Engine::expose_for_get(Request* r, int pe) {
+  if (!expose_sends_ || shm(pe) || r->send_bytes == 0) return false;
+  auto exposure = gasket::memreg::expose(r->send_data, static_cast<size_t>(r->send_bytes), "MPI (rendezvous send)");
+  if (!exposure.is_ok()) return false;
+  if (exposure.value().descriptor.size() > am_out_.size() - sizeof(Header) - sizeof(RtsBody)) {
+    (void)gasket::memreg::release(exposure.value(), "MPI (rendezvous send)");
+    return false;
+  }
+  r->exposure = std::move(exposure.value());
+  return true;
+}
+
+void Engine::release_exposure(Request* r, const char* call) {
+  if (r->exposure.id == 0) return;
+  Status st = gasket::memreg::release(r->exposure, call);
+  if (!st.is_ok()) log::fatal("%s", st.message().c_str());
+  r->exposure = memreg::Exposure{};
 }
 
 void Engine::on_cts(int src, const CtsBody& cts, const char* descriptor) {
-  Request* s = pool_.find(static_cast<int64_t>(cts.sreq));
-  if (s == nullptr || s->kind != RequestKind::kSend) {
-    log::fatal("MPI: PE %d granted a rendezvous to send request %llu, which is not pending here", src,
-               static_cast<unsigned long long>(cts.sreq));
-  }
+  Request* s = sent_request(src, cts.sreq, "granted a rendezvous to");
+  packed_send_data(s);  // a layout the receiver could not gather: packed now
   if (cts.data_offset + cts.length > static_cast<uint64_t>(s->send_bytes)) {
     log::fatal("MPI: PE %d's rendezvous grant (%llu bytes at %llu) does not fit send request %llu", src,
                static_cast<unsigned long long>(cts.length), static_cast<unsigned long long>(cts.data_offset),
@@ -414,13 +535,43 @@ void Engine::on_cts(int src, const CtsBody& cts, const char* descriptor) {
 }
 
 void Engine::complete_send(Request* r) {
-  r->complete = true;
+  r->send_done = true;
   r->staging.clear();
+  release_exposure(r, "MPI (rendezvous send)");
   if (r->bsend_block != nullptr && bsend_release) {
     bsend_release(r->bsend_block);
     r->bsend_block = nullptr;
   }
+  if (r->cancel_pending) return;  // the receiver's answer to MPI_Cancel completes it
+  r->complete = true;
   finish(r);
+}
+
+// ---- cancel of sends ----
+
+bool Engine::cancel_send(Request* r) {
+  // A rendezvous that is done was matched; a request asked once waits for that answer.
+  if (!r->active || r->cancel_pending || r->cancelled || (r->send_done && !r->eager)) return false;
+  r->cancel_pending = true;
+  r->complete = false;
+  FinBody f{wire_id(r)};
+  send_control(r->peer_pe, Kind::kCancel, &f, sizeof f);
+  return true;
+}
+
+void Engine::on_cancel(int src, uint64_t sreq) {
+  CancelBody answer{sreq, 0};
+  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
+    if (it->src_pe != src || it->sreq != sreq) continue;
+    if (!it->rendezvous) {
+      unexpected_bytes_ -= it->data.size();
+      eager_consumed(src, it->data.size());  // the sender's budget comes back as if it matched
+    }
+    unexpected_.erase(it);
+    answer.cancelled = 1;
+    break;
+  }
+  send_control(src, Kind::kCancelAnswer, &answer, sizeof answer);
 }
 
 void Engine::finish(Request* r) {
@@ -490,7 +641,7 @@ void Engine::deliver(Request* r, Unexpected& msg, int src_pe) {
   r->status_source = msg.src_rank;
   r->status_tag = msg.tag;
   if (msg.rendezvous) {
-    rndv_receive(r, src_pe, msg.rts);
+    rndv_receive(r, src_pe, msg.rts, std::string_view(msg.data.data(), msg.data.size()));
     return;
   }
   unexpected_bytes_ -= msg.data.size();
@@ -517,7 +668,7 @@ void Engine::eager_consumed(int src_pe, size_t len) {
 void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* data, size_t len, uint64_t sreq) {
   r->status_source = h.src_rank;
   r->status_tag = h.tag;
-  size_t n = std::min(len, static_cast<size_t>(r->capacity));
+  size_t n = accept_eager(src_pe, h, sreq, len, r->capacity);
   if (n > 0 && r->recv_data != nullptr) {
     std::memcpy(r->recv_data, data, n);
   } else if (n > 0) {
@@ -526,19 +677,64 @@ void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* 
   r->status_bytes = static_cast<int64_t>(n);
   r->message_bytes = static_cast<int64_t>(len);
   if (len > n) r->status_error = MPI_ERR_TRUNCATE;
+  complete_recv(r);
+}
+
+size_t Engine::accept_eager(int src_pe, const Header& h, uint64_t sreq, size_t len, int64_t capacity) {
   if ((h.flags & kFlagSync) != 0) {
     FinBody ack{sreq};
     send_control(src_pe, Kind::kSyncAck, &ack, sizeof ack);
   }
-  complete_recv(r);
+  return std::min(len, static_cast<size_t>(capacity));
+}
+
+// ---- blocking shortcuts ----
+
+bool Engine::send_now(int pe, uint32_t context, int src_rank, int tag, const void* data, size_t bytes) {
+  size_t cost = bytes + sizeof(Header);
+  size_t& outstanding = eager_outstanding_[static_cast<size_t>(pe)];
+  if (bytes > eager_limit(pe) || outstanding + cost > eager_budget_) return false;
+  Header h{};
+  h.kind = static_cast<uint8_t>(Kind::kEager);
+  h.tag = tag;
+  h.context = context;
+  h.src_rank = src_rank;
+  if (shm(pe)) {
+    h.len = static_cast<uint32_t>(bytes);
+    if (!pending_[static_cast<size_t>(pe)].empty() || !rings_->try_send(pe, h, nullptr, 0, data, bytes)) return false;
+  } else {
+    send_packet(pe, h, nullptr, 0, data, bytes, nullptr);
+  }
+  outstanding += cost;
+  return true;
+}
+
+bool Engine::begin_direct(DirectReceive* d) {
+  if (direct_ != nullptr || posted_head_ != nullptr) return false;
+  if (!unexpected_.empty() && match_unexpected(d->context, d->peer_rank, d->tag) != unexpected_.end()) return false;
+  d->done = false;
+  d->request = nullptr;
+  d->status_error = MPI_SUCCESS;
+  direct_ = d;
+  return true;
+}
+
+bool Engine::direct_matches(const Header& h) const {
+  return direct_->context == h.context && matches(direct_->peer_rank, direct_->tag, h.src_rank, h.tag);
+}
+
+Request* Engine::direct_request() {
+  DirectReceive* d = direct_;
+  direct_ = nullptr;
+  Request* r = pool_.create(RequestKind::kRecv);
+  static_cast<Transfer&>(*r) = *d;
+  prepare_receive(r);
+  d->request = r;
+  return r;
 }
 
 void Engine::complete_recv(Request* r) {
-  if (r->exposure.id != 0) {
-    Status st = gasket::memreg::release(r->exposure, "MPI (rendezvous receive)");
-    if (!st.is_ok()) log::fatal("%s", st.message().c_str());
-    r->exposure = memreg::Exposure{};
-  }
+  release_exposure(r, "MPI (rendezvous receive)");
   if (!r->staging.empty() && r->status_bytes > 0) {
     datatype::unpack(*r->type, r->staging.data(), r->status_bytes, r->buf, r->count);
   }
@@ -581,13 +777,9 @@ std::unique_ptr<Unexpected> Engine::improbe(uint32_t context, int source, int ta
 
 // ---- rendezvous (receiver) ----
 
-void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts) {
+void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::string_view descriptor) {
   r->rndv_src_pe = src_pe;
   r->rndv_sreq = rts.sreq;
-  if (r->recv_data == nullptr) {  // non-contiguous: land packed, unpack at completion
-    r->staging.resize(static_cast<size_t>(std::max<int64_t>(r->capacity, 1)));
-    r->recv_data = r->staging.data();
-  }
   int64_t size = static_cast<int64_t>(rts.size);
   r->rndv_bytes = std::min(size, r->capacity);
   r->rndv_granted = r->rndv_received = 0;
@@ -600,8 +792,29 @@ void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts) {
     complete_recv(r);
     return;
   }
-  if (options_.single_copy && shm(src_pe) && pull(src_pe, rts, r->recv_data, r->rndv_bytes)) {
-    ++stat_rndv_pull_;
+  bool same_node = options_.single_copy && shm(src_pe);
+  bool layout = rts.layout_blocks > 0;  // the sender's blocks (`descriptor` holds them)
+  // Non-contiguous: straight into the receive buffer's blocks where the layout allows (same node),
+  // else land packed in `staging` and unpack at completion.
+  if ((layout && same_node && gather(src_pe, descriptor, r)) ||
+      (!layout && r->recv_data == nullptr && same_node && pull_scattered(src_pe, rts, r))) {
+    ++stat_rndv_scattered_;
+    send_control(src_pe, Kind::kFin, &fin, sizeof fin);
+    complete_recv(r);
+    return;
+  }
+  if (r->recv_data == nullptr) {
+    r->staging.resize(static_cast<size_t>(std::max<int64_t>(r->capacity, 1)));
+    r->recv_data = r->staging.data();
+  }
+  if (!layout && same_node && split_pull_ > 0 && static_cast<size_t>(r->rndv_bytes) >= split_pull_ && cma_proven_ &&
+      mapped_source(src_pe, rts) == nullptr) {
+    split_pull(r, src_pe, rts);
+    return;
+  }
+  if ((!layout && same_node && pull(src_pe, rts, r->recv_data, r->rndv_bytes)) ||
+      (remote_get_ && !shm(src_pe) && get_from_sender(src_pe, rts, descriptor, r->recv_data, r->rndv_bytes))) {
+    ++(shm(src_pe) ? stat_rndv_pull_ : stat_rndv_get_);
     send_control(src_pe, Kind::kFin, &fin, sizeof fin);
     complete_recv(r);
     return;
@@ -635,36 +848,157 @@ void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts) {
   }
 }
 
-bool Engine::pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes) {
-  if (src_pe == my_pe_) {
-    std::memcpy(dst, reinterpret_cast<const void*>(rts.addr), static_cast<size_t>(bytes));
-    return true;
-  }
-  if (rts.in_segment != 0) {
-    const segments::Segment* seg = core::Runtime::get()->segments().find(rts.segment);
-    if (seg != nullptr && seg->peer_base[static_cast<size_t>(src_pe)] != nullptr) {
-      std::memcpy(dst, seg->peer_base[static_cast<size_t>(src_pe)] + rts.offset, static_cast<size_t>(bytes));
-      return true;
+const char* Engine::mapped_source(int src_pe, const RtsBody& rts) const {
+  if (src_pe == my_pe_) return reinterpret_cast<const char*>(rts.addr);
+  if (rts.in_segment == 0) return nullptr;
+  const segments::Segment* seg = core::Runtime::get()->segments().find(rts.segment);
+  if (seg == nullptr || seg->peer_base[static_cast<size_t>(src_pe)] == nullptr) return nullptr;
+  return seg->peer_base[static_cast<size_t>(src_pe)] + rts.offset;
+}
+
+namespace {
+// Skips `bytes` at the front of the iovec list (a partial kernel copy).
+void advance(iovec*& v, size_t& n, size_t bytes) {
+  while (bytes > 0) {
+    size_t step = std::min(bytes, v->iov_len);
+    v->iov_base = static_cast<char*>(v->iov_base) + step;
+    v->iov_len -= step;
+    bytes -= step;
+    if (v->iov_len == 0) {
+      ++v;
+      --n;
     }
   }
-  if (!cma_ok_) return false;
-  int64_t done = 0;
-  while (done < bytes) {
-    iovec local{dst + done, static_cast<size_t>(bytes - done)};
-    iovec remote{reinterpret_cast<void*>(rts.addr + static_cast<uint64_t>(done)), static_cast<size_t>(bytes - done)};
-    ssize_t n = process_vm_readv(pids_[static_cast<size_t>(src_pe)], &local, 1, &remote, 1, 0);
-    if (n <= 0) {
-      if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
-        GASKET_DEBUG("MPI: process_vm_readv from PE %d refused (%s): rendezvous by puts from now on", src_pe,
-                     strerror(errno));
+}
+}  // namespace
+
+bool Engine::cma_copy(bool write, int pe, iovec* local, size_t n, iovec* remote, size_t m, size_t total) {
+  const char* call = write ? "process_vm_writev" : "process_vm_readv";
+  size_t done = 0;
+  while (done < total) {
+    pid_t pid = pids_[static_cast<size_t>(pe)];
+    ssize_t got = write ? process_vm_writev(pid, local, n, remote, m, 0) : process_vm_readv(pid, local, n, remote, m, 0);
+    if (got <= 0) {
+      if (done == 0 && !cma_proven_ && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
+        GASKET_DEBUG("MPI: %s with PE %d refused (%s): rendezvous by puts from now on", call, pe, strerror(errno));
         cma_ok_ = false;
         return false;
       }
-      log::fatal("MPI: copying %lld bytes of a message from PE %d (pid %d) failed: %s", static_cast<long long>(bytes),
-                 src_pe, pids_[static_cast<size_t>(src_pe)], strerror(errno));
+      log::fatal("MPI: %s of %zu bytes of a message with PE %d (pid %d) failed: %s", call, total, pe, pid,
+                 strerror(errno));
     }
-    done += n;
+    cma_proven_ = true;
+    done += static_cast<size_t>(got);
+    if (done < total) {
+      advance(local, n, static_cast<size_t>(got));
+      advance(remote, m, static_cast<size_t>(got));
+    }
   }
+  return true;
+}
+
+bool Engine::pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes) {
+  if (const char* src = mapped_source(src_pe, rts)) {
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
+    return true;
+  }
+  iovec local{dst, static_cast<size_t>(bytes)};
+  iovec remote{reinterpret_cast<void*>(rts.addr), static_cast<size_t>(bytes)};
+  return cma_ok_ && cma_copy(false, src_pe, &local, 1, &remote, 1, static_cast<size_t>(bytes));
+}
+
+void Engine::split_pull(Request* r, int src_pe, const RtsBody& rts) {
+  uint64_t bytes = static_cast<uint64_t>(r->rndv_bytes);
+  uint64_t half = bytes / 2 & ~uint64_t{4095};
+  PushBody push{rts.sreq, static_cast<uint64_t>(r->handle), half, bytes - half,
+                reinterpret_cast<uint64_t>(r->recv_data + half)};
+  send_control(src_pe, Kind::kPush, &push, sizeof push);
+  iovec local{r->recv_data, half};
+  iovec remote{reinterpret_cast<void*>(rts.addr), half};
+  (void)cma_copy(false, src_pe, &local, 1, &remote, 1, half);  // proven: fails only fatally
+  ++stat_rndv_split_;
+  FinBody fin{rts.sreq};
+  send_control(src_pe, Kind::kFin, &fin, sizeof fin);
+  r->rndv_received += static_cast<int64_t>(half);  // complete at the sender's DATA (on_data)
+}
+
+void Engine::on_push(int src, const PushBody& p) {
+  Request* s = sent_request(src, p.sreq, "asked for a push of");
+  if (p.data_offset + p.length > static_cast<uint64_t>(s->send_bytes)) {
+    log::fatal("MPI: PE %d asked for %llu bytes at %llu of send %llu, which has %lld", src,
+               static_cast<unsigned long long>(p.length), static_cast<unsigned long long>(p.data_offset),
+               static_cast<unsigned long long>(p.sreq), static_cast<long long>(s->send_bytes));
+  }
+  iovec local{const_cast<char*>(s->send_data) + p.data_offset, p.length};
+  iovec remote{reinterpret_cast<void*>(p.dst_addr), p.length};
+  if (!cma_copy(true, src, &local, 1, &remote, 1, p.length)) {
+    log::fatal("MPI: PE %d reads this PE's memory, but this PE may not write PE %d's", src, src);
+  }
+  DataBody d{p.rreq, p.data_offset, p.length, 0};
+  send_control(src, Kind::kData, &d, sizeof d);
+}
+
+bool Engine::gather(int src_pe, std::string_view layout, Request* r) {
+  if (!cma_ok_) return false;
+  std::vector<iovec> remote(layout.size() / sizeof(LayoutBlock));
+  for (size_t i = 0; i < remote.size(); ++i) {
+    LayoutBlock b = body_of<LayoutBlock>(layout.data() + i * sizeof(LayoutBlock));
+    remote[i] = iovec{reinterpret_cast<void*>(b.addr), b.len};
+  }
+  if (r->recv_data == nullptr) {  // both sides non-contiguous: gather into staging, unpack at completion
+    r->staging.resize(static_cast<size_t>(r->rndv_bytes));
+    r->recv_data = r->staging.data();
+  }
+  iovec local{r->recv_data, static_cast<size_t>(r->rndv_bytes)};
+  return cma_copy(false, src_pe, &local, 1, remote.data(), remote.size(), static_cast<size_t>(r->rndv_bytes));
+}
+
+bool Engine::pull_scattered(int src_pe, const RtsBody& rts, Request* r) {
+  const datatype::Datatype& type = *r->type;
+  if (const char* src = mapped_source(src_pe, rts)) {  // unpack straight out of the sender's data
+    datatype::unpack(type, src, r->rndv_bytes, r->buf, r->count);
+    return true;
+  }
+  // The kernel copies block by block; tiny blocks cost more that way than one copy + unpacking.
+  if (!cma_ok_ || type.size < kMinScatteredBlock * static_cast<int64_t>(type.blocks.size())) return false;
+  std::vector<iovec> batch;
+  batch.reserve(kIovecBatch);
+  uint64_t remote = rts.addr;
+  size_t batch_bytes = 0;
+  auto flush = [&] {
+    iovec from{reinterpret_cast<void*>(remote), batch_bytes};
+    bool ok = cma_copy(false, src_pe, batch.data(), batch.size(), &from, 1, batch_bytes);
+    remote += batch_bytes;
+    batch_bytes = 0;
+    batch.clear();
+    return ok;
+  };
+  char* base = static_cast<char*>(r->buf);
+  int64_t left = r->rndv_bytes;
+  for (int64_t i = 0; i < r->count && left > 0; ++i) {
+    char* elem = base + i * type.extent();
+    for (const datatype::Block& b : type.blocks) {
+      int64_t n = std::min(b.length, left);
+      batch.push_back(iovec{elem + b.offset, static_cast<size_t>(n)});
+      batch_bytes += static_cast<size_t>(n);
+      left -= n;
+      if ((batch.size() == kIovecBatch || left == 0) && !flush()) return false;
+      if (left == 0) break;
+    }
+  }
+  return true;
+}
+
+bool Engine::get_from_sender(int src_pe, const RtsBody& rts, std::string_view descriptor, char* dst, int64_t bytes) {
+  if (rts.in_segment != 0) {
+    const segments::Segment* seg = core::Runtime::get()->segments().find(rts.segment);
+    if (seg == nullptr) log::fatal("MPI: PE %d's rendezvous request names segment %u, unknown here", src_pe, rts.segment);
+    gasket::get(dst, seg->base + rts.offset, static_cast<size_t>(bytes), src_pe, "MPI (rendezvous get)");
+    return true;
+  }
+  if (descriptor.empty()) return false;
+  Status st = gasket::memreg::get(src_pe, descriptor, 0, dst, static_cast<size_t>(bytes), "MPI (rendezvous get)");
+  if (!st.is_ok()) log::fatal("%s", st.message().c_str());
   return true;
 }
 
@@ -722,9 +1056,9 @@ void Engine::on_data(int src, const DataBody& d) {
                static_cast<unsigned long long>(d.rreq));
   }
   size_t s = static_cast<size_t>(src);
-  if (zone_owner_[s] != r) {  // put straight into the receive buffer
-    r->rndv_received = r->rndv_bytes;
-    complete_recv(r);
+  if (zone_owner_[s] != r) {  // put (or pushed) straight into the receive buffer
+    r->rndv_received += static_cast<int64_t>(d.length);
+    if (r->rndv_received == r->rndv_bytes) complete_recv(r);
     return;
   }
   const segments::Segment* heap = core::Runtime::get()->segments().find(segments::kHeapSegment);
@@ -746,7 +1080,9 @@ void Engine::on_data(int src, const DataBody& d) {
 
 std::string Engine::describe() const {
   return "MPI engine: " + std::to_string(stat_eager_) + " eager, " + std::to_string(stat_rndv_pull_) +
-         " rendezvous by single copy, " + std::to_string(stat_rndv_put_) + " by direct put, " +
+         " rendezvous by single copy, " + std::to_string(stat_rndv_get_) + " by the receiver's get, " + std::to_string(stat_rndv_scattered_) + " into or out of non-contiguous blocks without staging, " +
+         std::to_string(stat_rndv_split_) + " copied by both sides (split), " +
+         std::to_string(stat_rndv_put_) + " by direct put, " +
          std::to_string(stat_rndv_bounce_) + " through the bounce zone; " + std::to_string(stat_over_budget_) +
          " eager-sized sends by rendezvous (over the receiver's budget); same-node eager limit " +
          std::to_string(shm_eager_) + " B, backend eager limit " + std::to_string(am_eager_) + " B, eager budget per receiver " + std::to_string(eager_budget_) + " B";

@@ -23,6 +23,8 @@
 // Thread safety: none here; the MPI context serialises calls (one lock under THREAD_MULTIPLE).
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -30,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "core/base/status.h"
@@ -60,7 +63,18 @@ struct Unexpected {
   uint64_t sreq = 0;
   int64_t size = 0;  // message bytes
   RtsBody rts{};
-  std::vector<char> data;  // eager data
+  std::vector<char> data;  // eager data; rendezvous: the send buffer's memreg descriptor, if any
+};
+
+// A blocking receive into contiguous memory, posted without a request (Engine::begin_direct):
+// eager data is copied straight into the user's buffer; a message that needs the protocol
+// (rendezvous) gets a request then, which the caller waits for and concludes as usual.
+struct DirectReceive : Transfer {
+  // Outcome: done (eager, status below), or `request` took over.
+  bool done = false;
+  Request* request = nullptr;
+  int status_source = 0, status_tag = 0, status_error = MPI_SUCCESS;
+  int64_t status_bytes = 0, message_bytes = 0;
 };
 
 // Matching probe result (MPI_Iprobe/MPI_Improbe).
@@ -88,6 +102,18 @@ class Engine {
   void start_matched_recv(Request* r, std::unique_ptr<Unexpected> msg);
   // Starts a request of kind kOperation (r->operation set): polled by progress() until done.
   void start_operation(Request* r);
+  // Blocking calls' shortcuts, without a request.
+  // Sends contiguous data eager at once when the channel takes it now (within the eager limit
+  // and the receiver's budget, nothing queued ahead, room in the ring); false: nothing was sent.
+  bool send_now(int pe, uint32_t context, int src_rank, int tag, const void* data, size_t bytes);
+  // Posts `d` (contiguous type) when nothing is posted before it, no other direct receive is
+  // active and no unexpected message matches it; false: use a request. The caller progresses
+  // until d->done or d->request is set (the engine forgets `d` then).
+  bool begin_direct(DirectReceive* d);
+  // MPI_Cancel of a send: asks the receiver to drop the message if it has not matched it yet;
+  // the request completes with the answer (cancelled, or sent as usual). False: nothing to ask
+  // (a rendezvous already done, an inactive request, a cancel already asked).
+  bool cancel_send(Request* r);
   // Removes a posted, unmatched receive; false when it has already matched.
   bool cancel_recv(Request* r);
 
@@ -130,13 +156,44 @@ class Engine {
 
   // Matching.
   Request* match_posted(uint32_t context, int src_rank, int tag);
+  bool direct_matches(const Header& h) const;
+  Request* direct_request();  // the direct receive's request, for a message that needs one
   std::list<Unexpected>::iterator match_unexpected(uint32_t context, int source, int tag);
   void deliver(Request* r, Unexpected& msg, int src_pe);
   void deliver_eager(Request* r, int src_pe, const Header& h, const char* data, size_t len, uint64_t sreq);
+  // Answers a synchronous sender; the bytes of a `len`-byte eager message a receive of
+  // `capacity` bytes takes.
+  size_t accept_eager(int src_pe, const Header& h, uint64_t sreq, size_t len, int64_t capacity);
 
   // Rendezvous.
-  void rndv_receive(Request* r, int src_pe, const RtsBody& rts);
+  void rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::string_view descriptor);
+  // Same node: copies the sender's data here (its mapped segment, or the kernel's single copy).
   bool pull(int src_pe, const RtsBody& rts, char* dst, int64_t bytes);
+  // ... straight into the blocks of a non-contiguous receive (no staging) where the layout allows.
+  bool pull_scattered(int src_pe, const RtsBody& rts, Request* r);
+  // ... gathering the sender's unpacked blocks (its RTS layout) into the receive buffer.
+  bool gather(int src_pe, std::string_view layout, Request* r);
+  // The sender's data mapped here (this PE, or its segment), or null.
+  const char* mapped_source(int src_pe, const RtsBody& rts) const;
+  // process_vm_readv (or writev: `write`) of `total` bytes at `remote` in `pe` from/into `local`;
+  // false when the kernel refuses (then never tried again).
+  bool cma_copy(bool write, int pe, iovec* local, size_t n, iovec* remote, size_t m, size_t total);
+  // Sender, same node, non-contiguous rendezvous: the blocks of the data for the receiver to
+  // gather (no packing); empty when packing is the better choice (tiny or too many blocks).
+  std::vector<LayoutBlock> send_layout(const Request* r, int pe) const;
+  // The packed copy of a non-contiguous send, made when the protocol needs contiguous data.
+  const char* packed_send_data(Request* r);
+  // Same node, large: the receiver reads the first half while the sender, asked by PUSH, writes
+  // the second (two cores copy); FIN after the receiver's half, DATA after the sender's.
+  void split_pull(Request* r, int src_pe, const RtsBody& rts);
+  void on_push(int src, const PushBody& p);
+  // Backend path with remote read: gets the sender's data when its buffer is remotely readable
+  // (in a segment, or exposed through core/memreg with `descriptor`).
+  bool get_from_sender(int src_pe, const RtsBody& rts, std::string_view descriptor, char* dst, int64_t bytes);
+  // Sender: exposes a rendezvous send buffer through core/memreg for the receiver's get, where
+  // that is one-sided (the backend reads and registers user memory); false: it stays unexposed.
+  bool expose_for_get(Request* r, int pe);
+  void release_exposure(Request* r, const char* call);
   struct Destination {
     bool in_segment = false;  // (segment, offset) in a segment every peer can address
     uint32_t segment = 0;
@@ -152,6 +209,11 @@ class Engine {
   void on_data(int src, const DataBody& d);
   void complete_recv(Request* r);
   void complete_send(Request* r);
+  void on_cancel(int src, uint64_t sreq);
+  // Send requests on the wire (wire.h): the id of `r`, and the request behind an id from `src`.
+  static uint64_t wire_id(const Request* r);
+  Request* sent_request(int src, uint64_t id, const char* what);
+  uint32_t send_serial_ = 0;
 
   EngineOptions options_;
   RequestPool pool_;
@@ -162,8 +224,14 @@ class Engine {
   std::vector<int> shm_peers_;
   size_t shm_eager_ = 0, am_eager_ = 0;
   bool any_backend_peer_ = false;
+  // The backend reads remote memory (ucx): the receiver of a rendezvous over it gets the data
+  // where the sender's buffer is remotely readable (else: CTS and puts, e.g. pciddc). Set once.
+  bool remote_get_ = false;
+  bool expose_sends_ = false;  // ... and registers user memory: senders expose their buffers
   unsigned progress_calls_ = 0;
   bool cma_ok_ = true;
+  bool cma_proven_ = false;  // a kernel copy has worked (split pulls rely on it)
+  size_t split_pull_ = 0;    // GASKET_MPI_SPLIT_PULL
   std::vector<int32_t> pids_;
 
   std::vector<std::deque<PendingPacket>> pending_;  // per target, behind a full ring
@@ -186,6 +254,7 @@ class Engine {
   std::vector<Request*> operations_;
   void progress_operations();
 
+  DirectReceive* direct_ = nullptr;  // posted before everything in the posted queue
   Request* posted_head_ = nullptr;
   Request* posted_tail_ = nullptr;
   std::list<Unexpected> unexpected_;
@@ -195,7 +264,7 @@ class Engine {
   std::vector<Request*> zone_owner_;
   std::vector<Request*> zone_wait_head_, zone_wait_tail_;
 
-  uint64_t stat_eager_ = 0, stat_rndv_pull_ = 0, stat_rndv_put_ = 0, stat_rndv_bounce_ = 0, stat_over_budget_ = 0;
+  uint64_t stat_eager_ = 0, stat_rndv_pull_ = 0, stat_rndv_get_ = 0, stat_rndv_scattered_ = 0, stat_rndv_split_ = 0, stat_rndv_put_ = 0, stat_rndv_bounce_ = 0, stat_over_budget_ = 0;
 };
 
 }  // namespace gasket::mpi::p2p

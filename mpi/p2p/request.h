@@ -19,9 +19,23 @@ struct Request;
 enum class RequestKind : uint8_t { kSend, kRecv, kGeneralized, kOperation, kDone };
 enum class SendMode : uint8_t { kStandard, kSync, kReady, kBuffered };
 
+// What a send or receive moves: buffer, datatype, communicator, peer and tag.
+struct Transfer {
+  void* buf = nullptr;
+  int64_t count = 0;
+  const datatype::Datatype* type = nullptr;
+  int type_handle = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+  uint32_t context = 0;
+  int peer_rank = 0;  // destination, or source (MPI_ANY_SOURCE allowed)
+  int peer_pe = -1;
+  int tag = 0;
+  int my_rank = 0;    // the sender's rank in the communicator (envelope)
+};
+
 // Everything but the staging buffer: trivially copyable, so a pooled request resets by one
-// assignment.
-struct RequestState {
+// assignment. The operation (Transfer) is set by the bindings.
+struct RequestState : Transfer {
   int handle = 0;
   bool live = false;        // allocated from the pool (not yet released)
   RequestKind kind = RequestKind::kDone;
@@ -34,17 +48,12 @@ struct RequestState {
   bool posted = false;      // in the posted-receive queue
   bool proc_null = false;   // peer MPI_PROC_NULL: completes at once with an empty status
 
-  // The operation.
-  void* buf = nullptr;
-  int64_t count = 0;
-  const datatype::Datatype* type = nullptr;
-  int type_handle = 0;
-  MPI_Comm comm = MPI_COMM_NULL;
-  uint32_t context = 0;
-  int peer_rank = 0;  // destination, or source (MPI_ANY_SOURCE allowed)
-  int peer_pe = -1;
-  int tag = 0;
-  int my_rank = 0;    // the sender's rank in the communicator (envelope)
+  // Send protocol state: the wire id's serial, whether the data went eager, whether the
+  // protocol is done, and whether an MPI_Cancel waits for the receiver's answer.
+  uint32_t serial = 0;
+  bool eager = false;
+  bool send_done = false;
+  bool cancel_pending = false;
 
   // Completion status.
   int status_source = MPI_ANY_SOURCE;
@@ -123,11 +132,11 @@ class RequestPool {
   }
   void release(Request* r) {
     r->live = false;
-    r->exposure = memreg::Exposure{};
-    r->operation.reset();
-    r->operation_error = Error::ok();
-    r->staging.clear();
-    r->staging.shrink_to_fit();
+    // Only what was used (the common request has none of these: keep its release cheap).
+    if (r->exposure.id != 0 || !r->exposure.descriptor.empty()) r->exposure = memreg::Exposure{};
+    if (r->operation) r->operation.reset();
+    if (!r->operation_error.is_ok()) r->operation_error = Error::ok();
+    if (r->staging.capacity() > 0) std::vector<char>().swap(r->staging);
     free_.push_back(r);
   }
   // The live request behind a handle / wire id, or null.

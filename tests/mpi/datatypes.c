@@ -310,6 +310,136 @@ static void large_strided(void) {
   MPI_OK(MPI_Type_free(&t));
 }
 
+/* Large non-contiguous messages (rendezvous on every path) in every direction: typed -> typed,
+ * typed -> bytes, bytes -> typed, with buffers from malloc and MPI_Alloc_mem. The expected
+ * bytes come from the layout written out here by hand (byte offset and length of each block of
+ * one element, and the extent). */
+typedef struct {
+  long off, len;
+} span;
+
+static unsigned char byte_at(int rank, long pos) { return (unsigned char)(rank * 131 + pos * 7 + pos / 251); }
+
+/* The buffer offset of every data byte of `count` elements, in typemap order; returns the total. */
+static long data_map(const span* b, int nb, long extent, int count, long* map) {
+  long k = 0;
+  for (int e = 0; e < count; ++e)
+    for (int i = 0; i < nb; ++i)
+      for (long j = 0; j < b[i].len; ++j) map[k++] = e * extent + b[i].off + j;
+  return k;
+}
+
+static void* get_mem(long bytes, int alloc_mem) {
+  void* p = NULL;
+  if (alloc_mem) MPI_OK(MPI_Alloc_mem(bytes, MPI_INFO_NULL, &p)); else p = malloc((size_t)bytes);
+  CHECK(p != NULL);
+  memset(p, 0, (size_t)bytes);
+  return p;
+}
+
+static void put_mem(void* p, int alloc_mem) {
+  if (alloc_mem) MPI_OK(MPI_Free_mem(p)); else free(p);
+}
+
+static void large_layout(MPI_Datatype t, const span* b, int nb, long extent, int count) {
+  int right = (g_rank + 1) % g_size, left = (g_rank + g_size - 1) % g_size;
+  long total = 0;
+  for (int i = 0; i < nb; ++i) total += b[i].len;
+  total *= count;
+  long span_bytes = extent * count;
+  long* map = malloc(sizeof(long) * (size_t)total);
+  CHECK_EQ(data_map(b, nb, extent, count, map), total);
+  int size;
+  MPI_OK(MPI_Type_size(t, &size));
+  CHECK_EQ((long)size * count, total);
+  for (int alloc = 0; alloc < 2; ++alloc) {
+    unsigned char* typed_out = get_mem(span_bytes, alloc);
+    unsigned char* typed_in = get_mem(span_bytes, alloc);
+    unsigned char* flat_out = get_mem(total, alloc);
+    unsigned char* flat_in = get_mem(total, alloc);
+    for (long i = 0; i < span_bytes; ++i) typed_out[i] = byte_at(g_rank, i);
+    for (long k = 0; k < total; ++k) flat_out[k] = byte_at(g_rank, k);
+    MPI_Status st;
+    int got;
+    /* typed -> typed: the covered bytes carry the sender's bytes at the same places, no others */
+    MPI_OK(MPI_Sendrecv(typed_out, count, t, right, 6, typed_in, count, t, left, 6, MPI_COMM_WORLD, &st));
+    MPI_OK(MPI_Get_count(&st, t, &got));
+    CHECK_EQ(got, count);
+    for (long k = 0; k < total; ++k) CHECK_EQ(typed_in[map[k]], byte_at(left, map[k]));
+    memset(typed_in, 0, (size_t)span_bytes);
+    for (long k = 0; k < total; ++k) typed_in[map[k]] = 1; /* holes stay zero: check them */
+    for (long i = 0; i < span_bytes; ++i) typed_out[i] = typed_in[i] ? byte_at(g_rank, i) : 0;
+    memset(typed_in, 0, (size_t)span_bytes);
+    MPI_OK(MPI_Sendrecv(typed_out, count, t, right, 7, typed_in, count, t, left, 7, MPI_COMM_WORLD, &st));
+    for (long k = 0; k < total; ++k) CHECK_EQ(typed_in[map[k]], byte_at(left, map[k]));
+    for (long i = 0, k = 0; i < span_bytes; ++i) {
+      if (k < total && map[k] == i) {
+        ++k;
+      } else {
+        CHECK_EQ(typed_in[i], 0);
+      }
+    }
+    /* typed -> bytes: the typemap order */
+    MPI_OK(MPI_Sendrecv(typed_out, count, t, right, 8, flat_in, (int)total, MPI_BYTE, left, 8, MPI_COMM_WORLD, &st));
+    for (long k = 0; k < total; ++k) CHECK_EQ(flat_in[k], byte_at(left, map[k]));
+    /* bytes -> typed */
+    memset(typed_in, 0, (size_t)span_bytes);
+    MPI_OK(MPI_Sendrecv(flat_out, (int)total, MPI_BYTE, right, 9, typed_in, count, t, left, 9, MPI_COMM_WORLD, &st));
+    for (long k = 0; k < total; ++k) CHECK_EQ(typed_in[map[k]], byte_at(left, k));
+    put_mem(typed_out, alloc);
+    put_mem(typed_in, alloc);
+    put_mem(flat_out, alloc);
+    put_mem(flat_in, alloc);
+  }
+  free(map);
+}
+
+static void large_layouts(void) {
+  MPI_Datatype t;
+  /* vector of 1200-byte blocks (pulled block by block on a node) */
+  MPI_OK(MPI_Type_vector(300, 300, 450, MPI_INT, &t));
+  MPI_OK(MPI_Type_commit(&t));
+  {
+    span b[300];
+    for (int i = 0; i < 300; ++i) b[i] = (span){i * 450L * 4, 300L * 4};
+    large_layout(t, b, 300, 299L * 450 * 4 + 300 * 4, 1);
+  }
+  MPI_OK(MPI_Type_free(&t));
+  /* indexed, big and tiny blocks mixed, two elements */
+  int lens[5] = {1000, 3, 5000, 257, 20000}, displs[5] = {0, 1500, 2000, 8000, 9000};
+  MPI_OK(MPI_Type_indexed(5, lens, displs, MPI_INT, &t));
+  MPI_OK(MPI_Type_commit(&t));
+  {
+    span b[5];
+    for (int i = 0; i < 5; ++i) b[i] = (span){displs[i] * 4L, lens[i] * 4L};
+    large_layout(t, b, 5, 29000L * 4, 2);
+  }
+  MPI_OK(MPI_Type_free(&t));
+  /* struct of ints and doubles, resized: 20 elements of 16000 bytes */
+  int blens[2] = {1000, 500};
+  MPI_Aint bdispl[2] = {0, 8000};
+  MPI_Datatype btypes[2] = {MPI_INT, MPI_DOUBLE}, s;
+  MPI_OK(MPI_Type_create_struct(2, blens, bdispl, btypes, &s));
+  MPI_OK(MPI_Type_create_resized(s, 0, 16000, &t));
+  MPI_OK(MPI_Type_commit(&t));
+  {
+    span b[2] = {{0, 4000}, {8000, 4000}};
+    large_layout(t, b, 2, 16000, 20);
+  }
+  MPI_OK(MPI_Type_free(&t));
+  MPI_OK(MPI_Type_free(&s));
+  /* tiny blocks (packed on every path): every other int */
+  MPI_OK(MPI_Type_vector(40000, 1, 2, MPI_INT, &t));
+  MPI_OK(MPI_Type_commit(&t));
+  {
+    span* b = malloc(sizeof(span) * 40000);
+    for (int i = 0; i < 40000; ++i) b[i] = (span){i * 8L, 4};
+    large_layout(t, b, 40000, 39999L * 8 + 4, 1);
+    free(b);
+  }
+  MPI_OK(MPI_Type_free(&t));
+}
+
 static void predefined(void) {
   /* sizes of the predefined types, and a pair type through MINLOC */
   static const struct {
@@ -345,6 +475,7 @@ int main(int argc, char** argv) {
   constructors();
   structs();
   large_strided();
+  large_layouts();
   MPI_OK(MPI_Finalize());
   if (g_rank == 0) printf("datatypes: ok on %d ranks\n", g_size);
   return 0;

@@ -64,6 +64,43 @@ static void ring(int rank, int size) {
   }
 }
 
+/* Rendezvous-sized messages between buffers from malloc and from MPI_Alloc_mem, in all four
+ * combinations (the protocol differs: a sender buffer in a segment or exposed for the receiver's
+ * get, a receive buffer in a segment or exposed for the sender's puts, single copy on a node). */
+static void buffer_kinds(int rank, int size) {
+  static const size_t sizes[] = {300000, 2 << 20};
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  for (size_t s = 0; s < 2; ++s) {
+    size_t n = sizes[s];
+    for (int kinds = 0; kinds < 4; ++kinds) {
+      int send_alloc = kinds & 1, recv_alloc = kinds >> 1;
+      unsigned char *out, *in;
+      if (send_alloc) MPI_OK(MPI_Alloc_mem((MPI_Aint)n, MPI_INFO_NULL, &out)); else out = malloc(n);
+      if (recv_alloc) MPI_OK(MPI_Alloc_mem((MPI_Aint)n, MPI_INFO_NULL, &in)); else in = malloc(n);
+      int k = 50 + (int)s * 4 + kinds;
+      fill(out, n, rank, k);
+      memset(in, 0, n);
+      MPI_Request req[2];
+      MPI_Status st[2];
+      MPI_OK(MPI_Irecv(in, (int)n, MPI_BYTE, left, k, MPI_COMM_WORLD, &req[0]));
+      MPI_OK(MPI_Isend(out, (int)n, MPI_BYTE, right, k, MPI_COMM_WORLD, &req[1]));
+      MPI_OK(MPI_Waitall(2, req, st));
+      verify(in, n, left, k);
+      int count;
+      MPI_OK(MPI_Get_count(&st[0], MPI_BYTE, &count));
+      CHECK_EQ(count, n);
+      /* blocking receive of the same (the shortcut without a request takes a rendezvous too) */
+      memset(in, 0, n);
+      MPI_OK(MPI_Isend(out, (int)n, MPI_BYTE, right, k, MPI_COMM_WORLD, &req[1]));
+      MPI_OK(MPI_Recv(in, (int)n, MPI_BYTE, left, k, MPI_COMM_WORLD, &st[0]));
+      MPI_OK(MPI_Wait(&req[1], MPI_STATUS_IGNORE));
+      verify(in, n, left, k);
+      if (send_alloc) MPI_OK(MPI_Free_mem(out)); else free(out);
+      if (recv_alloc) MPI_OK(MPI_Free_mem(in)); else free(in);
+    }
+  }
+}
+
 /* Every rank sends kMsgs numbered messages of mixed sizes to rank 0, which receives with
  * MPI_ANY_SOURCE / MPI_ANY_TAG and checks that each source's messages arrive in order. */
 static void ordering(int rank, int size) {
@@ -120,8 +157,8 @@ static void tag_selection(int rank, int size) {
 static void truncation(int rank, int size) {
   if (size < 2 || rank > 1) return;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  static const int lens[] = {64, 100000};
-  for (int k = 0; k < 2; ++k) {
+  static const int lens[] = {64, 100000, 3000000}; /* eager, rendezvous, split copy on a node */
+  for (int k = 0; k < 3; ++k) {
     int n = lens[k];
     unsigned char* b = malloc((size_t)n);
     if (rank == 0) {
@@ -152,6 +189,8 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   ring(rank, size);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  buffer_kinds(rank, size);
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   ordering(rank, size);
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));

@@ -1,6 +1,7 @@
 /* Persistent requests (every mode), wait/test families (all/any/some), MPI_Request_get_status,
- * MPI_Request_free, cancel of receives, generalized requests, MPI_PROC_NULL, sendrecv and
- * sendrecv_replace — data and status fields checked. */
+ * MPI_Request_free, cancel of receives and of sends (unmatched: gone; matched: delivered),
+ * generalized requests, MPI_PROC_NULL, sendrecv and sendrecv_replace — data and status fields
+ * checked. */
 #include <string.h>
 
 #include "check.h"
@@ -153,6 +154,116 @@ static void cancel_and_free(int rank, int size) {
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every freed send has been received: v may change */
 }
 
+static void fill(int* buf, int n, int rank, int round) {
+  for (int i = 0; i < n; ++i) buf[i] = rank * 1000003 + round * 7919 + i;
+}
+
+static void check_filled(const int* buf, int n, int rank, int round) {
+  for (int i = 0; i < n; ++i) CHECK_EQ(buf[i], rank * 1000003 + round * 7919 + i);
+}
+
+static int cancelled(MPI_Status* st) {
+  int flag = -1;
+  MPI_OK(MPI_Test_cancelled(st, &flag));
+  return flag;
+}
+
+/* Sends a token to `to` and waits for one from `from` (non-blocking send: every rank does this at
+ * once). Tells the right neighbour that this rank's cancels are answered (only then may a receive
+ * matching its cancelled messages be posted), or the left one that its message was received. */
+static void pass_token(int from, int to, int tag) {
+  int token = 0;
+  MPI_Request r;
+  MPI_OK(MPI_Isend(&token, 1, MPI_INT, to, tag, MPI_COMM_WORLD, &r));
+  MPI_OK(MPI_Recv(&token, 1, MPI_INT, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+}
+
+/* Cancel of sends, to the right neighbour, eager and rendezvous sized, standard / synchronous /
+ * persistent: unmatched ones are gone at the receiver (the next message with the same envelope
+ * is received instead); one the receiver matched completes normally. */
+static void cancel_sends(int rank, int size) {
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  enum { kBig = 1 << 16 };
+  int* out = malloc(sizeof(int) * kBig);
+  int* in = malloc(sizeof(int) * kBig);
+  const int counts[2] = {4, kBig}; /* eager, rendezvous */
+  MPI_Status st;
+  for (int c = 0; c < 2; ++c) {
+    int n = counts[c];
+    for (int mode = 0; mode < 3; ++mode) {
+      int round = c * 10 + mode;
+      /* unmatched: cancelled */
+      MPI_Request r;
+      fill(out, n, rank, round);
+      if (mode == 0) MPI_OK(MPI_Isend(out, n, MPI_INT, right, 50, MPI_COMM_WORLD, &r));
+      if (mode == 1) MPI_OK(MPI_Issend(out, n, MPI_INT, right, 50, MPI_COMM_WORLD, &r));
+      if (mode == 2) {
+        MPI_OK(MPI_Send_init(out, n, MPI_INT, right, 50, MPI_COMM_WORLD, &r));
+        MPI_OK(MPI_Start(&r));
+      }
+      MPI_OK(MPI_Cancel(&r));
+      MPI_OK(MPI_Wait(&r, &st));
+      CHECK_EQ(cancelled(&st), 1);
+      pass_token(left, right, 51);
+      /* the next message with the same envelope is the one received (a persistent request
+         sends it once more) */
+      MPI_Request again;
+      fill(out, n, rank, round + 100);
+      if (mode == 2) {
+        MPI_OK(MPI_Start(&r));
+        again = r;
+      } else {
+        MPI_OK(MPI_Isend(out, n, MPI_INT, right, 50, MPI_COMM_WORLD, &again));
+      }
+      memset(in, 0, sizeof(int) * (size_t)n);
+      MPI_OK(MPI_Recv(in, kBig, MPI_INT, left, 50, MPI_COMM_WORLD, &st));
+      CHECK_EQ(st.MPI_SOURCE, left);
+      int got = 0;
+      MPI_OK(MPI_Get_count(&st, MPI_INT, &got));
+      CHECK_EQ(got, n);
+      check_filled(in, n, left, round + 100);
+      MPI_OK(MPI_Wait(&again, &st));
+      CHECK_EQ(cancelled(&st), 0);
+      if (mode == 2) MPI_OK(MPI_Request_free(&r));
+
+      /* matched (the receiver says so before the cancel): completes normally */
+      fill(out, n, rank, round + 200);
+      if (mode == 1) {
+        MPI_OK(MPI_Issend(out, n, MPI_INT, right, 52, MPI_COMM_WORLD, &r));
+      } else {
+        MPI_OK(MPI_Isend(out, n, MPI_INT, right, 52, MPI_COMM_WORLD, &r));
+      }
+      MPI_OK(MPI_Recv(in, kBig, MPI_INT, left, 52, MPI_COMM_WORLD, &st));
+      check_filled(in, n, left, round + 200);
+      pass_token(right, left, 53);
+      MPI_OK(MPI_Cancel(&r));
+      MPI_OK(MPI_Wait(&r, &st));
+      CHECK_EQ(cancelled(&st), 0);
+    }
+  }
+  /* Many cancelled eager sends give the receiver's budget back (an accounting error ends the
+     job), and later traffic still flows in order. */
+  for (int i = 0; i < 300; ++i) {
+    MPI_Request r;
+    MPI_OK(MPI_Isend(out, 256, MPI_INT, right, 54, MPI_COMM_WORLD, &r));
+    MPI_OK(MPI_Cancel(&r));
+    MPI_OK(MPI_Wait(&r, &st));
+    CHECK_EQ(cancelled(&st), 1);
+  }
+  pass_token(left, right, 51);
+  for (int i = 0; i < 3; ++i) {
+    MPI_Request r;
+    fill(out, 256, rank, 300 + i);
+    MPI_OK(MPI_Isend(out, 256, MPI_INT, right, 54, MPI_COMM_WORLD, &r));
+    MPI_OK(MPI_Recv(in, 256, MPI_INT, left, 54, MPI_COMM_WORLD, &st));
+    check_filled(in, 256, left, 300 + i);
+    MPI_OK(MPI_Wait(&r, &st));
+  }
+  free(out);
+  free(in);
+}
+
 static void proc_null(void) {
   int x = 5;
   MPI_Status st;
@@ -287,6 +398,7 @@ int main(int argc, char** argv) {
   families(rank, size);
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   cancel_and_free(rank, size);
+  cancel_sends(rank, size);
   proc_null();
   sendrecv(rank, size);
   generalized();
