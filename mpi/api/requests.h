@@ -22,7 +22,7 @@ Error new_request(Context& c, p2p::RequestKind kind, p2p::SendMode mode, const v
 // Starts it (a persistent request: once more). Fails for a buffered send the attached buffer
 // cannot hold, or a persistent request that is still active.
 Error start(Context& c, p2p::Request* r, const char* call);
-// Internal traffic of the interim collectives: `context` is the communicator's context + 1.
+// Internal traffic of the collectives and topologies: `context` is the communicator's context + 1.
 p2p::Request* new_internal(Context& c, p2p::RequestKind kind, void* buf, int64_t bytes, int peer_rank,
                            int tag, const comm::Communicator& comm, uint32_t context);
 
