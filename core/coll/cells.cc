@@ -119,9 +119,11 @@ void CellRound::wait_for(Cell* cell, uint64_t seq) {
         syscall(SYS_futex, futex_word(cell), FUTEX_WAIT, static_cast<int>(f & 0xffffffffu), &limit, nullptr, 0);
       }
       __atomic_sub_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
-      // After every sleep: a peer may be waiting for this PE's progress (e.g. a get from a
-      // segment this PE serves) while this PE waits for that peer's flag.
+      // After every sleep: a sleeper may be the one peers wait for (e.g. memreg's bounce
+      // transfers are served by the owner's core progress, which a caller's progress may run only
+      // now and then): serve them.
       wait_.progress(wait_.ctx);
+      if (wait_.progress != standard_progress) gasket::progress();
       continue;
     }
     wait_.backoff(wait_.ctx, &polls);
