@@ -177,11 +177,10 @@ void to_all(T* dest, const T* src, int n, int start, int log_stride, int size, l
                reinterpret_cast<const C*>(src), static_cast<size_t>(n), op, call);
 }
 
-// A team barrier: the cells when they serve the team, else the SyncArea's dissemination barrier.
-void team_barrier(Team& t, bool with_quiet, const char* call) {
+// A team sync: the cells when they serve the team, else the SyncArea's dissemination barrier.
+void team_sync(Team& t, const char* call) {
   Library& l = lib(call);
-  if (!l.on_cells(t, 0)) return coll::barrier(t.set, t.sync, with_quiet, call);
-  if (with_quiet) quiet();
+  if (!l.on_cells(t, 0)) return coll::barrier(t.set, t.sync, false, call);
   coll::cell_barrier(t.set, l.cell_slot(t), l.cell_wait());
 }
 
@@ -628,15 +627,13 @@ void shmem_clear_lock(long* lock) {
 }
 
 // ---- collectives ----
-void shmem_barrier_all(void) {
-  Library& l = lib("shmem_barrier_all");
-  Team& w = l.team(SHMEM_TEAM_WORLD, "shmem_barrier_all");
-  if (!l.on_cells(w, 0)) return barrier_all();
-  team_barrier(w, true, "shmem_barrier_all");
-}
-void shmem_sync_all(void) { team_barrier(lib("shmem_sync_all").team(SHMEM_TEAM_WORLD, "shmem_sync_all"), false, "shmem_sync_all"); }
+// Stays the core's barrier_all: it must complete every put and atomic first, and with a backend
+// forced (GASKET_TRANSPORT) same-node atomics may travel through it although the peers are mapped;
+// a cell flag would overtake them (tests/shmem:thread_init over ucx-shm showed it).
+void shmem_barrier_all(void) { lib("shmem_barrier_all"), barrier_all(); }
+void shmem_sync_all(void) { team_sync(lib("shmem_sync_all").team(SHMEM_TEAM_WORLD, "shmem_sync_all"), "shmem_sync_all"); }
 int shmem_team_sync(shmem_team_t team) {
-  team_barrier(team_of(team, "shmem_team_sync"), false, "shmem_team_sync");
+  team_sync(team_of(team, "shmem_team_sync"), "shmem_team_sync");
   return 0;
 }
 void shmem_barrier(int start, int log_stride, int size, long* psync) {
