@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/base/log.h"
 #include "core/config/config.h"
@@ -44,13 +45,16 @@ void Library::start(int requested, const char* call) {
   lib->debug_ = cfg->boolean(config::Knob::SHMEM_DEBUG);
   lib->pool_ = static_cast<int64_t*>(sym_calloc(kMaxTeams * kSlotWords, sizeof(int64_t), call));
   if (lib->pool_ == nullptr) log::fatal("%s: no symmetric memory for the team synchronisation areas", call);
+  // The cell area of the small same-node collectives; without it they take the SyncArea algorithms.
+  if (!lib->cells_.create(call).is_ok()) GASKET_DEBUG("%s: no collective cell area; collectives use the SyncArea algorithms", call);
+  lib->cell_wait_ = coll::CellWait::standard(requested == SHMEM_THREAD_MULTIPLE);
   instance_ = lib;
   int n = n_pes(), me = my_pe();
-  lib->add_team(coll::PeSet::strided(0, 1, n, call), 0, nullptr);
+  lib->add_team(coll::PeSet::strided(0, 1, n, call), 0, 1, nullptr);
   std::vector<int> node;
   for (int pe = 0; pe < n; ++pe)
     if (node_of(pe) == node_of(me)) node.push_back(pe);
-  lib->add_team(coll::PeSet::of_list(node, call), 1, nullptr);
+  lib->add_team(coll::PeSet::of_list(node, call), 1, 2, nullptr);
   lib->contexts_.push_back(Context{true, 0, 0});
   if (cfg->boolean(config::Knob::SHMEM_INFO) && me == 0) {
     std::printf("%s (gasket %s): OpenSHMEM %d.%d, %d PEs on %d nodes, transport to PE %d: %s, "
@@ -71,6 +75,7 @@ void Library::stop() {
   Library* lib = instance_;
   if (lib == nullptr) return;
   barrier_all();
+  lib->cells_.destroy("shmem_finalize");
   sym_free(lib->pool_, "shmem_finalize");
   instance_ = nullptr;
   delete lib;
@@ -87,11 +92,18 @@ Team& Library::team(shmem_team_t handle, const char* call) {
   return teams_[index - 1];
 }
 
-int Library::add_team(coll::PeSet set, int slot, const shmem_team_config_t* config) {
+int Library::add_team(coll::PeSet set, int slot, uint32_t tag, const shmem_team_config_t* config) {
   Team t;
   t.alive = true;
+  // The cells serve the team when every member is mapped here and reached directly: a backend
+  // carrying same-node traffic may still map the heap, but a barrier through the cells would then
+  // pass puts and atomics the backend has not delivered yet.
+  t.on_cells = coll::cells_apply(cells_, slot, set, 0);
+  for (int r = 0; t.on_cells && r < set.size(); ++r) t.on_cells = std::strcmp(transport_name(set.pe(r)), "direct") == 0;
   t.set = std::move(set);
   t.slot = slot;
+  t.tag = tag;
+  last_tag_ = tag > last_tag_ ? tag : last_tag_;
   t.sync = pool_ + static_cast<size_t>(slot) * kSlotWords;
   if (config != nullptr) t.config = *config;
   used_slots_ |= uint64_t{1} << slot;
@@ -113,6 +125,11 @@ int Library::split(shmem_team_t parent_handle, const std::vector<std::vector<int
   *exchange = static_cast<int64_t>(free_mask);
   uint64_t common = 0;
   coll::reduce(pset, psync, &common, reinterpret_cast<const uint64_t*>(exchange), 1, coll::ReduceOp::kAnd, call);
+  // The new teams' cell tags: above every tag any member has given out (so a reused cell slot's
+  // old flags never count for the new team).
+  *exchange = static_cast<int64_t>(last_tag_);
+  uint64_t top = 0;
+  coll::reduce(pset, psync, &top, reinterpret_cast<const uint64_t*>(exchange), 1, coll::ReduceOp::kMax, call);
   std::vector<int> slots;
   for (int s = 2; s < kMaxTeams && slots.size() < groups.size(); ++s)
     if (common & (uint64_t{1} << s)) slots.push_back(s);
@@ -126,9 +143,10 @@ int Library::split(shmem_team_t parent_handle, const std::vector<std::vector<int
   for (size_t g = 0; g < groups.size(); ++g) {
     if (groups[g].empty()) continue;
     coll::PeSet set = pset.subset(groups[g], call);
-    int index = add_team(std::move(set), slots[g], configs[g]);
+    int index = add_team(std::move(set), slots[g], static_cast<uint32_t>(top + 1 + g), configs[g]);
     if (out[g] != nullptr) *out[g] = team_handle(index);
   }
+  last_tag_ = static_cast<uint32_t>(top + groups.size());
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/coll/cells.h"
 #include "core/coll/coll.h"
 #include "core/gasket.h"
 #include "shmem.h"
@@ -27,6 +28,12 @@ struct Team {
   int slot = -1;
   coll::SyncArea sync = nullptr;
   shmem_team_config_t config{0};
+  // The same-node cell protocol (core/coll/cells.h) in the cell slot `slot`: whether it serves the
+  // team (every member mapped here), the team's tag (a serial agreed at creation, increasing on
+  // every PE) and its count of cell collectives.
+  bool on_cells = false;
+  uint32_t tag = 0;
+  uint64_t cell_seq = 0;
 };
 
 struct Context {
@@ -69,13 +76,18 @@ class Library {
             const char* call);
   void destroy_team(shmem_team_t handle, const char* call);
 
+  // Whether the cell protocol serves `t` for `bytes` of data (the same answer on every member).
+  bool on_cells(const Team& t, size_t bytes) const { return t.on_cells && bytes <= coll::CellArea::kCellBytes; }
+  coll::CellSlot cell_slot(Team& t) const { return coll::CellSlot{&cells_, t.slot, t.tag, &t.cell_seq}; }
+  const coll::CellWait& cell_wait() const { return cell_wait_; }
+
   // Checks (under SHMEM_DEBUG) that [addr, addr+bytes) is symmetric memory.
   void check_symmetric(const void* addr, size_t bytes, const char* role, const char* call) const;
 
  private:
   Library() = default;
   int ctx_target(shmem_ctx_t ctx, int pe, const char* call);
-  int add_team(coll::PeSet set, int slot, const shmem_team_config_t* config);
+  int add_team(coll::PeSet set, int slot, uint32_t tag, const shmem_team_config_t* config);
 
   static Library* instance_;
   int thread_level_ = SHMEM_THREAD_SINGLE;
@@ -83,6 +95,9 @@ class Library {
   std::recursive_mutex mutex_;  // team and context tables (SHMEM_THREAD_MULTIPLE)
   int64_t* pool_ = nullptr;
   uint64_t used_slots_ = 0;  // bit s: slot s holds a live team on this PE
+  coll::CellArea cells_;  // slot s: the team in team slot s
+  coll::CellWait cell_wait_;
+  uint32_t last_tag_ = 0;  // the highest team tag given out on this PE
   std::vector<Team> teams_;  // 0: SHMEM_TEAM_WORLD, 1: SHMEM_TEAM_SHARED
   std::vector<Context> contexts_;  // 0: SHMEM_CTX_DEFAULT
 };

@@ -152,7 +152,16 @@ template <typename T>
 int team_reduce(shmem_team_t t, T* dest, const T* src, size_t n, coll::ReduceOp op, const char* call) {
   Team& team = team_of(t, call);
   using C = typename Compute<T>::type;
-  lib(call).check_symmetric(dest, n * sizeof(T), "destination", call);
+  Library& l = lib(call);
+  l.check_symmetric(dest, n * sizeof(T), "destination", call);
+  if (l.on_cells(team, n * sizeof(T))) {
+    if (n != 0 && !addr_accessible(src, n * sizeof(T), my_pe())) {
+      log::fatal("%s: source %p (%zu bytes) is not symmetric memory", call, static_cast<const void*>(src), n * sizeof(T));
+    }
+    coll::cell_reduce(team.set, l.cell_slot(team), l.cell_wait(), reinterpret_cast<C*>(dest),
+                      reinterpret_cast<const C*>(src), n, op, call);
+    return 0;
+  }
   coll::reduce(team.set, team.sync, reinterpret_cast<C*>(dest), reinterpret_cast<const C*>(src), n, op, call);
   return 0;
 }
@@ -168,10 +177,24 @@ void to_all(T* dest, const T* src, int n, int start, int log_stride, int size, l
                reinterpret_cast<const C*>(src), static_cast<size_t>(n), op, call);
 }
 
+// A team sync: the cells when they serve the team, else the SyncArea's dissemination barrier.
+void team_sync(Team& t, const char* call) {
+  Library& l = lib(call);
+  if (!l.on_cells(t, 0)) return coll::barrier(t.set, t.sync, false, call);
+  coll::cell_barrier(t.set, l.cell_slot(t), l.cell_wait());
+}
+
 int team_broadcast(shmem_team_t t, void* dest, const void* src, size_t bytes, int root, const char* call) {
   Team& team = team_of(t, call);
-  lib(call).check_symmetric(dest, bytes, "destination", call);
-  coll::broadcast(team.set, team.sync, dest, src, bytes, root, true, call);
+  Library& l = lib(call);
+  l.check_symmetric(dest, bytes, "destination", call);
+  if (l.on_cells(team, bytes) && root >= 0 && root < team.set.size()) {
+    bool from_me = team.set.my_rank() == root;
+    coll::cell_broadcast(team.set, l.cell_slot(team), l.cell_wait(), from_me ? const_cast<void*>(src) : dest, bytes, root);
+    if (from_me && dest != src && bytes != 0) std::memmove(dest, src, bytes);
+    return 0;
+  }
+  coll::broadcast(team.set, team.sync, dest, src, bytes, root, true, call);  // (and a bad root's message)
   return 0;
 }
 int team_collect(bool fixed, shmem_team_t t, void* dest, const void* src, size_t bytes, const char* call) {
@@ -604,14 +627,13 @@ void shmem_clear_lock(long* lock) {
 }
 
 // ---- collectives ----
+// Stays the core's barrier_all: it must complete every put and atomic first, and with a backend
+// forced (GASKET_TRANSPORT) same-node atomics may travel through it although the peers are mapped;
+// a cell flag would overtake them (tests/shmem:thread_init over ucx-shm showed it).
 void shmem_barrier_all(void) { lib("shmem_barrier_all"), barrier_all(); }
-void shmem_sync_all(void) {
-  const Team& w = lib("shmem_sync_all").world();
-  coll::barrier(w.set, w.sync, false, "shmem_sync_all");
-}
+void shmem_sync_all(void) { team_sync(lib("shmem_sync_all").team(SHMEM_TEAM_WORLD, "shmem_sync_all"), "shmem_sync_all"); }
 int shmem_team_sync(shmem_team_t team) {
-  Team& t = team_of(team, "shmem_team_sync");
-  coll::barrier(t.set, t.sync, false, "shmem_team_sync");
+  team_sync(team_of(team, "shmem_team_sync"), "shmem_team_sync");
   return 0;
 }
 void shmem_barrier(int start, int log_stride, int size, long* psync) {

@@ -112,8 +112,15 @@ int main(int argc, char** argv) {
   }
   shmem_barrier_all();
   /* collectives: every PE */
-  double best[2];
-  for (int which = 0; which < 2; ++which) {
+  /* barrier_all, sum_to_all (active set + pSync), sync_all and, with OpenSHMEM 1.5 teams, the team
+   * reduction (gasket: the same-node cells, core/coll/cells.h; sum_to_all keeps the pSync path) */
+#if SHMEM_MAJOR_VERSION > 1 || SHMEM_MINOR_VERSION >= 5
+  enum { kColl = 4 };
+#else
+  enum { kColl = 3 };
+#endif
+  double best[4] = {0, 0, 0, 0};
+  for (int which = 0; which < kColl; ++which) {
     double reps[SAMPLES];
     int iters = COLL_ITERATIONS;
     for (int r = 0; r < SAMPLES; ++r) {
@@ -121,7 +128,11 @@ int main(int argc, char** argv) {
       double t0 = now_us();
       for (int i = 0; i < iters; ++i) {
         if (which == 0) shmem_barrier_all();
-        else shmem_long_sum_to_all(&red_dst, &red_src, 1, 0, 0, n, pWrk, pSync[i & 1]);
+        else if (which == 1) shmem_long_sum_to_all(&red_dst, &red_src, 1, 0, 0, n, pWrk, pSync[i & 1]);
+        else if (which == 2) shmem_sync_all();
+#if SHMEM_MAJOR_VERSION > 1 || SHMEM_MINOR_VERSION >= 5
+        else shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &red_dst, &red_src, 1);
+#endif
       }
       reps[r] = (now_us() - t0) / iters;
     }
@@ -130,6 +141,8 @@ int main(int argc, char** argv) {
   if (me == 0) {
     printf("%-10s %10s %12.3f\n", "barrier", "-", best[0]);
     printf("%-10s %10d %12.3f\n", "sum_to_all", 8, best[1]);
+    printf("%-10s %10s %12.3f\n", "sync_all", "-", best[2]);
+    if (kColl > 3) printf("%-10s %10d %12.3f\n", "sum_reduce", 8, best[3]);
     char x[32];
     snprintf(x, sizeof x, "%dPEs", n);
     bench_result("shmem_barrier_latency", x, best[0], "us");

@@ -1,15 +1,11 @@
 #include "mpi/coll/shm.h"
 
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <climits>
 #include <cstring>
-
+#include <memory>
 #include <vector>
 
+#include "core/coll/cells.h"
 #include "core/gasket.h"
 #include "mpi/coll/algorithms.h"
 #include "mpi/op/op.h"
@@ -18,91 +14,51 @@ namespace gasket::mpi::coll {
 
 namespace {
 
-using Cell = CollectiveArea::Cell;
+using gasket::coll::CellRound;
+using gasket::coll::CellSlot;
+using gasket::coll::CellWait;
+using gasket::coll::PeSet;
 
-uint64_t flag_of(const comm::Communicator& comm, uint64_t seq) {
-  return (uint64_t{comm.context} << 32) | (seq & 0xffffffffu);
+// The communicator's group as the core's PE set, built once and kept on the communicator.
+const PeSet& set_of(const comm::Communicator& comm) {
+  const std::vector<int>& pes = comm.group->pes;
+  const PeSet* s = comm.cell_set.get();
+  bool same = s != nullptr && s->size() == comm.size();
+  for (int r = 0; same && r < comm.size(); ++r) same = s->pe(r) == pes[static_cast<size_t>(r)];
+  if (!same) comm.cell_set = std::make_shared<const PeSet>(PeSet::of_list(pes, "MPI collective"));
+  return *comm.cell_set;
 }
-// The cell's owner has reached collective `seq` of this communicator (or a later one).
-bool reached(const Cell* cell, const comm::Communicator& comm, uint64_t seq) {
-  uint64_t f = __atomic_load_n(&cell->flag, __ATOMIC_ACQUIRE);
-  return (f >> 32) == comm.context && (f & 0xffffffffu) >= (seq & 0xffffffffu);
+
+CellSlot slot_of(Context& c, const comm::Communicator& comm) {
+  return CellSlot{&c.area(), comm.coll_slot, comm.context, &comm.shm_seq};
 }
 
-// The flag's low word (the sequence number, little-endian) is the futex: the area is a shared
-// mapping, so the (non-private) futex works between processes.
-int* futex_word(Cell* cell) { return reinterpret_cast<int*>(&cell->flag); }
-
-// One collective on the area: the cells of its parity, and the waits of the protocol.
-class Round {
- public:
-  Round(Context& c, Guard& g, const comm::Communicator& comm)
-      : c_(c), g_(g), comm_(comm), seq_(++comm.shm_seq), n_(comm.size()), sleepy_(gasket::oversubscribed()) {
-    for (int r = 0; r < n_; ++r) {
-      int pe = comm.group->pes[static_cast<size_t>(r)];
-      cells_[r] = c.area().cell(pe, comm.coll_slot, static_cast<int>(seq_ & 1));
-      previous_[r] = c.area().cell(pe, comm.coll_slot, static_cast<int>((seq_ - 1) & 1));
-    }
-    // Step 1: everyone has entered the previous collective (its flag is in the other cells).
-    if (seq_ > 2) {
-      for (int r = 0; r < n_; ++r) {
-        if (previous_[r] != nullptr) wait_for(previous_[r], seq_ - 1);
-      }
-    }
+// Waiting inside an MPI call: the engine's progress and the context's backoff (which lets other
+// threads in under MPI_THREAD_MULTIPLE; no futex sleep then).
+struct Waiting {
+  Context& c;
+  Guard& g;
+  CellWait wait;
+  Waiting(Context& c_, Guard& g_) : c(c_), g(g_) {
+    wait.progress = [](void* ctx) { static_cast<Waiting*>(ctx)->c.engine().progress(); };
+    wait.backoff = [](void* ctx, unsigned* polls) {
+      auto* w = static_cast<Waiting*>(ctx);
+      w->c.backoff(w->g, polls);
+    };
+    wait.ctx = this;
+    wait.may_sleep = gasket::oversubscribed() && c.thread_level() != MPI_THREAD_MULTIPLE;
   }
-  Cell* cell(int rank) const { return cells_[rank]; }
-  void publish(const void* data, int64_t bytes) {
-    Cell* mine = cells_[comm_.rank];
-    if (mine == nullptr) return;  // (never: this PE's own cell)
-    if (bytes > 0) std::memcpy(mine->data, data, static_cast<size_t>(bytes));
-    __atomic_store_n(&mine->flag, flag_of(comm_, seq_), __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&mine->sleepers, __ATOMIC_SEQ_CST) != 0) {
-      syscall(SYS_futex, futex_word(mine), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
-    }
-  }
-  // Step 3: the contributions of the other members on this node.
-  void wait_all() {
-    for (int r = 0; r < n_; ++r) {
-      if (r != comm_.rank && cells_[r] != nullptr) wait_for(cells_[r], seq_);
-    }
-  }
-  void wait_one(int rank) { wait_for(cells_[rank], seq_); }
-  uint64_t seq() const { return seq_; }
+};
 
- private:
-  Context& c_;
-  Guard& g_;
-  const comm::Communicator& comm_;
-  uint64_t seq_;
-  int n_;
-  bool sleepy_;
-  Cell* cells_[CollectiveArea::kMaxMembers] = {};
-  Cell* previous_[CollectiveArea::kMaxMembers] = {};
-
-  // Polls the flag (the engine progresses every 16th poll: other traffic needs it rarely, and it
-  // costs more than the flag). When processes outnumber cores, a yield-based wait keeps handing
-  // the core back to pollers, so after a few polls the waiter sleeps on the flag's futex and the
-  // owner's publish() wakes it.
-  void wait_for(Cell* cell, uint64_t seq) {
-    unsigned polls = 0, step = 0;
-    while (!reached(cell, comm_, seq)) {
-      if ((++step & 15) == 0) c_.engine().progress();
-      if (sleepy_ && step > 4 && c_.thread_level() != MPI_THREAD_MULTIPLE) {
-        __atomic_add_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
-        uint64_t f = __atomic_load_n(&cell->flag, __ATOMIC_SEQ_CST);
-        if (!reached(cell, comm_, seq)) {
-          timespec limit{0, 1000000};  // 1 ms: progress other traffic now and then
-          syscall(SYS_futex, futex_word(cell), FUTEX_WAIT, static_cast<int>(f & 0xffffffffu), &limit, nullptr, 0);
-        }
-        __atomic_sub_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
-        // A sleeper may be the one peers wait for (e.g. memreg's bounce transfers are served by
-        // the owner's core progress, which the engine runs only now and then): serve them.
-        c_.engine().progress();
-        gasket::progress();
-        continue;
-      }
-      c_.backoff(g_, &polls);
-    }
+// An MPI reduction as the core's combine callback: acc = data op acc.
+struct Combine {
+  Context& c;
+  MPI_Op op;
+  int type_handle;
+  const datatype::Datatype& type;
+  static void apply(void* ctx, const void* data, void* acc, size_t count) {
+    auto* m = static_cast<Combine*>(ctx);
+    op::apply(m->c.ops(), m->op, m->type_handle, m->type, data, acc, static_cast<int64_t>(count));
   }
 };
 
@@ -113,10 +69,7 @@ bool shm_applies(Context& c, const comm::Communicator& comm, int64_t bytes) {
       !c.area().usable() || comm.size() > CollectiveArea::kMaxMembers) {
     return false;
   }
-  for (int pe : comm.group->pes) {
-    if (c.area().cell(pe, comm.coll_slot, 0) == nullptr) return false;  // not on this node
-  }
-  return true;
+  return gasket::coll::cells_apply(c.area(), comm.coll_slot, set_of(comm), static_cast<size_t>(bytes));
 }
 
 bool shm_nodes_apply(Context& c, const comm::Communicator& comm, int64_t bytes) {
@@ -137,7 +90,8 @@ bool shm_nodes_apply(Context& c, const comm::Communicator& comm, int64_t bytes) 
 
 void shm_allreduce_nodes(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
                          int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type) {
-  Round round(c, g, comm);
+  Waiting w(c, g);
+  CellRound round(set_of(comm), slot_of(c, comm), w.wait);
   int64_t bytes = count * type.size;
   // The leader of a node is its lowest rank; leaders[] in rank order.
   std::vector<int> leaders;
@@ -148,7 +102,7 @@ void shm_allreduce_nodes(Context& c, Guard& g, const comm::Communicator& comm, c
   }
   int mine = leader_of_node[static_cast<size_t>(gasket::node_of(gasket::my_pe()))];
   if (comm.rank != mine) {
-    round.publish(in, bytes);
+    round.publish(in, static_cast<size_t>(bytes));
     round.wait_one(mine);
     if (bytes > 0) std::memcpy(out, round.cell(mine)->data, static_cast<size_t>(bytes));
     return;
@@ -167,35 +121,25 @@ void shm_allreduce_nodes(Context& c, Guard& g, const comm::Communicator& comm, c
   allreduce(s, Ranks{index, static_cast<int>(leaders.size()), Side::kPeers, leaders.data()}, acc,
             static_cast<char*>(out), count, true);
   (void)s.run(g);
-  round.publish(out, bytes);
+  round.publish(out, static_cast<size_t>(bytes));
 }
 
 void shm_barrier(Context& c, Guard& g, const comm::Communicator& comm) {
-  Round round(c, g, comm);
-  round.publish(nullptr, 0);
-  round.wait_all();
+  Waiting w(c, g);
+  gasket::coll::cell_barrier(set_of(comm), slot_of(c, comm), w.wait);
 }
 
 void shm_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root) {
-  Round round(c, g, comm);
-  if (comm.rank == root) {
-    round.publish(data, bytes);
-    return;
-  }
-  round.publish(nullptr, 0);  // entered: for step 1 of later collectives
-  round.wait_one(root);
-  std::memcpy(data, round.cell(root)->data, static_cast<size_t>(bytes));
+  Waiting w(c, g);
+  gasket::coll::cell_broadcast(set_of(comm), slot_of(c, comm), w.wait, data, static_cast<size_t>(bytes), root);
 }
 
 void shm_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
                 MPI_Op op, int type_handle, const datatype::Datatype& type, int root) {
-  Round round(c, g, comm);
-  round.publish(in, count * type.size);
-  if (root >= 0 && comm.rank != root) return;
-  round.wait_all();
-  int n = comm.size();
-  std::memcpy(out, round.cell(n - 1)->data, static_cast<size_t>(count * type.size));
-  for (int r = n - 2; r >= 0; --r) op::apply(c.ops(), op, type_handle, type, round.cell(r)->data, out, count);
+  Waiting w(c, g);
+  Combine combine{c, op, type_handle, type};
+  gasket::coll::cell_reduce(set_of(comm), slot_of(c, comm), w.wait, in, out, static_cast<size_t>(count),
+                            static_cast<size_t>(type.size), Combine::apply, &combine, root);
 }
 
 }  // namespace gasket::mpi::coll

@@ -2,15 +2,10 @@
 // to CollectiveArea::kCellBytes of contiguous data) on an intracommunicator whose members all
 // share this node and which holds a slot of the collective area (area.h).
 //
-// Protocol, for the communicator's collective number `seq` (cells of parity seq & 1):
-//  1. (seq > 2) wait until every member has entered collective seq - 1: then nobody still reads
-//     the cells of seq - 2, which this one reuses;
-//  2. write the contribution (if any) into this member's cell, then its flag = seq (release);
-//  3. wait for the flags needed (every member's for barrier/reduce/allreduce at the receiving
-//     ranks, the root's for bcast) and read the data straight out of the peers' cells.
-// One wait phase and no exit barrier: with processes outnumbering cores every extra round costs
-// a context switch. Reductions combine x0 op (x1 op (... op x_{n-1})): rank order, so
-// non-commutative operations are right too.
+// The protocol (cells, flags, parity, futex sleep) is the core's (core/coll/cells.h), shared
+// with OpenSHMEM; this file adapts it: communicator -> PE set + cell slot (tag: the context id),
+// MPI op/datatype -> combine callback, waiting with the engine's progress and the context's
+// backoff.
 #pragma once
 
 #include <cstdint>

@@ -13,6 +13,10 @@
 #include "mpi.h"
 #include "mpi/base/error.h"
 
+namespace gasket::coll {
+class PeSet;  // core/coll: a communicator's group as the core's PE set (same-node collectives)
+}  // namespace gasket::coll
+
 namespace gasket::mpi::topo {
 class Topology;  // mpi/topo: a process topology (immutable, shared by duplicates)
 }  // namespace gasket::mpi::topo
@@ -56,6 +60,8 @@ struct Communicator {
   // collectives it has run there.
   int coll_slot = -1;
   mutable uint64_t shm_seq = 0;
+  // The group as a core PE set for the same-node collectives (mpi/coll/shm.cc builds it on first use).
+  mutable std::shared_ptr<const gasket::coll::PeSet> cell_set;
 
   int size() const { return static_cast<int>(group->pes.size()); }
   bool is_inter() const { return remote_group != nullptr; }

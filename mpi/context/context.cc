@@ -77,7 +77,7 @@ Error Context::start(int required) {
     alloc_pool_base_ = static_cast<char*>(gasket::sym_malloc(pool, "MPI_Init (MPI_Alloc_mem pool)"));
     if (alloc_pool_base_ != nullptr) alloc_pool_ = Arena(alloc_pool_base_, pool);
   }
-  if (area_.create().is_ok()) {
+  if (area_.create("MPI_Init (collective area)").is_ok()) {
     comms_->find(MPI_COMM_WORLD)->coll_slot = 0;
   } else {
     GASKET_DEBUG("MPI_Init: no collective area; collectives use point-to-point only");
@@ -110,7 +110,7 @@ void Context::stop() {
   GASKET_DEBUG("%s", engine_->describe().c_str());
   engine_->shutdown();
   if (alloc_pool_base_ != nullptr) gasket::sym_free(alloc_pool_base_, "MPI_Finalize");
-  area_.destroy();
+  area_.destroy("MPI_Finalize (collective area)");
 }
 
 // Busy polls until the spin budget is spent (no pause instruction: on this CPU generation it costs

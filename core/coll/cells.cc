@@ -1,0 +1,169 @@
+// The same-node cell protocol (see cells.h).
+#include "core/coll/cells.h"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <ctime>
+
+#include "core/gasket.h"
+
+namespace gasket::coll {
+
+namespace {
+
+using Cell = CellArea::Cell;
+
+uint64_t flag_of(uint32_t tag, uint64_t seq) { return (uint64_t{tag} << 32) | (seq & 0xffffffffu); }
+// The cell's owner has reached collective `seq` of the set tagged `tag` (or a later one).
+bool reached(const Cell* cell, uint32_t tag, uint64_t seq) {
+  uint64_t f = __atomic_load_n(&cell->flag, __ATOMIC_ACQUIRE);
+  return (f >> 32) == tag && (f & 0xffffffffu) >= (seq & 0xffffffffu);
+}
+
+// The flag's low word (the sequence number, little-endian) is the futex: the area is a shared
+// mapping, so the (non-private) futex works between processes.
+int* futex_word(Cell* cell) { return reinterpret_cast<int*>(&cell->flag); }
+
+void standard_progress(void*) { gasket::progress(); }
+void standard_backoff(void*, unsigned* polls) {
+  if (++*polls > 64 || gasket::oversubscribed()) sched_yield();
+}
+
+}  // namespace
+
+Status CellArea::create(const char* call) {
+  size_t bytes = sizeof(Cell) * kSlots * 2;
+  base_ = static_cast<Cell*>(gasket::sym_align(64, bytes, call));
+  if (base_ == nullptr) {
+    return Status(StatusCode::kOutOfMemory, std::string(call) + ": no room for the collective cell area in the symmetric heap");
+  }
+  std::memset(static_cast<void*>(base_), 0, bytes);
+  gasket::barrier_all();  // zeroed everywhere before anyone reads a peer's flag
+  return Status::ok();
+}
+
+void CellArea::destroy(const char* call) {
+  if (base_ != nullptr) gasket::sym_free(base_, call);
+  base_ = nullptr;
+}
+
+Cell* CellArea::cell(int pe, int slot, int parity) const {
+  Cell* mine = base_ + slot * 2 + parity;
+  if (pe == gasket::my_pe()) return mine;
+  return static_cast<Cell*>(gasket::peer_pointer(mine, pe));
+}
+
+CellWait CellWait::standard(bool thread_multiple) {
+  CellWait w;
+  w.progress = standard_progress;
+  w.backoff = standard_backoff;
+  w.may_sleep = gasket::oversubscribed() && !thread_multiple;
+  return w;
+}
+
+bool cells_apply(const CellArea& area, int slot, const PeSet& set, size_t bytes) {
+  if (!area.usable() || slot < 0 || bytes > CellArea::kCellBytes || set.size() > CellArea::kMaxMembers) return false;
+  for (int r = 0; r < set.size(); ++r) {
+    if (area.cell(set.pe(r), slot, 0) == nullptr) return false;  // not on this node
+  }
+  return true;
+}
+
+CellRound::CellRound(const PeSet& set, const CellSlot& slot, const CellWait& wait)
+    : set_(set), wait_(wait), tag_(slot.tag), seq_(++*slot.seq), n_(set.size()) {
+  Cell* previous[CellArea::kMaxMembers] = {};
+  for (int r = 0; r < n_; ++r) {
+    cells_[r] = slot.area->cell(set.pe(r), slot.slot, static_cast<int>(seq_ & 1));
+    previous[r] = slot.area->cell(set.pe(r), slot.slot, static_cast<int>((seq_ - 1) & 1));
+  }
+  // Step 1: everyone has entered the previous collective (its flag is in the other cells).
+  if (seq_ > 2) {
+    for (int r = 0; r < n_; ++r) {
+      if (previous[r] != nullptr) wait_for(previous[r], seq_ - 1);
+    }
+  }
+}
+
+void CellRound::publish(const void* data, size_t bytes) {
+  Cell* mine = cells_[set_.my_rank()];
+  if (bytes > 0) std::memcpy(mine->data, data, bytes);
+  __atomic_store_n(&mine->flag, flag_of(tag_, seq_), __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&mine->sleepers, __ATOMIC_SEQ_CST) != 0) {
+    syscall(SYS_futex, futex_word(mine), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  }
+}
+
+void CellRound::wait_all() {
+  for (int r = 0; r < n_; ++r) {
+    if (r != set_.my_rank() && cells_[r] != nullptr) wait_for(cells_[r], seq_);
+  }
+}
+
+// Polls the flag (progress every 16th poll: other traffic needs it rarely, and it costs more than
+// the flag; and after every sleep). When processes outnumber cores, a yield-based wait keeps handing the core back to
+// pollers, so after a few polls the waiter sleeps on the flag's futex and publish() wakes it.
+void CellRound::wait_for(Cell* cell, uint64_t seq) {
+  unsigned polls = 0, step = 0;
+  while (!reached(cell, tag_, seq)) {
+    if ((++step & 15) == 0) wait_.progress(wait_.ctx);
+    if (wait_.may_sleep && step > 4) {
+      __atomic_add_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
+      uint64_t f = __atomic_load_n(&cell->flag, __ATOMIC_SEQ_CST);
+      if (!reached(cell, tag_, seq)) {
+        timespec limit{0, 1000000};  // 1 ms: progress other traffic now and then
+        syscall(SYS_futex, futex_word(cell), FUTEX_WAIT, static_cast<int>(f & 0xffffffffu), &limit, nullptr, 0);
+      }
+      __atomic_sub_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
+      // After every sleep: a sleeper may be the one peers wait for (e.g. memreg's bounce
+      // transfers are served by the owner's core progress, which a caller's progress may run only
+      // now and then): serve them.
+      wait_.progress(wait_.ctx);
+      if (wait_.progress != standard_progress) gasket::progress();
+      continue;
+    }
+    wait_.backoff(wait_.ctx, &polls);
+  }
+}
+
+void cell_barrier(const PeSet& set, const CellSlot& slot, const CellWait& wait) {
+  CellRound round(set, slot, wait);
+  round.publish(nullptr, 0);
+  round.wait_all();
+}
+
+void cell_broadcast(const PeSet& set, const CellSlot& slot, const CellWait& wait, void* data, size_t bytes,
+                    int root_rank) {
+  CellRound round(set, slot, wait);
+  if (set.my_rank() == root_rank) {
+    round.publish(data, bytes);
+    return;
+  }
+  round.publish(nullptr, 0);  // entered: for step 1 of later collectives
+  round.wait_one(root_rank);
+  if (bytes > 0) std::memcpy(data, round.cell(root_rank)->data, bytes);
+}
+
+void cell_reduce(const PeSet& set, const CellSlot& slot, const CellWait& wait, const void* in, void* out,
+                 size_t count, size_t elem_bytes, CellCombineFn combine, void* combine_ctx, int root_rank) {
+  CellRound round(set, slot, wait);
+  round.publish(in, count * elem_bytes);
+  if (root_rank >= 0 && set.my_rank() != root_rank) return;
+  round.wait_all();
+  int n = set.size();
+  if (count == 0) return;
+  std::memcpy(out, round.cell(n - 1)->data, count * elem_bytes);
+  for (int r = n - 2; r >= 0; --r) combine(combine_ctx, round.cell(r)->data, out, count);
+}
+
+namespace detail {
+void combine_cells(void* ctx, const void* data, void* acc, size_t count) {
+  (*static_cast<CombineFn*>(ctx))(acc, data, count);
+}
+}  // namespace detail
+
+}  // namespace gasket::coll

@@ -1,0 +1,143 @@
+// The same-node cell protocol: small blocking collectives (barrier, broadcast, reduce/allreduce of
+// up to CellArea::kCellBytes of contiguous data) on a PeSet whose members all share this node.
+// Shared by MPI (mpi/coll/shm.cc: communicators) and OpenSHMEM (shmem-api: teams, world).
+//
+// The CellArea is a region of the symmetric heap, allocated collectively once by the programming
+// model, with kSlots slots (one per communicator / team). In its slot each member owns two cells
+// (by the parity of the collective's sequence number): a flag word (tag << 32 | sequence number),
+// stored last with release order, and kCellBytes of data. Members read each other's cells through
+// the core's mappings with plain loads. The tag tells the set now holding the slot apart from an
+// earlier holder (MPI: the context id; OpenSHMEM: the team's serial).
+//
+// Protocol, for the set's collective number `seq` (cells of parity seq & 1):
+//  1. (seq > 2) wait until every member has entered collective seq - 1: then nobody still reads
+//     the cells of seq - 2, which this one reuses;
+//  2. write the contribution (if any) into this member's cell, then its flag = seq (release);
+//  3. wait for the flags needed (every member's for barrier/reduce/allreduce at the receiving
+//     ranks, the root's for broadcast) and read the data straight out of the peers' cells.
+// One wait phase and no exit barrier: with processes outnumbering cores every extra round costs a
+// context switch. A waiter that polls a few times in vain sleeps on the flag's futex when the
+// node is oversubscribed; the owner's publish wakes it. Reductions combine
+// x0 op (x1 op (... op x_{n-1})): rank order, so non-commutative operations are right too.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/base/status.h"
+#include "core/coll/coll.h"
+
+namespace gasket::coll {
+
+class CellArea {
+ public:
+  static constexpr int kSlots = 64;
+  static constexpr size_t kCellBytes = 2048;
+  static constexpr int kMaxMembers = 64;  // larger sets take the other algorithms
+  struct alignas(64) Cell {
+    uint64_t flag;
+    uint32_t sleepers;  // members blocked in futex_wait on the flag's low word
+    char pad[52];
+    char data[kCellBytes];
+  };
+
+  // Collective over all PEs (symmetric allocation, zeroed, then a barrier). `call` names the
+  // caller in messages. A failure leaves the area unusable.
+  Status create(const char* call);
+  // Collective: frees the region.
+  void destroy(const char* call);
+  bool usable() const { return base_ != nullptr; }
+
+  // Slots free here (bit i: slot i); the programming model takes/releases them as its sets come
+  // and go. Slot 0 starts taken (the world's).
+  uint64_t free_slots() const { return free_; }
+  void take(int slot) { free_ &= ~(uint64_t{1} << slot); }
+  void release(int slot) { free_ |= uint64_t{1} << slot; }
+
+  // `pe`'s cell (this PE's own or a same-node peer's mapping); null when `pe` is not mapped here.
+  Cell* cell(int pe, int slot, int parity) const;
+
+ private:
+  Cell* base_ = nullptr;  // [slot][parity]
+  uint64_t free_ = ~uint64_t{1};
+};
+
+// Where a set's collectives run: its slot, its tag, and its collective counter (incremented by
+// every cell collective; starts at 0, equal on every member).
+struct CellSlot {
+  const CellArea* area = nullptr;
+  int slot = -1;
+  uint32_t tag = 0;
+  uint64_t* seq = nullptr;
+};
+
+// How a member waits: `progress` (every 16th poll) and `backoff` (other polls) with `ctx`;
+// `may_sleep`: sleep on the futex after a few polls (when processes outnumber cores and no other
+// thread of this process could need to run the wait's progress). Default: gasket::progress(),
+// a yield when oversubscribed, sleeping when oversubscribed.
+struct CellWait {
+  void (*progress)(void* ctx) = nullptr;
+  void (*backoff)(void* ctx, unsigned* polls) = nullptr;
+  void* ctx = nullptr;
+  bool may_sleep = false;
+  static CellWait standard(bool thread_multiple);
+};
+
+// `acc` = `data` op `acc` elementwise for `count` elements; `data` is the lower rank's (a peer's
+// mapped cell, any alignment).
+using CellCombineFn = void (*)(void* ctx, const void* data, void* acc, size_t count);
+
+// Whether the cell protocol serves `set` on `area` for `bytes` of data: the area is usable, the set
+// small enough and every member mapped here (the same answer on every member).
+bool cells_apply(const CellArea& area, int slot, const PeSet& set, size_t bytes);
+
+// One collective on the cells (steps 1-3 above): for algorithms built around the protocol (MPI's
+// node-aware allreduce). The constructor runs step 1.
+class CellRound {
+ public:
+  using Cell = CellArea::Cell;
+  CellRound(const PeSet& set, const CellSlot& slot, const CellWait& wait);
+  // The member of `rank`'s cell of this collective (null when not mapped here).
+  Cell* cell(int rank) const { return cells_[rank]; }
+  // Step 2: `bytes` of `data` into this member's cell, then the flag (waking sleepers).
+  void publish(const void* data, size_t bytes);
+  // Step 3: every other mapped member has published / `rank` has.
+  void wait_all();
+  void wait_one(int rank) { wait_for(cells_[rank], seq_); }
+  uint64_t seq() const { return seq_; }
+
+ private:
+  const PeSet& set_;
+  const CellWait& wait_;
+  uint32_t tag_;
+  uint64_t seq_;
+  int n_;
+  Cell* cells_[CellArea::kMaxMembers] = {};
+  void wait_for(Cell* cell, uint64_t seq);
+};
+
+void cell_barrier(const PeSet& set, const CellSlot& slot, const CellWait& wait);
+// `bytes` of `data` at `root_rank` copied into `data` of every other member.
+void cell_broadcast(const PeSet& set, const CellSlot& slot, const CellWait& wait, void* data, size_t bytes,
+                    int root_rank);
+// `count` elements of `elem_bytes` from `in` reduced (rank order) into `out` at `root_rank` (every
+// member when root_rank is -1). `in` and `out` may be any memory of this PE and may be equal.
+void cell_reduce(const PeSet& set, const CellSlot& slot, const CellWait& wait, const void* in, void* out,
+                 size_t count, size_t elem_bytes, CellCombineFn combine, void* combine_ctx, int root_rank);
+
+namespace detail {
+// A core reduction combiner (`ctx`: its CombineFn) as a cell combine callback; for the commutative
+// ReduceOps the operand order does not matter.
+void combine_cells(void* ctx, const void* data, void* acc, size_t count);
+}  // namespace detail
+
+// reduce() of coll.h on the cells, every member receiving the result (`src`, `dest`: any memory).
+template <typename T>
+void cell_reduce(const PeSet& set, const CellSlot& slot, const CellWait& wait, T* dest, const T* src, size_t count,
+                 ReduceOp op, const char* call) {
+  if (!detail::op_defined<T>(op)) detail::undefined_op(op, typeid(T).name(), call);
+  detail::CombineFn fn = detail::combiner<T>(op);
+  cell_reduce(set, slot, wait, src, dest, count, sizeof(T), detail::combine_cells, &fn, -1);
+}
+
+}  // namespace gasket::coll
