@@ -1,5 +1,5 @@
 // Collective algorithms over the core's one-sided operations, shared by the programming models
-// (OpenSHMEM teams and active sets; MPI communicators later).
+// (OpenSHMEM teams and active sets; MPI communicators through cells.h and mpi/coll).
 //
 // A collective runs on a PeSet — the PEs taking part, numbered by rank 0..size-1 — and uses a
 // SyncArea: kSyncWords 64-bit words at the same symmetric address on every member, zero before
