@@ -5,17 +5,10 @@
 #   bench/mpi/coll_compare.sh [--quick]
 # Environment: BAZEL (default bazel), BAZEL_OUTPUT_BASE (an output base to build in), RANKS
 # (default "2 4").
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bazel_cmd=(${BAZEL:-bazel})
-[ -n "${BAZEL_OUTPUT_BASE:-}" ] && bazel_cmd+=(--output_base="$BAZEL_OUTPUT_BASE")
-"${bazel_cmd[@]}" build -c opt --jobs=2 //tools/mpicc:mpicc //tools/mpicc:mpiexec >&2
-bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/side_by_side.sh"
 
 columns=() files=()
-run() {  # name, ranks, compile command..., --, launch command (ranks appended)...
+run() {  # name, ranks, compile command..., --, launch command...
   local name=$1 n=$2
   shift 2
   local compile=() launch=()
@@ -27,7 +20,7 @@ run() {  # name, ranks, compile command..., --, launch command (ranks appended).
     return
   fi
   echo "coll_compare: running $name on $n ranks" >&2
-  if "${launch[@]}" "$n" "$tmp/coll_$name" "${BENCH_ARGS[@]}" >"$tmp/$name.$n.out" 2>"$tmp/$name.$n.err"; then
+  if "${launch[@]}" "$tmp/coll_$name" "${BENCH_ARGS[@]}" >"$tmp/$name.$n.out" 2>"$tmp/$name.$n.err"; then
     columns+=("$name $n")
     files+=("$tmp/$name.$n.out")
   else
@@ -36,18 +29,7 @@ run() {  # name, ranks, compile command..., --, launch command (ranks appended).
 }
 BENCH_ARGS=("$@")
 for n in ${RANKS:-2 4}; do
-  run gasket "$n" "$bin/tools/mpicc/mpicc" -- "$bin/tools/mpicc/mpiexec" --quiet -n
-  if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
-    run openmpi "$n" mpicc.openmpi -- env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-      mpirun.openmpi --oversubscribe -n
-  else
-    echo "coll_compare: Open MPI not installed (apt-get install openmpi-bin libopenmpi-dev)" >&2
-  fi
-  if command -v mpicc.mpich >/dev/null && command -v mpirun.mpich >/dev/null; then
-    run mpich "$n" mpicc.mpich -- mpirun.mpich -n
-  else
-    echo "coll_compare: MPICH not installed (apt-get install mpich libmpich-dev)" >&2
-  fi
+  each_implementation coll_compare "$n" run
 done
 [ ${#files[@]} -gt 0 ] || { echo "coll_compare: nothing ran" >&2; exit 1; }
 

@@ -7,25 +7,18 @@
 # Environment: BAZEL (default bazel), BAZEL_OUTPUT_BASE (an output base to build in),
 # GASKET_BASELINE=DIR (also runs the gasket build saved in DIR, as "gasket-baseline": before/after
 # a change in one run).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bazel_cmd=(${BAZEL:-bazel})
-[ -n "${BAZEL_OUTPUT_BASE:-}" ] && bazel_cmd+=(--output_base="$BAZEL_OUTPUT_BASE")
-"${bazel_cmd[@]}" build -c opt //tools/mpicc:mpicc //tools/mpicc:mpiexec >&2
-bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
+source "$(dirname "$0")/side_by_side.sh"
 if [ "${1:-}" = "--save-baseline" ]; then
   mkdir -p "$2"
   cp -f "$bin/mpi/libgasket_mpi.so" mpi/include/mpi.h "$bin/tools/mpicc/mpiexec" "$2/"
   echo "compare: baseline saved in $2" >&2
   exit 0
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 names=() files=()
-run() {  # name, compile command..., --, launch command...
+run() {  # name, ranks, compile command..., --, launch command...
   local name=$1
-  shift
+  shift 2
   local compile=() launch=()
   while [ "$1" != "--" ]; do compile+=("$1"); shift; done
   shift
@@ -43,24 +36,13 @@ run() {  # name, compile command..., --, launch command...
   fi
 }
 PINGPONG_ARGS=("$@")
-run gasket "$bin/tools/mpicc/mpicc" -- "$bin/tools/mpicc/mpiexec" -n 2 --quiet
 if [ -n "${GASKET_BASELINE:-}" ]; then
   base=$(cd "$GASKET_BASELINE" && pwd)
   printf '#!/bin/sh\nexec gcc -I"%s" "$@" -L"%s" -Wl,-rpath,"%s" -lgasket_mpi\n' "$base" "$base" "$base" >"$tmp/mpicc-baseline"
   chmod +x "$tmp/mpicc-baseline"
-  run gasket-baseline "$tmp/mpicc-baseline" -- "$base/mpiexec" -n 2 --quiet
+  run gasket-baseline 2 "$tmp/mpicc-baseline" -- "$base/mpiexec" -n 2 --quiet
 fi
-if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
-  run openmpi mpicc.openmpi -- env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    mpirun.openmpi -n 2 --bind-to core
-else
-  echo "compare: Open MPI not installed (apt-get install openmpi-bin libopenmpi-dev)" >&2
-fi
-if command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null; then
-  run mpich mpicc.mpich -- mpiexec.mpich -n 2 -bind-to core
-else
-  echo "compare: MPICH not installed (apt-get install mpich libmpich-dev)" >&2
-fi
+each_implementation compare 2 run
 [ ${#names[@]} -gt 0 ] || { echo "compare: nothing ran" >&2; exit 1; }
 
 for f in "${files[@]}"; do grep '^#' "$f"; done

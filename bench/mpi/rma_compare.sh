@@ -6,20 +6,13 @@
 # compare_and_swap on allocated windows) still reports the others; a crashed cell shows "crash".
 #   bench/mpi/rma_compare.sh
 # Environment: BAZEL (default bazel), BAZEL_OUTPUT_BASE (an output base to build in).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bazel_cmd=(${BAZEL:-bazel})
-[ -n "${BAZEL_OUTPUT_BASE:-}" ] && bazel_cmd+=(--output_base="$BAZEL_OUTPUT_BASE")
-"${bazel_cmd[@]}" build -c opt //tools/mpicc:mpicc //tools/mpicc:mpiexec >&2
-bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/side_by_side.sh"
 kinds=(create allocate shared dynamic)
 
 names=()
-run() {  # name, compile command..., --, launch command...
+run() {  # name, ranks, compile command..., --, launch command...
   local name=$1
-  shift
+  shift 2
   local compile=() launch=()
   while [ "$1" != "--" ]; do compile+=("$1"); shift; done
   shift
@@ -38,18 +31,7 @@ run() {  # name, compile command..., --, launch command...
     fi
   done
 }
-run gasket "$bin/tools/mpicc/mpicc" -- "$bin/tools/mpicc/mpiexec" -n 2 --quiet
-if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
-  run openmpi mpicc.openmpi -- env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    mpirun.openmpi -n 2 --bind-to core
-else
-  echo "rma_compare: Open MPI not installed (apt-get install openmpi-bin libopenmpi-dev)" >&2
-fi
-if command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null; then
-  run mpich mpicc.mpich -- mpiexec.mpich -n 2 -bind-to core
-else
-  echo "rma_compare: MPICH not installed (apt-get install mpich libmpich-dev)" >&2
-fi
+each_implementation rma_compare 2 run
 [ ${#names[@]} -gt 0 ] || { echo "rma_compare: nothing ran" >&2; exit 1; }
 
 python3 - "${names[*]}" "$tmp" <<'PY'
