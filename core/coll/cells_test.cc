@@ -12,20 +12,12 @@
 #include <vector>
 
 #include "core/coll/cells.h"
+#include "tests/core/fixture.h"
 
 using namespace gasket;
 
 namespace {
 
-struct Fixture {
-  Fixture() {
-    if (!init().is_ok()) std::_Exit(2);
-  }
-  ~Fixture() { (void)finalize(); }
-};
-BOOST_TEST_GLOBAL_FIXTURE(Fixture);
-
-#define PE_EQUAL(a, b) BOOST_TEST((a) == (b), "PE " << my_pe() << ": " #a " == " #b " [" << (a) << " != " << (b) << "]")
 
 // x -> a*x + b (mod 2^64); combining composes maps, which is not commutative: the rank order shows.
 struct Affine {

@@ -9,20 +9,12 @@
 #include <vector>
 
 #include "core/coll/coll.h"
+#include "tests/core/fixture.h"
 
 using namespace gasket;
 
 namespace {
 
-struct Fixture {
-  Fixture() {
-    if (!init().is_ok()) std::_Exit(2);
-  }
-  ~Fixture() { (void)finalize(); }
-};
-BOOST_TEST_GLOBAL_FIXTURE(Fixture);
-
-#define PE_EQUAL(a, b) BOOST_TEST((a) == (b), "PE " << my_pe() << ": " #a " == " #b " [" << (a) << " != " << (b) << "]")
 
 // The sets every case runs on: world, even PEs (strided), every PE in reverse (listed).
 std::vector<coll::PeSet> sets() {
