@@ -11,11 +11,9 @@ columns=() files=()
 run() {  # name, ranks, compile command..., --, launch command...
   local name=$1 n=$2
   shift 2
-  local compile=() launch=()
-  while [ "$1" != "--" ]; do compile+=("$1"); shift; done
-  shift
-  launch=("$@")
-  if [ ! -x "$tmp/coll_$name" ] && ! "${compile[@]}" -O2 bench/mpi/coll.c -o "$tmp/coll_$name" 2>"$tmp/$name.err"; then
+  local compile launch
+  split_command "$@"
+  if [ ! -x "$tmp/coll_$name" ] && ! "${compile[@]}" -O2 -I. bench/mpi/coll.c -o "$tmp/coll_$name" 2>"$tmp/$name.err"; then
     echo "coll_compare: building with $name failed: $(head -3 "$tmp/$name.err")" >&2
     return
   fi

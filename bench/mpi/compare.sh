@@ -19,10 +19,8 @@ names=() files=()
 run() {  # name, ranks, compile command..., --, launch command...
   local name=$1
   shift 2
-  local compile=() launch=()
-  while [ "$1" != "--" ]; do compile+=("$1"); shift; done
-  shift
-  launch=("$@")
+  local compile launch
+  split_command "$@"
   if ! "${compile[@]}" -O2 -I. bench/mpi/pingpong.c -o "$tmp/pp_$name" 2>"$tmp/$name.err"; then
     echo "compare: building with $name failed: $(head -3 "$tmp/$name.err")" >&2
     return

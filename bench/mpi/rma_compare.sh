@@ -13,11 +13,9 @@ names=()
 run() {  # name, ranks, compile command..., --, launch command...
   local name=$1
   shift 2
-  local compile=() launch=()
-  while [ "$1" != "--" ]; do compile+=("$1"); shift; done
-  shift
-  launch=("$@")
-  if ! "${compile[@]}" -O2 bench/mpi/rma.c -o "$tmp/rma_$name" 2>"$tmp/$name.err"; then
+  local compile launch
+  split_command "$@"
+  if ! "${compile[@]}" -O2 -I. bench/mpi/rma.c -o "$tmp/rma_$name" 2>"$tmp/$name.err"; then
     echo "rma_compare: building with $name failed: $(head -3 "$tmp/$name.err")" >&2
     return
   fi

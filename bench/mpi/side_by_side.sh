@@ -30,3 +30,11 @@ each_implementation() {
     echo "$script: MPICH not installed (apt-get install mpich libmpich-dev)" >&2
   fi
 }
+
+# split_command COMPILE... -- LAUNCH...: sets the caller's (local) arrays compile and launch.
+split_command() {
+  compile=() launch=()
+  while [ "$1" != "--" ]; do compile+=("$1"); shift; done
+  shift
+  launch=("$@")
+}
