@@ -5,11 +5,7 @@
 namespace gasket::memreg {
 
 namespace {
-core::Runtime& rt(const char* call) {
-  core::Runtime* r = core::Runtime::get();
-  if (r == nullptr) log::fatal("%s: the gasket runtime is not initialised (call init first)", call);
-  return *r;
-}
+inline core::Runtime& rt(const char* call) { return core::Runtime::checked(call); }
 }  // namespace
 
 Result<Exposure> expose(const void* addr, size_t len, const char* call) {

@@ -112,11 +112,7 @@ void Runtime::heap_release(void* ptr, const char* call) {
 }  // namespace core
 
 namespace {
-core::Runtime& rt(const char* call) {
-  core::Runtime* r = core::Runtime::get();
-  if (r == nullptr) log::fatal("%s: the gasket runtime is not initialised (call init first)", call);
-  return *r;
-}
+inline core::Runtime& rt(const char* call) { return core::Runtime::checked(call); }
 }  // namespace
 
 void* sym_malloc(size_t bytes, const char* call) {

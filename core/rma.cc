@@ -21,13 +21,7 @@ using core::Runtime;
 
 namespace {
 
-Runtime& rt(const char* call) {
-  Runtime* r = Runtime::get();
-  if (__builtin_expect(r == nullptr, 0)) {
-    log::fatal("%s: the gasket runtime is not initialised (call init first)", call);
-  }
-  return *r;
-}
+inline core::Runtime& rt(const char* call) { return core::Runtime::checked(call); }
 
 // The peer's copy of byte `offset` of `seg`, when mapped here.
 inline char* direct_address(const segments::Segment& seg, size_t offset, int pe) {

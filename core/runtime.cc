@@ -433,14 +433,14 @@ const segments::Segment& Runtime::translate(const void* addr, size_t bytes, cons
 
 namespace gasket {
 
+void core::Runtime::not_initialised(const char* call) {
+  log::fatal("%s: the gasket runtime is not initialised (call init first)", call);
+}
+
 using core::Runtime;
 
 namespace {
-Runtime& rt(const char* call) {
-  Runtime* r = Runtime::get();
-  if (r == nullptr) log::fatal("%s: the gasket runtime is not initialised (call init first)", call);
-  return *r;
-}
+inline core::Runtime& rt(const char* call) { return core::Runtime::checked(call); }
 }  // namespace
 
 Status init(const InitOptions& options) { return Runtime::start(options); }

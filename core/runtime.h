@@ -56,6 +56,11 @@ struct InternalArea {
 class Runtime {
  public:
   static Runtime* get() { return instance_; }
+  // The running runtime, or a fatal error naming `call` before init / after finalize.
+  static Runtime& checked(const char* call) {
+    if (__builtin_expect(instance_ == nullptr, 0)) not_initialised(call);
+    return *instance_;
+  }
 
   // Starts the runtime, or joins it when already started (MPI and OpenSHMEM in one program).
   static Status start(const InitOptions& options);
@@ -117,6 +122,7 @@ class Runtime {
   const segments::SymmetricAllocator& allocator() const { return allocator_; }
 
  private:
+  [[noreturn]] static void not_initialised(const char* call);
   Runtime() : allocator_(0) {}
   Status start_impl(const InitOptions& options);
   Status find_nodes();
