@@ -542,30 +542,31 @@ void element_from_ext(const Block& b, const char* in, char* out) {
   }
   std::memcpy(out, tmp, b.elem);
 }
-}  // namespace
-
-void to_external32(const Datatype& type, int64_t count, const char* native, char* out) {
+// Calls convert(block) for every basic element of `count` elements of `type`, in typemap order.
+template <typename Convert>
+void each_basic_element(const Datatype& type, int64_t count, Convert convert) {
   for (int64_t i = 0; i < count; ++i) {
     for (const Block& b : type.blocks) {
-      for (int64_t k = 0; k < b.length; k += b.elem) {
-        element_to_ext(b, native, out);
-        native += b.elem;
-        out += b.ext;
-      }
+      for (int64_t k = 0; k < b.length; k += b.elem) convert(b);
     }
   }
 }
+}  // namespace
+
+void to_external32(const Datatype& type, int64_t count, const char* native, char* out) {
+  each_basic_element(type, count, [&](const Block& b) {
+    element_to_ext(b, native, out);
+    native += b.elem;
+    out += b.ext;
+  });
+}
 
 void from_external32(const Datatype& type, int64_t count, const char* in, char* native) {
-  for (int64_t i = 0; i < count; ++i) {
-    for (const Block& b : type.blocks) {
-      for (int64_t k = 0; k < b.length; k += b.elem) {
-        element_from_ext(b, in, native);
-        native += b.elem;
-        in += b.ext;
-      }
-    }
-  }
+  each_basic_element(type, count, [&](const Block& b) {
+    element_from_ext(b, in, native);
+    native += b.elem;
+    in += b.ext;
+  });
 }
 
 }  // namespace gasket::mpi::datatype
