@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Installs gasket into a prefix:  install --prefix DIR   (tools/install.sh builds this and runs it)
+#   bin/      gasketrun, gasket-info, mpiexec, mpirun, oshrun; mpicc, mpicxx, mpic++, oshcc,
+#             oshc++, oshcxx (one wrapper script, chosen by name)
+#   include/  every public header of //mpi:headers and //shmem-api:shmem
+#   lib/      libgasket.so.VERSION (soname libgasket.so.0: core, MPI and OpenSHMEM in one library)
+#             with libgasket.so.0, libgasket.so, libgasket_mpi.so, libgasket_shmem.so symlinks;
+#             pkgconfig/ (gasket, gasket-mpi, gasket-shmem, and the names users type: mpi,
+#             mpi-c, mpi-cxx, oshmem); cmake/gasket/ (gasket::mpi, gasket::shmem)
+#   share/    doc/gasket/ (README, INSTALL.md, examples), modulefiles/gasket/VERSION, gasket/version
+# Nothing written holds the prefix's absolute path: the tree can be moved after installing.
+set -euo pipefail
+usage() { echo "usage: $(basename "$0") --prefix DIR" >&2; exit 2; }
+prefix=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prefix) [ $# -ge 2 ] || usage; prefix=$2; shift 2 ;;
+    --prefix=*) prefix=${1#--prefix=}; shift ;;
+    *) echo "install: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+[ -n "$prefix" ] || usage
+# `bazel run` starts in the runfiles: a relative prefix means the caller's directory.
+case "$prefix" in /*) ;; *) prefix=${BUILD_WORKING_DIRECTORY:-$PWD}/$prefix ;; esac
+
+root=""
+for candidate in "$0.runfiles/gasket" "${RUNFILES_DIR:-/nonexistent}/gasket"; do
+  if [ -f "$candidate/tools/install/manifest.txt" ]; then root=$candidate; break; fi
+done
+[ -n "$root" ] || { echo "install: cannot find the runfiles of $0 (build //tools/install with Bazel)" >&2; exit 2; }
+version=$(sed -n 's/.*kVersion\[\] = "\([0-9.]*\)".*/\1/p' "$root/core/version.h")
+[ -n "$version" ] || { echo "install: no kVersion in $root/core/version.h" >&2; exit 2; }
+soversion=${version%%.*}
+
+mkdir -p "$prefix"/{bin,include,lib/pkgconfig,lib/cmake/gasket,share/gasket,share/doc/gasket}
+while read -r dest file; do
+  case "$dest" in
+    compiler-wrappers)
+      for name in mpicc mpicxx mpic++ oshcc oshc++ oshcxx; do
+        install -m 755 "$root/$file" "$prefix/bin/$name"
+      done
+      ;;
+    lib)
+      library=$(basename "$file").$version
+      install -m 755 "$root/$file" "$prefix/lib/$library"
+      ln -sfn "$library" "$prefix/lib/libgasket.so.$soversion"
+      for link in libgasket.so libgasket_mpi.so libgasket_shmem.so; do
+        ln -sfn "libgasket.so.$soversion" "$prefix/lib/$link"
+      done
+      ;;
+    bin) install -m 755 "$root/$file" "$prefix/bin/" ;;
+    *) mkdir -p "$prefix/$dest" && install -m 644 "$root/$file" "$prefix/$dest/" ;;
+  esac
+done <"$root/tools/install/manifest.txt"
+echo "$version" >"$prefix/share/gasket/version"
+
+# pkg-config: ${pcfiledir} keeps the files valid wherever the tree is moved.
+pc_file() { # name description requires
+  local libs_cflags='Libs: -L${libdir} -Wl,-rpath,${libdir} -lgasket
+Cflags: -I${includedir}'
+  [ -z "$3" ] || libs_cflags="Requires: $3"
+  cat >"$prefix/lib/pkgconfig/$1.pc" <<PC
+prefix=\${pcfiledir}/../..
+exec_prefix=\${prefix}
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: $1
+Description: $2
+Version: $version
+$libs_cflags
+PC
+}
+pc_file gasket "gasket: PGAS runtime, its MPI and OpenSHMEM libraries in one (libgasket)" ""
+pc_file gasket-mpi "gasket's MPI library (mpi.h)" gasket
+pc_file gasket-shmem "gasket's OpenSHMEM 1.5 library (shmem.h)" gasket
+for alias in mpi mpi-c mpi-cxx; do pc_file "$alias" "MPI (gasket $version)" gasket-mpi; done
+pc_file oshmem "OpenSHMEM (gasket $version)" gasket-shmem
+
+# CMake: find_package(gasket 0.1) accepts the same major version, not older than asked.
+cat >"$prefix/lib/cmake/gasket/gasketConfigVersion.cmake" <<CMAKE
+set(PACKAGE_VERSION "$version")
+if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION
+   OR NOT PACKAGE_FIND_VERSION_MAJOR STREQUAL "$soversion")
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)
+    set(PACKAGE_VERSION_EXACT TRUE)
+  endif()
+endif()
+CMAKE
+
+# Environment Modules / Lmod (Tcl): the prefix is three directories above the modulefile.
+mkdir -p "$prefix/share/modulefiles/gasket"
+cat >"$prefix/share/modulefiles/gasket/$version" <<MODULE
+#%Module1.0
+## gasket $version: PGAS runtime with MPI and OpenSHMEM (mpicc, oshcc, mpiexec, oshrun)
+module-whatis "gasket $version: MPI and OpenSHMEM compiler wrappers, launchers and libraries"
+proc ModulesHelp { } { puts stderr "gasket $version: mpicc/mpicxx, oshcc/oshc++, mpiexec/oshrun, pkg-config mpi, find_package(gasket)" }
+set prefix [file normalize [file join [file dirname \$ModulesCurrentModulefile] .. .. ..]]
+setenv MPI_HOME \$prefix
+prepend-path PATH \$prefix/bin
+prepend-path PKG_CONFIG_PATH \$prefix/lib/pkgconfig
+prepend-path CMAKE_PREFIX_PATH \$prefix
+MODULE
+echo "gasket $version installed in $prefix"

@@ -1,0 +1,17 @@
+"""public_headers: the public headers (hdrs) of C/C++ libraries, as files to install.
+
+Taken from each library's CcInfo, so a header added to a library's hdrs (e.g. mpi_proto.h next to
+mpi.h) is installed without touching the installer.
+"""
+
+def _public_headers_impl(ctx):
+    headers = []
+    for dep in ctx.attr.deps:
+        headers += dep[CcInfo].compilation_context.direct_public_headers
+    return [DefaultInfo(files = depset(headers))]
+
+public_headers = rule(
+    implementation = _public_headers_impl,
+    attrs = {"deps": attr.label_list(providers = [CcInfo])},
+    doc = "The direct public headers of `deps` (not their dependencies' headers).",
+)

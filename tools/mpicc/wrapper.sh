@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# gasket's compiler wrappers, one script chosen by the name it is called by:
+#   mpicc, mpicxx, mpic++, mpiCC (MPI)     oshcc, oshc++, oshcxx (OpenSHMEM)
+# Each runs the compiler with the include flags and, when linking, the library flags, keeping every
+# argument intact ("$@"). Options of the wrapper itself (the other arguments go to the compiler):
+#   -show, -showme, --showme   print the command instead of running it (MPICH / Open MPI)
+#   -showme:compile, -showme:link, -showme:command, -showme:incdirs, -showme:libdirs,
+#   -showme:libs, -showme:version, -showme:help      (Open MPI's queries, used by CMake's FindMPI)
+#   -compile_info, -compile-info, -link_info, -link-info   (MPICH's)
+#   -cc=COMPILER (C wrappers), -cxx=COMPILER (C++ wrappers)   choose the compiler for this call
+# The compiler is otherwise $GASKET_CC (C, default gcc) or $GASKET_CXX (C++, default g++).
+# Where the library is: an installed prefix (this script in PREFIX/bin, found through its own
+# location, so a moved prefix still works), or the Bazel build this wrapper belongs to (runfiles).
+set -euo pipefail
+self=$0
+name=$(basename "$self")
+case "$name" in
+  mpicc | oshcc) lang=c compiler=${GASKET_CC:-gcc} ;;
+  mpicxx | mpic++ | mpiCC | oshc++ | oshcxx | oshCC) lang=c++ compiler=${GASKET_CXX:-g++} ;;
+  *)
+    echo "gasket compiler wrapper: called as '$name'; expected mpicc, mpicxx, mpic++, mpiCC, oshcc, oshc++ or oshcxx" >&2
+    exit 2
+    ;;
+esac
+case "$name" in
+  osh*) api=shmem module=shmem-api header=shmem.h ;;
+  *) api=mpi module=mpi header=mpi.h ;;
+esac
+
+# An installed prefix holds include/, lib/libgasket.so (core, MPI and OpenSHMEM in one library) and
+# share/gasket/version; in the Bazel tree each API has its include/ and shared library.
+version=""
+installed=$(dirname "$(dirname "$(readlink -f "$self")")")
+if [ -f "$installed/include/$header" ] && [ -e "$installed/lib/libgasket.so" ]; then
+  incdir=$installed/include libdir=$installed/lib lib=gasket
+  version=$(cat "$installed/share/gasket/version" 2>/dev/null || true)
+else
+  incdir="" libdir=""
+  for root in "$self.runfiles/gasket" "${RUNFILES_DIR:-/nonexistent}/gasket" "$(dirname "$self")/../.."; do
+    if [ -f "$root/$module/include/$header" ] && [ -f "$root/$module/libgasket_$api.so" ]; then
+      incdir=$(cd "$root/$module/include" && pwd)
+      libdir=$(dirname "$(readlink -f "$root/$module/libgasket_$api.so")")
+      lib=gasket_$api
+      break
+    fi
+  done
+  if [ -z "$incdir" ]; then
+    echo "$name: cannot find $header and the gasket library next to $self (neither an installed prefix nor a Bazel build of //tools/mpicc, //tools/oshcc)" >&2
+    exit 2
+  fi
+fi
+compile_flags=(-I"$incdir")
+link_flags=(-L"$libdir" -Wl,-rpath,"$libdir" -l"$lib")
+
+# The standard's version, read from the header's own macros.
+standard_version() {
+  local major=MPI_VERSION minor=MPI_SUBVERSION standard=MPI
+  [ $api = mpi ] || major=SHMEM_MAJOR_VERSION minor=SHMEM_MINOR_VERSION standard=OpenSHMEM
+  echo "$standard $(sed -n "s/^#define $major *\([0-9]*\).*/\1/p" "$incdir/$header").$(sed -n "s/^#define $minor *\([0-9]*\).*/\1/p" "$incdir/$header")"
+}
+
+show="" link=1 args=()
+for arg in "$@"; do
+  case "$arg" in
+    -show | -showme | --showme) show=command ;;
+    -showme:* | --showme:*) show=${arg#*showme:} ;;
+    -compile_info | -compile-info) show=compile_info ;;
+    -link_info | -link-info) show=link_info ;;
+    -cc=*)
+      [ "$lang" = c ] || { echo "$name: -cc= chooses the C compiler; $name is a C++ wrapper (use -cxx=)" >&2; exit 2; }
+      compiler=${arg#-cc=}
+      ;;
+    -cxx=* | -CC=*)
+      [ "$lang" = c++ ] || { echo "$name: $arg chooses the C++ compiler; $name is a C wrapper (use -cc=)" >&2; exit 2; }
+      compiler=${arg#*=}
+      ;;
+    *)
+      case "$arg" in -c | -E | -S | -M | -MM | -fsyntax-only) link=0 ;; esac
+      args+=("$arg")
+      ;;
+  esac
+done
+
+command=("$compiler" "${compile_flags[@]}" ${args[@]+"${args[@]}"})
+[ $link -eq 0 ] || command+=("${link_flags[@]}")
+case "$show" in
+  "") exec "${command[@]}" ;;
+  command) echo "${command[*]}" ;;
+  compile) echo "${compile_flags[*]}" ;;
+  link) echo "${link_flags[*]}" ;;
+  incdirs) echo "$incdir" ;;
+  libdirs) echo "$libdir" ;;
+  libs) echo "$lib" ;;
+  version) echo "$name: gasket ${version:-(Bazel build)}, $(standard_version)" ;;
+  compile_info) echo "$compiler ${args[*]+${args[*]}} ${compile_flags[*]}" ;;
+  link_info) echo "$compiler ${args[*]+${args[*]}} ${compile_flags[*]} ${link_flags[*]}" ;;
+  help) sed -n '2,13s/^# \{0,1\}//p' "$(readlink -f "$self")" ;;
+  *)
+    echo "$name: unknown option -showme:$show (known: compile, link, command, incdirs, libdirs, libs, version, help)" >&2
+    exit 2
+    ;;
+esac
