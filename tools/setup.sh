@@ -14,6 +14,8 @@ packages=(
   iproute2               # network-namespace tests
   procps                 # pgrep/pkill used by tests
   python3                # bench/compare
+  cmake                  # tests/install: a CMake project against the installed prefix
+  environment-modules    # tests/install: loads the installed modulefile
 )
 missing=()
 for p in "${packages[@]}"; do

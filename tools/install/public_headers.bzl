@@ -7,8 +7,13 @@ mpi.h) is installed without touching the installer.
 def _public_headers_impl(ctx):
     headers = []
     for dep in ctx.attr.deps:
-        headers += dep[CcInfo].compilation_context.direct_public_headers
-    return [DefaultInfo(files = depset(headers))]
+        # strip_include_prefix adds a symlink under _virtual_includes: the source file is enough.
+        headers += [
+            h
+            for h in dep[CcInfo].compilation_context.direct_public_headers
+            if "/_virtual_includes/" not in h.path
+        ]
+    return [DefaultInfo(files = depset(headers), runfiles = ctx.runfiles(files = headers))]
 
 public_headers = rule(
     implementation = _public_headers_impl,

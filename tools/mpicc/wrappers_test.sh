@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # mpicc -show names the compiler, mpi.h's directory and the library; a C program and a C++
 # program built by the wrappers run under mpiexec -n and mpirun -np and check their results.
+# A -D value with spaces and an output name with a space reach the compiler intact.
 set -euo pipefail
 dir=${TEST_SRCDIR}/gasket
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
@@ -40,4 +41,12 @@ echo "$out"
 out=$("$dir/tools/mpicc/mpirun" -np 2 --quiet "$tmp/hello")
 echo "$out"
 [[ $out == *"hello from C++ on 2 ranks, sum 1"* ]] || fail "mpirun -np 2 hello: $out"
+# Regression (issue 14): mpicc re-split its arguments, so -DMSG='"a b"' reached gcc as two words.
+cat > "$tmp/message.c" <<'C'
+#include <mpi.h>
+#include <stdio.h>
+int main(void) { puts(MSG); return 0; }
+C
+"$mpicc" -DMSG='"a b  c"' -o "$tmp/message prog" "$tmp/message.c"
+[[ $("$tmp/message prog") == "a b  c" ]] || fail "mpicc split -DMSG: $("$tmp/message prog")"
 echo "ok"
