@@ -5,6 +5,11 @@ ALL_PATHS = ["local", "pciddc-shm", "pciddc-tcp", "ucx-shm", "ucx-tcp"]
 # Mixed nodes (2 PEs per simulated node): same-node peers direct, the others over the backend.
 NODES_PATHS = ["pciddc-tcp-nodes", "ucx-tcp-nodes"]
 
+# Resolved against gasket's repository, so the macros work from another workspace (@gasket).
+_RUNNER = str(Label("//tests:run_multi_pe.sh"))
+_LAUNCHER = str(Label("//tools/gasketrun"))
+_PATHS_FILE = str(Label("//tests:paths.txt"))
+
 def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], size = "medium", flaky = False):
     """Runs `program` through gasketrun on every path at every PE count; a test_suite `name`.
 
@@ -17,10 +22,10 @@ def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], 
             native.sh_test(
                 name = test,
                 size = size,
-                srcs = ["//tests:run_multi_pe.sh"],
-                args = ["$(location //tools/gasketrun)", "$(location %s)" % program, str(n), path] +
+                srcs = [_RUNNER],
+                args = ["$(location %s)" % _LAUNCHER, "$(location %s)" % program, str(n), path] +
                        (["--"] + args if args else []),
-                data = ["//tools/gasketrun", "//tests:paths.txt", program],
+                data = [_LAUNCHER, _PATHS_FILE, program],
                 flaky = flaky,
             )
             tests.append(test)
@@ -31,8 +36,8 @@ def expect_failure_test(name, program, expect, args = [], pes = 2, path = "local
     native.sh_test(
         name = name,
         size = "small",
-        srcs = ["//tests:run_multi_pe.sh"],
-        args = ["$(location //tools/gasketrun)", "$(location %s)" % program, str(pes), path,
+        srcs = [_RUNNER],
+        args = ["$(location %s)" % _LAUNCHER, "$(location %s)" % program, str(pes), path,
                 "--expect-failure", "'%s'" % expect, "--"] + args,
-        data = ["//tools/gasketrun", "//tests:paths.txt", program],
+        data = [_LAUNCHER, _PATHS_FILE, program],
     )

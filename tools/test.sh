@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, then builds and runs every test with Bazel
 # (unit tests, and multi-PE programs launched through gasketrun at 2, 4 and 8 PEs on every path).
-# Extra arguments go to `bazel test` (e.g. a narrower target pattern).
+# Extra arguments go to `bazel test` (e.g. a narrower target pattern). The whole suite (no arguments)
+# also builds and tests examples/bazel-consumer, a workspace of its own that depends on gasket.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh || exit 1
@@ -11,6 +12,14 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 bazel test --keep_going "${targets[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+if [ $# -eq 0 ]; then
+  echo "examples/bazel-consumer: bazel test //... in its own workspace"
+  # Its Bazel server is stopped afterwards: CI machines are small.
+  (cd examples/bazel-consumer && { bazel test --keep_going //...; consumer=$?; bazel shutdown; exit $consumer; }) 2>&1 |
+    tee -a "$log"
+  consumer_status=${PIPESTATUS[0]}
+  [ "$status" -ne 0 ] || status=$consumer_status
+fi
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
 failed=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)' "$log")
 echo "$passed passed, $failed failed"
