@@ -45,7 +45,7 @@ run() { # launcher npes program expected-line
   echo "$1 -n $2 ./$3: ok"
 }
 
-# 1. The installed wrappers.
+# 1. The installed wrappers (halo_stencil: gasket's C++ API, include/gasket/core/gasket.h).
 mpicc -O2 -o ring mpi_ring.c
 run mpiexec 4 ring "^mpi_ring: ok on 4 ranks"
 mpicxx -x c++ -O2 -o window rma_window.c
@@ -56,6 +56,8 @@ mpicc -O2 -o mpi_shmem mpi_shmem.c
 run mpiexec 4 mpi_shmem "^mpi_shmem: ok on 4 ranks"
 oshcc -O2 -o mpi_shmem_osh mpi_shmem.c
 run oshrun 2 mpi_shmem_osh "^mpi_shmem: ok on 2 ranks"
+mpicxx -std=c++17 -O2 -o halo_stencil halo_stencil.cc
+run mpiexec 4 halo_stencil "^check: PASSED"
 needed=$(readelf -d mpi_shmem | grep NEEDED)
 expect_line "$needed" "\[libgasket\.so\.0\]" "mpi_shmem links the one runtime"
 [ "$(grep -c gasket <<<"$needed")" -eq 1 ] || fail "mpi_shmem needs more than one gasket library: $needed"
@@ -77,7 +79,7 @@ mpicc -DMSG='"a b  \"c\"  $HOME"' -o "dir with space/message prog" message.c
 [ "$(oshcc -showme:version)" = "oshcc: gasket $version, OpenSHMEM 1.5" ] || fail "oshcc -showme:version: $(oshcc -showme:version)"
 [ "$(mpicc -show -O2 x.c -o x)" = "gcc -I$prefix/include -O2 x.c -o x -L$prefix/lib -Wl,-rpath,$prefix/lib -lgasket" ] ||
   fail "mpicc -show: $(mpicc -show -O2 x.c -o x)"
-[ "$(mpicxx -showme -c y.cc)" = "g++ -I$prefix/include -c y.cc" ] || fail "mpicxx -showme -c (no link flags): $(mpicxx -showme -c y.cc)"
+[ "$(mpicxx -showme -c y.cc)" = "g++ -I$prefix/include -I$prefix/include/gasket -c y.cc" ] || fail "mpicxx -showme -c (no link flags): $(mpicxx -showme -c y.cc)"
 [ "$(mpicc -compile_info -c x.c)" = "gcc -c x.c -I$prefix/include" ] || fail "mpicc -compile_info: $(mpicc -compile_info -c x.c)"
 expect_line "$(mpicc -link-info x.o)" "^gcc x\.o -I.* -lgasket$" "mpicc -link-info"
 expect_line "$(mpicc -cc=cc -show x.c)" "^cc -I" "mpicc -cc=cc"

@@ -2,7 +2,8 @@
 # Installs gasket into a prefix:  install --prefix DIR   (tools/install.sh builds this and runs it)
 #   bin/      gasketrun, gasket-info, mpiexec, mpirun, oshrun; mpicc, mpicxx, mpic++, oshcc,
 #             oshc++, oshcxx (one wrapper script, chosen by name)
-#   include/  every public header of //mpi:headers and //shmem-api:shmem
+#   include/  every public header of //mpi:headers and //shmem-api:shmem; gasket/ (the C++ API,
+#             core/gasket.h and the headers it includes, by path)
 #   lib/      libgasket.so.VERSION (soname libgasket.so.0: core, MPI and OpenSHMEM in one library)
 #             with libgasket.so.0, libgasket.so, libgasket_mpi.so, libgasket_shmem.so symlinks;
 #             pkgconfig/ (gasket, gasket-mpi, gasket-shmem, and the names users type: mpi,
@@ -49,6 +50,7 @@ while read -r dest file; do
       done
       ;;
     bin) install -m 755 "$root/$file" "$prefix/bin/" ;;
+    tree:*) install -D -m 644 "$root/$file" "$prefix/${dest#tree:}/$file" ;;
     *) mkdir -p "$prefix/$dest" && install -m 644 "$root/$file" "$prefix/$dest/" ;;
   esac
 done <"$root/tools/install/manifest.txt"
@@ -57,7 +59,7 @@ echo "$version" >"$prefix/share/gasket/version"
 # pkg-config: ${pcfiledir} keeps the files valid wherever the tree is moved.
 pc_file() { # name description requires
   local libs_cflags='Libs: -L${libdir} -Wl,-rpath,${libdir} -lgasket
-Cflags: -I${includedir}'
+Cflags: -I${includedir} -I${includedir}/gasket'
   [ -z "$3" ] || libs_cflags="Requires: $3"
   cat >"$prefix/lib/pkgconfig/$1.pc" <<PC
 prefix=\${pcfiledir}/../..

@@ -50,6 +50,8 @@ else
   fi
 fi
 compile_flags=(-I"$incdir")
+# An installed prefix's C++ API (#include "core/gasket.h"), for the C++ wrappers.
+[ "$lang" = c ] || [ ! -d "$incdir/gasket" ] || compile_flags+=(-I"$incdir/gasket")
 link_flags=(-L"$libdir" -Wl,-rpath,"$libdir" -l"$lib")
 
 # The standard's version, read from the header's own macros.

@@ -1,5 +1,6 @@
 # gasket's CMake package (find_package(gasket)): the imported targets
-#   gasket::gasket  libgasket.so (the core, MPI and OpenSHMEM in one library: one runtime)
+#   gasket::gasket  libgasket.so (the core, MPI and OpenSHMEM in one library: one runtime), with
+#                   the C++ API (#include "core/gasket.h")
 #   gasket::mpi     for MPI programs (#include <mpi.h>)
 #   gasket::shmem   for OpenSHMEM programs (#include <shmem.h>)
 # and gasket_MPIEXEC, gasket_OSHRUN (the launchers). Every path comes from this file's location, so
@@ -11,7 +12,7 @@ if(NOT TARGET gasket::gasket)
   set_target_properties(gasket::gasket PROPERTIES
     IMPORTED_LOCATION "${_gasket_prefix}/lib/libgasket.so.0"
     IMPORTED_SONAME "libgasket.so.0"
-    INTERFACE_INCLUDE_DIRECTORIES "${_gasket_prefix}/include")
+    INTERFACE_INCLUDE_DIRECTORIES "${_gasket_prefix}/include;${_gasket_prefix}/include/gasket")
   foreach(_gasket_api mpi shmem)
     add_library(gasket::${_gasket_api} INTERFACE IMPORTED)
     set_target_properties(gasket::${_gasket_api} PROPERTIES INTERFACE_LINK_LIBRARIES gasket::gasket)
