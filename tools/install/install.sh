@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs gasket into a prefix:  install --prefix DIR   (tools/install.sh builds this and runs it)
+# or builds a Debian package of the same tree under /opt/gasket:  install --deb OUTDIR
 #   bin/      gasketrun, gasket-info, mpiexec, mpirun, oshrun; mpicc, mpicxx, mpic++, oshcc,
 #             oshc++, oshcxx (one wrapper script, chosen by name)
 #   include/  every public header of //mpi:headers and //shmem-api:shmem; gasket/ (the C++ API,
@@ -11,18 +12,26 @@
 #   share/    doc/gasket/ (README, INSTALL.md, examples), modulefiles/gasket/VERSION, gasket/version
 # Nothing written holds the prefix's absolute path: the tree can be moved after installing.
 set -euo pipefail
-usage() { echo "usage: $(basename "$0") --prefix DIR" >&2; exit 2; }
-prefix=""
+usage() { echo "usage: $(basename "$0") --prefix DIR | --deb OUTDIR" >&2; exit 2; }
+# `bazel run` starts in the runfiles: a relative path means the caller's directory.
+absolute() { case "$1" in /*) echo "$1" ;; *) echo "${BUILD_WORKING_DIRECTORY:-$PWD}/$1" ;; esac; }
+prefix="" deb_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --prefix) [ $# -ge 2 ] || usage; prefix=$2; shift 2 ;;
-    --prefix=*) prefix=${1#--prefix=}; shift ;;
+    --prefix | --deb) [ $# -ge 2 ] || usage; [ "$1" = --deb ] && deb_dir=$(absolute "$2") || prefix=$(absolute "$2"); shift 2 ;;
+    --prefix=*) prefix=$(absolute "${1#--prefix=}"); shift ;;
+    --deb=*) deb_dir=$(absolute "${1#--deb=}"); shift ;;
     *) echo "install: unknown argument '$1'" >&2; usage ;;
   esac
 done
+if [ -n "$deb_dir" ]; then
+  [ -z "$prefix" ] || { echo "install: --prefix and --deb exclude each other (the package installs in /opt/gasket)" >&2; exit 2; }
+  package_root=$(mktemp -d)
+  chmod 755 "$package_root"
+  trap 'rm -rf "$package_root"' EXIT
+  prefix=$package_root/opt/gasket
+fi
 [ -n "$prefix" ] || usage
-# `bazel run` starts in the runfiles: a relative prefix means the caller's directory.
-case "$prefix" in /*) ;; *) prefix=${BUILD_WORKING_DIRECTORY:-$PWD}/$prefix ;; esac
 
 root=""
 for candidate in "$0.runfiles/gasket" "${RUNFILES_DIR:-/nonexistent}/gasket"; do
@@ -106,4 +115,46 @@ prepend-path PATH \$prefix/bin
 prepend-path PKG_CONFIG_PATH \$prefix/lib/pkgconfig
 prepend-path CMAKE_PREFIX_PATH \$prefix
 MODULE
-echo "gasket $version installed in $prefix"
+if [ -z "$deb_dir" ]; then
+  echo "gasket $version installed in $prefix"
+  exit 0
+fi
+
+# The Debian package: Depends names the packages holding the shared libraries the tree's programs
+# and library need directly (DT_NEEDED, located by ldd).
+direct_libraries() { # elf
+  local needed
+  needed=$(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+  ldd "$1" | awk -v needed=" $(echo $needed) " '$2 == "=>" && index(needed, " " $1 " ") { print $3 }'
+}
+package_of() { # library path: dpkg knows it under /lib or /usr/lib, as a link or the file
+  local path
+  for path in "$1" "$(readlink -f "$1")" "${1#/usr}" "/usr$1"; do
+    dpkg -S "$path" 2>/dev/null | sed -n '1s/:.*//p' | grep . && return 0
+  done
+  echo "install: no Debian package holds $1, which the tree needs" >&2
+  return 1
+}
+libraries=$(for elf in "$prefix"/bin/* "$prefix/lib/libgasket.so.$version"; do
+  if [ "$(head -c 4 "$elf" | tr -d '\177')" = ELF ]; then direct_libraries "$elf"; fi
+done | grep -v "^$prefix/" | sort -u)
+depends=$(for library in $libraries; do package_of "$library" || exit 1; done | sort -u | paste -sd, | sed 's/,/, /g')
+arch=$(dpkg --print-architecture)
+mkdir -p "$package_root/DEBIAN" "$deb_dir"
+cat >"$package_root/DEBIAN/control" <<CONTROL
+Package: gasket
+Version: $version
+Architecture: $arch
+Maintainer: gasket developers <gasket@localhost>
+Section: libdevel
+Priority: optional
+Depends: $depends
+Recommends: gcc, g++, pkg-config
+Description: PGAS runtime with MPI and OpenSHMEM libraries, in /opt/gasket
+ Compiler wrappers (mpicc, mpicxx, oshcc, oshc++), launchers (mpiexec, mpirun, oshrun,
+ gasketrun), libgasket.so, mpi.h and shmem.h, pkg-config files, a CMake package and a
+ modulefile (module use /opt/gasket/share/modulefiles), installed under /opt/gasket.
+CONTROL
+# gzip: xz takes minutes over the tree (libgasket.so carries its debug information).
+dpkg-deb --root-owner-group -Zgzip --build "$package_root" "$deb_dir/gasket_${version}_$arch.deb" >/dev/null
+echo "$deb_dir/gasket_${version}_$arch.deb"
