@@ -14,13 +14,14 @@ bazel test --keep_going "${targets[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if [ $# -eq 0 ]; then
   echo "examples/bazel-consumer: bazel test //... in its own workspace"
-  # Its Bazel server is stopped afterwards: CI machines are small.
+  # Its labels are printed as @bazel_consumer//...; its Bazel server is stopped afterwards (CI
+  # machines are small).
   (cd examples/bazel-consumer && { bazel test --keep_going //...; consumer=$?; bazel shutdown; exit $consumer; }) 2>&1 |
-    tee -a "$log"
+    sed -u 's#^//#@bazel_consumer//#' | tee -a "$log"
   consumer_status=${PIPESTATUS[0]}
   [ "$status" -ne 0 ] || status=$consumer_status
 fi
-passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
-failed=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)' "$log")
+passed=$(grep -cE '^(@bazel_consumer)?//[^ ]+ +(\(cached\) )?PASSED' "$log")
+failed=$(grep -cE '^(@bazel_consumer)?//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)' "$log")
 echo "$passed passed, $failed failed"
 exit "$status"
