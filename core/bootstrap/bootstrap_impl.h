@@ -17,6 +17,10 @@ bool pmix_server_in_environment();
 // PMIx_Init and the job's size and placement; fails with PMIx's error text.
 Result<std::unique_ptr<Bootstrap>> connect_pmix();
 
+// Speaks PMI-1 over the socket in PMI_FD (PMI_RANK, PMI_SIZE): init, limits, the job's key-value
+// space and PE 0's secret; fails naming the variable or the process manager's answer.
+Result<std::unique_ptr<Bootstrap>> connect_pmi(const EnvLookup& lookup);
+
 // PE 0 of 1 with an in-process store.
 Result<std::unique_ptr<Bootstrap>> create_singleton();
 
