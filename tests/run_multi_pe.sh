@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one multi-PE program through the launcher on one path.
 #   run_multi_pe.sh GASKETRUN PROGRAM NPES PATH [--expect-failure REGEX] [-- PROGRAM ARGS...]
+# GASKETRUN may also be another MPI's launcher, mpiexec.* (tests/pmi); the PEs then bootstrap through PMI.
 # PATH: local (direct same-node path), pciddc-shm, pciddc-tcp, ucx-shm, ucx-tcp (every PE reached
 # through that backend), and the "-nodes" variants, which simulate 2 PEs per node instead.
 set -u
@@ -28,8 +29,12 @@ fi
 
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-"$gasketrun" -n "$npes" "${launcher_opts[@]}" "$program" "$@" >"$out" 2>"$err"
+launcher=("$gasketrun" -n "$npes" "${launcher_opts[@]}")
+# Another MPI's launcher (tests/pmi: MPICH's mpiexec.*) gets only -n; the PEs bootstrap through its PMI.
+case ${gasketrun##*/} in mpiexec.*) launcher=(timeout "${GASKET_TEST_TIMEOUT:-240}" "$gasketrun" -n "$npes") ;; esac
+"${launcher[@]}" "$program" "$@" >"$out" 2>"$err"
 status=$?
+[ $status -eq 124 ] && echo "run_multi_pe.sh: $gasketrun timed out" >>"$err"
 cat "$out"
 cat "$err" >&2
 if [ -z "$expect" ]; then

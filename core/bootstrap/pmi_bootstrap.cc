@@ -3,7 +3,7 @@
 // simple PMI wire protocol (pmi_wire.h) over the socket they pass in PMI_FD.
 //
 // The process manager's key-value space is one per job; gasket's keys are stored per PE as
-// "g<pe>.<key>" with hex values, split into pieces "g<pe>.<key>#<i>" when longer than vallen_max.
+// "g<pe>.<key>" (keys with bytes PMI cannot carry as "g<pe>%<hex>") with hex values, split into pieces "g<pe>.<key>#<i>" when longer than vallen_max.
 // PMI-1 makes a put visible only after a barrier, which is what Bootstrap::fence() is.
 #include <fcntl.h>
 #include <poll.h>
@@ -254,11 +254,9 @@ class PmiBootstrap final : public Bootstrap {
                             std::to_string(max_key_) + " characters");
   }
 
+  // "g<pe>.<key>", or "g<pe>%<hex of key>" for a key PMI-1 cannot carry as it is.
   Result<std::string> wire_key(const std::string& call, int pe, const std::string& key) const {
-    if (!pmi::is_wire_safe(key)) {
-      return invalid_argument(prefix(call) + ": a PMI key must be printable ASCII without spaces or '='");
-    }
-    std::string name = "g" + std::to_string(pe) + "." + key;
+    std::string name = "g" + std::to_string(pe) + (pmi::is_wire_safe(key) ? "." + key : "%" + pmi::hex_encode(key));
     if (name.size() > max_key_) return key_too_long(call, name);
     return name;
   }
