@@ -5,10 +5,14 @@ ALL_PATHS = ["local", "pciddc-shm", "pciddc-tcp", "ucx-shm", "ucx-tcp"]
 # Mixed nodes (2 PEs per simulated node): same-node peers direct, the others over the backend.
 NODES_PATHS = ["pciddc-tcp-nodes", "ucx-tcp-nodes"]
 
-def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], size = "medium", flaky = False):
+def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], size = "medium", flaky = False,
+                  launcher = None, expect_stdout = None):
     """Runs `program` through gasketrun on every path at every PE count; a test_suite `name`.
 
     flaky: retried by Bazel (up to 3 attempts); only for a known, documented race under repair.
+    launcher: another MPI's launcher to use instead of gasketrun, an absolute path to an
+      `mpiexec.*` (tests/pmi).
+    expect_stdout: a regular expression the job's stdout must match; {n} stands for the PE count.
     """
     tests = []
     for path in paths:
@@ -18,7 +22,8 @@ def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], 
                 name = test,
                 size = size,
                 srcs = ["//tests:run_multi_pe.sh"],
-                args = ["$(location //tools/gasketrun)", "$(location %s)" % program, str(n), path] +
+                args = [launcher or "$(location //tools/gasketrun)", "$(location %s)" % program, str(n), path] +
+                       (["--expect-stdout", "'%s'" % expect_stdout.replace("{n}", str(n))] if expect_stdout else []) +
                        (["--"] + args if args else []),
                 data = ["//tools/gasketrun", "//tests:paths.txt", program],
                 flaky = flaky,

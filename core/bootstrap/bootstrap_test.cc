@@ -167,9 +167,9 @@ BOOST_AUTO_TEST_CASE(pmi_client_values_in_pieces) {
   // Not visible before the fence: fails at once, naming the PE and the key.
   auto early = boot.get(0, "big");
   BOOST_REQUIRE(!early.is_ok());
-  BOOST_CHECK_MESSAGE(early.status().message().find("get(pe 0, key 'big'): PE 0 did not put it before the last fence") !=
-                          std::string::npos,
-                      early.status().message());
+  const std::string& why = early.status().message();
+  BOOST_CHECK_MESSAGE(why.find("get(pe 0, key 'big'): PE 0 did not put it before the last fence") != std::string::npos,
+                      why);
   BOOST_REQUIRE(boot.fence().is_ok());
   auto big = boot.get(0, "big");
   BOOST_REQUIRE_MESSAGE(big.is_ok(), big.status().message());

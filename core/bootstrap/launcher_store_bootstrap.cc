@@ -2,7 +2,6 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -88,19 +87,7 @@ class LauncherStoreBootstrap final : public Bootstrap {
     if (sent.is_ok()) {
       // The launcher prints the message and kills every PE; wait for it (the connection closes
       // when the launcher ends), then leave by ourselves if it does not come.
-      struct pollfd p = {fd_, POLLIN, 0};
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAbortWaitMs);
-      for (;;) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) break;
-        int r = ::poll(&p, 1, static_cast<int>(left.count()));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        char buf[256];
-        ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) break;
-      }
+      wait_until_closed(fd_, kAbortWaitMs);
     } else {
       std::string line = "gasket: PE " + std::to_string(env_.rank) + " aborted with code " +
                          std::to_string(exit_code) + ": " + message + " (and could not tell the " +

@@ -3,11 +3,10 @@
 // simple PMI wire protocol (pmi_wire.h) over the socket they pass in PMI_FD.
 //
 // The process manager's key-value space is one per job; gasket's keys are stored per PE as
-// "g<pe>.<key>" (keys with bytes PMI cannot carry as "g<pe>%<hex>") with hex values, split into pieces "g<pe>.<key>#<i>" when longer than vallen_max.
-// PMI-1 makes a put visible only after a barrier, which is what Bootstrap::fence() is.
+// "g<pe>.<key>" ("g<pe>%<hex>" for keys with bytes PMI cannot carry), values as hex, split into
+// pieces "g<pe>.<key>#<i>" when longer than the manager's vallen_max. PMI-1 makes a put visible
+// only after a barrier, which is what Bootstrap::fence() is.
 #include <fcntl.h>
-#include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,7 +14,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
-#include <thread>
 
 #include "core/base/log.h"
 #include "core/base/parse.h"
@@ -80,16 +78,6 @@ std::string job_id_from_kvsname(const std::string& kvsname) {
     id += ok ? c : '_';
   }
   return id;
-}
-
-// When `fd` is a pipe, waits (at most kDrainWaitMs) until the reader has taken every byte in it.
-void wait_until_pipe_drained(int fd) {
-  constexpr int kDrainWaitMs = 1000;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kDrainWaitMs);
-  int unread = 0;
-  while (::ioctl(fd, FIONREAD, &unread) == 0 && unread > 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
 }
 
 class PmiBootstrap final : public Bootstrap {
@@ -197,35 +185,12 @@ class PmiBootstrap final : public Bootstrap {
 
   [[noreturn]] void abort(int exit_code, const std::string& message) override {
     // Hydra prints nothing on abort: say who ended the job and why.
-    std::string line = "gasket: PE " + std::to_string(rank_) + " aborted with code " + std::to_string(exit_code) +
-                       ": " + message + "\n";
-    ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
-    (void)ignored;
-    // Hydra kills the job as soon as it hears of the abort, and drops what its proxy has not yet
-    // read from our stderr pipe: let the proxy read the line first.
-    wait_until_pipe_drained(STDERR_FILENO);
-    // No gasketrun sweeps /dev/shm under a foreign launcher: remove this job's files on this node.
-    Result<int> removed = remove_job_shm_files(job_id_);
-    (void)removed;
-    int code = (exit_code % 256) == 0 ? 1 : exit_code;
+    int code = report_abort(rank_, job_id_, exit_code, message);
     // Another thread may hold the connection inside a blocking call; do not wait for it long.
     std::unique_lock<std::timed_mutex> lock(mutex_, std::defer_lock);
     (void)lock.try_lock_for(std::chrono::seconds(1));
-    if (send_line("abort", "cmd=abort exitcode=" + std::to_string(code)).is_ok()) {
-      // The process manager kills every process of the job; wait for it, then leave by ourselves.
-      struct pollfd p = {fd_, POLLIN, 0};
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAbortWaitMs);
-      for (;;) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) break;
-        int r = ::poll(&p, 1, static_cast<int>(left.count()));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        char buf[256];
-        ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) break;
-      }
-    }
+    // The process manager kills every process of the job and exits with `code`.
+    if (send_line("abort", "cmd=abort exitcode=" + std::to_string(code)).is_ok()) wait_until_closed(fd_, kAbortWaitMs);
     _exit(code);
   }
 

@@ -43,7 +43,8 @@ expect_refusal "PMI_SIZE=2" "or set GASKET_BOOTSTRAP=local to run it as a single
 # A PMI_FD that is not an open descriptor is named with its value.
 expect_refusal "PMI_FD=987 PMI_RANK=0 PMI_SIZE=2" "bootstrap: bad PMI_FD='987': not an open file descriptor"
 # PMI_FD without the rank and size.
-expect_refusal "PMI_FD=2" "a PMI-1 process manager sets PMI_FD, PMI_RANK and PMI_SIZE; this process has PMI_FD=2, PMI_RANK=\(unset\)"
+expect_refusal "PMI_FD=2" \
+  "a PMI-1 process manager sets PMI_FD, PMI_RANK and PMI_SIZE; this process has PMI_FD=2, PMI_RANK=\(unset\)"
 
 # One task of srun and GASKET_BOOTSTRAP=local are singletons, as asked.
 for assignments in "SLURM_STEP_NUM_TASKS=1 SLURM_PROCID=0" "GASKET_BOOTSTRAP=local PMI_RANK=1 PMI_SIZE=2"; do
