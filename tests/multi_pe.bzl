@@ -10,8 +10,8 @@ def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], 
     """Runs `program` through gasketrun on every path at every PE count; a test_suite `name`.
 
     flaky: retried by Bazel (up to 3 attempts); only for a known, documented race under repair.
-    launcher: another MPI's launcher to use instead of gasketrun, an absolute path to an
-      `mpiexec.*` (tests/pmi).
+    launcher: another MPI's launcher to use instead of gasketrun: the absolute path of an
+      `mpiexec.*`, optionally followed by its options (tests/pmi).
     expect_stdout: a regular expression the job's stdout must match; {n} stands for the PE count.
     """
     tests = []
@@ -22,7 +22,7 @@ def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], 
                 name = test,
                 size = size,
                 srcs = ["//tests:run_multi_pe.sh"],
-                args = [launcher or "$(location //tools/gasketrun)", "$(location %s)" % program, str(n), path] +
+                args = ["'%s'" % launcher if launcher else "$(location //tools/gasketrun)", "$(location %s)" % program, str(n), path] +
                        (["--expect-stdout", "'%s'" % expect_stdout.replace("{n}", str(n))] if expect_stdout else []) +
                        (["--"] + args if args else []),
                 data = ["//tools/gasketrun", "//tests:paths.txt", program],

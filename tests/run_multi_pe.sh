@@ -2,7 +2,8 @@
 # Runs one multi-PE program through the launcher on one path.
 #   run_multi_pe.sh GASKETRUN PROGRAM NPES PATH [--expect-failure REGEX | --expect-stdout REGEX]
 #                   [-- PROGRAM ARGS...]
-# GASKETRUN may also be another MPI's launcher, mpiexec.* (tests/pmi); the PEs then bootstrap through PMI.
+# GASKETRUN may also be another MPI's launcher, "/path/mpiexec.* [options]" (tests/pmi); the PEs
+# then bootstrap through its PMI.
 # PATH: local (direct same-node path), pciddc-shm, pciddc-tcp, ucx-shm, ucx-tcp (every PE reached
 # through that backend), and the "-nodes" variants, which simulate 2 PEs per node instead.
 set -u
@@ -33,8 +34,10 @@ fi
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
 launcher=("$gasketrun" -n "$npes" "${launcher_opts[@]}")
-# Another MPI's launcher (tests/pmi: MPICH's mpiexec.*) gets only -n; the PEs bootstrap through its PMI.
-case ${gasketrun##*/} in mpiexec.*) launcher=(timeout "${GASKET_TEST_TIMEOUT:-240}" "$gasketrun" -n "$npes") ;; esac
+# Another MPI's launcher (tests/pmi: MPICH's mpiexec.*, with its options split at spaces) gets only
+# -n; the PEs bootstrap through its PMI.
+# shellcheck disable=SC2206
+case ${gasketrun##*/} in mpiexec.*) launcher=(timeout "${GASKET_TEST_TIMEOUT:-240}" $gasketrun -n "$npes") ;; esac
 "${launcher[@]}" "$program" "$@" >"$out" 2>"$err"
 status=$?
 [ $status -eq 124 ] && echo "run_multi_pe.sh: $gasketrun timed out" >>"$err"

@@ -15,8 +15,8 @@ Status refuse_foreign_launcher(const std::vector<std::string>& seen) {
   for (const std::string& item : seen) list += (list.empty() ? "" : ", ") + item;
   return Status(StatusCode::kUnavailable,
                 "bootstrap: started by a launcher gasket cannot bootstrap through: the environment has " + list +
-                    " but none of " + kEnvJobStore + " (gasketrun), PMIX_NAMESPACE with PMIX_RANK (PMIx) or " +
-                    kEnvPmiFd + " with " + kEnvPmiRank + " and " + kEnvPmiSize +
+                    " but none of " + kEnvJobStore + " (gasketrun), PMIX_NAMESPACE with PMIX_RANK (PMIx), " +
+                    kEnvPmiFd + " with " + kEnvPmiRank + " and " + kEnvPmiSize + " or " + kEnvPmiPort +
                     " (PMI-1); each process would run as a separate job of 1 PE. Start the program with gasket's "
                     "mpiexec/oshrun, a PMIx launcher (srun --mpi=pmix, prterun) or a PMI-1 one (mpiexec.hydra, "
                     "srun --mpi=pmi2), or set GASKET_BOOTSTRAP=local to run it as a singleton anyway");
@@ -33,7 +33,8 @@ Result<std::unique_ptr<Bootstrap>> create_from_environment(const std::string& ki
   if (kind == "pmix" || (kind == "auto" && !store && detail::pmix_server_in_environment())) {
     return detail::connect_pmix();
   }
-  if (kind == "pmi" || (kind == "auto" && !store && lookup(kEnvPmiFd) != nullptr)) {
+  bool pmi_manager = lookup(kEnvPmiFd) != nullptr || lookup(kEnvPmiPort) != nullptr;
+  if (kind == "pmi" || (kind == "auto" && !store && pmi_manager)) {
     return detail::connect_pmi(lookup);
   }
   if (!store) {

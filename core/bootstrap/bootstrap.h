@@ -54,12 +54,13 @@ class Bootstrap {
 // The bootstrap this process was started with. `kind` is GASKET_BOOTSTRAP:
 //   "auto":  the launcher's store when GASKET_JOB_STORE is set, else PMIx when a PMIx server
 //            started the process (PMIX_NAMESPACE and PMIX_RANK set), else PMI-1 when a PMI process
-//            manager did (PMI_FD set), else a singleton job of one PE — unless another launcher's
+//            manager did (PMI_FD or PMI_PORT set), else a singleton job of one PE — unless another launcher's
 //            variables are there (foreign_launcher_variables()): then it fails naming them
 //            instead of letting each of N processes run as a job of one;
 //   "local": the launcher's store or a singleton, never PMIx or PMI;
 //   "pmix":  PMIx, failing with a clear message when PMIx_Init does;
-//   "pmi":   PMI-1, failing with a clear message without PMI_FD, PMI_RANK and PMI_SIZE.
+//   "pmi":   PMI-1, failing with a clear message without PMI_FD, PMI_RANK and PMI_SIZE (or
+//            PMI_PORT and PMI_ID).
 Result<std::unique_ptr<Bootstrap>> create_from_environment(const std::string& kind = "auto");
 
 }  // namespace gasket::bootstrap

@@ -9,6 +9,10 @@
 
 namespace gasket::bootstrap::detail {
 
+// A TCP connection to host:port (TCP_NODELAY, close-on-exec); errors start with `where` and end
+// with errno's text.
+Result<int> connect_tcp(const std::string& host, int port, const std::string& where);
+
 // Connects to the launcher's store and authenticates; fails with the PE, address and errno text.
 Result<std::unique_ptr<Bootstrap>> connect_launcher_store(const JobEnvironment& env);
 
@@ -18,8 +22,10 @@ bool pmix_server_in_environment();
 // PMIx_Init and the job's size and placement; fails with PMIx's error text.
 Result<std::unique_ptr<Bootstrap>> connect_pmix();
 
-// Speaks PMI-1 over the socket in PMI_FD (PMI_RANK, PMI_SIZE): init, limits, the job's key-value
-// space and PE 0's secret; fails naming the variable or the process manager's answer.
+// Speaks PMI-1 over the socket in PMI_FD (PMI_RANK, PMI_SIZE), or over a connection to PMI_PORT
+// (Hydra's -pmi-port: rank and size come from the manager after `initack` with PMI_ID): init,
+// limits, the job's key-value space and PE 0's secret; fails naming the variable or the manager's
+// answer.
 Result<std::unique_ptr<Bootstrap>> connect_pmi(const EnvLookup& lookup);
 
 // The first steps of an abort under a launcher other than gasketrun: prints "gasket: PE <rank>

@@ -52,12 +52,12 @@ Status split_host_port(const std::string& text, const std::string& what, std::st
 std::vector<std::string> foreign_launcher_variables(const EnvLookup& lookup) {
   // Rank and size variables of the launchers an MPI user is likely to reach for.
   static const char* const kLauncherVariables[] = {
-      kEnvPmiRank, kEnvPmiSize, kEnvPmiFd, "PMI_PORT", "PMI_ID",  // PMI-1/2 (Hydra, Slurm, ...)
-      "PMIX_RANK", "PMIX_NAMESPACE",                              // PMIx (one of the two is missing)
-      "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",             // Open MPI's mpirun
-      kEnvMpiLocalRanks, "MPI_LOCALRANKID",                       // Hydra
-      "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE",               // MVAPICH's mpirun_rsh
-      "PALS_RANKID",                                              // HPE Cray PALS
+      kEnvPmiRank, kEnvPmiSize, kEnvPmiFd, kEnvPmiPort, kEnvPmiId,  // PMI-1/2 (Hydra, Slurm, ...)
+      "PMIX_RANK", "PMIX_NAMESPACE",                                 // PMIx (one of the two is missing)
+      "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",                // Open MPI's mpirun
+      kEnvMpiLocalRanks, "MPI_LOCALRANKID",                          // Hydra
+      "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE",                  // MVAPICH's mpirun_rsh
+      "PALS_RANKID",                                                 // HPE Cray PALS
   };
   std::vector<std::string> seen;
   for (const char* name : kLauncherVariables) {

@@ -32,6 +32,10 @@ constexpr char kEnvNodeName[] = "GASKET_NODE_NAME";
 constexpr char kEnvPmiFd[] = "PMI_FD";
 constexpr char kEnvPmiRank[] = "PMI_RANK";
 constexpr char kEnvPmiSize[] = "PMI_SIZE";
+// PMI-1's connect mode (Hydra's -pmi-port): host:port to connect to, and the id to introduce this
+// process with; rank and size then come from the process manager.
+constexpr char kEnvPmiPort[] = "PMI_PORT";
+constexpr char kEnvPmiId[] = "PMI_ID";
 // Hydra: how many processes of the job share this node (optional; tells oversubscription).
 constexpr char kEnvMpiLocalRanks[] = "MPI_LOCALNRANKS";
 

@@ -175,16 +175,16 @@ class LauncherStoreBootstrap final : public Bootstrap {
   protocol::FrameReader reader_;
 };
 
-Result<int> connect_to(const JobEnvironment& env) {
-  const std::string where = "PE " + std::to_string(env.rank) + ": bootstrap: connect to store " +
-                            env.store_host + ":" + std::to_string(env.store_port);
+}  // namespace
+
+Result<int> connect_tcp(const std::string& host, int port, const std::string& where) {
   struct addrinfo hints;
   std::memset(&hints, 0, sizeof hints);
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   struct addrinfo* list = nullptr;
-  std::string port = std::to_string(env.store_port);
-  int rc = ::getaddrinfo(env.store_host.c_str(), port.c_str(), &hints, &list);
+  std::string service = std::to_string(port);
+  int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &list);
   if (rc != 0) {
     return Status(StatusCode::kUnavailable, where + ": getaddrinfo: " + gai_strerror(rc));
   }
@@ -213,10 +213,10 @@ Result<int> connect_to(const JobEnvironment& env) {
   return fd;
 }
 
-}  // namespace
-
 Result<std::unique_ptr<Bootstrap>> connect_launcher_store(const JobEnvironment& env) {
-  Result<int> fd = connect_to(env);
+  Result<int> fd = connect_tcp(env.store_host, env.store_port,
+                               "PE " + std::to_string(env.rank) + ": bootstrap: connect to store " + env.store_host +
+                                   ":" + std::to_string(env.store_port));
   if (!fd.is_ok()) return fd.status();
   auto bootstrap = std::make_unique<LauncherStoreBootstrap>(env, *fd);
   Status s = bootstrap->hello();

@@ -1,6 +1,7 @@
 // A PE started by a PMI-1 process manager: MPICH's Hydra (mpiexec.hydra, mpiexec.mpich), Slurm's
 // `srun --mpi=pmi2` (which also answers PMI-1 clients), and the many site launchers that speak the
-// simple PMI wire protocol (pmi_wire.h) over the socket they pass in PMI_FD.
+// simple PMI wire protocol (pmi_wire.h) over the socket they pass in PMI_FD, or in connect mode
+// (Hydra's -pmi-port) over a TCP connection to PMI_PORT.
 //
 // The process manager's key-value space is one per job; gasket's keys are stored per PE as
 // "g<pe>.<key>" ("g<pe>%<hex>" for keys with bytes PMI cannot carry), values as hex, split into
@@ -31,11 +32,14 @@ using Fields = std::map<std::string, std::string>;
 constexpr int kAbortWaitMs = 10000;
 constexpr char kSecretKey[] = "secret";
 
-// What PMI_FD, PMI_RANK and PMI_SIZE say, validated.
+// The connection to the process manager and what the environment says of this process: PMI_FD,
+// PMI_RANK and PMI_SIZE validated; or, in PMI_PORT mode, the connection made and PMI_ID (rank and
+// size are then -1 until the manager tells them).
 struct PmiEnvironment {
   int fd = -1;
-  int rank = 0;
-  int size = 0;
+  int rank = -1;
+  int size = -1;
+  int pmi_id = -1;
 };
 
 Result<PmiEnvironment> read_pmi_environment(const EnvLookup& lookup) {
@@ -68,6 +72,29 @@ Result<PmiEnvironment> read_pmi_environment(const EnvLookup& lookup) {
   return env;
 }
 
+Result<PmiEnvironment> connect_pmi_port(const EnvLookup& lookup) {
+  PmiEnvironment env;
+  std::string port_text = lookup(kEnvPmiPort);
+  const char* id = lookup(kEnvPmiId);
+  if (id == nullptr) {
+    return invalid_argument(std::string("bootstrap: ") + kEnvPmiPort + "='" + port_text + "' is set but " + kEnvPmiId +
+                            " is not: a PMI-1 process manager in connect mode sets both");
+  }
+  Result<int64_t> pmi_id = parse_int(id, 0, (1 << 24) - 1);
+  if (!pmi_id.is_ok()) {
+    return invalid_argument(std::string("bootstrap: bad ") + kEnvPmiId + "='" + id + "': " + pmi_id.status().message());
+  }
+  std::string host;
+  int port = 0;
+  Status st = split_host_port(port_text, kEnvPmiPort, &host, &port);
+  if (!st.is_ok()) return st;
+  Result<int> fd = connect_tcp(host, port, std::string("bootstrap: connect to ") + kEnvPmiPort + " " + port_text);
+  if (!fd.is_ok()) return fd.status();
+  env.fd = *fd;
+  env.pmi_id = static_cast<int>(*pmi_id);
+  return env;
+}
+
 // Job ids name /dev/shm files: the key-value space's name with anything outside [A-Za-z0-9_.]
 // replaced (Hydra's "kvs_<pid>_<n>_<random>_<host>" is unique per mpiexec).
 std::string job_id_from_kvsname(const std::string& kvsname) {
@@ -91,6 +118,28 @@ class PmiBootstrap final : public Bootstrap {
   const std::string& job_id() const override { return job_id_; }
   const std::string& secret() const override { return secret_; }
   bool oversubscribed() const override { return oversubscribed_; }
+
+  // PMI_PORT mode: introduces this process by its PMI_ID; the manager answers with its size and rank.
+  Status identify(int pmi_id) {
+    Result<Fields> ack = request("initack", "cmd=initack pmiid=" + std::to_string(pmi_id), "initack");
+    if (!ack.is_ok()) return ack.status();
+    Fields told;
+    for (int i = 0; i < 3; ++i) {  // cmd=set size=N, cmd=set rank=R, cmd=set debug=D
+      Result<Fields> set = receive_fields("initack", "set");
+      if (!set.is_ok()) return set.status();
+      set->erase("cmd");
+      told.insert(set->begin(), set->end());
+    }
+    Result<int64_t> size = parse_int(field(told, "size"), 1, 1 << 24);
+    Result<int64_t> rank = parse_int(field(told, "rank"), 0, (1 << 24) - 1);
+    if (!size.is_ok() || !rank.is_ok() || *rank >= *size) {
+      return protocol_error("initack", "the process manager gives rank '" + field(told, "rank") + "' of size '" +
+                                           field(told, "size") + "' to PMI_ID " + std::to_string(pmi_id));
+    }
+    rank_ = static_cast<int>(*rank);
+    size_ = static_cast<int>(*size);
+    return Status::ok();
+  }
 
   // init, the limits and the key-value space's name; then PE 0's secret, through one barrier.
   Status start() {
@@ -206,7 +255,7 @@ class PmiBootstrap final : public Bootstrap {
   }
 
   std::string prefix(const std::string& call) const {
-    return "PE " + std::to_string(rank_) + ": bootstrap (PMI-1" + (kvsname_.empty() ? "" : ", kvs " + kvsname_) +
+    return "PE " + (rank_ < 0 ? std::string("?") : std::to_string(rank_)) + ": bootstrap (PMI-1" + (kvsname_.empty() ? "" : ", kvs " + kvsname_) +
            ") " + call;
   }
 
@@ -274,20 +323,26 @@ class PmiBootstrap final : public Bootstrap {
     }
   }
 
+  // Reads one line, which must be `cmd=<expected>`.
+  Result<Fields> receive_fields(const std::string& call, const std::string& expected) {
+    Result<std::string> answer = receive_line(call);
+    if (!answer.is_ok()) return answer.status();
+    Result<Fields> fields = pmi::parse_line(*answer);
+    if (!fields.is_ok()) return protocol_error(call, fields.status().message());
+    if (field(*fields, "cmd") != expected) {
+      return protocol_error(call, "expected cmd=" + expected + ", got '" + protocol::printable(*answer) + "'");
+    }
+    return fields;
+  }
+
   // Sends one command line and reads the answer, which must be `cmd=<expected>`. A non-zero rc=
   // fails the call, except for put and get, whose callers explain it.
   Result<Fields> request(const std::string& call, const std::string& line, const std::string& expected) {
     std::lock_guard<std::timed_mutex> lock(mutex_);
     Status st = send_line(call, line);
     if (!st.is_ok()) return st;
-    Result<std::string> answer = receive_line(call);
-    if (!answer.is_ok()) return answer.status();
-    Result<Fields> fields = pmi::parse_line(*answer);
-    if (!fields.is_ok()) return protocol_error(call, fields.status().message());
-    if (field(*fields, "cmd") != expected) {
-      return protocol_error(call, "expected cmd=" + expected + ", got '" +
-                                      protocol::printable(*answer) + "'");
-    }
+    Result<Fields> fields = receive_fields(call, expected);
+    if (!fields.is_ok()) return fields;
     std::string rc = field(*fields, "rc");
     bool caller_reads_rc = expected == "get_result" || expected == "put_result";
     if (!caller_reads_rc && !rc.empty() && rc != "0") {
@@ -298,8 +353,8 @@ class PmiBootstrap final : public Bootstrap {
   }
 
   const int fd_;
-  const int rank_;
-  const int size_;
+  int rank_;  // set by identify() in PMI_PORT mode
+  int size_;
   const bool oversubscribed_;
   std::string kvsname_;
   std::string job_id_;
@@ -314,7 +369,8 @@ class PmiBootstrap final : public Bootstrap {
 }  // namespace
 
 Result<std::unique_ptr<Bootstrap>> connect_pmi(const EnvLookup& lookup) {
-  Result<PmiEnvironment> env = read_pmi_environment(lookup);
+  bool port_mode = lookup(kEnvPmiFd) == nullptr && lookup(kEnvPmiPort) != nullptr;
+  Result<PmiEnvironment> env = port_mode ? connect_pmi_port(lookup) : read_pmi_environment(lookup);
   if (!env.is_ok()) return env.status();
   // Not inherited by programs this PE may exec.
   (void)::fcntl(env->fd, F_SETFD, FD_CLOEXEC);
@@ -326,9 +382,11 @@ Result<std::unique_ptr<Bootstrap>> connect_pmi(const EnvLookup& lookup) {
     oversubscribed = n.is_ok() && cpus > 0 && *n > cpus;
   }
   auto bootstrap = std::make_unique<PmiBootstrap>(*env, oversubscribed);
-  Status st = bootstrap->start();
+  Status st = port_mode ? bootstrap->identify(env->pmi_id) : Status::ok();
+  if (st.is_ok()) st = bootstrap->start();
   if (!st.is_ok()) return st;
-  GASKET_DEBUG("bootstrap: PMI-1 kvs %s, rank %d of %d%s", bootstrap->job_id().c_str(), env->rank, env->size,
+  GASKET_DEBUG("bootstrap: PMI-1 kvs %s, rank %d of %d%s", bootstrap->job_id().c_str(), bootstrap->rank(),
+               bootstrap->size(),
                oversubscribed ? ", oversubscribed" : "");
   return std::unique_ptr<Bootstrap>(std::move(bootstrap));
 }

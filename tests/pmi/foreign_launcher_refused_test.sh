@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A gasket program started by a launcher it cannot bootstrap through must stop at MPI_Init with a
 # message naming the launcher's variables (issue 20 item 5: it ran as N independent singletons
-# and exited 0). GASKET_BOOTSTRAP=local still runs it as a singleton; a PMI_FD that is not open
-# is named. Each case runs one process directly, as a launcher would start each of its copies.
+# and exited 0). GASKET_BOOTSTRAP=local still runs it as a singleton; a PMI_FD that is not open,
+# a PMI_PORT nobody listens on and other bad PMI values are named. Each case runs one process directly, as a launcher would start each of its copies.
 #   foreign_launcher_refused_test.sh PROGRAM
 set -u
 program=$1
@@ -29,8 +29,10 @@ expect_refusal() {
 refusal='MPI_Init: bootstrap: started by a launcher gasket cannot bootstrap through: the environment has'
 # Hydra's variables without its socket (e.g. a wrapper script that closed PMI_FD's descriptor).
 expect_refusal "PMI_RANK=1 PMI_SIZE=2" "$refusal PMI_RANK=1, PMI_SIZE=2 but none of GASKET_JOB_STORE"
-# PMI_PORT connect mode is not spoken.
-expect_refusal "PMI_PORT=localhost:4242 PMI_ID=0" "$refusal PMI_PORT=localhost:4242, PMI_ID=0 "
+# PMI_PORT connect mode: a port nobody listens on, a bad value, no PMI_ID.
+expect_refusal "PMI_PORT=127.0.0.1:1 PMI_ID=0" "bootstrap: connect to PMI_PORT 127.0.0.1:1: connect: Connection refused"
+expect_refusal "PMI_PORT=nohost PMI_ID=0" "bootstrap: bad PMI_PORT='nohost': no port"
+expect_refusal "PMI_PORT=127.0.0.1:1" "PMI_PORT='127.0.0.1:1' is set but PMI_ID is not"
 # Open MPI's mpirun without its PMIx server.
 expect_refusal "OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=4" \
   "$refusal OMPI_COMM_WORLD_RANK=0, OMPI_COMM_WORLD_SIZE=4 but"
