@@ -192,6 +192,12 @@ BOOST_AUTO_TEST_CASE(pmi_client_values_in_pieces) {
   BOOST_CHECK_MESSAGE(long_key.message().find("longer than the process manager's 63 characters") !=
                           std::string::npos,
                       long_key.message());
+  // A name that fits, but not with the suffix of its 38th piece ("#37"): refused before any put.
+  size_t puts_before = manager.puts();
+  auto long_piece = boot.put(std::string(58, 'p'), value);
+  BOOST_REQUIRE(!long_piece.is_ok());
+  BOOST_CHECK_MESSAGE(long_piece.message().find("#37' is longer") != std::string::npos, long_piece.message());
+  BOOST_CHECK_EQUAL(manager.puts(), puts_before);
   BOOST_CHECK(boot.finalize().is_ok());
 }
 

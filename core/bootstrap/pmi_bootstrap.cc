@@ -188,12 +188,14 @@ class PmiBootstrap final : public Bootstrap {
     if (!name.is_ok()) return name.status();
     std::string hex = pmi::hex_encode(value);
     size_t pieces = hex.empty() ? 1 : (hex.size() + max_piece_ - 1) / max_piece_;
+    // Checked before the first put: the name of the last piece is the longest.
+    std::string last_name = pieces == 1 ? *name : *name + "#" + std::to_string(pieces - 1);
+    if (last_name.size() > max_key_) return key_too_long(call, last_name);
     for (size_t i = 0; i < pieces; ++i) {
       std::string piece = hex.substr(i * max_piece_, max_piece_);
       // The first piece says how many there are: "<pieces>:<hex>" (':' keeps an empty value non-empty).
       std::string wire_value = i == 0 ? std::to_string(pieces) + ":" + piece : piece;
       std::string wire_name = i == 0 ? *name : *name + "#" + std::to_string(i);
-      if (wire_name.size() > max_key_) return key_too_long(call, wire_name);
       Result<Fields> answer =
           request(call, "cmd=put kvsname=" + kvsname_ + " key=" + wire_name + " value=" + wire_value, "put_result");
       if (!answer.is_ok()) return answer.status();
