@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs one multi-PE program through the launcher on one path.
-#   run_multi_pe.sh GASKETRUN PROGRAM NPES PATH [--expect-failure REGEX] [-- PROGRAM ARGS...]
+#   run_multi_pe.sh GASKETRUN PROGRAM NPES PATH [--expect-failure REGEX | --expect-stdout REGEX]
+#                   [-- PROGRAM ARGS...]
+# GASKETRUN may also be another MPI's launcher, "/path/mpiexec.* [options]" (tests/pmi); the PEs
+# then bootstrap through its PMI.
 # PATH: local (direct same-node path), pciddc-shm, pciddc-tcp, ucx-shm, ucx-tcp (every PE reached
 # through that backend), and the "-nodes" variants, which simulate 2 PEs per node instead.
 set -u
@@ -8,6 +11,8 @@ gasketrun=$1 program=$2 npes=$3 path=$4
 shift 4
 expect=""
 if [ "${1:-}" = "--expect-failure" ]; then expect=$2; shift 2; fi
+expect_stdout=""
+if [ "${1:-}" = "--expect-stdout" ]; then expect_stdout=$2; shift 2; fi
 [ "${1:-}" = "--" ] && shift
 
 launcher_opts=(--timeout "${GASKET_TEST_TIMEOUT:-240}" --quiet)
@@ -28,12 +33,22 @@ fi
 
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-"$gasketrun" -n "$npes" "${launcher_opts[@]}" "$program" "$@" >"$out" 2>"$err"
+launcher=("$gasketrun" -n "$npes" "${launcher_opts[@]}")
+# Another MPI's launcher (tests/pmi: MPICH's mpiexec.*, with its options split at spaces) gets only
+# -n; the PEs bootstrap through its PMI.
+# shellcheck disable=SC2206
+case ${gasketrun##*/} in mpiexec.*) launcher=(timeout "${GASKET_TEST_TIMEOUT:-240}" $gasketrun -n "$npes") ;; esac
+"${launcher[@]}" "$program" "$@" >"$out" 2>"$err"
 status=$?
+[ $status -eq 124 ] && echo "run_multi_pe.sh: $gasketrun timed out" >>"$err"
 cat "$out"
 cat "$err" >&2
 if [ -z "$expect" ]; then
   if [ $status -ne 0 ]; then echo "FAILED: $program on $npes PEs over $path exited $status" >&2; fi
+  if [ $status -eq 0 ] && [ -n "$expect_stdout" ] && ! grep -Eq -- "$expect_stdout" "$out"; then
+    echo "FAILED: $program on $npes PEs over $path: stdout does not match /$expect_stdout/" >&2
+    exit 1
+  fi
   exit $status
 fi
 if [ $status -eq 0 ]; then

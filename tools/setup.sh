@@ -11,6 +11,7 @@ packages=(
   libucx-dev ucx-utils   # the ucx backend, ucx_perftest for the benchmark
   libibverbs-dev         # RDMA device listing in gasket-info
   libpmix-dev            # PMIx bootstrap
+  mpich                  # mpiexec.mpich (Hydra) for tests/pmi, the PMI-1 bootstrap
   iproute2               # network-namespace tests
   procps                 # pgrep/pkill used by tests
   python3                # bench/compare

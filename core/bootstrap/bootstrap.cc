@@ -6,18 +6,43 @@
 #include "core/bootstrap/job_environment.h"
 
 namespace gasket::bootstrap {
+namespace {
+
+// Another launcher started several copies of this program and gasket can join none of its
+// interfaces: each copy would run alone, so stop and say what was seen.
+Status refuse_foreign_launcher(const std::vector<std::string>& seen) {
+  std::string list;
+  for (const std::string& item : seen) list += (list.empty() ? "" : ", ") + item;
+  return Status(StatusCode::kUnavailable,
+                "bootstrap: started by a launcher gasket cannot bootstrap through: the environment has " + list +
+                    " but none of " + kEnvJobStore + " (gasketrun), PMIX_NAMESPACE with PMIX_RANK (PMIx), " +
+                    kEnvPmiFd + " with " + kEnvPmiRank + " and " + kEnvPmiSize + " or " + kEnvPmiPort +
+                    " (PMI-1); each process would run as a separate job of 1 PE. Start the program with gasket's "
+                    "mpiexec/oshrun, a PMIx launcher (srun --mpi=pmix, prterun) or a PMI-1 one (mpiexec.hydra, "
+                    "srun --mpi=pmi2), or set GASKET_BOOTSTRAP=local to run it as a singleton anyway");
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Bootstrap>> create_from_environment(const std::string& kind) {
-  if (kind != "auto" && kind != "local" && kind != "pmix") {
-    return invalid_argument("bootstrap: bad GASKET_BOOTSTRAP='" + kind + "': must be auto, local or pmix");
+  if (kind != "auto" && kind != "local" && kind != "pmix" && kind != "pmi") {
+    return invalid_argument("bootstrap: bad GASKET_BOOTSTRAP='" + kind + "': must be auto, local, pmix or pmi");
   }
-  bool store = std::getenv(kEnvJobStore) != nullptr;
+  EnvLookup lookup = [](const char* name) { return std::getenv(name); };
+  bool store = lookup(kEnvJobStore) != nullptr;
   if (kind == "pmix" || (kind == "auto" && !store && detail::pmix_server_in_environment())) {
     return detail::connect_pmix();
   }
-  if (!store) return detail::create_singleton();
-  Result<JobEnvironment> env =
-      read_job_environment([](const char* name) { return std::getenv(name); });
+  bool pmi_manager = lookup(kEnvPmiFd) != nullptr || lookup(kEnvPmiPort) != nullptr;
+  if (kind == "pmi" || (kind == "auto" && !store && pmi_manager)) {
+    return detail::connect_pmi(lookup);
+  }
+  if (!store) {
+    std::vector<std::string> seen = kind == "auto" ? foreign_launcher_variables(lookup) : std::vector<std::string>();
+    if (!seen.empty()) return refuse_foreign_launcher(seen);
+    return detail::create_singleton();
+  }
+  Result<JobEnvironment> env = read_job_environment(lookup);
   if (!env.is_ok()) return env.status();
   return detail::connect_launcher_store(*env);
 }

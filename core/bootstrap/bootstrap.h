@@ -3,7 +3,7 @@
 //
 // Implementations: the launcher's store (gasketrun, the embedded default: environment variables
 // GASKET_JOB_* point at a TCP store served by the launcher), singleton (a program started without
-// a launcher runs as PE 0 of 1), and later PMIx. The core sees only this interface.
+// a launcher runs as PE 0 of 1), PMIx and PMI-1. The core sees only this interface.
 #pragma once
 
 #include <memory>
@@ -53,9 +53,14 @@ class Bootstrap {
 
 // The bootstrap this process was started with. `kind` is GASKET_BOOTSTRAP:
 //   "auto":  the launcher's store when GASKET_JOB_STORE is set, else PMIx when a PMIx server
-//            started the process (PMIX_NAMESPACE and PMIX_RANK set), else a singleton job of one PE;
-//   "local": the launcher's store or a singleton, never PMIx;
-//   "pmix":  PMIx, failing with a clear message when PMIx_Init does.
+//            started the process (PMIX_NAMESPACE and PMIX_RANK set), else PMI-1 when a PMI process
+//            manager did (PMI_FD or PMI_PORT set), else a singleton job of one PE — unless another launcher's
+//            variables are there (foreign_launcher_variables()): then it fails naming them
+//            instead of letting each of N processes run as a job of one;
+//   "local": the launcher's store or a singleton, never PMIx or PMI;
+//   "pmix":  PMIx, failing with a clear message when PMIx_Init does;
+//   "pmi":   PMI-1, failing with a clear message without PMI_FD, PMI_RANK and PMI_SIZE (or
+//            PMI_PORT and PMI_ID).
 Result<std::unique_ptr<Bootstrap>> create_from_environment(const std::string& kind = "auto");
 
 }  // namespace gasket::bootstrap

@@ -49,6 +49,33 @@ Status split_host_port(const std::string& text, const std::string& what, std::st
   return Status::ok();
 }
 
+std::vector<std::string> foreign_launcher_variables(const EnvLookup& lookup) {
+  // Rank and size variables of the launchers an MPI user is likely to reach for.
+  static const char* const kLauncherVariables[] = {
+      kEnvPmiRank, kEnvPmiSize, kEnvPmiFd, kEnvPmiPort, kEnvPmiId,  // PMI-1/2 (Hydra, Slurm, ...)
+      "PMIX_RANK", "PMIX_NAMESPACE",                                 // PMIx (one of the two is missing)
+      "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",                // Open MPI's mpirun
+      kEnvMpiLocalRanks, "MPI_LOCALRANKID",                          // Hydra
+      "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE",                  // MVAPICH's mpirun_rsh
+      "PALS_RANKID",                                                 // HPE Cray PALS
+  };
+  std::vector<std::string> seen;
+  for (const char* name : kLauncherVariables) {
+    if (const char* v = lookup(name); v != nullptr) seen.push_back(std::string(name) + "=" + v);
+  }
+  // srun without --mpi (or with --mpi=none): several tasks, no process-management interface.
+  const char* tasks = lookup("SLURM_STEP_NUM_TASKS");
+  const char* procid = lookup("SLURM_PROCID");
+  if (tasks != nullptr && procid != nullptr) {
+    Result<int64_t> n = parse_int(tasks, 0, 1 << 30);
+    if (!n.is_ok() || *n > 1) {
+      seen.push_back(std::string("SLURM_STEP_NUM_TASKS=") + tasks);
+      seen.push_back(std::string("SLURM_PROCID=") + procid);
+    }
+  }
+  return seen;
+}
+
 Result<JobEnvironment> read_job_environment(const EnvLookup& lookup) {
   JobEnvironment env;
   auto required = [&](const char* name, std::string* out) -> Status {

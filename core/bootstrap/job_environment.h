@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/base/status.h"
 
@@ -25,6 +26,19 @@ constexpr char kEnvJobOversubscribed[] = "GASKET_JOB_OVERSUBSCRIBED";
 // Node identity override; gasketrun --pes-per-node sets "<hostname>:<rank / K>".
 constexpr char kEnvNodeName[] = "GASKET_NODE_NAME";
 
+// Set by a PMI-1 process manager (MPICH's Hydra, Slurm's --mpi=pmi2): the connected socket, this
+// process's rank and the job size. PMI_FD selects the PMI bootstrap when no GASKET_JOB_STORE or
+// PMIx server is there.
+constexpr char kEnvPmiFd[] = "PMI_FD";
+constexpr char kEnvPmiRank[] = "PMI_RANK";
+constexpr char kEnvPmiSize[] = "PMI_SIZE";
+// PMI-1's connect mode (Hydra's -pmi-port): host:port to connect to, and the id to introduce this
+// process with; rank and size then come from the process manager.
+constexpr char kEnvPmiPort[] = "PMI_PORT";
+constexpr char kEnvPmiId[] = "PMI_ID";
+// Hydra: how many processes of the job share this node (optional; tells oversubscription).
+constexpr char kEnvMpiLocalRanks[] = "MPI_LOCALNRANKS";
+
 struct JobEnvironment {
   std::string store_host;
   int store_port = 0;
@@ -41,6 +55,13 @@ using EnvLookup = std::function<const char*(const char* name)>;
 // Reads and validates the launcher variables. Every error names the variable and its value.
 // Call only when kEnvJobStore is set.
 Result<JobEnvironment> read_job_environment(const EnvLookup& lookup);
+
+// The variables of a multi-process launcher gasket cannot bootstrap through (another MPI's
+// launcher without PMIx or PMI_FD, PMI_PORT mode, srun without --mpi, ...) found in the
+// environment, as "NAME=value" items; empty when there are none. Call when no GASKET_JOB_STORE,
+// PMIx server or PMI_FD was found: a non-empty answer means this process is one of several that
+// would each run as a singleton.
+std::vector<std::string> foreign_launcher_variables(const EnvLookup& lookup);
 
 // Splits "host:port" / "[v6]:port"; `what` names the source in errors (e.g. "GASKET_JOB_STORE").
 Status split_host_port(const std::string& text, const std::string& what, std::string* host,

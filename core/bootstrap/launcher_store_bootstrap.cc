@@ -2,7 +2,6 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -88,19 +87,7 @@ class LauncherStoreBootstrap final : public Bootstrap {
     if (sent.is_ok()) {
       // The launcher prints the message and kills every PE; wait for it (the connection closes
       // when the launcher ends), then leave by ourselves if it does not come.
-      struct pollfd p = {fd_, POLLIN, 0};
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAbortWaitMs);
-      for (;;) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) break;
-        int r = ::poll(&p, 1, static_cast<int>(left.count()));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        char buf[256];
-        ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) break;
-      }
+      wait_until_closed(fd_, kAbortWaitMs);
     } else {
       std::string line = "gasket: PE " + std::to_string(env_.rank) + " aborted with code " +
                          std::to_string(exit_code) + ": " + message + " (and could not tell the " +
@@ -188,16 +175,16 @@ class LauncherStoreBootstrap final : public Bootstrap {
   protocol::FrameReader reader_;
 };
 
-Result<int> connect_to(const JobEnvironment& env) {
-  const std::string where = "PE " + std::to_string(env.rank) + ": bootstrap: connect to store " +
-                            env.store_host + ":" + std::to_string(env.store_port);
+}  // namespace
+
+Result<int> connect_tcp(const std::string& host, int port, const std::string& where) {
   struct addrinfo hints;
   std::memset(&hints, 0, sizeof hints);
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   struct addrinfo* list = nullptr;
-  std::string port = std::to_string(env.store_port);
-  int rc = ::getaddrinfo(env.store_host.c_str(), port.c_str(), &hints, &list);
+  std::string service = std::to_string(port);
+  int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &list);
   if (rc != 0) {
     return Status(StatusCode::kUnavailable, where + ": getaddrinfo: " + gai_strerror(rc));
   }
@@ -226,10 +213,10 @@ Result<int> connect_to(const JobEnvironment& env) {
   return fd;
 }
 
-}  // namespace
-
 Result<std::unique_ptr<Bootstrap>> connect_launcher_store(const JobEnvironment& env) {
-  Result<int> fd = connect_to(env);
+  Result<int> fd = connect_tcp(env.store_host, env.store_port,
+                               "PE " + std::to_string(env.rank) + ": bootstrap: connect to store " + env.store_host +
+                                   ":" + std::to_string(env.store_port));
   if (!fd.is_ok()) return fd.status();
   auto bootstrap = std::make_unique<LauncherStoreBootstrap>(env, *fd);
   Status s = bootstrap->hello();

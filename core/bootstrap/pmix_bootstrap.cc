@@ -153,14 +153,7 @@ class PmixBootstrap final : public Bootstrap {
   }
 
   [[noreturn]] void abort(int exit_code, const std::string& message) override {
-    std::string line = "gasket: PE " + std::to_string(rank()) + " aborted with code " + std::to_string(exit_code) +
-                       ": " + message + "\n";
-    ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
-    (void)ignored;
-    // No gasketrun sweeps /dev/shm under a PMIx launcher: remove this job's files on this node.
-    Result<int> removed = remove_job_shm_files(job_id_);
-    (void)removed;
-    int code = (exit_code % 256) == 0 ? 1 : exit_code;
+    int code = report_abort(rank(), job_id_, exit_code, message);
     // Asks the launcher to end every process of the job; it reports the status as the job's.
     PMIx_Abort(code, message.c_str(), nullptr, 0);
     std::this_thread::sleep_for(std::chrono::seconds(kAbortGraceSeconds));

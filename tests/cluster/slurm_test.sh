@@ -9,6 +9,7 @@
 # CLUSTER_PROBE (tests/cluster:cluster_probe) checks the PMIx job itself: 4 PEs, 1 node, puts and
 # atomics, over the direct path, pciddc tcp and ucx tcp, and that a PMIx_Abort ends the job at once.
 # Each further PROGRAM (the core, MPI and OpenSHMEM suites) runs on 4 PEs under srun.
+# Then `srun --mpi=pmi2` (PMI bootstrap): the probe on two paths, its abort, p2p_basic, collectives.
 set -u
 probe=$1
 shift
@@ -103,7 +104,7 @@ run() {  # run LABEL EXPECTED_STATUS srun-args...
   local label=$1 expect=$2
   shift 2
   local out=$dir/run.out start=$SECONDS
-  timeout 120 srun --mpi=pmix -n 4 --overcommit --kill-on-bad-exit=1 "$@" >"$out" 2>&1
+  timeout 120 srun --mpi="$srun_mpi" -n 4 --overcommit --kill-on-bad-exit=1 "$@" >"$out" 2>&1
   local status=$? elapsed=$((SECONDS - start))
   if [ "$expect" = 0 ] && [ $status -ne 0 ]; then
     cat "$out" >&2
@@ -120,6 +121,7 @@ run() {  # run LABEL EXPECTED_STATUS srun-args...
 }
 # Forced to PMIx: a missing PMIx server must fail, not run 4 singletons.
 export GASKET_BOOTSTRAP=pmix
+srun_mpi=pmix
 if run "cluster_probe, direct path" 0 "$probe" 4 1; then
   [ "$(grep -c ': ok$' "$dir/run.out")" -eq 4 ] || { cat "$dir/run.out" >&2; fail "cluster_probe: not 4 PEs reported ok"; }
 fi
@@ -131,6 +133,19 @@ fi
 for p in "${programs[@]}"; do
   run "$(basename "$p") on 4 PEs" 0 "$p"
   run "$(basename "$p") on 4 PEs over pciddc tcp" 0 env GASKET_TRANSPORT=pciddc GASKET_PCIDDC_LINK=tcp GASKET_LOCAL=backend "$p"
+done
+# Slurm's PMI-2 plugin answers PMI-1 clients too: the PMI bootstrap, forced as PMIx was above.
+export GASKET_BOOTSTRAP=pmi
+srun_mpi=pmi2
+if run "cluster_probe under srun --mpi=pmi2" 0 "$probe" 4 1; then
+  [ "$(grep -c ': ok$' "$dir/run.out")" -eq 4 ] || { cat "$dir/run.out" >&2; fail "cluster_probe (pmi2): not 4 PEs reported ok"; }
+fi
+run "cluster_probe under srun --mpi=pmi2 over ucx tcp" 0 env GASKET_TRANSPORT=ucx UCX_TLS=self,tcp GASKET_LOCAL=backend "$probe" 4 1
+if run "PMI abort ends the srun --mpi=pmi2 job" 3 "$probe" 4 1 abort; then
+  grep -q "PE 1 aborted with code 3" "$dir/run.out" || { cat "$dir/run.out" >&2; fail "abort (pmi2): no 'PE 1 aborted with code 3' line"; }
+fi
+for p in "${programs[@]}"; do
+  case $p in */mpi/p2p_basic | */shmem/collectives) run "$(basename "$p") on 4 PEs under srun --mpi=pmi2" 0 "$p" ;; esac
 done
 [ $failed -eq 0 ] || { show_logs; exit 1; }
 echo "slurm test: all passed"

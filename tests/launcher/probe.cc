@@ -2,6 +2,8 @@
 // launcher) a file /dev/shm/gasket-<job_id>-probe-<rank>, which the launcher must remove at the
 // end of the job however it ends. Modes (argv[1]):
 //   exchange            every PE puts a binary value, fences, gets every PE's value and checks it
+//   fenced-exchange N   the same with N more bytes per value, then a get of a key nobody put must
+//                       fail (not hang): what every bootstrap, PMI-1 included, provides
 //   abort R             PE R aborts with code 3, the others wait in a fence
 //   exit R S            PE R exits with status S, the others wait in a fence
 //   sigkill R           PE R kills itself with SIGKILL, the others wait in a fence
@@ -46,25 +48,39 @@ int arg_int(int argc, char** argv, int i) {
 }
 
 // The value PE `rank` publishes: binary (NUL and 0xff bytes) and of a size that varies by PE.
-std::string value_of(int rank) {
+std::string value_of(int rank, size_t extra) {
   std::string v = "value-of-" + std::to_string(rank);
   v.push_back('\0');
   v.push_back('\xff');
-  v.append(static_cast<size_t>(100 * rank), static_cast<char>('a' + rank % 26));
+  v.append(static_cast<size_t>(100 * rank) + extra, static_cast<char>('a' + rank % 26));
   return v;
 }
 
-void exchange(Bootstrap& b) {
+// Every PE puts its value under a binary key, fences, and checks every PE's value.
+void fenced_round(Bootstrap& b, size_t extra) {
   std::string key("addr\0x", 6);
-  check(b.put(key, value_of(b.rank())), "put");
+  check(b.put(key, value_of(b.rank(), extra)), "put");
   check(b.fence(), "fence");
   for (int pe = 0; pe < b.size(); ++pe) {
     gasket::Result<std::string> v = b.get((b.rank() + pe) % b.size(), key);
     if (!v.is_ok()) die("get: " + v.status().message());
-    if (*v != value_of((b.rank() + pe) % b.size())) {
+    if (*v != value_of((b.rank() + pe) % b.size(), extra)) {
       die("get(pe " + std::to_string((b.rank() + pe) % b.size()) + "): wrong value");
     }
   }
+}
+
+void fenced_exchange(Bootstrap& b, size_t extra) {
+  fenced_round(b, extra);
+  gasket::Result<std::string> never = b.get((b.rank() + 1) % b.size(), "never-put");
+  if (never.is_ok()) die("get of a key nobody put returned '" + *never + "'");
+  fprintf(stderr, "expected failure: %s\n", never.status().message().c_str());
+  check(b.fence(), "fence 2");
+  printf("OK rank %d size %d\n", b.rank(), b.size());
+}
+
+void exchange(Bootstrap& b) {
+  fenced_round(b, 0);
   // A second round: a key put after the first fence, read without a fence (get waits for it).
   check(b.put("late", std::to_string(b.rank() * 7)), "put late");
   gasket::Result<std::string> late = b.get((b.rank() + 1) % b.size(), "late");
@@ -134,6 +150,8 @@ int main(int argc, char** argv) {
 
   if (mode == "exchange") {
     exchange(b);
+  } else if (mode == "fenced-exchange") {
+    fenced_exchange(b, static_cast<size_t>(arg_int(argc, argv, 2)));
   } else if (mode == "abort") {
     if (b.rank() == arg_int(argc, argv, 2)) {
       fflush(stdout);
