@@ -708,6 +708,7 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
   });
 }
 
+}  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
 // union / intersection / difference: order from the first group, then the second (MPI's rule).
 int set_op(const char* call, MPI_Group group1, MPI_Group group2, MPI_Group* newgroup, int op) {
@@ -761,6 +762,7 @@ int select(const char* call, MPI_Group group, std::vector<int>* ranks_or_null, i
   });
 }
 }  // namespace
+extern "C" {
 
 int MPI_Group_union(MPI_Group a, MPI_Group b, MPI_Group* n) { return set_op("MPI_Group_union", a, b, n, 0); }
 int MPI_Group_intersection(MPI_Group a, MPI_Group b, MPI_Group* n) {

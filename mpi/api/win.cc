@@ -626,6 +626,7 @@ int MPI_Win_free_keyval(int* win_keyval) {
   });
 }
 
+}  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
 Error delete_win_attr(Context& c, MPI_Win handle, Window& w, int keyval, const char* call) {
   gasket::mpi::comm::Keyval* k = nullptr;
@@ -644,6 +645,7 @@ Error delete_win_attr(Context& c, MPI_Win handle, Window& w, int keyval, const c
   return Error::ok();
 }
 }  // namespace
+extern "C" {
 
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
   const char* call = "MPI_Win_set_attr";
@@ -911,6 +913,7 @@ int MPI_Win_unlock_all(MPI_Win win) {
                        [&](Context&, Guard&, Window& w) -> Error { return w.unlock_all("MPI_Win_unlock_all"); });
 }
 
+}  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
 int flush(const char* call, int rank, MPI_Win win) {
   return api::win_call(call, win, [&](Context&, Guard&, Window& w) -> Error {
@@ -926,6 +929,7 @@ int flush(const char* call, int rank, MPI_Win win) {
   });
 }
 }  // namespace
+extern "C" {
 
 int MPI_Win_flush(int rank, MPI_Win win) { return flush("MPI_Win_flush", rank, win); }
 int MPI_Win_flush_local(int rank, MPI_Win win) { return flush("MPI_Win_flush_local", rank, win); }
