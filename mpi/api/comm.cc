@@ -317,6 +317,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
       return error(MPI_ERR_ARG, "MPI_Comm_split_type: split type %d is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
                    split_type);
     }
+    Error e = api::check_info(c, info, "MPI_Comm_split_type");
+    if (!e.is_ok()) return e;
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : gasket::node_of(gasket::my_pe());
     return split(c, g, comm, color, key, newcomm, "MPI_Comm_split_type");
   });

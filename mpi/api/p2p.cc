@@ -336,6 +336,9 @@ int matched_receive(const char* call, void* buf, int count, MPI_Datatype dt, MPI
   MPI_Comm ec = MPI_COMM_WORLD;
   return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
     if (message != nullptr && *message == MPI_MESSAGE_NO_PROC) {
+      const gasket::mpi::datatype::Datatype* type;
+      Error checked = c.types().lookup_committed(dt, call, &type);  // a valid type even for no process
+      if (!checked.is_ok()) return checked;
       *message = MPI_MESSAGE_NULL;
       Request* r = c.engine().requests().create(RequestKind::kRecv);
       r->proc_null = true;

@@ -579,8 +579,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhand
 
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   return api::win_call("MPI_Win_set_errhandler", win, [&](Context& c, Guard&, Window& w) -> Error {
-    gasket::mpi::comm::Errhandler* eh;
-    Error e = c.comms().lookup_errhandler(errhandler, "MPI_Win_set_errhandler", &eh);
+    Error e = api::check_errhandler(c, errhandler, "MPI_Win_set_errhandler");
     if (!e.is_ok()) return e;
     w.errhandler = errhandler;
     return Error::ok();
@@ -588,14 +587,17 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
 }
 
 int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
-  return api::win_call("MPI_Win_get_errhandler", win, [&](Context&, Guard&, Window& w) -> Error {
+  return api::win_call("MPI_Win_get_errhandler", win, [&](Context& c, Guard&, Window& w) -> Error {
     if (errhandler == nullptr) return error(MPI_ERR_ARG, "MPI_Win_get_errhandler: rank %d: errhandler is NULL", w.rank());
     *errhandler = w.errhandler;
+    c.comms().retain_errhandler(*errhandler);  // the caller frees it (MPI_Errhandler_free)
     return Error::ok();
   });
 }
 
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+  int valid = api::win_call("MPI_Win_call_errhandler", win, [](Context&, Guard&, Window&) { return Error::ok(); });
+  if (valid != MPI_SUCCESS) return valid;
   Context& c = api::context("MPI_Win_call_errhandler");
   api::report_win(c, win, error(errorcode, "MPI_Win_call_errhandler: error code %d raised by the application", errorcode));
   return MPI_SUCCESS;
