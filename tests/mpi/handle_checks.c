@@ -147,7 +147,7 @@ static int run(const Row* row, Handles* h, const char* what, int bad, int rank) 
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  init_at_level_arg(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

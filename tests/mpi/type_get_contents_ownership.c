@@ -14,7 +14,7 @@ static void check_vector_of_ints(MPI_Datatype t) {  /* 3 blocks of 2 ints, strid
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  init_at_level_arg(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
