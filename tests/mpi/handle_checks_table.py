@@ -5,7 +5,9 @@ Reads mpi.h after the C preprocessor (stdin) and writes C: for every binding and
 takes as input (by value, through a pointer it reads, or in an array), one function calling the
 binding with the handle under test in that position and valid values everywhere else, and a
 table of {binding, parameter, kind, function}. The harness (handle_checks.c) calls each row with
-the kind's null handle and with a freed handle, and checks the error class.
+the kind's null handle and with a freed handle, and checks the error class. A declaration with
+an attribute after it (mpi/bindings marks the procedures gasket does not provide yet
+`__attribute__((unavailable))`) is not a binding to call and gets no row.
 Usage: handle_checks_table.py OUT.inc < preprocessed-mpi.h
 """
 import re
