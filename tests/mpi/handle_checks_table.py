@@ -23,6 +23,7 @@ READS_MESSAGE = re.compile(r"^MPI_I?[mM]recv$")
 
 
 def reads_pointer(fn, kind):
+    fn = re.sub(r"_c$", "", fn)  # the large-count form reads what its int form reads
     return bool(READS_POINTER.match(fn)) or (kind == "MESSAGE" and bool(READS_MESSAGE.match(fn)))
 SKIPPED = {"MPI_Abort", "MPI_Finalize", "MPI_Init", "MPI_Init_thread"}  # end or start the job
 COUNT_NAME = re.compile(r"(^|_)(count|incount|n|size|ndims|maxdims|maxindex|maxedges|maxneighbors|"
