@@ -591,6 +591,7 @@ void shmem_ctx_quiet(shmem_ctx_t c) { lib("shmem_ctx_quiet").context(c, "shmem_c
 
 // ---- locks: a ticket lock held on PE 0 (next ticket in the high 32 bits, now serving in the
 // low 32 bits), so waiters are served in arrival order (no starvation). ----
+}  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
 constexpr uint64_t kTicket = uint64_t{1} << 32;
 uint64_t* lock_word(long* lock, const char* call) {
@@ -601,6 +602,7 @@ uint64_t* lock_word(long* lock, const char* call) {
   return reinterpret_cast<uint64_t*>(lock);
 }
 }  // namespace
+extern "C" {
 void shmem_set_lock(long* lock) {
   uint64_t* word = lock_word(lock, "shmem_set_lock");
   uint32_t ticket = static_cast<uint32_t>(atomic_fetch_add(word, kTicket, 0, "shmem_set_lock") >> 32);
@@ -718,3 +720,7 @@ SHMEM_GASKET_TO_ALL_MINMAX_TYPES(GASKET_TO_ALL_MINMAX)
 SHMEM_GASKET_TO_ALL_ARITH_TYPES(GASKET_TO_ALL_ARITH)
 
 }  // extern "C"
+
+// The profiling interface: every routine above is weak under its shmem_ name and strong under its
+// pshmem_ name (generated from shmem.h by profiling_names.py).
+#include "shmem-api/profiling_aliases.inc"

@@ -60,6 +60,18 @@ Error check_tag(int tag, bool is_receive, const char* call, const comm::Communic
   return Error::ok();
 }
 
+Error check_info(Context& c, MPI_Info info, const char* call) {
+  if (info == MPI_INFO_NULL || c.find_info(info) != nullptr) return Error::ok();
+  return error(MPI_ERR_INFO, "%s: %d is not an info object (never created, or freed)", call, info);
+}
+
+Error check_errhandler(Context& c, MPI_Errhandler handle, const char* call) {
+  comm::Errhandler* eh;
+  Error e = c.comms().lookup_errhandler(handle, call, &eh);
+  if (e.is_ok() && eh->refs <= 0) return error(MPI_ERR_ARG, "%s: error handler %d was freed", call, handle);
+  return e;
+}
+
 void fill_status(MPI_Status* status, int source, int tag, int error, int64_t bytes, bool cancelled) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = source;

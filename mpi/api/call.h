@@ -40,6 +40,10 @@ Error check_buffer(const void* buf, int count, const datatype::Datatype& type, c
 // A destination (no wildcard) or a source (MPI_ANY_SOURCE allowed); MPI_PROC_NULL is valid.
 Error check_rank(int rank, bool is_source, const char* call, const comm::Communicator& comm);
 Error check_tag(int tag, bool is_receive, const char* call, const comm::Communicator& comm);
+// An info argument: MPI_INFO_NULL or an info object not freed (MPI_ERR_INFO otherwise).
+Error check_info(Context& c, MPI_Info info, const char* call);
+// A user's error handler argument: predefined, or created and not freed (MPI_ERR_ARG otherwise).
+Error check_errhandler(Context& c, MPI_Errhandler handle, const char* call);
 
 void fill_status(MPI_Status* status, int source, int tag, int error, int64_t bytes, bool cancelled);
 void empty_status(MPI_Status* status);  // what a null or inactive request reports

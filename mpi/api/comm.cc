@@ -317,6 +317,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
       return error(MPI_ERR_ARG, "MPI_Comm_split_type: split type %d is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
                    split_type);
     }
+    Error e = api::check_info(c, info, "MPI_Comm_split_type");
+    if (!e.is_ok()) return e;
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : gasket::node_of(gasket::my_pe());
     return split(c, g, comm, color, key, newcomm, "MPI_Comm_split_type");
   });
@@ -708,6 +710,7 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
   });
 }
 
+}  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
 // union / intersection / difference: order from the first group, then the second (MPI's rule).
 int set_op(const char* call, MPI_Group group1, MPI_Group group2, MPI_Group* newgroup, int op) {
@@ -761,6 +764,7 @@ int select(const char* call, MPI_Group group, std::vector<int>* ranks_or_null, i
   });
 }
 }  // namespace
+extern "C" {
 
 int MPI_Group_union(MPI_Group a, MPI_Group b, MPI_Group* n) { return set_op("MPI_Group_union", a, b, n, 0); }
 int MPI_Group_intersection(MPI_Group a, MPI_Group b, MPI_Group* n) {

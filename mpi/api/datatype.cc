@@ -15,6 +15,10 @@ namespace dt = gasket::mpi::datatype;
 
 namespace {
 Error lookup(Context& c, MPI_Datatype h, const char* call, const dt::Datatype** t) { return c.types().lookup(h, call, t); }
+Error checked_comm(Context& c, MPI_Comm h, const char* call) {
+  gasket::mpi::comm::Communicator* unused;
+  return api::check_comm(c, h, call, &unused);
+}
 
 // Count of whole elements of `type` in `bytes`; MPI_UNDEFINED when they do not divide.
 int whole(int64_t bytes, int64_t size) {
@@ -140,13 +144,11 @@ template <typename Build>
 int construct(const char* call, MPI_Datatype oldtype, MPI_Datatype* newtype, Build build) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* old = nullptr;
-    if (oldtype != MPI_DATATYPE_NULL || newtype == nullptr) {
-      Error e = lookup(c, oldtype, call, &old);
-      if (!e.is_ok()) return e;
-    }
+    Error e = lookup(c, oldtype, call, &old);  // MPI_DATATYPE_NULL or a freed type: MPI_ERR_TYPE
+    if (!e.is_ok()) return e;
     if (newtype == nullptr) return error(MPI_ERR_ARG, "%s: newtype is NULL", call);
     dt::Datatype t;
-    Error e = build(c, old, &t);
+    e = build(c, old, &t);
     if (!e.is_ok()) return e;
     *newtype = c.types().add(std::move(t));
     return Error::ok();
@@ -325,6 +327,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     std::copy(t->ints.begin(), t->ints.end(), integers);
     for (size_t i = 0; i < t->aints.size(); ++i) addresses[i] = static_cast<MPI_Aint>(t->aints[i]);
     std::copy(t->types.begin(), t->types.end(), datatypes);
+    for (MPI_Datatype handed_out : t->types) c.types().retain(handed_out);  // the caller frees them
     return Error::ok();
   });
 }
@@ -409,7 +412,8 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
   const char* call = "MPI_Pack";
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
-    Error e = lookup(c, datatype, call, &t);
+    Error e = checked_comm(c, comm, call);
+    if (e.is_ok()) e = lookup(c, datatype, call, &t);
     if (e.is_ok()) e = count_ok(incount, call);
     if (!e.is_ok()) return e;
     int64_t need = incount * t->size;
@@ -428,7 +432,8 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
   const char* call = "MPI_Unpack";
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
-    Error e = lookup(c, datatype, call, &t);
+    Error e = checked_comm(c, comm, call);
+    if (e.is_ok()) e = lookup(c, datatype, call, &t);
     if (e.is_ok()) e = count_ok(outcount, call);
     if (!e.is_ok()) return e;
     int64_t need = outcount * t->size;
@@ -445,7 +450,8 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   return api::call("MPI_Pack_size", comm, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Pack_size", &t);
+    Error e = checked_comm(c, comm, "MPI_Pack_size");
+    if (e.is_ok()) e = lookup(c, datatype, "MPI_Pack_size", &t);
     if (e.is_ok()) e = count_ok(incount, "MPI_Pack_size");
     if (!e.is_ok()) return e;
     *size = static_cast<int>(incount * t->size);

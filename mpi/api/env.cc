@@ -151,6 +151,8 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   return api::call("MPI_Alloc_mem", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (size < 0) return error(MPI_ERR_SIZE, "MPI_Alloc_mem: size %lld is negative", static_cast<long long>(size));
     if (baseptr == nullptr) return error(MPI_ERR_ARG, "MPI_Alloc_mem: baseptr is NULL");
+    Error e = api::check_info(c, info, "MPI_Alloc_mem");
+    if (!e.is_ok()) return e;
     // From the pool in the symmetric heap (remotely accessible: zero-copy rendezvous), else malloc.
     char* p = c.alloc_pool().allocate(static_cast<size_t>(size), 64);
     if (p == nullptr) p = static_cast<char*>(malloc(size > 0 ? static_cast<size_t>(size) : 1));
@@ -191,9 +193,8 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errha
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   return api::call("MPI_Comm_set_errhandler", comm, [&](Context& c, Guard&) -> Error {
     gasket::mpi::comm::Communicator* cm;
-    gasket::mpi::comm::Errhandler* eh;
     Error e = api::check_comm(c, comm, "MPI_Comm_set_errhandler", &cm);
-    if (e.is_ok()) e = c.comms().lookup_errhandler(errhandler, "MPI_Comm_set_errhandler", &eh);
+    if (e.is_ok()) e = api::check_errhandler(c, errhandler, "MPI_Comm_set_errhandler");
     if (!e.is_ok()) return e;
     cm->errhandler = errhandler;
     return Error::ok();
@@ -207,11 +208,17 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
     if (!e.is_ok()) return e;
     if (errhandler == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_get_errhandler: errhandler is NULL");
     *errhandler = cm->errhandler;
+    c.comms().retain_errhandler(*errhandler);  // the caller frees it (MPI_Errhandler_free)
     return Error::ok();
   });
 }
 
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  int valid = api::call("MPI_Comm_call_errhandler", comm, [&](Context& c, Guard&) {
+    gasket::mpi::comm::Communicator* cm;
+    return api::check_comm(c, comm, "MPI_Comm_call_errhandler", &cm);
+  });
+  if (valid != MPI_SUCCESS) return valid;
   Context& c = api::context("MPI_Comm_call_errhandler");
   c.report(comm, error(errorcode, "MPI_Comm_call_errhandler: error code %d raised by the application", errorcode));
   return MPI_SUCCESS;

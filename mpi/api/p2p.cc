@@ -194,6 +194,7 @@ int MPI_Startall(int count, MPI_Request requests[]) {
   });
 }
 
+}  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
 // The Sendrecv forms: starts the receive and the send, waits for both, concludes both (the
 // receive's status goes to `status`).
@@ -208,6 +209,7 @@ Error complete_pair(Context& c, Guard& g, Request* s, Request* r, MPI_Status* st
   return op;
 }
 }  // namespace
+extern "C" {
 
 int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
@@ -275,6 +277,7 @@ int MPI_Buffer_detach(void* buffer_addr, int* size) {
 
 // ---- probes ----
 
+}  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
 Error check_probe(Context& c, int source, int tag, MPI_Comm comm, const char* call,
                   gasket::mpi::comm::Communicator** cm) {
@@ -333,6 +336,9 @@ int matched_receive(const char* call, void* buf, int count, MPI_Datatype dt, MPI
   MPI_Comm ec = MPI_COMM_WORLD;
   return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
     if (message != nullptr && *message == MPI_MESSAGE_NO_PROC) {
+      const gasket::mpi::datatype::Datatype* type;
+      Error checked = c.types().lookup_committed(dt, call, &type);  // a valid type even for no process
+      if (!checked.is_ok()) return checked;
       *message = MPI_MESSAGE_NULL;
       Request* r = c.engine().requests().create(RequestKind::kRecv);
       r->proc_null = true;
@@ -384,6 +390,7 @@ int matched_receive(const char* call, void* buf, int count, MPI_Datatype dt, MPI
   });
 }
 }  // namespace
+extern "C" {
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   return probe("MPI_Probe", true, false, source, tag, comm, nullptr, nullptr, status);
@@ -409,6 +416,7 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_
 
 // ---- completion ----
 
+}  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
 
 // Gathers the requests of an array (null/inactive entries stay null).
@@ -562,6 +570,7 @@ int some(const char* call, bool blocking, int incount, MPI_Request requests[], i
 }
 
 }  // namespace
+extern "C" {
 
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   int index;

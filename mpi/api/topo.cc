@@ -771,12 +771,12 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
                                    int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                    int reorder, MPI_Comm* comm_dist_graph) {
   const char* call = "MPI_Dist_graph_create_adjacent";
-  (void)info;
   (void)reorder;
-  return create(call, comm_old, comm_dist_graph, [&](Context&, Guard&, const cm::Communicator& parent, Layout* layout) {
+  return create(call, comm_old, comm_dist_graph, [&](Context& c, Guard&, const cm::Communicator& parent, Layout* layout) {
     topo::DistGraph dist;
     bool in_weighted = false, out_weighted = false;
-    Error e = check_degree(indegree, "indegree", call, parent);
+    Error e = api::check_info(c, info, call);
+    if (e.is_ok()) e = check_degree(indegree, "indegree", call, parent);
     if (e.is_ok()) e = check_degree(outdegree, "outdegree", call, parent);
     if (e.is_ok()) e = check_ranks(sources, indegree, "sources", call, parent);
     if (e.is_ok()) e = check_ranks(destinations, outdegree, "destinations", call, parent);
@@ -802,11 +802,11 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[],
                           const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
   const char* call = "MPI_Dist_graph_create";
-  (void)info;
   (void)reorder;
   return create(call, comm_old, comm_dist_graph, [&](Context& c, Guard& g, const cm::Communicator& parent,
                                                      Layout* layout) {
-    Error e = check_degree(n, "n", call, parent);
+    Error e = api::check_info(c, info, call);
+    if (e.is_ok()) e = check_degree(n, "n", call, parent);
     if (e.is_ok()) e = check_ranks(sources, n, "sources", call, parent);
     if (e.is_ok()) e = null_arg(degrees, n > 0, "degrees", call, parent);
     int total = 0;

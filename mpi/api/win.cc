@@ -579,8 +579,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhand
 
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   return api::win_call("MPI_Win_set_errhandler", win, [&](Context& c, Guard&, Window& w) -> Error {
-    gasket::mpi::comm::Errhandler* eh;
-    Error e = c.comms().lookup_errhandler(errhandler, "MPI_Win_set_errhandler", &eh);
+    Error e = api::check_errhandler(c, errhandler, "MPI_Win_set_errhandler");
     if (!e.is_ok()) return e;
     w.errhandler = errhandler;
     return Error::ok();
@@ -588,14 +587,17 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
 }
 
 int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
-  return api::win_call("MPI_Win_get_errhandler", win, [&](Context&, Guard&, Window& w) -> Error {
+  return api::win_call("MPI_Win_get_errhandler", win, [&](Context& c, Guard&, Window& w) -> Error {
     if (errhandler == nullptr) return error(MPI_ERR_ARG, "MPI_Win_get_errhandler: rank %d: errhandler is NULL", w.rank());
     *errhandler = w.errhandler;
+    c.comms().retain_errhandler(*errhandler);  // the caller frees it (MPI_Errhandler_free)
     return Error::ok();
   });
 }
 
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+  int valid = api::win_call("MPI_Win_call_errhandler", win, [](Context&, Guard&, Window&) { return Error::ok(); });
+  if (valid != MPI_SUCCESS) return valid;
   Context& c = api::context("MPI_Win_call_errhandler");
   api::report_win(c, win, error(errorcode, "MPI_Win_call_errhandler: error code %d raised by the application", errorcode));
   return MPI_SUCCESS;
@@ -626,6 +628,7 @@ int MPI_Win_free_keyval(int* win_keyval) {
   });
 }
 
+}  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
 Error delete_win_attr(Context& c, MPI_Win handle, Window& w, int keyval, const char* call) {
   gasket::mpi::comm::Keyval* k = nullptr;
@@ -644,6 +647,7 @@ Error delete_win_attr(Context& c, MPI_Win handle, Window& w, int keyval, const c
   return Error::ok();
 }
 }  // namespace
+extern "C" {
 
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
   const char* call = "MPI_Win_set_attr";
@@ -911,6 +915,7 @@ int MPI_Win_unlock_all(MPI_Win win) {
                        [&](Context&, Guard&, Window& w) -> Error { return w.unlock_all("MPI_Win_unlock_all"); });
 }
 
+}  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
 int flush(const char* call, int rank, MPI_Win win) {
   return api::win_call(call, win, [&](Context&, Guard&, Window& w) -> Error {
@@ -926,6 +931,7 @@ int flush(const char* call, int rank, MPI_Win win) {
   });
 }
 }  // namespace
+extern "C" {
 
 int MPI_Win_flush(int rank, MPI_Win win) { return flush("MPI_Win_flush", rank, win); }
 int MPI_Win_flush_local(int rank, MPI_Win win) { return flush("MPI_Win_flush_local", rank, win); }

@@ -143,9 +143,18 @@ Error CommTable::free_errhandler(MPI_Errhandler* handle, const char* call) {
     *handle = MPI_ERRHANDLER_NULL;  // freeing a predefined handler only drops the reference
     return Error::ok();
   }
-  // Communicators still using it keep working: the entry stays until the job ends.
+  if (eh->refs <= 0) return error(MPI_ERR_ARG, "%s: error handler %d was freed already", call, *handle);
+  // Communicators and windows still using it keep working: the entry stays until the job ends,
+  // but the handle is no longer the user's to pass.
+  --eh->refs;
   *handle = MPI_ERRHANDLER_NULL;
   return Error::ok();
+}
+
+void CommTable::retain_errhandler(MPI_Errhandler handle) {
+  if (handle == MPI_ERRORS_ARE_FATAL || handle == MPI_ERRORS_RETURN) return;
+  Errhandler* eh;
+  if (lookup_errhandler(handle, "", &eh).is_ok()) ++eh->refs;
 }
 
 }  // namespace gasket::mpi::comm

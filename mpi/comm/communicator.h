@@ -88,6 +88,8 @@ class CommTable {
   MPI_Errhandler add_errhandler(MPI_Comm_errhandler_function* function);
   Error lookup_errhandler(MPI_Errhandler handle, const char* call, Errhandler** eh);
   Error free_errhandler(MPI_Errhandler* handle, const char* call);
+  // One more user reference (MPI_Comm_get_errhandler / MPI_Win_get_errhandler hand one out).
+  void retain_errhandler(MPI_Errhandler handle);
 
   // Groups (MPI_GROUP_EMPTY is predefined).
   MPI_Group add_group(std::shared_ptr<const Group> group);

@@ -173,6 +173,7 @@ Error DatatypeTable::lookup_committed(int handle, const char* call, const Dataty
 }
 
 int DatatypeTable::add(Datatype type) {
+  for (int constituent : type.types) retain(constituent);
   auto p = std::make_unique<Datatype>(std::move(type));
   if (!free_handles_.empty()) {
     int h = free_handles_.back();
@@ -184,13 +185,26 @@ int DatatypeTable::add(Datatype type) {
   return static_cast<int>(types_.size() - 1);
 }
 
+void DatatypeTable::retain(int handle) {
+  Datatype* t = types_[static_cast<size_t>(handle)].get();
+  if (!t->predefined) ++t->references;
+}
+
+void DatatypeTable::release(int handle) {
+  Datatype* t = types_[static_cast<size_t>(handle)].get();
+  if (t->predefined || --t->references > 0) return;
+  std::vector<int> constituents = t->types;
+  retired_.push_back(std::move(types_[static_cast<size_t>(handle)]));
+  free_handles_.push_back(handle);
+  for (int constituent : constituents) release(constituent);
+}
+
 Error DatatypeTable::free(int* handle, const char* call) {
   const Datatype* t;
   Error e = lookup(*handle, call, &t);
   if (!e.is_ok()) return e;
   if (t->predefined) return error(MPI_ERR_TYPE, "%s: %s is predefined and cannot be freed", call, t->name.c_str());
-  retired_.push_back(std::move(types_[static_cast<size_t>(*handle)]));
-  free_handles_.push_back(*handle);
+  release(*handle);
   *handle = MPI_DATATYPE_NULL;
   return Error::ok();
 }

@@ -49,6 +49,10 @@ struct Datatype {
   std::vector<int> ints;  // get_contents
   std::vector<int64_t> aints;
   std::vector<int> types;
+  // Holders of a derived type: its user handle, each derived type built from it (its contents
+  // name it), each handle MPI_Type_get_contents returned. MPI_Type_free drops one; the type
+  // (and its handle) lives until the last is gone, as in MPICH.
+  int references = 1;
 
   int64_t extent() const { return ub - lb; }
   // One block starting at true_lb whose length is the extent: count elements are contiguous.
@@ -68,11 +72,17 @@ class DatatypeTable {
     const Datatype* t = types_[static_cast<size_t>(handle)].get();
     return t != nullptr && t->committed ? t : nullptr;
   }
+  // Registers `type` (which references the derived types in its contents) under a new handle.
   int add(Datatype type);
+  // One more holder of `handle` (MPI_Type_get_contents hands it out); predefined types have none.
+  void retain(int handle);
+  // MPI_Type_free: the caller's reference is dropped and *handle set to MPI_DATATYPE_NULL.
   Error free(int* handle, const char* call);
   Datatype* mutable_type(int handle) { return types_[static_cast<size_t>(handle)].get(); }
 
  private:
+  void release(int handle);
+
   std::vector<std::unique_ptr<Datatype>> types_;
   std::vector<int> free_handles_;
   // Freed types stay allocated: requests still in flight may point at them (MPI lets a type be

@@ -128,7 +128,11 @@ typedef struct MPI_Status {
 #define MPI_SIMILAR 2
 #define MPI_UNEQUAL 3
 
-/* ---- null and predefined handles ---- */
+/* ---- null and predefined handles ----
+ * Layout (mpi/README.md, "Handles"): a handle is a non-negative int; 0 is every kind's null
+ * handle; predefined handles are small positive constants; created objects get their table's
+ * index. No handle is negative, so each survives a round trip through unsigned types (mpi4py
+ * keeps handles as unsigned integers). MPI_MESSAGE_NO_PROC is INT_MAX, a value no table reaches. */
 #define MPI_COMM_NULL 0
 #define MPI_COMM_WORLD 1
 #define MPI_COMM_SELF 2
@@ -136,7 +140,7 @@ typedef struct MPI_Status {
 #define MPI_GROUP_EMPTY 1
 #define MPI_REQUEST_NULL 0
 #define MPI_MESSAGE_NULL 0
-#define MPI_MESSAGE_NO_PROC (-1)
+#define MPI_MESSAGE_NO_PROC 0x7fffffff
 #define MPI_INFO_NULL 0
 #define MPI_INFO_ENV 1
 #define MPI_ERRHANDLER_NULL 0

@@ -37,4 +37,17 @@ static int check_rank_(void) {
 
 #define MPI_OK(call) CHECK_EQ((call), MPI_SUCCESS)
 
+/* MPI_Init_thread at the level argv[1] names (SINGLE, FUNNELED, SERIALIZED, MULTIPLE; MULTIPLE
+ * when absent), checking the level provided. */
+#include <string.h>
+static void init_at_level_arg(int* argc, char*** argv) {
+  static const char* const names[] = {"SINGLE", "FUNNELED", "SERIALIZED", "MULTIPLE"};
+  int required = MPI_THREAD_MULTIPLE, provided = -1;
+  for (int i = 0; *argc > 1 && i < 4; i++) {
+    if (!strcmp((*argv)[1], names[i])) required = i;
+  }
+  MPI_OK(MPI_Init_thread(argc, argv, required, &provided));
+  CHECK_EQ(provided, required);
+}
+
 #endif
