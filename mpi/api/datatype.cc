@@ -25,7 +25,7 @@ int whole(int64_t bytes, int64_t size) {
 
 extern "C" {
 
-int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return api::call("MPI_Get_count", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Get_count", &t);
@@ -36,7 +36,7 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   });
 }
 
-int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return api::call("MPI_Get_elements", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Get_elements", &t);
@@ -48,7 +48,7 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
   });
 }
 
-int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
   return api::call("MPI_Status_set_elements", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Status_set_elements", &t);
@@ -60,7 +60,7 @@ int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count
   });
 }
 
-int MPI_Type_size(MPI_Datatype datatype, int* size) {
+int PMPI_Type_size(MPI_Datatype datatype, int* size) {
   return api::call("MPI_Type_size", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_size", &t);
@@ -71,7 +71,7 @@ int MPI_Type_size(MPI_Datatype datatype, int* size) {
   });
 }
 
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return api::call("MPI_Type_get_extent", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_get_extent", &t);
@@ -83,7 +83,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   });
 }
 
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return api::call("MPI_Type_contiguous", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* old;
     Error e = lookup(c, oldtype, "MPI_Type_contiguous", &old);
@@ -97,7 +97,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) 
   });
 }
 
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return api::call("MPI_Type_vector", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* old;
     Error e = lookup(c, oldtype, "MPI_Type_vector", &old);
@@ -111,7 +111,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
   });
 }
 
-int MPI_Type_commit(MPI_Datatype* datatype) {
+int PMPI_Type_commit(MPI_Datatype* datatype) {
   return api::call("MPI_Type_commit", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (datatype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_commit: datatype is NULL");
     const dt::Datatype* t;
@@ -122,7 +122,7 @@ int MPI_Type_commit(MPI_Datatype* datatype) {
   });
 }
 
-int MPI_Type_free(MPI_Datatype* datatype) {
+int PMPI_Type_free(MPI_Datatype* datatype) {
   return api::call("MPI_Type_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (datatype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_free: datatype is NULL");
     return c.types().free(datatype, "MPI_Type_free");
@@ -188,13 +188,13 @@ Error check_datarep(const char* datarep, const char* call) {
 
 extern "C" {
 
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return construct("MPI_Type_create_hvector", oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) {
     return dt::make_vector(*old, oldtype, count, blocklength, stride, false, "MPI_Type_create_hvector", t);
   });
 }
 
-int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
+int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
                      MPI_Datatype* newtype) {
   const char* call = "MPI_Type_indexed";
   return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
@@ -205,7 +205,7 @@ int MPI_Type_indexed(int count, const int blocklengths[], const int displacement
   });
 }
 
-int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype,
+int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype,
                              MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_hindexed";
   return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
@@ -216,7 +216,7 @@ int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint
   });
 }
 
-int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
                                   MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_indexed_block";
   return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
@@ -227,7 +227,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int displace
   });
 }
 
-int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype,
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_hindexed_block";
   return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
@@ -238,7 +238,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint di
   });
 }
 
-int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                            const MPI_Datatype types[], MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_struct";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -261,7 +261,7 @@ int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint d
   });
 }
 
-int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_subarray";
   return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
@@ -273,7 +273,7 @@ int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
   });
 }
 
-int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
                            const int psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_darray";
   return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
@@ -285,18 +285,18 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], co
   });
 }
 
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
   return construct("MPI_Type_create_resized", oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) {
     return dt::make_resized(*old, oldtype, lb, extent, t);
   });
 }
 
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return construct("MPI_Type_dup", oldtype, newtype,
                    [&](Context&, const dt::Datatype* old, dt::Datatype* t) { return dt::make_dup(*old, oldtype, t); });
 }
 
-int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
                           int* combiner) {
   return api::call("MPI_Type_get_envelope", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
@@ -310,7 +310,7 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
   });
 }
 
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
                           int integers[], MPI_Aint addresses[], MPI_Datatype datatypes[]) {
   const char* call = "MPI_Type_get_contents";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -329,7 +329,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
   });
 }
 
-int MPI_Type_set_name(MPI_Datatype datatype, const char* name) {
+int PMPI_Type_set_name(MPI_Datatype datatype, const char* name) {
   return api::call("MPI_Type_set_name", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_set_name", &t);
@@ -340,7 +340,7 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* name) {
   });
 }
 
-int MPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
+int PMPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
   return api::call("MPI_Type_get_name", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_get_name", &t);
@@ -351,7 +351,7 @@ int MPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
   });
 }
 
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
   return api::call("MPI_Type_size_x", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_size_x", &t);
@@ -361,7 +361,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
   });
 }
 
-int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   return api::call("MPI_Type_get_extent_x", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_get_extent_x", &t);
@@ -372,7 +372,7 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
   });
 }
 
-int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
   return api::call("MPI_Type_get_true_extent", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_get_true_extent", &t);
@@ -383,28 +383,28 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint*
   });
 }
 
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
   MPI_Aint a, b;
-  int rc = MPI_Type_get_true_extent(datatype, &a, &b);
+  int rc = PMPI_Type_get_true_extent(datatype, &a, &b);
   if (rc == MPI_SUCCESS) *true_lb = a, *true_extent = b;
   return rc;
 }
 
-int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   int n;
-  int rc = MPI_Get_elements(status, datatype, &n);
+  int rc = PMPI_Get_elements(status, datatype, &n);
   if (rc == MPI_SUCCESS) *count = n;
   return rc;
 }
 
-int MPI_Get_address(const void* location, MPI_Aint* address) {
+int PMPI_Get_address(const void* location, MPI_Aint* address) {
   *address = reinterpret_cast<MPI_Aint>(location);
   return MPI_SUCCESS;
 }
-MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
-MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
 
-int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
+int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
              MPI_Comm comm) {
   const char* call = "MPI_Pack";
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
@@ -423,7 +423,7 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
   });
 }
 
-int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
+int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
                MPI_Comm comm) {
   const char* call = "MPI_Unpack";
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
@@ -442,7 +442,7 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
   });
 }
 
-int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   return api::call("MPI_Pack_size", comm, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Pack_size", &t);
@@ -453,7 +453,7 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) 
   });
 }
 
-int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
+int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
                       MPI_Aint outsize, MPI_Aint* position) {
   const char* call = "MPI_Pack_external";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -475,7 +475,7 @@ int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_
   });
 }
 
-int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
+int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
                         int outcount, MPI_Datatype datatype) {
   const char* call = "MPI_Unpack_external";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -497,7 +497,7 @@ int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize
   });
 }
 
-int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
   const char* call = "MPI_Pack_external_size";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;

@@ -114,67 +114,67 @@ int persistent(const char* call, RequestKind kind, SendMode mode, const void* bu
 
 extern "C" {
 
-int MPI_Send(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+int PMPI_Send(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking("MPI_Send", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
                   MPI_STATUS_IGNORE);
 }
-int MPI_Ssend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking("MPI_Ssend", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm,
                   MPI_STATUS_IGNORE);
 }
-int MPI_Rsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking("MPI_Rsend", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm,
                   MPI_STATUS_IGNORE);
 }
-int MPI_Bsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+int PMPI_Bsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking("MPI_Bsend", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
                   MPI_STATUS_IGNORE);
 }
-int MPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int PMPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status* status) {
   return blocking("MPI_Recv", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, status);
 }
-int MPI_Isend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Isend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   return post("MPI_Isend", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm, request);
 }
-int MPI_Issend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Issend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   return post("MPI_Issend", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
 }
-int MPI_Irsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   return post("MPI_Irsend", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
 }
-int MPI_Ibsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Ibsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   return post("MPI_Ibsend", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm, request);
 }
-int MPI_Irecv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Irecv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   return post("MPI_Irecv", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, request);
 }
 
-int MPI_Send_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int PMPI_Send_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   MPI_Request* request) {
   return persistent("MPI_Send_init", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
                     request);
 }
-int MPI_Ssend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
   return persistent("MPI_Ssend_init", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
 }
-int MPI_Rsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
   return persistent("MPI_Rsend_init", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
 }
-int MPI_Bsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
   return persistent("MPI_Bsend_init", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
                     request);
 }
-int MPI_Recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   return persistent("MPI_Recv_init", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm,
                     request);
 }
 
-int MPI_Start(MPI_Request* request) { return MPI_Startall(1, request); }
+int PMPI_Start(MPI_Request* request) { return PMPI_Startall(1, request); }
 
-int MPI_Startall(int count, MPI_Request requests[]) {
+int PMPI_Startall(int count, MPI_Request requests[]) {
   MPI_Comm ec = MPI_COMM_WORLD;
   return api::call_ref("MPI_Startall", ec, [&](Context& c, Guard&) -> Error {
     if (count < 0) return error(MPI_ERR_COUNT, "MPI_Startall: count %d is negative", count);
@@ -209,7 +209,7 @@ Error complete_pair(Context& c, Guard& g, Request* s, Request* r, MPI_Status* st
 }
 }  // namespace
 
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   const char* call = "MPI_Sendrecv";
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
@@ -227,7 +227,7 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
   });
 }
 
-int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
                          MPI_Comm comm, MPI_Status* status) {
   const char* call = "MPI_Sendrecv_replace";
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
@@ -248,7 +248,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
   });
 }
 
-int MPI_Buffer_attach(void* buffer, int size) {
+int PMPI_Buffer_attach(void* buffer, int size) {
   return api::call("MPI_Buffer_attach", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (size < 0) return error(MPI_ERR_ARG, "MPI_Buffer_attach: size %d is negative", size);
     if (buffer == nullptr && size > 0) return error(MPI_ERR_BUFFER, "MPI_Buffer_attach: the buffer is NULL");
@@ -261,7 +261,7 @@ int MPI_Buffer_attach(void* buffer, int size) {
   });
 }
 
-int MPI_Buffer_detach(void* buffer_addr, int* size) {
+int PMPI_Buffer_detach(void* buffer_addr, int* size) {
   return api::call("MPI_Buffer_detach", MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
     if (buffer_addr == nullptr || size == nullptr) return error(MPI_ERR_ARG, "MPI_Buffer_detach: a NULL argument");
     // Blocks until every buffered message has left the buffer.
@@ -385,22 +385,22 @@ int matched_receive(const char* call, void* buf, int count, MPI_Datatype dt, MPI
 }
 }  // namespace
 
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   return probe("MPI_Probe", true, false, source, tag, comm, nullptr, nullptr, status);
 }
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   return probe("MPI_Iprobe", false, false, source, tag, comm, flag, nullptr, status);
 }
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
   return probe("MPI_Mprobe", true, true, source, tag, comm, nullptr, message, status);
 }
-int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
   return probe("MPI_Improbe", false, true, source, tag, comm, flag, message, status);
 }
-int MPI_Mrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
+int PMPI_Mrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
   return matched_receive("MPI_Mrecv", buf, count, dt, message, nullptr, status);
 }
-int MPI_Imrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Request* request) {
+int PMPI_Imrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Request* request) {
   if (request == nullptr) return api::call("MPI_Imrecv", MPI_COMM_WORLD, [](Context&, Guard&) {
       return error(MPI_ERR_ARG, "MPI_Imrecv: the request argument is NULL");
     });
@@ -563,7 +563,7 @@ int some(const char* call, bool blocking, int incount, MPI_Request requests[], i
 
 }  // namespace
 
-int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   int index;
   if (request == nullptr) {
     return api::call("MPI_Wait", MPI_COMM_WORLD,
@@ -571,7 +571,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   }
   return any("MPI_Wait", true, 1, request, &index, nullptr, status);
 }
-int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   int index;
   if (request == nullptr || flag == nullptr) {
     return api::call("MPI_Test", MPI_COMM_WORLD,
@@ -579,34 +579,34 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   }
   return any("MPI_Test", false, 1, request, &index, flag, status);
 }
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   return all("MPI_Waitall", true, count, requests, nullptr, statuses);
 }
-int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   if (flag == nullptr) {
     return api::call("MPI_Testall", MPI_COMM_WORLD,
                      [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Testall: the flag argument is NULL"); });
   }
   return all("MPI_Testall", false, count, requests, flag, statuses);
 }
-int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   return any("MPI_Waitany", true, count, requests, index, nullptr, status);
 }
-int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
   if (flag == nullptr) {
     return api::call("MPI_Testany", MPI_COMM_WORLD,
                      [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Testany: the flag argument is NULL"); });
   }
   return any("MPI_Testany", false, count, requests, index, flag, status);
 }
-int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
   return some("MPI_Waitsome", true, incount, requests, outcount, indices, statuses);
 }
-int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
   return some("MPI_Testsome", false, incount, requests, outcount, indices, statuses);
 }
 
-int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   return api::call("MPI_Request_get_status", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (flag == nullptr) return error(MPI_ERR_ARG, "MPI_Request_get_status: the flag argument is NULL");
     Request* r;
@@ -628,7 +628,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   });
 }
 
-int MPI_Request_free(MPI_Request* request) {
+int PMPI_Request_free(MPI_Request* request) {
   return api::call("MPI_Request_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "MPI_Request_free: the request argument is NULL");
     Request* r;
@@ -645,7 +645,7 @@ int MPI_Request_free(MPI_Request* request) {
   });
 }
 
-int MPI_Cancel(MPI_Request* request) {
+int PMPI_Cancel(MPI_Request* request) {
   return api::call("MPI_Cancel", MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "MPI_Cancel: the request argument is NULL");
     Request* r;
@@ -670,7 +670,7 @@ int MPI_Cancel(MPI_Request* request) {
   });
 }
 
-int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
   if (status == nullptr || flag == nullptr) {
     return api::call("MPI_Test_cancelled", MPI_COMM_WORLD,
                      [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Test_cancelled: a NULL argument"); });
@@ -679,7 +679,7 @@ int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
   return MPI_SUCCESS;
 }
 
-int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) {
   return api::call("MPI_Grequest_start", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (query_fn == nullptr || free_fn == nullptr || cancel_fn == nullptr || request == nullptr) {
@@ -696,7 +696,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_
   });
 }
 
-int MPI_Grequest_complete(MPI_Request request) {
+int PMPI_Grequest_complete(MPI_Request request) {
   return api::call("MPI_Grequest_complete", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     Request* r = c.engine().requests().find(request);
     if (r == nullptr || r->kind != RequestKind::kGeneralized) {
@@ -711,7 +711,7 @@ int MPI_Grequest_complete(MPI_Request request) {
   });
 }
 
-int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
+int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
   if (status == nullptr) {
     return api::call("MPI_Status_set_cancelled", MPI_COMM_WORLD,
                      [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Status_set_cancelled: status is NULL"); });
