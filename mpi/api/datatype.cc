@@ -1,4 +1,5 @@
 // C bindings of datatypes: sizes, extents, counts and the derived-type constructors.
+#include <climits>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -17,35 +18,75 @@ namespace {
 Error lookup(Context& c, MPI_Datatype h, const char* call, const dt::Datatype** t) { return c.types().lookup(h, call, t); }
 
 // Count of whole elements of `type` in `bytes`; MPI_UNDEFINED when they do not divide.
-int whole(int64_t bytes, int64_t size) {
+MPI_Count whole(int64_t bytes, int64_t size) {
   if (size == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
-  return bytes % size == 0 ? static_cast<int>(bytes / size) : MPI_UNDEFINED;
+  return bytes % size == 0 ? bytes / size : MPI_UNDEFINED;
+}
+
+// The int forms' answer: MPI_UNDEFINED when the value does not fit in an int (MPI 4.1 5.2.4).
+int as_int(MPI_Count value) { return value > INT_MAX ? MPI_UNDEFINED : static_cast<int>(value); }
+
+// MPI_Get_count, MPI_Get_elements(_x) and MPI_Type_size(_x) in every form (int, _x, _c): one
+// implementation each, answering an MPI_Count.
+int get_count(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, call, &t);
+    if (!e.is_ok()) return e;
+    if (status == nullptr || count == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
+    *count = whole(status->gasket_bytes, t->size);
+    return Error::ok();
+  });
+}
+
+int get_elements(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, call, &t);
+    if (!e.is_ok()) return e;
+    if (status == nullptr || count == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
+    int64_t elems = dt::elements_in(*t, status->gasket_bytes);
+    *count = elems < 0 ? MPI_UNDEFINED : elems;
+    return Error::ok();
+  });
+}
+
+int type_size(const char* call, MPI_Datatype datatype, MPI_Count* size) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, call, &t);
+    if (!e.is_ok()) return e;
+    if (size == nullptr) return error(MPI_ERR_ARG, "%s: size is NULL", call);
+    *size = t->size;
+    return Error::ok();
+  });
+}
+
+// Runs one of the above for an int form: *out gets the value or MPI_UNDEFINED.
+template <typename Query>
+int int_form(int* out, Query query) {
+  MPI_Count value = 0;
+  int rc = query(out != nullptr ? &value : nullptr);
+  if (rc == MPI_SUCCESS) *out = as_int(value);
+  return rc;
 }
 }  // namespace
 
 extern "C" {
 
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  return api::call("MPI_Get_count", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Get_count", &t);
-    if (!e.is_ok()) return e;
-    if (status == nullptr || count == nullptr) return error(MPI_ERR_ARG, "MPI_Get_count: a NULL argument");
-    *count = whole(status->gasket_bytes, t->size);
-    return Error::ok();
-  });
+  return int_form(count, [&](MPI_Count* n) { return get_count("MPI_Get_count", status, datatype, n); });
+}
+int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return get_count("MPI_Get_count_c", status, datatype, count);
 }
 
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  return api::call("MPI_Get_elements", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Get_elements", &t);
-    if (!e.is_ok()) return e;
-    if (status == nullptr || count == nullptr) return error(MPI_ERR_ARG, "MPI_Get_elements: a NULL argument");
-    int64_t elems = dt::elements_in(*t, status->gasket_bytes);
-    *count = elems < 0 ? MPI_UNDEFINED : static_cast<int>(elems);
-    return Error::ok();
-  });
+  return int_form(count,
+                  [&](MPI_Count* n) { return get_elements("MPI_Get_elements", status, datatype, n); });
+}
+int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return get_elements("MPI_Get_elements_c", status, datatype, count);
 }
 
 int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
@@ -61,15 +102,9 @@ int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int coun
 }
 
 int PMPI_Type_size(MPI_Datatype datatype, int* size) {
-  return api::call("MPI_Type_size", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Type_size", &t);
-    if (!e.is_ok()) return e;
-    if (size == nullptr) return error(MPI_ERR_ARG, "MPI_Type_size: size is NULL");
-    *size = static_cast<int>(t->size);
-    return Error::ok();
-  });
+  return int_form(size, [&](MPI_Count* n) { return type_size("MPI_Type_size", datatype, n); });
 }
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) { return type_size("MPI_Type_size_c", datatype, size); }
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return api::call("MPI_Type_get_extent", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -351,15 +386,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
   });
 }
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
-  return api::call("MPI_Type_size_x", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Type_size_x", &t);
-    if (!e.is_ok()) return e;
-    *size = t->size;
-    return Error::ok();
-  });
-}
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) { return type_size("MPI_Type_size_x", datatype, size); }
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   return api::call("MPI_Type_get_extent_x", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -391,10 +418,7 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_C
 }
 
 int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  int n;
-  int rc = PMPI_Get_elements(status, datatype, &n);
-  if (rc == MPI_SUCCESS) *count = n;
-  return rc;
+  return get_elements("MPI_Get_elements_x", status, datatype, count);
 }
 
 int PMPI_Get_address(const void* location, MPI_Aint* address) {

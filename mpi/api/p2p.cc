@@ -18,7 +18,7 @@ namespace api = gasket::mpi::api;
 namespace {
 
 // Creates a request and starts it; on failure nothing is left allocated.
-Error create_and_start(Context& c, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt,
+Error create_and_start(Context& c, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt,
                        int peer, int tag, MPI_Comm comm, const char* call, Request** out) {
   Error e = api::new_request(c, kind, mode, buf, count, dt, peer, tag, comm, false, call, out);
   if (!e.is_ok()) return e;
@@ -28,7 +28,7 @@ Error create_and_start(Context& c, RequestKind kind, SendMode mode, const void* 
 }
 
 // Nonblocking operation: create + start; *request is the handle.
-int post(const char* call, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt, int peer,
+int post(const char* call, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt, int peer,
          int tag, MPI_Comm comm, MPI_Request* request) {
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
@@ -42,7 +42,7 @@ int post(const char* call, RequestKind kind, SendMode mode, const void* buf, int
 
 // The shortcut of a blocking send or receive of contiguous data (no request): an eager send the
 // channel takes at once, or a receive posted directly (p2p::DirectReceive). False: nothing done.
-bool direct(Context& c, Guard& g, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt,
+bool direct(Context& c, Guard& g, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt,
             int peer, int tag, MPI_Comm comm, MPI_Status* status, const char* call, Error* result) {
   gasket::mpi::comm::Communicator* cm;
   const gasket::mpi::datatype::Datatype* type;
@@ -82,7 +82,7 @@ bool direct(Context& c, Guard& g, RequestKind kind, SendMode mode, const void* b
 }
 
 // Blocking operation: create + start + wait + conclude (or the shortcut above).
-int blocking(const char* call, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt, int peer,
+int blocking(const char* call, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt, int peer,
              int tag, MPI_Comm comm, MPI_Status* status) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
     Error result;
@@ -98,7 +98,7 @@ int blocking(const char* call, RequestKind kind, SendMode mode, const void* buf,
   });
 }
 
-int persistent(const char* call, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt,
+int persistent(const char* call, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt,
                int peer, int tag, MPI_Comm comm, MPI_Request* request) {
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
@@ -238,7 +238,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     // The outgoing copy, packed: the receive may overwrite `buf` before the send has left.
     std::vector<char> copy(static_cast<size_t>(count * r->type->size));
     gasket::mpi::datatype::pack(*r->type, buf, count, copy.data());
-    e = api::new_request(c, RequestKind::kSend, SendMode::kStandard, copy.data(), static_cast<int>(copy.size()),
+    e = api::new_request(c, RequestKind::kSend, SendMode::kStandard, copy.data(), static_cast<MPI_Count>(copy.size()),
                          MPI_BYTE, dest, sendtag, comm, false, call, &s);
     if (!e.is_ok()) {
       c.engine().requests().release(r);
@@ -328,7 +328,7 @@ int probe(const char* call, bool blocking, bool take, int source, int tag, MPI_C
   });
 }
 
-int matched_receive(const char* call, void* buf, int count, MPI_Datatype dt, MPI_Message* message,
+int matched_receive(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message,
                     MPI_Request* request, MPI_Status* status) {
   MPI_Comm ec = MPI_COMM_WORLD;
   return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
@@ -718,6 +718,77 @@ int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
   }
   status->gasket_cancelled = flag != 0;
   return MPI_SUCCESS;
+}
+
+
+// ---- large-count forms (MPI 4.1): the same implementations, with MPI_Count counts ----
+
+int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Send_c", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
+                  MPI_STATUS_IGNORE);
+}
+int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Ssend_c", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm,
+                  MPI_STATUS_IGNORE);
+}
+int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Rsend_c", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm,
+                  MPI_STATUS_IGNORE);
+}
+int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Bsend_c", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
+                  MPI_STATUS_IGNORE);
+}
+int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return blocking("MPI_Recv_c", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, status);
+}
+int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* request) {
+  return post("MPI_Isend_c", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm, request);
+}
+int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return post("MPI_Issend_c", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
+}
+int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return post("MPI_Irsend_c", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
+}
+int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return post("MPI_Ibsend_c", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm, request);
+}
+int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                 MPI_Request* request) {
+  return post("MPI_Irecv_c", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, request);
+}
+int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                     MPI_Request* request) {
+  return persistent("MPI_Send_init_c", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
+                    request);
+}
+int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request* request) {
+  return persistent("MPI_Ssend_init_c", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm,
+                    request);
+}
+int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request* request) {
+  return persistent("MPI_Rsend_init_c", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm,
+                    request);
+}
+int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request* request) {
+  return persistent("MPI_Bsend_init_c", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
+                    request);
+}
+int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                     MPI_Request* request) {
+  return persistent("MPI_Recv_init_c", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm,
+                    request);
+}
+int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
+  return matched_receive("MPI_Mrecv_c", buf, count, dt, message, nullptr, status);
 }
 
 }  // extern "C"
