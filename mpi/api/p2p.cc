@@ -209,9 +209,10 @@ Error complete_pair(Context& c, Guard& g, Request* s, Request* r, MPI_Status* st
 }
 }  // namespace
 
-int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  const char* call = "MPI_Sendrecv";
+// MPI_Sendrecv and MPI_Sendrecv_c.
+static int sendrecv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Status* status) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
     Request *s, *r;
     Error e = api::new_request(c, RequestKind::kSend, SendMode::kStandard, sendbuf, sendcount, sendtype, dest, sendtag,
@@ -227,9 +228,9 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   });
 }
 
-int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
-                         MPI_Comm comm, MPI_Status* status) {
-  const char* call = "MPI_Sendrecv_replace";
+// MPI_Sendrecv_replace and MPI_Sendrecv_replace_c.
+static int sendrecv_replace(const char* call, void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
     Request *s, *r;
     Error e = api::new_request(c, RequestKind::kRecv, SendMode::kStandard, buf, count, datatype, source, recvtag, comm,
@@ -400,11 +401,13 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mes
 int PMPI_Mrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
   return matched_receive("MPI_Mrecv", buf, count, dt, message, nullptr, status);
 }
-int PMPI_Imrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Request* request) {
-  if (request == nullptr) return api::call("MPI_Imrecv", MPI_COMM_WORLD, [](Context&, Guard&) {
-      return error(MPI_ERR_ARG, "MPI_Imrecv: the request argument is NULL");
+// MPI_Imrecv and MPI_Imrecv_c.
+static int imrecv(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message,
+                  MPI_Request* request) {
+  if (request == nullptr) return api::call(call, MPI_COMM_WORLD, [call](Context&, Guard&) {
+      return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
     });
-  return matched_receive("MPI_Imrecv", buf, count, dt, message, request, MPI_STATUS_IGNORE);
+  return matched_receive(call, buf, count, dt, message, request, MPI_STATUS_IGNORE);
 }
 
 // ---- completion ----
@@ -789,6 +792,35 @@ int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, in
 }
 int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
   return matched_receive("MPI_Mrecv_c", buf, count, dt, message, nullptr, status);
+}
+
+int PMPI_Imrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Request* request) {
+  return imrecv("MPI_Imrecv", buf, count, dt, message, request);
+}
+int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message, MPI_Request* request) {
+  return imrecv("MPI_Imrecv_c", buf, count, dt, message, request);
+}
+
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                  recvtag, comm, status);
+}
+int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                    MPI_Status* status) {
+  return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                  recvtag, comm, status);
+}
+
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status* status) {
+  return sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                            int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                          status);
 }
 
 }  // extern "C"

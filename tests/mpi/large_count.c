@@ -42,7 +42,8 @@ static void check_counts(const MPI_Status* st, MPI_Datatype type, MPI_Count expe
 
 enum { kInts = 5000 };
 
-/* Pairs (even, odd): every _c form once, each message checked. */
+/* Pairs (even, odd): every _c form once (sends, receives, persistent, matched, sendrecv), each
+ * message checked. */
 static void every_form(int rank) {
   int peer = rank ^ 1, sender = rank % 2 == 0;
   int64_t n = kInts * (int64_t)sizeof(int);
@@ -161,6 +162,34 @@ static void every_form(int rank) {
     verify(buf, n, k);
     check_counts(&st, MPI_INT, kInts);
   }
+  k = 13;
+  if (sender) {
+    fill(buf, n, k);
+    MPI_OK(MPI_Send_c(buf, kInts, MPI_INT, peer, k, MPI_COMM_WORLD));
+  } else {
+    MPI_Message msg;
+    memset(buf, 0, (size_t)n);
+    MPI_OK(MPI_Mprobe(peer, k, MPI_COMM_WORLD, &msg, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Imrecv_c(buf, kInts, MPI_INT, &msg, &req));
+    MPI_OK(MPI_Wait(&req, &st));
+    verify(buf, n, k);
+    check_counts(&st, MPI_INT, kInts);
+  }
+
+  /* both directions at once: each rank's data carries its rank in the pattern */
+  unsigned char* in = malloc((size_t)n);
+  k = 14;
+  fill(buf, n, k + 100 * rank);
+  memset(in, 0, (size_t)n);
+  MPI_OK(MPI_Sendrecv_c(buf, kInts, MPI_INT, peer, k, in, kInts, MPI_INT, peer, k, MPI_COMM_WORLD, &st));
+  verify(in, n, k + 100 * peer);
+  check_counts(&st, MPI_INT, kInts);
+  k = 15;
+  fill(buf, n, k + 100 * rank);
+  MPI_OK(MPI_Sendrecv_replace_c(buf, kInts, MPI_INT, peer, k, peer, k, MPI_COMM_WORLD, &st));
+  verify(buf, n, k + 100 * peer);
+  check_counts(&st, MPI_INT, kInts);
+  free(in);
   free(buf);
 }
 
