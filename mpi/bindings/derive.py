@@ -72,9 +72,11 @@ POLY_KIND_TYPES = {
     "POLYDISPOFFSET": ("MPI_Aint", "MPI_Count"), "POLYDTYPE_STRIDE_BYTES": ("MPI_Aint", "MPI_Count"),
 }
 
+# Kinds passed as void * whatever their direction (buffers, attribute values, user data).
+VOID_POINTER_KINDS = {"BUFFER", "C_BUFFER", "C_BUFFER2", "C_BUFFER3", "C_BUFFER4", "EXTRA_STATE",
+                      "EXTRA_STATE2", "ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10", "TOOL_MPI_OBJ"}
 # Kinds that are C pointers already (void *, char *): never given another '*' for direction.
-POINTER_KINDS = {"BUFFER", "C_BUFFER", "C_BUFFER2", "C_BUFFER3", "C_BUFFER4", "EXTRA_STATE",
-                 "EXTRA_STATE2", "ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10", "TOOL_MPI_OBJ", "STRING"}
+POINTER_KINDS = VOID_POINTER_KINDS | {"STRING"}
 
 # Kinds passed by address even when only read (const MPI_Status *status).
 BY_ADDRESS_KINDS = {"STATUS", "F08_STATUS", "F90_STATUS"}
@@ -93,8 +95,7 @@ def c_base_type(p):
         return (p["func_type"] + " *", p["func_type"] + "_c *")
     if kind == "FUNCTION":
         return p["func_type"] + " *"
-    if kind in ("BUFFER", "C_BUFFER", "C_BUFFER2", "C_BUFFER3", "C_BUFFER4", "EXTRA_STATE",
-                "EXTRA_STATE2", "ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10", "TOOL_MPI_OBJ"):
+    if kind in VOID_POINTER_KINDS:
         return "const void *" if is_const(p) else "void *"
     if kind == "STRING":
         return "const char *" if p["param_direction"] == "in" else "char *"

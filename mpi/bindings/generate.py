@@ -58,7 +58,8 @@ def read_missing(path):
 
 
 def tidy(declaration):
-    return declaration.replace("* ", "*").replace(" *", " *")
+    """'MPI_User_function *user_fn' for the 'MPI_User_function * user_fn' a type choice leaves."""
+    return declaration.replace("* ", "*")
 
 
 def proto(procedures):
