@@ -5,283 +5,283 @@
 
 extern "C" {
 __attribute__((weak)) int MPI_Abort(MPI_Comm comm, int errorcode) { return PMPI_Abort(comm, errorcode); }
-__attribute__((weak)) int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
+__attribute__((weak)) int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
 __attribute__((weak)) MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return PMPI_Aint_add(base, disp); }
 __attribute__((weak)) MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return PMPI_Aint_diff(addr1, addr2); }
-__attribute__((weak)) int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
-__attribute__((weak)) int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); }
-__attribute__((weak)) int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) { return PMPI_Alloc_mem(size, info, baseptr); }
-__attribute__((weak)) int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); }
-__attribute__((weak)) int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
-__attribute__((weak)) int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
-__attribute__((weak)) int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
+__attribute__((weak)) int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+__attribute__((weak)) int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); }
+__attribute__((weak)) int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) { return PMPI_Alloc_mem(size, info, baseptr); }
+__attribute__((weak)) int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); }
+__attribute__((weak)) int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+__attribute__((weak)) int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
+__attribute__((weak)) int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
 __attribute__((weak)) int MPI_Barrier(MPI_Comm comm) { return PMPI_Barrier(comm); }
-__attribute__((weak)) int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) { return PMPI_Bcast(buffer, count, datatype, root, comm); }
-__attribute__((weak)) int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Bsend(buf, count, datatype, dest, tag, comm); }
-__attribute__((weak)) int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm); }
-__attribute__((weak)) int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Buffer_attach(void *buffer, int size) { return PMPI_Buffer_attach(buffer, size); }
-__attribute__((weak)) int MPI_Buffer_detach(void *buffer_addr, int *size) { return PMPI_Buffer_detach(buffer_addr, size); }
-__attribute__((weak)) int MPI_Cancel(MPI_Request *request) { return PMPI_Cancel(request); }
+__attribute__((weak)) int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) { return PMPI_Bcast(buffer, count, datatype, root, comm); }
+__attribute__((weak)) int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Bsend(buf, count, datatype, dest, tag, comm); }
+__attribute__((weak)) int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm); }
+__attribute__((weak)) int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Buffer_attach(void* buffer, int size) { return PMPI_Buffer_attach(buffer, size); }
+__attribute__((weak)) int MPI_Buffer_detach(void* buffer_addr, int* size) { return PMPI_Buffer_detach(buffer_addr, size); }
+__attribute__((weak)) int MPI_Cancel(MPI_Request* request) { return PMPI_Cancel(request); }
 __attribute__((weak)) int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) { return PMPI_Cart_coords(comm, rank, maxdims, coords); }
-__attribute__((weak)) int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart) { return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart); }
+__attribute__((weak)) int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart) { return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart); }
 __attribute__((weak)) int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) { return PMPI_Cart_get(comm, maxdims, dims, periods, coords); }
-__attribute__((weak)) int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) { return PMPI_Cart_map(comm, ndims, dims, periods, newrank); }
-__attribute__((weak)) int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) { return PMPI_Cart_rank(comm, coords, rank); }
-__attribute__((weak)) int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest) { return PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest); }
-__attribute__((weak)) int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) { return PMPI_Cart_sub(comm, remain_dims, newcomm); }
-__attribute__((weak)) int MPI_Cartdim_get(MPI_Comm comm, int *ndims) { return PMPI_Cartdim_get(comm, ndims); }
+__attribute__((weak)) int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) { return PMPI_Cart_map(comm, ndims, dims, periods, newrank); }
+__attribute__((weak)) int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) { return PMPI_Cart_rank(comm, coords, rank); }
+__attribute__((weak)) int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) { return PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest); }
+__attribute__((weak)) int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) { return PMPI_Cart_sub(comm, remain_dims, newcomm); }
+__attribute__((weak)) int MPI_Cartdim_get(MPI_Comm comm, int* ndims) { return PMPI_Cartdim_get(comm, ndims); }
 __attribute__((weak)) int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) { return PMPI_Comm_call_errhandler(comm, errorcode); }
-__attribute__((weak)) int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) { return PMPI_Comm_compare(comm1, comm2, result); }
-__attribute__((weak)) int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) { return PMPI_Comm_create(comm, group, newcomm); }
-__attribute__((weak)) int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler) { return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler); }
-__attribute__((weak)) int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) { return PMPI_Comm_create_group(comm, group, tag, newcomm); }
-__attribute__((weak)) int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state) { return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state); }
+__attribute__((weak)) int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) { return PMPI_Comm_compare(comm1, comm2, result); }
+__attribute__((weak)) int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) { return PMPI_Comm_create(comm, group, newcomm); }
+__attribute__((weak)) int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler); }
+__attribute__((weak)) int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) { return PMPI_Comm_create_group(comm, group, tag, newcomm); }
+__attribute__((weak)) int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state) { return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state); }
 __attribute__((weak)) int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) { return PMPI_Comm_delete_attr(comm, comm_keyval); }
-__attribute__((weak)) int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) { return PMPI_Comm_dup(comm, newcomm); }
-__attribute__((weak)) int MPI_Comm_free(MPI_Comm *comm) { return PMPI_Comm_free(comm); }
-__attribute__((weak)) int MPI_Comm_free_keyval(int *comm_keyval) { return PMPI_Comm_free_keyval(comm_keyval); }
-__attribute__((weak)) int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) { return PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag); }
-__attribute__((weak)) int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) { return PMPI_Comm_get_errhandler(comm, errhandler); }
-__attribute__((weak)) int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) { return PMPI_Comm_get_name(comm, comm_name, resultlen); }
-__attribute__((weak)) int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) { return PMPI_Comm_group(comm, group); }
-__attribute__((weak)) int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) { return PMPI_Comm_idup(comm, newcomm, request); }
-__attribute__((weak)) int MPI_Comm_rank(MPI_Comm comm, int *rank) { return PMPI_Comm_rank(comm, rank); }
-__attribute__((weak)) int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) { return PMPI_Comm_remote_group(comm, group); }
-__attribute__((weak)) int MPI_Comm_remote_size(MPI_Comm comm, int *size) { return PMPI_Comm_remote_size(comm, size); }
-__attribute__((weak)) int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) { return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val); }
+__attribute__((weak)) int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) { return PMPI_Comm_dup(comm, newcomm); }
+__attribute__((weak)) int MPI_Comm_free(MPI_Comm* comm) { return PMPI_Comm_free(comm); }
+__attribute__((weak)) int MPI_Comm_free_keyval(int* comm_keyval) { return PMPI_Comm_free_keyval(comm_keyval); }
+__attribute__((weak)) int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) { return PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag); }
+__attribute__((weak)) int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) { return PMPI_Comm_get_errhandler(comm, errhandler); }
+__attribute__((weak)) int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) { return PMPI_Comm_get_name(comm, comm_name, resultlen); }
+__attribute__((weak)) int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) { return PMPI_Comm_group(comm, group); }
+__attribute__((weak)) int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) { return PMPI_Comm_idup(comm, newcomm, request); }
+__attribute__((weak)) int MPI_Comm_rank(MPI_Comm comm, int* rank) { return PMPI_Comm_rank(comm, rank); }
+__attribute__((weak)) int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) { return PMPI_Comm_remote_group(comm, group); }
+__attribute__((weak)) int MPI_Comm_remote_size(MPI_Comm comm, int* size) { return PMPI_Comm_remote_size(comm, size); }
+__attribute__((weak)) int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) { return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val); }
 __attribute__((weak)) int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) { return PMPI_Comm_set_errhandler(comm, errhandler); }
-__attribute__((weak)) int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name) { return PMPI_Comm_set_name(comm, comm_name); }
-__attribute__((weak)) int MPI_Comm_size(MPI_Comm comm, int *size) { return PMPI_Comm_size(comm, size); }
-__attribute__((weak)) int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) { return PMPI_Comm_split(comm, color, key, newcomm); }
-__attribute__((weak)) int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) { return PMPI_Comm_split_type(comm, split_type, key, info, newcomm); }
-__attribute__((weak)) int MPI_Comm_test_inter(MPI_Comm comm, int *flag) { return PMPI_Comm_test_inter(comm, flag); }
-__attribute__((weak)) int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win); }
+__attribute__((weak)) int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) { return PMPI_Comm_set_name(comm, comm_name); }
+__attribute__((weak)) int MPI_Comm_size(MPI_Comm comm, int* size) { return PMPI_Comm_size(comm, size); }
+__attribute__((weak)) int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) { return PMPI_Comm_split(comm, color, key, newcomm); }
+__attribute__((weak)) int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) { return PMPI_Comm_split_type(comm, split_type, key, info, newcomm); }
+__attribute__((weak)) int MPI_Comm_test_inter(MPI_Comm comm, int* flag) { return PMPI_Comm_test_inter(comm, flag); }
+__attribute__((weak)) int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win); }
 __attribute__((weak)) int MPI_Dims_create(int nnodes, int ndims, int dims[]) { return PMPI_Dims_create(nnodes, ndims, dims); }
-__attribute__((weak)) int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) { return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph); }
-__attribute__((weak)) int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) { return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph); }
+__attribute__((weak)) int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) { return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph); }
+__attribute__((weak)) int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) { return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph); }
 __attribute__((weak)) int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) { return PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights); }
-__attribute__((weak)) int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted) { return PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted); }
-__attribute__((weak)) int MPI_Errhandler_free(MPI_Errhandler *errhandler) { return PMPI_Errhandler_free(errhandler); }
-__attribute__((weak)) int MPI_Error_class(int errorcode, int *errorclass) { return PMPI_Error_class(errorcode, errorclass); }
-__attribute__((weak)) int MPI_Error_string(int errorcode, char *string, int *resultlen) { return PMPI_Error_string(errorcode, string, resultlen); }
-__attribute__((weak)) int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm); }
-__attribute__((weak)) int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) { return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win); }
+__attribute__((weak)) int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) { return PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted); }
+__attribute__((weak)) int MPI_Errhandler_free(MPI_Errhandler* errhandler) { return PMPI_Errhandler_free(errhandler); }
+__attribute__((weak)) int MPI_Error_class(int errorcode, int* errorclass) { return PMPI_Error_class(errorcode, errorclass); }
+__attribute__((weak)) int MPI_Error_string(int errorcode, char* string, int* resultlen) { return PMPI_Error_string(errorcode, string, resultlen); }
+__attribute__((weak)) int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm); }
+__attribute__((weak)) int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) { return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win); }
 __attribute__((weak)) int MPI_Finalize(void) { return PMPI_Finalize(); }
-__attribute__((weak)) int MPI_Finalized(int *flag) { return PMPI_Finalized(flag); }
-__attribute__((weak)) int MPI_Free_mem(void *base) { return PMPI_Free_mem(base); }
-__attribute__((weak)) int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); }
-__attribute__((weak)) int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); }
-__attribute__((weak)) int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
-__attribute__((weak)) int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
-__attribute__((weak)) int MPI_Get_address(const void *location, MPI_Aint *address) { return PMPI_Get_address(location, address); }
-__attribute__((weak)) int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) { return PMPI_Get_count(status, datatype, count); }
-__attribute__((weak)) int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) { return PMPI_Get_count_c(status, datatype, count); }
-__attribute__((weak)) int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) { return PMPI_Get_elements(status, datatype, count); }
-__attribute__((weak)) int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) { return PMPI_Get_elements_c(status, datatype, count); }
-__attribute__((weak)) int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) { return PMPI_Get_elements_x(status, datatype, count); }
-__attribute__((weak)) int MPI_Get_library_version(char *version, int *resultlen) { return PMPI_Get_library_version(version, resultlen); }
-__attribute__((weak)) int MPI_Get_processor_name(char *name, int *resultlen) { return PMPI_Get_processor_name(name, resultlen); }
-__attribute__((weak)) int MPI_Get_version(int *version, int *subversion) { return PMPI_Get_version(version, subversion); }
-__attribute__((weak)) int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph) { return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph); }
+__attribute__((weak)) int MPI_Finalized(int* flag) { return PMPI_Finalized(flag); }
+__attribute__((weak)) int MPI_Free_mem(void* base) { return PMPI_Free_mem(base); }
+__attribute__((weak)) int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); }
+__attribute__((weak)) int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); }
+__attribute__((weak)) int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
+__attribute__((weak)) int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
+__attribute__((weak)) int MPI_Get_address(const void* location, MPI_Aint* address) { return PMPI_Get_address(location, address); }
+__attribute__((weak)) int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) { return PMPI_Get_count(status, datatype, count); }
+__attribute__((weak)) int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) { return PMPI_Get_count_c(status, datatype, count); }
+__attribute__((weak)) int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) { return PMPI_Get_elements(status, datatype, count); }
+__attribute__((weak)) int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) { return PMPI_Get_elements_c(status, datatype, count); }
+__attribute__((weak)) int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) { return PMPI_Get_elements_x(status, datatype, count); }
+__attribute__((weak)) int MPI_Get_library_version(char* version, int* resultlen) { return PMPI_Get_library_version(version, resultlen); }
+__attribute__((weak)) int MPI_Get_processor_name(char* name, int* resultlen) { return PMPI_Get_processor_name(name, resultlen); }
+__attribute__((weak)) int MPI_Get_version(int* version, int* subversion) { return PMPI_Get_version(version, subversion); }
+__attribute__((weak)) int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph) { return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph); }
 __attribute__((weak)) int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) { return PMPI_Graph_get(comm, maxindex, maxedges, index, edges); }
-__attribute__((weak)) int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank) { return PMPI_Graph_map(comm, nnodes, index, edges, newrank); }
+__attribute__((weak)) int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) { return PMPI_Graph_map(comm, nnodes, index, edges, newrank); }
 __attribute__((weak)) int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) { return PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors); }
-__attribute__((weak)) int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) { return PMPI_Graph_neighbors_count(comm, rank, nneighbors); }
-__attribute__((weak)) int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) { return PMPI_Graphdims_get(comm, nnodes, nedges); }
+__attribute__((weak)) int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) { return PMPI_Graph_neighbors_count(comm, rank, nneighbors); }
+__attribute__((weak)) int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) { return PMPI_Graphdims_get(comm, nnodes, nedges); }
 __attribute__((weak)) int MPI_Grequest_complete(MPI_Request request) { return PMPI_Grequest_complete(request); }
-__attribute__((weak)) int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) { return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request); }
-__attribute__((weak)) int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result) { return PMPI_Group_compare(group1, group2, result); }
-__attribute__((weak)) int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) { return PMPI_Group_difference(group1, group2, newgroup); }
-__attribute__((weak)) int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) { return PMPI_Group_excl(group, n, ranks, newgroup); }
-__attribute__((weak)) int MPI_Group_free(MPI_Group *group) { return PMPI_Group_free(group); }
-__attribute__((weak)) int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) { return PMPI_Group_incl(group, n, ranks, newgroup); }
-__attribute__((weak)) int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) { return PMPI_Group_intersection(group1, group2, newgroup); }
-__attribute__((weak)) int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) { return PMPI_Group_range_excl(group, n, ranges, newgroup); }
-__attribute__((weak)) int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) { return PMPI_Group_range_incl(group, n, ranges, newgroup); }
-__attribute__((weak)) int MPI_Group_rank(MPI_Group group, int *rank) { return PMPI_Group_rank(group, rank); }
-__attribute__((weak)) int MPI_Group_size(MPI_Group group, int *size) { return PMPI_Group_size(group, size); }
+__attribute__((weak)) int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) { return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request); }
+__attribute__((weak)) int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) { return PMPI_Group_compare(group1, group2, result); }
+__attribute__((weak)) int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { return PMPI_Group_difference(group1, group2, newgroup); }
+__attribute__((weak)) int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { return PMPI_Group_excl(group, n, ranks, newgroup); }
+__attribute__((weak)) int MPI_Group_free(MPI_Group* group) { return PMPI_Group_free(group); }
+__attribute__((weak)) int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { return PMPI_Group_incl(group, n, ranks, newgroup); }
+__attribute__((weak)) int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { return PMPI_Group_intersection(group1, group2, newgroup); }
+__attribute__((weak)) int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) { return PMPI_Group_range_excl(group, n, ranges, newgroup); }
+__attribute__((weak)) int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) { return PMPI_Group_range_incl(group, n, ranges, newgroup); }
+__attribute__((weak)) int MPI_Group_rank(MPI_Group group, int* rank) { return PMPI_Group_rank(group, rank); }
+__attribute__((weak)) int MPI_Group_size(MPI_Group group, int* size) { return PMPI_Group_size(group, size); }
 __attribute__((weak)) int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) { return PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2); }
-__attribute__((weak)) int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) { return PMPI_Group_union(group1, group2, newgroup); }
-__attribute__((weak)) int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
-__attribute__((weak)) int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); }
-__attribute__((weak)) int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request); }
-__attribute__((weak)) int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
-__attribute__((weak)) int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
-__attribute__((weak)) int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
-__attribute__((weak)) int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) { return PMPI_Ibarrier(comm, request); }
-__attribute__((weak)) int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) { return PMPI_Ibcast(buffer, count, datatype, root, comm, request); }
-__attribute__((weak)) int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request); }
-__attribute__((weak)) int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
-__attribute__((weak)) int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request); }
-__attribute__((weak)) int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) { return PMPI_Improbe(source, tag, comm, flag, message, status); }
-__attribute__((weak)) int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) { return PMPI_Imrecv(buf, count, datatype, message, request); }
-__attribute__((weak)) int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) { return PMPI_Imrecv_c(buf, count, datatype, message, request); }
-__attribute__((weak)) int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
-__attribute__((weak)) int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); }
-__attribute__((weak)) int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
-__attribute__((weak)) int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
-__attribute__((weak)) int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
-__attribute__((weak)) int MPI_Info_create(MPI_Info *info) { return PMPI_Info_create(info); }
-__attribute__((weak)) int MPI_Info_delete(MPI_Info info, const char *key) { return PMPI_Info_delete(info, key); }
-__attribute__((weak)) int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo) { return PMPI_Info_dup(info, newinfo); }
-__attribute__((weak)) int MPI_Info_free(MPI_Info *info) { return PMPI_Info_free(info); }
-__attribute__((weak)) int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag) { return PMPI_Info_get(info, key, valuelen, value, flag); }
-__attribute__((weak)) int MPI_Info_get_nkeys(MPI_Info info, int *nkeys) { return PMPI_Info_get_nkeys(info, nkeys); }
-__attribute__((weak)) int MPI_Info_get_nthkey(MPI_Info info, int n, char *key) { return PMPI_Info_get_nthkey(info, n, key); }
-__attribute__((weak)) int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag) { return PMPI_Info_get_valuelen(info, key, valuelen, flag); }
-__attribute__((weak)) int MPI_Info_set(MPI_Info info, const char *key, const char *value) { return PMPI_Info_set(info, key, value); }
-__attribute__((weak)) int MPI_Init(int *argc, char ***argv) { return PMPI_Init(argc, argv); }
-__attribute__((weak)) int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) { return PMPI_Init_thread(argc, argv, required, provided); }
-__attribute__((weak)) int MPI_Initialized(int *flag) { return PMPI_Initialized(flag); }
-__attribute__((weak)) int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm) { return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm); }
-__attribute__((weak)) int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) { return PMPI_Intercomm_merge(intercomm, high, newintracomm); }
-__attribute__((weak)) int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) { return PMPI_Iprobe(source, tag, comm, flag, status); }
-__attribute__((weak)) int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Irecv(buf, count, datatype, source, tag, comm, request); }
-__attribute__((weak)) int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request); }
-__attribute__((weak)) int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) { return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request); }
-__attribute__((weak)) int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request); }
-__attribute__((weak)) int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request); }
-__attribute__((weak)) int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Is_thread_main(int *flag) { return PMPI_Is_thread_main(flag); }
-__attribute__((weak)) int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request); }
-__attribute__((weak)) int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
-__attribute__((weak)) int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
-__attribute__((weak)) int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Isend(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Issend(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) { return PMPI_Mprobe(source, tag, comm, message, status); }
-__attribute__((weak)) int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) { return PMPI_Mrecv(buf, count, datatype, message, status); }
-__attribute__((weak)) int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) { return PMPI_Mrecv_c(buf, count, datatype, message, status); }
-__attribute__((weak)) int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
-__attribute__((weak)) int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); }
-__attribute__((weak)) int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
-__attribute__((weak)) int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
-__attribute__((weak)) int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
-__attribute__((weak)) int MPI_Op_commutative(MPI_Op op, int *commute) { return PMPI_Op_commutative(op, commute); }
-__attribute__((weak)) int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) { return PMPI_Op_create(user_fn, commute, op); }
-__attribute__((weak)) int MPI_Op_free(MPI_Op *op) { return PMPI_Op_free(op); }
-__attribute__((weak)) int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm) { return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm); }
-__attribute__((weak)) int MPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position) { return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position); }
-__attribute__((weak)) int MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size) { return PMPI_Pack_external_size(datarep, incount, datatype, size); }
-__attribute__((weak)) int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) { return PMPI_Pack_size(incount, datatype, comm, size); }
+__attribute__((weak)) int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { return PMPI_Group_union(group1, group2, newgroup); }
+__attribute__((weak)) int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
+__attribute__((weak)) int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); }
+__attribute__((weak)) int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request); }
+__attribute__((weak)) int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
+__attribute__((weak)) int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
+__attribute__((weak)) int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
+__attribute__((weak)) int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { return PMPI_Ibarrier(comm, request); }
+__attribute__((weak)) int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Ibcast(buffer, count, datatype, root, comm, request); }
+__attribute__((weak)) int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request); }
+__attribute__((weak)) int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
+__attribute__((weak)) int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request); }
+__attribute__((weak)) int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) { return PMPI_Improbe(source, tag, comm, flag, message, status); }
+__attribute__((weak)) int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) { return PMPI_Imrecv(buf, count, datatype, message, request); }
+__attribute__((weak)) int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) { return PMPI_Imrecv_c(buf, count, datatype, message, request); }
+__attribute__((weak)) int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
+__attribute__((weak)) int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); }
+__attribute__((weak)) int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
+__attribute__((weak)) int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
+__attribute__((weak)) int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
+__attribute__((weak)) int MPI_Info_create(MPI_Info* info) { return PMPI_Info_create(info); }
+__attribute__((weak)) int MPI_Info_delete(MPI_Info info, const char* key) { return PMPI_Info_delete(info, key); }
+__attribute__((weak)) int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) { return PMPI_Info_dup(info, newinfo); }
+__attribute__((weak)) int MPI_Info_free(MPI_Info* info) { return PMPI_Info_free(info); }
+__attribute__((weak)) int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) { return PMPI_Info_get(info, key, valuelen, value, flag); }
+__attribute__((weak)) int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) { return PMPI_Info_get_nkeys(info, nkeys); }
+__attribute__((weak)) int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) { return PMPI_Info_get_nthkey(info, n, key); }
+__attribute__((weak)) int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) { return PMPI_Info_get_valuelen(info, key, valuelen, flag); }
+__attribute__((weak)) int MPI_Info_set(MPI_Info info, const char* key, const char* value) { return PMPI_Info_set(info, key, value); }
+__attribute__((weak)) int MPI_Init(int* argc, char*** argv) { return PMPI_Init(argc, argv); }
+__attribute__((weak)) int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) { return PMPI_Init_thread(argc, argv, required, provided); }
+__attribute__((weak)) int MPI_Initialized(int* flag) { return PMPI_Initialized(flag); }
+__attribute__((weak)) int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm) { return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm); }
+__attribute__((weak)) int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) { return PMPI_Intercomm_merge(intercomm, high, newintracomm); }
+__attribute__((weak)) int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) { return PMPI_Iprobe(source, tag, comm, flag, status); }
+__attribute__((weak)) int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Irecv(buf, count, datatype, source, tag, comm, request); }
+__attribute__((weak)) int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request); }
+__attribute__((weak)) int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request); }
+__attribute__((weak)) int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request); }
+__attribute__((weak)) int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request); }
+__attribute__((weak)) int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Is_thread_main(int* flag) { return PMPI_Is_thread_main(flag); }
+__attribute__((weak)) int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request); }
+__attribute__((weak)) int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
+__attribute__((weak)) int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
+__attribute__((weak)) int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isend(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Issend(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) { return PMPI_Mprobe(source, tag, comm, message, status); }
+__attribute__((weak)) int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) { return PMPI_Mrecv(buf, count, datatype, message, status); }
+__attribute__((weak)) int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) { return PMPI_Mrecv_c(buf, count, datatype, message, status); }
+__attribute__((weak)) int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+__attribute__((weak)) int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); }
+__attribute__((weak)) int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+__attribute__((weak)) int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
+__attribute__((weak)) int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
+__attribute__((weak)) int MPI_Op_commutative(MPI_Op op, int* commute) { return PMPI_Op_commutative(op, commute); }
+__attribute__((weak)) int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) { return PMPI_Op_create(user_fn, commute, op); }
+__attribute__((weak)) int MPI_Op_free(MPI_Op* op) { return PMPI_Op_free(op); }
+__attribute__((weak)) int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm) { return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm); }
+__attribute__((weak)) int MPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position) { return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position); }
+__attribute__((weak)) int MPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) { return PMPI_Pack_external_size(datarep, incount, datatype, size); }
+__attribute__((weak)) int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) { return PMPI_Pack_size(incount, datatype, comm, size); }
 __attribute__((weak)) int MPI_Pcontrol(int level, ...) { return PMPI_Pcontrol(level); }
-__attribute__((weak)) int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) { return PMPI_Probe(source, tag, comm, status); }
-__attribute__((weak)) int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
-__attribute__((weak)) int MPI_Query_thread(int *provided) { return PMPI_Query_thread(provided); }
-__attribute__((weak)) int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
-__attribute__((weak)) int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) { return PMPI_Recv(buf, count, datatype, source, tag, comm, status); }
-__attribute__((weak)) int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) { return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status); }
-__attribute__((weak)) int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request); }
-__attribute__((weak)) int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request); }
-__attribute__((weak)) int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); }
-__attribute__((weak)) int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) { return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op); }
-__attribute__((weak)) int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); }
-__attribute__((weak)) int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); }
-__attribute__((weak)) int MPI_Request_free(MPI_Request *request) { return PMPI_Request_free(request); }
-__attribute__((weak)) int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) { return PMPI_Request_get_status(request, flag, status); }
-__attribute__((weak)) int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
-__attribute__((weak)) int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
-__attribute__((weak)) int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
-__attribute__((weak)) int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Rsend(buf, count, datatype, dest, tag, comm); }
-__attribute__((weak)) int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm); }
-__attribute__((weak)) int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm); }
-__attribute__((weak)) int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); }
-__attribute__((weak)) int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); }
-__attribute__((weak)) int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Send(buf, count, datatype, dest, tag, comm); }
-__attribute__((weak)) int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Send_c(buf, count, datatype, dest, tag, comm); }
-__attribute__((weak)) int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); }
-__attribute__((weak)) int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); }
-__attribute__((weak)) int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
-__attribute__((weak)) int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
-__attribute__((weak)) int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend(buf, count, datatype, dest, tag, comm); }
-__attribute__((weak)) int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm); }
-__attribute__((weak)) int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request); }
-__attribute__((weak)) int MPI_Start(MPI_Request *request) { return PMPI_Start(request); }
+__attribute__((weak)) int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) { return PMPI_Probe(source, tag, comm, status); }
+__attribute__((weak)) int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
+__attribute__((weak)) int MPI_Query_thread(int* provided) { return PMPI_Query_thread(provided); }
+__attribute__((weak)) int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
+__attribute__((weak)) int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) { return PMPI_Recv(buf, count, datatype, source, tag, comm, status); }
+__attribute__((weak)) int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) { return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status); }
+__attribute__((weak)) int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request); }
+__attribute__((weak)) int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request); }
+__attribute__((weak)) int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); }
+__attribute__((weak)) int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) { return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op); }
+__attribute__((weak)) int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); }
+__attribute__((weak)) int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); }
+__attribute__((weak)) int MPI_Request_free(MPI_Request* request) { return PMPI_Request_free(request); }
+__attribute__((weak)) int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) { return PMPI_Request_get_status(request, flag, status); }
+__attribute__((weak)) int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
+__attribute__((weak)) int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
+__attribute__((weak)) int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
+__attribute__((weak)) int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Rsend(buf, count, datatype, dest, tag, comm); }
+__attribute__((weak)) int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm); }
+__attribute__((weak)) int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm); }
+__attribute__((weak)) int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); }
+__attribute__((weak)) int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); }
+__attribute__((weak)) int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Send(buf, count, datatype, dest, tag, comm); }
+__attribute__((weak)) int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Send_c(buf, count, datatype, dest, tag, comm); }
+__attribute__((weak)) int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); }
+__attribute__((weak)) int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); }
+__attribute__((weak)) int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
+__attribute__((weak)) int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
+__attribute__((weak)) int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend(buf, count, datatype, dest, tag, comm); }
+__attribute__((weak)) int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm); }
+__attribute__((weak)) int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Start(MPI_Request* request) { return PMPI_Start(request); }
 __attribute__((weak)) int MPI_Startall(int count, MPI_Request array_of_requests[]) { return PMPI_Startall(count, array_of_requests); }
-__attribute__((weak)) int MPI_Status_set_cancelled(MPI_Status *status, int flag) { return PMPI_Status_set_cancelled(status, flag); }
-__attribute__((weak)) int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) { return PMPI_Status_set_elements(status, datatype, count); }
-__attribute__((weak)) int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) { return PMPI_Test(request, flag, status); }
-__attribute__((weak)) int MPI_Test_cancelled(const MPI_Status *status, int *flag) { return PMPI_Test_cancelled(status, flag); }
-__attribute__((weak)) int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) { return PMPI_Testall(count, array_of_requests, flag, array_of_statuses); }
-__attribute__((weak)) int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status) { return PMPI_Testany(count, array_of_requests, index, flag, status); }
-__attribute__((weak)) int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses); }
-__attribute__((weak)) int MPI_Topo_test(MPI_Comm comm, int *status) { return PMPI_Topo_test(comm, status); }
-__attribute__((weak)) int MPI_Type_commit(MPI_Datatype *datatype) { return PMPI_Type_commit(datatype); }
-__attribute__((weak)) int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype) { return PMPI_Type_contiguous(count, oldtype, newtype); }
-__attribute__((weak)) int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype); }
-__attribute__((weak)) int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
-__attribute__((weak)) int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype); }
-__attribute__((weak)) int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype) { return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype); }
-__attribute__((weak)) int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype); }
-__attribute__((weak)) int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) { return PMPI_Type_create_resized(oldtype, lb, extent, newtype); }
-__attribute__((weak)) int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) { return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); }
-__attribute__((weak)) int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype); }
-__attribute__((weak)) int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) { return PMPI_Type_dup(oldtype, newtype); }
-__attribute__((weak)) int MPI_Type_free(MPI_Datatype *datatype) { return PMPI_Type_free(datatype); }
+__attribute__((weak)) int MPI_Status_set_cancelled(MPI_Status* status, int flag) { return PMPI_Status_set_cancelled(status, flag); }
+__attribute__((weak)) int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) { return PMPI_Status_set_elements(status, datatype, count); }
+__attribute__((weak)) int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) { return PMPI_Test(request, flag, status); }
+__attribute__((weak)) int MPI_Test_cancelled(const MPI_Status* status, int* flag) { return PMPI_Test_cancelled(status, flag); }
+__attribute__((weak)) int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) { return PMPI_Testall(count, array_of_requests, flag, array_of_statuses); }
+__attribute__((weak)) int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) { return PMPI_Testany(count, array_of_requests, index, flag, status); }
+__attribute__((weak)) int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses); }
+__attribute__((weak)) int MPI_Topo_test(MPI_Comm comm, int* status) { return PMPI_Topo_test(comm, status); }
+__attribute__((weak)) int MPI_Type_commit(MPI_Datatype* datatype) { return PMPI_Type_commit(datatype); }
+__attribute__((weak)) int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_contiguous(count, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) { return PMPI_Type_create_resized(oldtype, lb, extent, newtype); }
+__attribute__((weak)) int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype) { return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); }
+__attribute__((weak)) int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_dup(oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_free(MPI_Datatype* datatype) { return PMPI_Type_free(datatype); }
 __attribute__((weak)) int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) { return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes); }
-__attribute__((weak)) int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner) { return PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner); }
-__attribute__((weak)) int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) { return PMPI_Type_get_extent(datatype, lb, extent); }
-__attribute__((weak)) int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) { return PMPI_Type_get_extent_x(datatype, lb, extent); }
-__attribute__((weak)) int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) { return PMPI_Type_get_name(datatype, type_name, resultlen); }
-__attribute__((weak)) int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent) { return PMPI_Type_get_true_extent(datatype, true_lb, true_extent); }
-__attribute__((weak)) int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) { return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent); }
-__attribute__((weak)) int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
-__attribute__((weak)) int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name) { return PMPI_Type_set_name(datatype, type_name); }
-__attribute__((weak)) int MPI_Type_size(MPI_Datatype datatype, int *size) { return PMPI_Type_size(datatype, size); }
-__attribute__((weak)) int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) { return PMPI_Type_size_c(datatype, size); }
-__attribute__((weak)) int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) { return PMPI_Type_size_x(datatype, size); }
-__attribute__((weak)) int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype) { return PMPI_Type_vector(count, blocklength, stride, oldtype, newtype); }
-__attribute__((weak)) int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm) { return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm); }
-__attribute__((weak)) int MPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) { return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype); }
-__attribute__((weak)) int MPI_Wait(MPI_Request *request, MPI_Status *status) { return PMPI_Wait(request, status); }
+__attribute__((weak)) int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner) { return PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner); }
+__attribute__((weak)) int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) { return PMPI_Type_get_extent(datatype, lb, extent); }
+__attribute__((weak)) int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) { return PMPI_Type_get_extent_x(datatype, lb, extent); }
+__attribute__((weak)) int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) { return PMPI_Type_get_name(datatype, type_name, resultlen); }
+__attribute__((weak)) int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) { return PMPI_Type_get_true_extent(datatype, true_lb, true_extent); }
+__attribute__((weak)) int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) { return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent); }
+__attribute__((weak)) int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) { return PMPI_Type_set_name(datatype, type_name); }
+__attribute__((weak)) int MPI_Type_size(MPI_Datatype datatype, int* size) { return PMPI_Type_size(datatype, size); }
+__attribute__((weak)) int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) { return PMPI_Type_size_c(datatype, size); }
+__attribute__((weak)) int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) { return PMPI_Type_size_x(datatype, size); }
+__attribute__((weak)) int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_vector(count, blocklength, stride, oldtype, newtype); }
+__attribute__((weak)) int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm) { return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm); }
+__attribute__((weak)) int MPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype) { return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype); }
+__attribute__((weak)) int MPI_Wait(MPI_Request* request, MPI_Status* status) { return PMPI_Wait(request, status); }
 __attribute__((weak)) int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) { return PMPI_Waitall(count, array_of_requests, array_of_statuses); }
-__attribute__((weak)) int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status) { return PMPI_Waitany(count, array_of_requests, index, status); }
-__attribute__((weak)) int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses); }
-__attribute__((weak)) int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win); }
-__attribute__((weak)) int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win); }
-__attribute__((weak)) int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) { return PMPI_Win_attach(win, base, size); }
+__attribute__((weak)) int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) { return PMPI_Waitany(count, array_of_requests, index, status); }
+__attribute__((weak)) int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses); }
+__attribute__((weak)) int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) { return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win); }
+__attribute__((weak)) int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) { return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win); }
+__attribute__((weak)) int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) { return PMPI_Win_attach(win, base, size); }
 __attribute__((weak)) int MPI_Win_call_errhandler(MPI_Win win, int errorcode) { return PMPI_Win_call_errhandler(win, errorcode); }
 __attribute__((weak)) int MPI_Win_complete(MPI_Win win) { return PMPI_Win_complete(win); }
-__attribute__((weak)) int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) { return PMPI_Win_create(base, size, disp_unit, info, comm, win); }
-__attribute__((weak)) int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) { return PMPI_Win_create_dynamic(info, comm, win); }
-__attribute__((weak)) int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler) { return PMPI_Win_create_errhandler(win_errhandler_fn, errhandler); }
-__attribute__((weak)) int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state) { return PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state); }
+__attribute__((weak)) int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) { return PMPI_Win_create(base, size, disp_unit, info, comm, win); }
+__attribute__((weak)) int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) { return PMPI_Win_create_dynamic(info, comm, win); }
+__attribute__((weak)) int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_Win_create_errhandler(win_errhandler_fn, errhandler); }
+__attribute__((weak)) int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state) { return PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state); }
 __attribute__((weak)) int MPI_Win_delete_attr(MPI_Win win, int win_keyval) { return PMPI_Win_delete_attr(win, win_keyval); }
-__attribute__((weak)) int MPI_Win_detach(MPI_Win win, const void *base) { return PMPI_Win_detach(win, base); }
+__attribute__((weak)) int MPI_Win_detach(MPI_Win win, const void* base) { return PMPI_Win_detach(win, base); }
 __attribute__((weak)) int MPI_Win_fence(int assert, MPI_Win win) { return PMPI_Win_fence(assert, win); }
 __attribute__((weak)) int MPI_Win_flush(int rank, MPI_Win win) { return PMPI_Win_flush(rank, win); }
 __attribute__((weak)) int MPI_Win_flush_all(MPI_Win win) { return PMPI_Win_flush_all(win); }
 __attribute__((weak)) int MPI_Win_flush_local(int rank, MPI_Win win) { return PMPI_Win_flush_local(rank, win); }
 __attribute__((weak)) int MPI_Win_flush_local_all(MPI_Win win) { return PMPI_Win_flush_local_all(win); }
-__attribute__((weak)) int MPI_Win_free(MPI_Win *win) { return PMPI_Win_free(win); }
-__attribute__((weak)) int MPI_Win_free_keyval(int *win_keyval) { return PMPI_Win_free_keyval(win_keyval); }
-__attribute__((weak)) int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) { return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag); }
-__attribute__((weak)) int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) { return PMPI_Win_get_errhandler(win, errhandler); }
-__attribute__((weak)) int MPI_Win_get_group(MPI_Win win, MPI_Group *group) { return PMPI_Win_get_group(win, group); }
-__attribute__((weak)) int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used) { return PMPI_Win_get_info(win, info_used); }
-__attribute__((weak)) int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) { return PMPI_Win_get_name(win, win_name, resultlen); }
+__attribute__((weak)) int MPI_Win_free(MPI_Win* win) { return PMPI_Win_free(win); }
+__attribute__((weak)) int MPI_Win_free_keyval(int* win_keyval) { return PMPI_Win_free_keyval(win_keyval); }
+__attribute__((weak)) int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) { return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag); }
+__attribute__((weak)) int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) { return PMPI_Win_get_errhandler(win, errhandler); }
+__attribute__((weak)) int MPI_Win_get_group(MPI_Win win, MPI_Group* group) { return PMPI_Win_get_group(win, group); }
+__attribute__((weak)) int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) { return PMPI_Win_get_info(win, info_used); }
+__attribute__((weak)) int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) { return PMPI_Win_get_name(win, win_name, resultlen); }
 __attribute__((weak)) int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) { return PMPI_Win_lock(lock_type, rank, assert, win); }
 __attribute__((weak)) int MPI_Win_lock_all(int assert, MPI_Win win) { return PMPI_Win_lock_all(assert, win); }
 __attribute__((weak)) int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) { return PMPI_Win_post(group, assert, win); }
-__attribute__((weak)) int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) { return PMPI_Win_set_attr(win, win_keyval, attribute_val); }
+__attribute__((weak)) int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) { return PMPI_Win_set_attr(win, win_keyval, attribute_val); }
 __attribute__((weak)) int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) { return PMPI_Win_set_errhandler(win, errhandler); }
 __attribute__((weak)) int MPI_Win_set_info(MPI_Win win, MPI_Info info) { return PMPI_Win_set_info(win, info); }
-__attribute__((weak)) int MPI_Win_set_name(MPI_Win win, const char *win_name) { return PMPI_Win_set_name(win, win_name); }
-__attribute__((weak)) int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) { return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr); }
+__attribute__((weak)) int MPI_Win_set_name(MPI_Win win, const char* win_name) { return PMPI_Win_set_name(win, win_name); }
+__attribute__((weak)) int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) { return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr); }
 __attribute__((weak)) int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) { return PMPI_Win_start(group, assert, win); }
 __attribute__((weak)) int MPI_Win_sync(MPI_Win win) { return PMPI_Win_sync(win); }
-__attribute__((weak)) int MPI_Win_test(MPI_Win win, int *flag) { return PMPI_Win_test(win, flag); }
+__attribute__((weak)) int MPI_Win_test(MPI_Win win, int* flag) { return PMPI_Win_test(win, flag); }
 __attribute__((weak)) int MPI_Win_unlock(int rank, MPI_Win win) { return PMPI_Win_unlock(rank, win); }
 __attribute__((weak)) int MPI_Win_unlock_all(MPI_Win win) { return PMPI_Win_unlock_all(win); }
 __attribute__((weak)) int MPI_Win_wait(MPI_Win win) { return PMPI_Win_wait(win); }

@@ -353,8 +353,8 @@ typedef void MPI_T_event_dropped_cb_function(MPI_Count count, MPI_T_event_regist
                                              int source_index, MPI_T_cb_safety cb_safety, void* user_data);
 
 /* Every procedure: MPI_x, its profiling name PMPI_x and its large-count form MPI_x_c, generated
- * from the standard's list (mpi/bindings). Those gasket does not provide yet are listed in
- * mpi/bindings/missing.txt. */
+ * from the standard's list (mpi/bindings). Those gasket does not provide yet (listed in
+ * mpi/bindings/missing.txt) are declared unavailable: calling one does not compile. */
 #include "mpi_proto.h"
 
 #ifdef __cplusplus
