@@ -148,30 +148,23 @@ static void every_form(int rank) {
     MPI_OK(MPI_Request_free(&req));
   }
 
-  /* matched receive */
-  k = 12;
-  if (sender) {
-    fill(buf, n, k);
-    MPI_OK(MPI_Send_c(buf, kInts, MPI_INT, peer, k, MPI_COMM_WORLD));
-  } else {
+  /* matched receives: MPI_Mrecv_c (k = 12), MPI_Imrecv_c (k = 13) */
+  for (k = 12; k < 14; ++k) {
+    if (sender) {
+      fill(buf, n, k);
+      MPI_OK(MPI_Send_c(buf, kInts, MPI_INT, peer, k, MPI_COMM_WORLD));
+      continue;
+    }
     MPI_Message msg;
     memset(buf, 0, (size_t)n);
     MPI_OK(MPI_Mprobe(peer, k, MPI_COMM_WORLD, &msg, &st));
     check_counts(&st, MPI_INT, kInts);
-    MPI_OK(MPI_Mrecv_c(buf, kInts, MPI_INT, &msg, &st));
-    verify(buf, n, k);
-    check_counts(&st, MPI_INT, kInts);
-  }
-  k = 13;
-  if (sender) {
-    fill(buf, n, k);
-    MPI_OK(MPI_Send_c(buf, kInts, MPI_INT, peer, k, MPI_COMM_WORLD));
-  } else {
-    MPI_Message msg;
-    memset(buf, 0, (size_t)n);
-    MPI_OK(MPI_Mprobe(peer, k, MPI_COMM_WORLD, &msg, MPI_STATUS_IGNORE));
-    MPI_OK(MPI_Imrecv_c(buf, kInts, MPI_INT, &msg, &req));
-    MPI_OK(MPI_Wait(&req, &st));
+    if (k == 12) {
+      MPI_OK(MPI_Mrecv_c(buf, kInts, MPI_INT, &msg, &st));
+    } else {
+      MPI_OK(MPI_Imrecv_c(buf, kInts, MPI_INT, &msg, &req));
+      MPI_OK(MPI_Wait(&req, &st));
+    }
     verify(buf, n, k);
     check_counts(&st, MPI_INT, kInts);
   }
