@@ -10,7 +10,7 @@
 source "$(dirname "$0")/side_by_side.sh"
 if [ "${1:-}" = "--save-baseline" ]; then
   mkdir -p "$2"
-  cp -f "$bin/mpi/libgasket_mpi.so" mpi/include/mpi.h "$bin/tools/mpicc/mpiexec" "$2/"
+  cp -f "$bin/mpi/libgasket_mpi.so" mpi/include/mpi.h mpi/include/mpi_proto.h "$bin/tools/mpicc/mpiexec" "$2/"
   echo "compare: baseline saved in $2" >&2
   exit 0
 fi

@@ -18,8 +18,9 @@ Error check_comm(Context& c, MPI_Comm handle, const char* call, comm::Communicat
   return c.comms().lookup(handle, call, comm);
 }
 
-Error check_count(int count, const char* call, const comm::Communicator& comm) {
-  if (count < 0) return error(MPI_ERR_COUNT, "%s: rank %d: count %d is negative", call, comm.rank, count);
+Error check_count(MPI_Count count, const char* call, const comm::Communicator& comm) {
+  if (count < 0) return error(MPI_ERR_COUNT, "%s: rank %d: count %lld is negative", call, comm.rank,
+                                 static_cast<long long>(count));
   return Error::ok();
 }
 
@@ -30,11 +31,12 @@ Error check_type(Context& c, MPI_Datatype handle, const char* call, const comm::
   return Error::ok();
 }
 
-Error check_buffer(const void* buf, int count, const datatype::Datatype& type, const char* call,
+Error check_buffer(const void* buf, MPI_Count count, const datatype::Datatype& type, const char* call,
                    const comm::Communicator& comm) {
   // MPI_BOTTOM (null) is valid only with a type of absolute addresses (a non-zero lower bound).
   if (buf == nullptr && count > 0 && type.size > 0 && type.true_lb == 0) {
-    return error(MPI_ERR_BUFFER, "%s: rank %d: the buffer is NULL for %d elements of %s", call, comm.rank, count,
+    return error(MPI_ERR_BUFFER, "%s: rank %d: the buffer is NULL for %lld elements of %s", call, comm.rank,
+                 static_cast<long long>(count),
                  type.name.empty() ? "a derived type" : type.name.c_str());
   }
   return Error::ok();

@@ -32,10 +32,10 @@ int call(const char* name, MPI_Comm comm, Body body) {
 
 // Argument checks shared by the bindings (each names the call and this rank).
 Error check_comm(Context& c, MPI_Comm handle, const char* call, comm::Communicator** comm);
-Error check_count(int count, const char* call, const comm::Communicator& comm);
+Error check_count(MPI_Count count, const char* call, const comm::Communicator& comm);
 Error check_type(Context& c, MPI_Datatype handle, const char* call, const comm::Communicator& comm,
                  const datatype::Datatype** type);
-Error check_buffer(const void* buf, int count, const datatype::Datatype& type, const char* call,
+Error check_buffer(const void* buf, MPI_Count count, const datatype::Datatype& type, const char* call,
                    const comm::Communicator& comm);
 // A destination (no wildcard) or a source (MPI_ANY_SOURCE allowed); MPI_PROC_NULL is valid.
 Error check_rank(int rank, bool is_source, const char* call, const comm::Communicator& comm);

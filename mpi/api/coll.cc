@@ -495,7 +495,7 @@ extern "C" {
 
 // ---- reduction operations ----
 
-int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
   return api::call("MPI_Op_create", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (user_fn == nullptr) return error(MPI_ERR_ARG, "MPI_Op_create: the user function is NULL");
     if (op == nullptr) return error(MPI_ERR_ARG, "MPI_Op_create: op is NULL");
@@ -504,11 +504,11 @@ int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
   });
 }
 
-int MPI_Op_free(MPI_Op* op) {
+int PMPI_Op_free(MPI_Op* op) {
   return api::call("MPI_Op_free", MPI_COMM_WORLD, [&](Context& c, Guard&) { return c.ops().free(op, "MPI_Op_free"); });
 }
 
-int MPI_Op_commutative(MPI_Op op, int* commute) {
+int PMPI_Op_commutative(MPI_Op op, int* commute) {
   return api::call("MPI_Op_commutative", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (!c.ops().valid(op)) return error(MPI_ERR_OP, "MPI_Op_commutative: %d is not an operation", op);
     if (commute == nullptr) return error(MPI_ERR_ARG, "MPI_Op_commutative: commute is NULL");
@@ -517,7 +517,7 @@ int MPI_Op_commutative(MPI_Op op, int* commute) {
   });
 }
 
-int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
   const char* call = "MPI_Reduce_local";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     cm::Communicator* world;
@@ -546,33 +546,33 @@ int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype 
 
 // ---- collectives ----
 
-int MPI_Barrier(MPI_Comm comm) {
+int PMPI_Barrier(MPI_Comm comm) {
   return blocking("MPI_Barrier", comm, [&](Context& c, Guard& g, MPI_Request* q) { return barrier(c, g, comm, q, "MPI_Barrier"); });
 }
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Ibarrier", comm, request,
                      [&](Context& c, Guard& g, MPI_Request* q) { return barrier(c, g, comm, q, "MPI_Ibarrier"); });
 }
 
-int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return blocking("MPI_Bcast", comm, [&](Context& c, Guard& g, MPI_Request* q) {
     return bcast(c, g, buffer, count, datatype, root, comm, q, "MPI_Bcast");
   });
 }
-int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Ibcast", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
     return bcast(c, g, buffer, count, datatype, root, comm, q, "MPI_Ibcast");
   });
 }
 
-int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return blocking("MPI_Gather", comm, [&](Context& c, Guard& g, MPI_Request* q) {
     return rooted(c, g, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0,
                   recvtype, root, comm, q, "MPI_Gather");
   });
 }
-int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Igather", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
     return rooted(c, g, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0,
@@ -580,14 +580,14 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   });
 }
 
-int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return blocking("MPI_Gatherv", comm, [&](Context& c, Guard& g, MPI_Request* q) {
     return rooted(c, g, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf,
                   0, recvtype, root, comm, q, "MPI_Gatherv");
   });
 }
-int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Igatherv", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
     return rooted(c, g, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf,
@@ -595,14 +595,14 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   });
 }
 
-int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return blocking("MPI_Scatter", comm, [&](Context& c, Guard& g, MPI_Request* q) {
     return rooted(c, g, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount,
                   recvtype, root, comm, q, "MPI_Scatter");
   });
 }
-int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Iscatter", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
     return rooted(c, g, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount,
@@ -610,14 +610,14 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   });
 }
 
-int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return blocking("MPI_Scatterv", comm, [&](Context& c, Guard& g, MPI_Request* q) {
     return rooted(c, g, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf,
                   recvcount, recvtype, root, comm, q, "MPI_Scatterv");
   });
 }
-int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Iscatterv", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
     return rooted(c, g, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf,
@@ -625,14 +625,14 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
   });
 }
 
-int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
   return blocking("MPI_Allgather", comm, [&](Context& c, Guard& g, MPI_Request* q) {
     return allgather(c, g, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm, q,
                      "MPI_Allgather");
   });
 }
-int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Iallgather", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
     return allgather(c, g, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm, q,
@@ -640,14 +640,14 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   });
 }
 
-int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   return blocking("MPI_Allgatherv", comm, [&](Context& c, Guard& g, MPI_Request* q) {
     return allgather(c, g, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm, q,
                      "MPI_Allgatherv");
   });
 }
-int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Iallgatherv", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
     return allgather(c, g, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm, q,
@@ -655,14 +655,14 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   });
 }
 
-int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm) {
   return blocking("MPI_Alltoall", comm, [&](Context& c, Guard& g, MPI_Request* q) {
     return alltoall(c, g, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm, q,
                     "MPI_Alltoall");
   });
 }
-int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Ialltoall", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
     return alltoall(c, g, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm, q,
@@ -670,14 +670,14 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   });
 }
 
-int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   return blocking("MPI_Alltoallv", comm, [&](Context& c, Guard& g, MPI_Request* q) {
     return alltoall(c, g, varying(sendbuf, sendcounts, sdispls, sendtype),
                     varying(recvbuf, recvcounts, rdispls, recvtype), comm, q, "MPI_Alltoallv");
   });
 }
-int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request* request) {
   return nonblocking("MPI_Ialltoallv", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
@@ -686,7 +686,7 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
   });
 }
 
-int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                   MPI_Comm comm) {
   return blocking("MPI_Alltoallw", comm, [&](Context& c, Guard& g, MPI_Request* q) {
@@ -694,7 +694,7 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
                     Layout{recvbuf, recvcounts, rdispls, recvtypes, -1, 0, true}, comm, q, "MPI_Alltoallw");
   });
 }
-int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                    MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Ialltoallw", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
@@ -703,53 +703,53 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
   });
 }
 
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                MPI_Comm comm) {
   return blocking("MPI_Reduce", comm, [&](Context& c, Guard& g, MPI_Request* q) {
     return reduce(c, g, sendbuf, recvbuf, count, datatype, op, root, comm, q, "MPI_Reduce");
   });
 }
-int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Ireduce", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
     return reduce(c, g, sendbuf, recvbuf, count, datatype, op, root, comm, q, "MPI_Ireduce");
   });
 }
 
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return all_reduce_binding("MPI_Allreduce", AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, false,
                             nullptr);
 }
-int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Request* request) {
   return all_reduce_binding("MPI_Iallreduce", AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, true,
                             request);
 }
-int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return all_reduce_binding("MPI_Scan", AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm, false, nullptr);
 }
-int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
               MPI_Request* request) {
   return all_reduce_binding("MPI_Iscan", AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm, true, request);
 }
-int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return all_reduce_binding("MPI_Exscan", AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm, false,
                             nullptr);
 }
-int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                 MPI_Request* request) {
   return all_reduce_binding("MPI_Iexscan", AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm, true,
                             request);
 }
 
-int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                        MPI_Comm comm) {
   return blocking("MPI_Reduce_scatter", comm, [&](Context& c, Guard& g, MPI_Request* q) -> Error {
     if (recvcounts == nullptr) return error(MPI_ERR_ARG, "MPI_Reduce_scatter: recvcounts is NULL");
     return reduce_scatter(c, g, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, q, "MPI_Reduce_scatter");
   });
 }
-int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Ireduce_scatter", comm, request, [&](Context& c, Guard& g, MPI_Request* q) -> Error {
     if (recvcounts == nullptr) return error(MPI_ERR_ARG, "MPI_Ireduce_scatter: recvcounts is NULL");
@@ -757,14 +757,14 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
   });
 }
 
-int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                              MPI_Comm comm) {
   return blocking("MPI_Reduce_scatter_block", comm, [&](Context& c, Guard& g, MPI_Request* q) {
     return reduce_scatter(c, g, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, q,
                           "MPI_Reduce_scatter_block");
   });
 }
-int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm, MPI_Request* request) {
   return nonblocking("MPI_Ireduce_scatter_block", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
     return reduce_scatter(c, g, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, q,

@@ -252,7 +252,7 @@ int gasket_comm_dup_fn(MPI_Comm, int, void*, void* in, void* out, int* flag) {
 }
 int gasket_comm_null_delete_fn(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
 
-int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
   return api::call("MPI_Comm_rank", comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_rank", &cmm);
@@ -263,7 +263,7 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank) {
   });
 }
 
-int MPI_Comm_size(MPI_Comm comm, int* size) {
+int PMPI_Comm_size(MPI_Comm comm, int* size) {
   return api::call("MPI_Comm_size", comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_size", &cmm);
@@ -274,12 +274,12 @@ int MPI_Comm_size(MPI_Comm comm, int* size) {
   });
 }
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   return api::call("MPI_Comm_dup", comm,
                    [&](Context& c, Guard& g) { return dup(c, g, comm, newcomm, "MPI_Comm_dup"); });
 }
 
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   return api::call("MPI_Comm_idup", comm, [&](Context& c, Guard& g) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_idup: request is NULL");
     cm::Communicator* old;
@@ -306,12 +306,12 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   });
 }
 
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   return api::call("MPI_Comm_split", comm,
                    [&](Context& c, Guard& g) { return split(c, g, comm, color, key, newcomm, "MPI_Comm_split"); });
 }
 
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   return api::call("MPI_Comm_split_type", comm, [&](Context& c, Guard& g) -> Error {
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
       return error(MPI_ERR_ARG, "MPI_Comm_split_type: split type %d is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
@@ -324,7 +324,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
   });
 }
 
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   return api::call("MPI_Comm_create", comm, [&](Context& c, Guard& g) -> Error {
     cm::Communicator* old;
     GroupPtr grp;
@@ -351,7 +351,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   });
 }
 
-int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
   return api::call("MPI_Comm_create_group", comm, [&](Context& c, Guard& g) -> Error {
     cm::Communicator* old;
     GroupPtr grp;
@@ -379,7 +379,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
   });
 }
 
-int MPI_Comm_free(MPI_Comm* comm) {
+int PMPI_Comm_free(MPI_Comm* comm) {
   return api::call("MPI_Comm_free", comm ? *comm : MPI_COMM_NULL, [&](Context& c, Guard&) -> Error {
     if (comm == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_free: comm is NULL");
     cm::Communicator* cmm;
@@ -398,7 +398,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
   });
 }
 
-int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   return api::call("MPI_Comm_compare", comm1, [&](Context& c, Guard&) -> Error {
     cm::Communicator *a, *b;
     Error e = lookup(c, comm1, "MPI_Comm_compare", &a);
@@ -417,7 +417,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   });
 }
 
-int MPI_Comm_set_name(MPI_Comm comm, const char* name) {
+int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
   return api::call("MPI_Comm_set_name", comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_set_name", &cmm);
@@ -428,7 +428,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* name) {
   });
 }
 
-int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
+int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
   return api::call("MPI_Comm_get_name", comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_get_name", &cmm);
@@ -440,7 +440,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
   });
 }
 
-int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   return api::call("MPI_Comm_group", comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_group", &cmm);
@@ -451,7 +451,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   });
 }
 
-int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   return api::call("MPI_Comm_test_inter", comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_test_inter", &cmm);
@@ -462,7 +462,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   });
 }
 
-int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
+int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
   return api::call("MPI_Comm_remote_size", comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_remote_size", &cmm);
@@ -474,7 +474,7 @@ int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
   });
 }
 
-int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
   return api::call("MPI_Comm_remote_group", comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_remote_group", &cmm);
@@ -486,7 +486,7 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
   });
 }
 
-int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                          MPI_Comm* newintercomm) {
   const char* call = "MPI_Intercomm_create";
   return api::call(call, local_comm, [&](Context& c, Guard& g) -> Error {
@@ -553,7 +553,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
   });
 }
 
-int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   const char* call = "MPI_Intercomm_merge";
   return api::call(call, intercomm, [&](Context& c, Guard& g) -> Error {
     cm::Communicator* ic;
@@ -578,7 +578,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
 
 // ---- attributes ----
 
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
                            int* keyval, void* extra_state) {
   return api::call("MPI_Comm_create_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_create_keyval: keyval is NULL");
@@ -587,7 +587,7 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete
   });
 }
 
-int MPI_Comm_free_keyval(int* keyval) {
+int PMPI_Comm_free_keyval(int* keyval) {
   return api::call("MPI_Comm_free_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_free_keyval: keyval is NULL");
     cm::Keyval* k;
@@ -599,7 +599,7 @@ int MPI_Comm_free_keyval(int* keyval) {
   });
 }
 
-int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* value) {
+int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* value) {
   return api::call("MPI_Comm_set_attr", comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
     cm::Keyval* k;
@@ -618,7 +618,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* value) {
   });
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
   return api::call("MPI_Comm_get_attr", comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_get_attr", &cmm);
@@ -647,7 +647,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
   });
 }
 
-int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
+int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
   return api::call("MPI_Comm_delete_attr", comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_delete_attr", &cmm);
@@ -658,7 +658,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
 
 // ---- groups ----
 
-int MPI_Group_size(MPI_Group group, int* size) {
+int PMPI_Group_size(MPI_Group group, int* size) {
   return api::call("MPI_Group_size", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     GroupPtr g;
     Error e = group_of(c, group, "MPI_Group_size", &g);
@@ -669,7 +669,7 @@ int MPI_Group_size(MPI_Group group, int* size) {
   });
 }
 
-int MPI_Group_rank(MPI_Group group, int* rank) {
+int PMPI_Group_rank(MPI_Group group, int* rank) {
   return api::call("MPI_Group_rank", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     GroupPtr g;
     Error e = group_of(c, group, "MPI_Group_rank", &g);
@@ -680,7 +680,7 @@ int MPI_Group_rank(MPI_Group group, int* rank) {
   });
 }
 
-int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
   return api::call("MPI_Group_translate_ranks", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     GroupPtr a, b;
     Error e = group_of(c, group1, "MPI_Group_translate_ranks", &a);
@@ -699,7 +699,7 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
   });
 }
 
-int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
+int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
   return api::call("MPI_Group_compare", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     GroupPtr a, b;
     Error e = group_of(c, group1, "MPI_Group_compare", &a);
@@ -766,24 +766,24 @@ int select(const char* call, MPI_Group group, std::vector<int>* ranks_or_null, i
 }  // namespace
 extern "C" {
 
-int MPI_Group_union(MPI_Group a, MPI_Group b, MPI_Group* n) { return set_op("MPI_Group_union", a, b, n, 0); }
-int MPI_Group_intersection(MPI_Group a, MPI_Group b, MPI_Group* n) {
+int PMPI_Group_union(MPI_Group a, MPI_Group b, MPI_Group* n) { return set_op("MPI_Group_union", a, b, n, 0); }
+int PMPI_Group_intersection(MPI_Group a, MPI_Group b, MPI_Group* n) {
   return set_op("MPI_Group_intersection", a, b, n, 1);
 }
-int MPI_Group_difference(MPI_Group a, MPI_Group b, MPI_Group* n) { return set_op("MPI_Group_difference", a, b, n, 2); }
-int MPI_Group_incl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
+int PMPI_Group_difference(MPI_Group a, MPI_Group b, MPI_Group* n) { return set_op("MPI_Group_difference", a, b, n, 2); }
+int PMPI_Group_incl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
   return select("MPI_Group_incl", g, nullptr, n, ranks, nullptr, true, out);
 }
-int MPI_Group_excl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
+int PMPI_Group_excl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
   return select("MPI_Group_excl", g, nullptr, n, ranks, nullptr, false, out);
 }
-int MPI_Group_range_incl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
+int PMPI_Group_range_incl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
   return select("MPI_Group_range_incl", g, nullptr, n, nullptr, ranges, true, out);
 }
-int MPI_Group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
+int PMPI_Group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
   return select("MPI_Group_range_excl", g, nullptr, n, nullptr, ranges, false, out);
 }
-int MPI_Group_free(MPI_Group* group) {
+int PMPI_Group_free(MPI_Group* group) {
   return api::call("MPI_Group_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (group == nullptr) return error(MPI_ERR_ARG, "MPI_Group_free: group is NULL");
     return c.comms().free_group(group, "MPI_Group_free");

@@ -1,4 +1,5 @@
 // C bindings of datatypes: sizes, extents, counts and the derived-type constructors.
+#include <climits>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -21,38 +22,78 @@ Error checked_comm(Context& c, MPI_Comm h, const char* call) {
 }
 
 // Count of whole elements of `type` in `bytes`; MPI_UNDEFINED when they do not divide.
-int whole(int64_t bytes, int64_t size) {
+MPI_Count whole(int64_t bytes, int64_t size) {
   if (size == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
-  return bytes % size == 0 ? static_cast<int>(bytes / size) : MPI_UNDEFINED;
+  return bytes % size == 0 ? bytes / size : MPI_UNDEFINED;
 }
-}  // namespace
 
-extern "C" {
+// The int forms' answer: MPI_UNDEFINED when the value does not fit in an int (MPI 4.1 5.2.4).
+int as_int(MPI_Count value) { return value > INT_MAX ? MPI_UNDEFINED : static_cast<int>(value); }
 
-int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  return api::call("MPI_Get_count", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+// MPI_Get_count, MPI_Get_elements(_x) and MPI_Type_size(_x) in every form (int, _x, _c): one
+// implementation each, answering an MPI_Count.
+int get_count(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Get_count", &t);
+    Error e = lookup(c, datatype, call, &t);
     if (!e.is_ok()) return e;
-    if (status == nullptr || count == nullptr) return error(MPI_ERR_ARG, "MPI_Get_count: a NULL argument");
+    if (status == nullptr || count == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
     *count = whole(status->gasket_bytes, t->size);
     return Error::ok();
   });
 }
 
-int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  return api::call("MPI_Get_elements", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+int get_elements(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Get_elements", &t);
+    Error e = lookup(c, datatype, call, &t);
     if (!e.is_ok()) return e;
-    if (status == nullptr || count == nullptr) return error(MPI_ERR_ARG, "MPI_Get_elements: a NULL argument");
+    if (status == nullptr || count == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
     int64_t elems = dt::elements_in(*t, status->gasket_bytes);
-    *count = elems < 0 ? MPI_UNDEFINED : static_cast<int>(elems);
+    *count = elems < 0 ? MPI_UNDEFINED : elems;
     return Error::ok();
   });
 }
 
-int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+int type_size(const char* call, MPI_Datatype datatype, MPI_Count* size) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, call, &t);
+    if (!e.is_ok()) return e;
+    if (size == nullptr) return error(MPI_ERR_ARG, "%s: size is NULL", call);
+    *size = t->size;
+    return Error::ok();
+  });
+}
+
+// Runs one of the above for an int form: *out gets the value or MPI_UNDEFINED.
+template <typename Query>
+int int_form(int* out, Query query) {
+  MPI_Count value = 0;
+  int rc = query(out != nullptr ? &value : nullptr);
+  if (rc == MPI_SUCCESS) *out = as_int(value);
+  return rc;
+}
+}  // namespace
+
+extern "C" {
+
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  return int_form(count, [&](MPI_Count* n) { return get_count("MPI_Get_count", status, datatype, n); });
+}
+int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return get_count("MPI_Get_count_c", status, datatype, count);
+}
+
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  return int_form(count,
+                  [&](MPI_Count* n) { return get_elements("MPI_Get_elements", status, datatype, n); });
+}
+int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return get_elements("MPI_Get_elements_c", status, datatype, count);
+}
+
+int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
   return api::call("MPI_Status_set_elements", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Status_set_elements", &t);
@@ -64,18 +105,12 @@ int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count
   });
 }
 
-int MPI_Type_size(MPI_Datatype datatype, int* size) {
-  return api::call("MPI_Type_size", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Type_size", &t);
-    if (!e.is_ok()) return e;
-    if (size == nullptr) return error(MPI_ERR_ARG, "MPI_Type_size: size is NULL");
-    *size = static_cast<int>(t->size);
-    return Error::ok();
-  });
+int PMPI_Type_size(MPI_Datatype datatype, int* size) {
+  return int_form(size, [&](MPI_Count* n) { return type_size("MPI_Type_size", datatype, n); });
 }
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) { return type_size("MPI_Type_size_c", datatype, size); }
 
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return api::call("MPI_Type_get_extent", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_get_extent", &t);
@@ -87,7 +122,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   });
 }
 
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return api::call("MPI_Type_contiguous", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* old;
     Error e = lookup(c, oldtype, "MPI_Type_contiguous", &old);
@@ -101,7 +136,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) 
   });
 }
 
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return api::call("MPI_Type_vector", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* old;
     Error e = lookup(c, oldtype, "MPI_Type_vector", &old);
@@ -115,7 +150,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
   });
 }
 
-int MPI_Type_commit(MPI_Datatype* datatype) {
+int PMPI_Type_commit(MPI_Datatype* datatype) {
   return api::call("MPI_Type_commit", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (datatype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_commit: datatype is NULL");
     const dt::Datatype* t;
@@ -126,7 +161,7 @@ int MPI_Type_commit(MPI_Datatype* datatype) {
   });
 }
 
-int MPI_Type_free(MPI_Datatype* datatype) {
+int PMPI_Type_free(MPI_Datatype* datatype) {
   return api::call("MPI_Type_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (datatype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_free: datatype is NULL");
     return c.types().free(datatype, "MPI_Type_free");
@@ -190,13 +225,13 @@ Error check_datarep(const char* datarep, const char* call) {
 
 extern "C" {
 
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return construct("MPI_Type_create_hvector", oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) {
     return dt::make_vector(*old, oldtype, count, blocklength, stride, false, "MPI_Type_create_hvector", t);
   });
 }
 
-int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
+int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
                      MPI_Datatype* newtype) {
   const char* call = "MPI_Type_indexed";
   return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
@@ -207,7 +242,7 @@ int MPI_Type_indexed(int count, const int blocklengths[], const int displacement
   });
 }
 
-int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype,
+int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype,
                              MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_hindexed";
   return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
@@ -218,7 +253,7 @@ int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint
   });
 }
 
-int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
                                   MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_indexed_block";
   return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
@@ -229,7 +264,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int displace
   });
 }
 
-int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype,
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_hindexed_block";
   return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
@@ -240,7 +275,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint di
   });
 }
 
-int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                            const MPI_Datatype types[], MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_struct";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -263,7 +298,7 @@ int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint d
   });
 }
 
-int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_subarray";
   return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
@@ -275,7 +310,7 @@ int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
   });
 }
 
-int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
                            const int psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const char* call = "MPI_Type_create_darray";
   return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
@@ -287,18 +322,18 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], co
   });
 }
 
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
   return construct("MPI_Type_create_resized", oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) {
     return dt::make_resized(*old, oldtype, lb, extent, t);
   });
 }
 
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return construct("MPI_Type_dup", oldtype, newtype,
                    [&](Context&, const dt::Datatype* old, dt::Datatype* t) { return dt::make_dup(*old, oldtype, t); });
 }
 
-int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
                           int* combiner) {
   return api::call("MPI_Type_get_envelope", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
@@ -312,7 +347,7 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
   });
 }
 
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
                           int integers[], MPI_Aint addresses[], MPI_Datatype datatypes[]) {
   const char* call = "MPI_Type_get_contents";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -332,7 +367,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
   });
 }
 
-int MPI_Type_set_name(MPI_Datatype datatype, const char* name) {
+int PMPI_Type_set_name(MPI_Datatype datatype, const char* name) {
   return api::call("MPI_Type_set_name", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_set_name", &t);
@@ -343,7 +378,7 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* name) {
   });
 }
 
-int MPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
+int PMPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
   return api::call("MPI_Type_get_name", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_get_name", &t);
@@ -354,17 +389,9 @@ int MPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
   });
 }
 
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
-  return api::call("MPI_Type_size_x", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Type_size_x", &t);
-    if (!e.is_ok()) return e;
-    *size = t->size;
-    return Error::ok();
-  });
-}
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) { return type_size("MPI_Type_size_x", datatype, size); }
 
-int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   return api::call("MPI_Type_get_extent_x", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_get_extent_x", &t);
@@ -375,7 +402,7 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
   });
 }
 
-int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
   return api::call("MPI_Type_get_true_extent", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_get_true_extent", &t);
@@ -386,28 +413,25 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint*
   });
 }
 
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
   MPI_Aint a, b;
-  int rc = MPI_Type_get_true_extent(datatype, &a, &b);
+  int rc = PMPI_Type_get_true_extent(datatype, &a, &b);
   if (rc == MPI_SUCCESS) *true_lb = a, *true_extent = b;
   return rc;
 }
 
-int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  int n;
-  int rc = MPI_Get_elements(status, datatype, &n);
-  if (rc == MPI_SUCCESS) *count = n;
-  return rc;
+int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return get_elements("MPI_Get_elements_x", status, datatype, count);
 }
 
-int MPI_Get_address(const void* location, MPI_Aint* address) {
+int PMPI_Get_address(const void* location, MPI_Aint* address) {
   *address = reinterpret_cast<MPI_Aint>(location);
   return MPI_SUCCESS;
 }
-MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
-MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
 
-int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
+int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
              MPI_Comm comm) {
   const char* call = "MPI_Pack";
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
@@ -427,7 +451,7 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
   });
 }
 
-int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
+int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
                MPI_Comm comm) {
   const char* call = "MPI_Unpack";
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
@@ -447,7 +471,7 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
   });
 }
 
-int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   return api::call("MPI_Pack_size", comm, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = checked_comm(c, comm, "MPI_Pack_size");
@@ -459,7 +483,7 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) 
   });
 }
 
-int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
+int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
                       MPI_Aint outsize, MPI_Aint* position) {
   const char* call = "MPI_Pack_external";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -481,7 +505,7 @@ int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_
   });
 }
 
-int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
+int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
                         int outcount, MPI_Datatype datatype) {
   const char* call = "MPI_Unpack_external";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -503,7 +527,7 @@ int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize
   });
 }
 
-int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
   const char* call = "MPI_Pack_external_size";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;

@@ -41,7 +41,7 @@ void copy_string(const std::string& s, char* out, int* len, size_t max) {
 
 extern "C" {
 
-int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
     return fail_uninitialized(error(MPI_ERR_ARG, "MPI_Init_thread: required thread level %d is not one of "
                                                  "MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE", required));
@@ -51,27 +51,27 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   return MPI_SUCCESS;
 }
 
-int MPI_Init(int* argc, char*** argv) { return MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, nullptr); }
+int PMPI_Init(int* argc, char*** argv) { return PMPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, nullptr); }
 
-int MPI_Finalize(void) {
+int PMPI_Finalize(void) {
   Error e = Context::finalize();
   if (!e.is_ok()) return fail_uninitialized(e);
   return MPI_SUCCESS;
 }
 
-int MPI_Initialized(int* flag) {
+int PMPI_Initialized(int* flag) {
   if (flag == nullptr) return MPI_ERR_ARG;
   *flag = Context::state() != LibraryState::kNotInitialized;
   return MPI_SUCCESS;
 }
 
-int MPI_Finalized(int* flag) {
+int PMPI_Finalized(int* flag) {
   if (flag == nullptr) return MPI_ERR_ARG;
   *flag = Context::state() == LibraryState::kFinalized;
   return MPI_SUCCESS;
 }
 
-int MPI_Query_thread(int* provided) {
+int PMPI_Query_thread(int* provided) {
   return api::call("MPI_Query_thread", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (provided == nullptr) return error(MPI_ERR_ARG, "MPI_Query_thread: provided is NULL");
     *provided = c.thread_level();
@@ -79,7 +79,7 @@ int MPI_Query_thread(int* provided) {
   });
 }
 
-int MPI_Is_thread_main(int* flag) {
+int PMPI_Is_thread_main(int* flag) {
   return api::call("MPI_Is_thread_main", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (flag == nullptr) return error(MPI_ERR_ARG, "MPI_Is_thread_main: flag is NULL");
     *flag = c.is_main_thread() ? 1 : 0;
@@ -87,7 +87,7 @@ int MPI_Is_thread_main(int* flag) {
   });
 }
 
-int MPI_Abort(MPI_Comm comm, int errorcode) {
+int PMPI_Abort(MPI_Comm comm, int errorcode) {
   Context& c = api::context("MPI_Abort");
   gasket::mpi::comm::Communicator* cm = nullptr;
   int rank = -1;
@@ -99,14 +99,14 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
   gasket::abort_job(errorcode, msg.c_str());
 }
 
-double MPI_Wtime(void) {
+double PMPI_Wtime(void) {
   Context* c = Context::get();
   return c != nullptr ? c->wtime() : 0.0;
 }
 
-double MPI_Wtick(void) { return 1e-9; }
+double PMPI_Wtick(void) { return 1e-9; }
 
-int MPI_Get_processor_name(char* name, int* resultlen) {
+int PMPI_Get_processor_name(char* name, int* resultlen) {
   if (name == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
   char host[MPI_MAX_PROCESSOR_NAME] = {0};
   gethostname(host, sizeof host - 1);
@@ -114,21 +114,21 @@ int MPI_Get_processor_name(char* name, int* resultlen) {
   return MPI_SUCCESS;
 }
 
-int MPI_Get_version(int* version, int* subversion) {
+int PMPI_Get_version(int* version, int* subversion) {
   if (version == nullptr || subversion == nullptr) return MPI_ERR_ARG;
   *version = MPI_VERSION;
   *subversion = MPI_SUBVERSION;
   return MPI_SUCCESS;
 }
 
-int MPI_Get_library_version(char* version, int* resultlen) {
+int PMPI_Get_library_version(char* version, int* resultlen) {
   if (version == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
   copy_string(std::string("gasket MPI ") + gasket::kVersion + " (MPI 3.1, two-sided over gasket's core)",
               version, resultlen, MPI_MAX_LIBRARY_VERSION_STRING);
   return MPI_SUCCESS;
 }
 
-int MPI_Error_string(int errorcode, char* string, int* resultlen) {
+int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (string == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
   const char* s = gasket::mpi::error_class_string(errorcode);
   if (s == nullptr) {
@@ -139,15 +139,15 @@ int MPI_Error_string(int errorcode, char* string, int* resultlen) {
   return MPI_SUCCESS;
 }
 
-int MPI_Error_class(int errorcode, int* errorclass) {
+int PMPI_Error_class(int errorcode, int* errorclass) {
   if (errorclass == nullptr || gasket::mpi::error_class_string(errorcode) == nullptr) return MPI_ERR_ARG;
   *errorclass = errorcode;  // no user-defined codes: every code is its class
   return MPI_SUCCESS;
 }
 
-int MPI_Pcontrol(const int level, ...) { return MPI_SUCCESS; }  // no profiling library to control
+int PMPI_Pcontrol(const int level, ...) { return MPI_SUCCESS; }  // no profiling library to control
 
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   return api::call("MPI_Alloc_mem", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (size < 0) return error(MPI_ERR_SIZE, "MPI_Alloc_mem: size %lld is negative", static_cast<long long>(size));
     if (baseptr == nullptr) return error(MPI_ERR_ARG, "MPI_Alloc_mem: baseptr is NULL");
@@ -164,7 +164,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   });
 }
 
-int MPI_Free_mem(void* base) {
+int PMPI_Free_mem(void* base) {
   return api::call("MPI_Free_mem", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (base == nullptr) return Error::ok();
     if (c.alloc_pool().contains(base)) {
@@ -180,7 +180,7 @@ int MPI_Free_mem(void* base) {
 
 // ---- error handlers ----
 
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
   return api::call("MPI_Comm_create_errhandler", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (function == nullptr || errhandler == nullptr) {
       return error(MPI_ERR_ARG, "MPI_Comm_create_errhandler: a NULL argument");
@@ -190,7 +190,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errha
   });
 }
 
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   return api::call("MPI_Comm_set_errhandler", comm, [&](Context& c, Guard&) -> Error {
     gasket::mpi::comm::Communicator* cm;
     Error e = api::check_comm(c, comm, "MPI_Comm_set_errhandler", &cm);
@@ -201,7 +201,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   });
 }
 
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   return api::call("MPI_Comm_get_errhandler", comm, [&](Context& c, Guard&) -> Error {
     gasket::mpi::comm::Communicator* cm;
     Error e = api::check_comm(c, comm, "MPI_Comm_get_errhandler", &cm);
@@ -213,7 +213,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   });
 }
 
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   int valid = api::call("MPI_Comm_call_errhandler", comm, [&](Context& c, Guard&) {
     gasket::mpi::comm::Communicator* cm;
     return api::check_comm(c, comm, "MPI_Comm_call_errhandler", &cm);
@@ -224,7 +224,7 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   return MPI_SUCCESS;
 }
 
-int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   return api::call("MPI_Errhandler_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (errhandler == nullptr) return error(MPI_ERR_ARG, "MPI_Errhandler_free: errhandler is NULL");
     return c.comms().free_errhandler(errhandler, "MPI_Errhandler_free");
@@ -256,7 +256,7 @@ std::vector<std::pair<std::string, std::string>>::iterator find_key(gasket::mpi:
 
 extern "C" {
 
-int MPI_Info_create(MPI_Info* info) {
+int PMPI_Info_create(MPI_Info* info) {
   return api::call("MPI_Info_create", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (info == nullptr) return error(MPI_ERR_ARG, "MPI_Info_create: info is NULL");
     *info = c.add_info(gasket::mpi::Info());
@@ -264,7 +264,7 @@ int MPI_Info_create(MPI_Info* info) {
   });
 }
 
-int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
+int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   return api::call("MPI_Info_dup", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_dup", &in);
@@ -275,7 +275,7 @@ int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   });
 }
 
-int MPI_Info_free(MPI_Info* info) {
+int PMPI_Info_free(MPI_Info* info) {
   return api::call("MPI_Info_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (info == nullptr) return error(MPI_ERR_ARG, "MPI_Info_free: info is NULL");
     gasket::mpi::Info* in;
@@ -288,7 +288,7 @@ int MPI_Info_free(MPI_Info* info) {
   });
 }
 
-int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
+int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
   return api::call("MPI_Info_set", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_set", &in);
@@ -307,7 +307,7 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
   });
 }
 
-int MPI_Info_delete(MPI_Info info, const char* key) {
+int PMPI_Info_delete(MPI_Info info, const char* key) {
   return api::call("MPI_Info_delete", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_delete", &in);
@@ -320,7 +320,7 @@ int MPI_Info_delete(MPI_Info info, const char* key) {
   });
 }
 
-int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
+int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
   return api::call("MPI_Info_get", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_get", &in);
@@ -338,7 +338,7 @@ int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int*
   });
 }
 
-int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
+int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
   return api::call("MPI_Info_get_valuelen", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_get_valuelen", &in);
@@ -351,7 +351,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* fl
   });
 }
 
-int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
+int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
   return api::call("MPI_Info_get_nkeys", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_get_nkeys", &in);
@@ -361,7 +361,7 @@ int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
   });
 }
 
-int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   return api::call("MPI_Info_get_nthkey", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_get_nthkey", &in);

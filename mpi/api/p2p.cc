@@ -18,7 +18,7 @@ namespace api = gasket::mpi::api;
 namespace {
 
 // Creates a request and starts it; on failure nothing is left allocated.
-Error create_and_start(Context& c, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt,
+Error create_and_start(Context& c, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt,
                        int peer, int tag, MPI_Comm comm, const char* call, Request** out) {
   Error e = api::new_request(c, kind, mode, buf, count, dt, peer, tag, comm, false, call, out);
   if (!e.is_ok()) return e;
@@ -28,7 +28,7 @@ Error create_and_start(Context& c, RequestKind kind, SendMode mode, const void* 
 }
 
 // Nonblocking operation: create + start; *request is the handle.
-int post(const char* call, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt, int peer,
+int post(const char* call, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt, int peer,
          int tag, MPI_Comm comm, MPI_Request* request) {
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
@@ -42,7 +42,7 @@ int post(const char* call, RequestKind kind, SendMode mode, const void* buf, int
 
 // The shortcut of a blocking send or receive of contiguous data (no request): an eager send the
 // channel takes at once, or a receive posted directly (p2p::DirectReceive). False: nothing done.
-bool direct(Context& c, Guard& g, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt,
+bool direct(Context& c, Guard& g, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt,
             int peer, int tag, MPI_Comm comm, MPI_Status* status, const char* call, Error* result) {
   gasket::mpi::comm::Communicator* cm;
   const gasket::mpi::datatype::Datatype* type;
@@ -82,7 +82,7 @@ bool direct(Context& c, Guard& g, RequestKind kind, SendMode mode, const void* b
 }
 
 // Blocking operation: create + start + wait + conclude (or the shortcut above).
-int blocking(const char* call, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt, int peer,
+int blocking(const char* call, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt, int peer,
              int tag, MPI_Comm comm, MPI_Status* status) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
     Error result;
@@ -98,7 +98,7 @@ int blocking(const char* call, RequestKind kind, SendMode mode, const void* buf,
   });
 }
 
-int persistent(const char* call, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype dt,
+int persistent(const char* call, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt,
                int peer, int tag, MPI_Comm comm, MPI_Request* request) {
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
@@ -114,67 +114,67 @@ int persistent(const char* call, RequestKind kind, SendMode mode, const void* bu
 
 extern "C" {
 
-int MPI_Send(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+int PMPI_Send(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking("MPI_Send", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
                   MPI_STATUS_IGNORE);
 }
-int MPI_Ssend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking("MPI_Ssend", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm,
                   MPI_STATUS_IGNORE);
 }
-int MPI_Rsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking("MPI_Rsend", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm,
                   MPI_STATUS_IGNORE);
 }
-int MPI_Bsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+int PMPI_Bsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return blocking("MPI_Bsend", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
                   MPI_STATUS_IGNORE);
 }
-int MPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int PMPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status* status) {
   return blocking("MPI_Recv", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, status);
 }
-int MPI_Isend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Isend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   return post("MPI_Isend", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm, request);
 }
-int MPI_Issend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Issend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   return post("MPI_Issend", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
 }
-int MPI_Irsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   return post("MPI_Irsend", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
 }
-int MPI_Ibsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Ibsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   return post("MPI_Ibsend", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm, request);
 }
-int MPI_Irecv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Irecv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   return post("MPI_Irecv", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, request);
 }
 
-int MPI_Send_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int PMPI_Send_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   MPI_Request* request) {
   return persistent("MPI_Send_init", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
                     request);
 }
-int MPI_Ssend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
   return persistent("MPI_Ssend_init", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
 }
-int MPI_Rsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
   return persistent("MPI_Rsend_init", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
 }
-int MPI_Bsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
   return persistent("MPI_Bsend_init", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
                     request);
 }
-int MPI_Recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   return persistent("MPI_Recv_init", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm,
                     request);
 }
 
-int MPI_Start(MPI_Request* request) { return MPI_Startall(1, request); }
+int PMPI_Start(MPI_Request* request) { return PMPI_Startall(1, request); }
 
-int MPI_Startall(int count, MPI_Request requests[]) {
+int PMPI_Startall(int count, MPI_Request requests[]) {
   MPI_Comm ec = MPI_COMM_WORLD;
   return api::call_ref("MPI_Startall", ec, [&](Context& c, Guard&) -> Error {
     if (count < 0) return error(MPI_ERR_COUNT, "MPI_Startall: count %d is negative", count);
@@ -211,9 +211,10 @@ Error complete_pair(Context& c, Guard& g, Request* s, Request* r, MPI_Status* st
 }  // namespace
 extern "C" {
 
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  const char* call = "MPI_Sendrecv";
+// MPI_Sendrecv and MPI_Sendrecv_c.
+static int sendrecv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Status* status) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
     Request *s, *r;
     Error e = api::new_request(c, RequestKind::kSend, SendMode::kStandard, sendbuf, sendcount, sendtype, dest, sendtag,
@@ -229,9 +230,9 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
   });
 }
 
-int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
-                         MPI_Comm comm, MPI_Status* status) {
-  const char* call = "MPI_Sendrecv_replace";
+// MPI_Sendrecv_replace and MPI_Sendrecv_replace_c.
+static int sendrecv_replace(const char* call, void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
     Request *s, *r;
     Error e = api::new_request(c, RequestKind::kRecv, SendMode::kStandard, buf, count, datatype, source, recvtag, comm,
@@ -240,7 +241,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
     // The outgoing copy, packed: the receive may overwrite `buf` before the send has left.
     std::vector<char> copy(static_cast<size_t>(count * r->type->size));
     gasket::mpi::datatype::pack(*r->type, buf, count, copy.data());
-    e = api::new_request(c, RequestKind::kSend, SendMode::kStandard, copy.data(), static_cast<int>(copy.size()),
+    e = api::new_request(c, RequestKind::kSend, SendMode::kStandard, copy.data(), static_cast<MPI_Count>(copy.size()),
                          MPI_BYTE, dest, sendtag, comm, false, call, &s);
     if (!e.is_ok()) {
       c.engine().requests().release(r);
@@ -250,7 +251,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
   });
 }
 
-int MPI_Buffer_attach(void* buffer, int size) {
+int PMPI_Buffer_attach(void* buffer, int size) {
   return api::call("MPI_Buffer_attach", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (size < 0) return error(MPI_ERR_ARG, "MPI_Buffer_attach: size %d is negative", size);
     if (buffer == nullptr && size > 0) return error(MPI_ERR_BUFFER, "MPI_Buffer_attach: the buffer is NULL");
@@ -263,7 +264,7 @@ int MPI_Buffer_attach(void* buffer, int size) {
   });
 }
 
-int MPI_Buffer_detach(void* buffer_addr, int* size) {
+int PMPI_Buffer_detach(void* buffer_addr, int* size) {
   return api::call("MPI_Buffer_detach", MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
     if (buffer_addr == nullptr || size == nullptr) return error(MPI_ERR_ARG, "MPI_Buffer_detach: a NULL argument");
     // Blocks until every buffered message has left the buffer.
@@ -331,7 +332,7 @@ int probe(const char* call, bool blocking, bool take, int source, int tag, MPI_C
   });
 }
 
-int matched_receive(const char* call, void* buf, int count, MPI_Datatype dt, MPI_Message* message,
+int matched_receive(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message,
                     MPI_Request* request, MPI_Status* status) {
   MPI_Comm ec = MPI_COMM_WORLD;
   return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
@@ -392,26 +393,28 @@ int matched_receive(const char* call, void* buf, int count, MPI_Datatype dt, MPI
 }  // namespace
 extern "C" {
 
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   return probe("MPI_Probe", true, false, source, tag, comm, nullptr, nullptr, status);
 }
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   return probe("MPI_Iprobe", false, false, source, tag, comm, flag, nullptr, status);
 }
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
   return probe("MPI_Mprobe", true, true, source, tag, comm, nullptr, message, status);
 }
-int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
   return probe("MPI_Improbe", false, true, source, tag, comm, flag, message, status);
 }
-int MPI_Mrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
+int PMPI_Mrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
   return matched_receive("MPI_Mrecv", buf, count, dt, message, nullptr, status);
 }
-int MPI_Imrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Request* request) {
-  if (request == nullptr) return api::call("MPI_Imrecv", MPI_COMM_WORLD, [](Context&, Guard&) {
-      return error(MPI_ERR_ARG, "MPI_Imrecv: the request argument is NULL");
+// MPI_Imrecv and MPI_Imrecv_c.
+static int imrecv(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message,
+                  MPI_Request* request) {
+  if (request == nullptr) return api::call(call, MPI_COMM_WORLD, [call](Context&, Guard&) {
+      return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
     });
-  return matched_receive("MPI_Imrecv", buf, count, dt, message, request, MPI_STATUS_IGNORE);
+  return matched_receive(call, buf, count, dt, message, request, MPI_STATUS_IGNORE);
 }
 
 // ---- completion ----
@@ -572,7 +575,7 @@ int some(const char* call, bool blocking, int incount, MPI_Request requests[], i
 }  // namespace
 extern "C" {
 
-int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   int index;
   if (request == nullptr) {
     return api::call("MPI_Wait", MPI_COMM_WORLD,
@@ -580,7 +583,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   }
   return any("MPI_Wait", true, 1, request, &index, nullptr, status);
 }
-int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   int index;
   if (request == nullptr || flag == nullptr) {
     return api::call("MPI_Test", MPI_COMM_WORLD,
@@ -588,34 +591,34 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   }
   return any("MPI_Test", false, 1, request, &index, flag, status);
 }
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   return all("MPI_Waitall", true, count, requests, nullptr, statuses);
 }
-int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   if (flag == nullptr) {
     return api::call("MPI_Testall", MPI_COMM_WORLD,
                      [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Testall: the flag argument is NULL"); });
   }
   return all("MPI_Testall", false, count, requests, flag, statuses);
 }
-int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   return any("MPI_Waitany", true, count, requests, index, nullptr, status);
 }
-int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
   if (flag == nullptr) {
     return api::call("MPI_Testany", MPI_COMM_WORLD,
                      [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Testany: the flag argument is NULL"); });
   }
   return any("MPI_Testany", false, count, requests, index, flag, status);
 }
-int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
   return some("MPI_Waitsome", true, incount, requests, outcount, indices, statuses);
 }
-int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
   return some("MPI_Testsome", false, incount, requests, outcount, indices, statuses);
 }
 
-int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   return api::call("MPI_Request_get_status", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (flag == nullptr) return error(MPI_ERR_ARG, "MPI_Request_get_status: the flag argument is NULL");
     Request* r;
@@ -637,7 +640,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   });
 }
 
-int MPI_Request_free(MPI_Request* request) {
+int PMPI_Request_free(MPI_Request* request) {
   return api::call("MPI_Request_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "MPI_Request_free: the request argument is NULL");
     Request* r;
@@ -654,7 +657,7 @@ int MPI_Request_free(MPI_Request* request) {
   });
 }
 
-int MPI_Cancel(MPI_Request* request) {
+int PMPI_Cancel(MPI_Request* request) {
   return api::call("MPI_Cancel", MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "MPI_Cancel: the request argument is NULL");
     Request* r;
@@ -679,7 +682,7 @@ int MPI_Cancel(MPI_Request* request) {
   });
 }
 
-int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
   if (status == nullptr || flag == nullptr) {
     return api::call("MPI_Test_cancelled", MPI_COMM_WORLD,
                      [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Test_cancelled: a NULL argument"); });
@@ -688,7 +691,7 @@ int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
   return MPI_SUCCESS;
 }
 
-int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) {
   return api::call("MPI_Grequest_start", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (query_fn == nullptr || free_fn == nullptr || cancel_fn == nullptr || request == nullptr) {
@@ -705,7 +708,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_
   });
 }
 
-int MPI_Grequest_complete(MPI_Request request) {
+int PMPI_Grequest_complete(MPI_Request request) {
   return api::call("MPI_Grequest_complete", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     Request* r = c.engine().requests().find(request);
     if (r == nullptr || r->kind != RequestKind::kGeneralized) {
@@ -720,13 +723,113 @@ int MPI_Grequest_complete(MPI_Request request) {
   });
 }
 
-int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
+int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
   if (status == nullptr) {
     return api::call("MPI_Status_set_cancelled", MPI_COMM_WORLD,
                      [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_Status_set_cancelled: status is NULL"); });
   }
   status->gasket_cancelled = flag != 0;
   return MPI_SUCCESS;
+}
+
+
+// ---- large-count forms (MPI 4.1): the same implementations, with MPI_Count counts ----
+
+int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Send_c", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
+                  MPI_STATUS_IGNORE);
+}
+int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Ssend_c", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm,
+                  MPI_STATUS_IGNORE);
+}
+int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Rsend_c", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm,
+                  MPI_STATUS_IGNORE);
+}
+int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking("MPI_Bsend_c", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
+                  MPI_STATUS_IGNORE);
+}
+int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return blocking("MPI_Recv_c", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, status);
+}
+int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* request) {
+  return post("MPI_Isend_c", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm, request);
+}
+int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return post("MPI_Issend_c", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
+}
+int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return post("MPI_Irsend_c", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
+}
+int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return post("MPI_Ibsend_c", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm, request);
+}
+int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                 MPI_Request* request) {
+  return post("MPI_Irecv_c", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, request);
+}
+int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                     MPI_Request* request) {
+  return persistent("MPI_Send_init_c", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
+                    request);
+}
+int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request* request) {
+  return persistent("MPI_Ssend_init_c", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm,
+                    request);
+}
+int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request* request) {
+  return persistent("MPI_Rsend_init_c", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm,
+                    request);
+}
+int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request* request) {
+  return persistent("MPI_Bsend_init_c", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
+                    request);
+}
+int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                     MPI_Request* request) {
+  return persistent("MPI_Recv_init_c", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm,
+                    request);
+}
+int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
+  return matched_receive("MPI_Mrecv_c", buf, count, dt, message, nullptr, status);
+}
+
+int PMPI_Imrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Request* request) {
+  return imrecv("MPI_Imrecv", buf, count, dt, message, request);
+}
+int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message, MPI_Request* request) {
+  return imrecv("MPI_Imrecv_c", buf, count, dt, message, request);
+}
+
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                  recvtag, comm, status);
+}
+int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                    MPI_Status* status) {
+  return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                  recvtag, comm, status);
+}
+
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status* status) {
+  return sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                            int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                          status);
 }
 
 }  // extern "C"

@@ -8,7 +8,7 @@ using p2p::Request;
 using p2p::RequestKind;
 using p2p::SendMode;
 
-bool valid_arguments(Context& c, bool recv, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+bool valid_arguments(Context& c, bool recv, const void* buf, MPI_Count count, MPI_Datatype datatype, int peer, int tag,
                      MPI_Comm comm_handle, comm::Communicator** cm, const datatype::Datatype** type) {
   comm::Communicator* comm = *cm = c.comms().find(comm_handle);
   const datatype::Datatype* t = *type = c.types().find_committed(datatype);
@@ -18,7 +18,7 @@ bool valid_arguments(Context& c, bool recv, const void* buf, int count, MPI_Data
          (tag >= 0 || (recv && tag == MPI_ANY_TAG));
 }
 
-Error new_request(Context& c, RequestKind kind, SendMode mode, const void* buf, int count, MPI_Datatype datatype,
+Error new_request(Context& c, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype datatype,
                   int peer, int tag, MPI_Comm comm_handle, bool persistent, const char* call, Request** out) {
   bool recv = kind == RequestKind::kRecv;
   comm::Communicator* comm;

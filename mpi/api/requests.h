@@ -12,11 +12,11 @@ namespace gasket::mpi::api {
 // The common case's argument check, without building Error values: true (and the communicator
 // and committed type behind the handles) when every argument of a send (peer = destination) or
 // receive (peer = source) is valid; false: new_request's checks explain what is wrong.
-bool valid_arguments(Context& c, bool recv, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+bool valid_arguments(Context& c, bool recv, const void* buf, MPI_Count count, MPI_Datatype datatype, int peer, int tag,
                      MPI_Comm comm, comm::Communicator** cm, const datatype::Datatype** type);
 // Checks the arguments of a send (peer = destination) or receive (peer = source) and creates
 // its request, not yet started.
-Error new_request(Context& c, p2p::RequestKind kind, p2p::SendMode mode, const void* buf, int count,
+Error new_request(Context& c, p2p::RequestKind kind, p2p::SendMode mode, const void* buf, MPI_Count count,
                   MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, bool persistent, const char* call,
                   p2p::Request** out);
 // Starts it (a persistent request: once more). Fails for a buffered send the attached buffer

@@ -556,12 +556,12 @@ extern "C" {
 int* const MPI_UNWEIGHTED = &unweighted_sentinel;
 int* const MPI_WEIGHTS_EMPTY = &weights_empty_sentinel;
 
-int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
+int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
   return api::call("MPI_Dims_create", MPI_COMM_WORLD,
                    [&](Context&, Guard&) { return topo::dims_create(nnodes, ndims, dims, "MPI_Dims_create"); });
 }
 
-int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                     MPI_Comm* comm_cart) {
   const char* call = "MPI_Cart_create";
   (void)reorder;  // ranks are kept (allowed)
@@ -575,7 +575,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
   });
 }
 
-int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   const char* call = "MPI_Cart_sub";
   return create(call, comm, newcomm, [&](Context&, Guard&, const cm::Communicator& parent, Layout* layout) {
     const Topology* t;
@@ -603,7 +603,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   });
 }
 
-int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
   const char* call = "MPI_Cart_get";
   return query(call, comm, &kCart, [&](const cm::Communicator& cmm, const Topology& t) {
     const topo::Cartesian& grid = t.cartesian();
@@ -624,7 +624,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
   });
 }
 
-int MPI_Cartdim_get(MPI_Comm comm, int* ndims) {
+int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
   const char* call = "MPI_Cartdim_get";
   return query(call, comm, &kCart, [&](const cm::Communicator& cmm, const Topology& t) {
     Error e = null_arg(ndims, true, "ndims", call, cmm);
@@ -633,7 +633,7 @@ int MPI_Cartdim_get(MPI_Comm comm, int* ndims) {
   });
 }
 
-int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   const char* call = "MPI_Cart_coords";
   return query(call, comm, &kCart, [&](const cm::Communicator& cmm, const Topology& t) {
     const topo::Cartesian& grid = t.cartesian();
@@ -653,7 +653,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   });
 }
 
-int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   const char* call = "MPI_Cart_rank";
   return query(call, comm, &kCart, [&](const cm::Communicator& cmm, const Topology& t) {
     const topo::Cartesian& grid = t.cartesian();
@@ -670,7 +670,7 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   });
 }
 
-int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
   const char* call = "MPI_Cart_shift";
   return query(call, comm, &kCart, [&](const cm::Communicator& cmm, const Topology& t) {
     if (rank_source == nullptr || rank_dest == nullptr) {
@@ -685,7 +685,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int
   });
 }
 
-int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
   const char* call = "MPI_Cart_map";
   return map(call, comm, newrank, [&](const cm::Communicator& cmm, int* n) {
     topo::Cartesian cart;
@@ -695,7 +695,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
   });
 }
 
-int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
                      MPI_Comm* comm_graph) {
   const char* call = "MPI_Graph_create";
   (void)reorder;
@@ -709,7 +709,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
   });
 }
 
-int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
   const char* call = "MPI_Graph_map";
   return map(call, comm, newrank, [&](const cm::Communicator& cmm, int* n) {
     topo::Graph graph;
@@ -718,7 +718,7 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
   });
 }
 
-int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
+int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
   const char* call = "MPI_Graphdims_get";
   return query(call, comm, &kGraph, [&](const cm::Communicator& cmm, const Topology& t) {
     if (nnodes == nullptr || nedges == nullptr) {
@@ -730,7 +730,7 @@ int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
   });
 }
 
-int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
+int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
   const char* call = "MPI_Graph_get";
   return query(call, comm, &kGraph, [&](const cm::Communicator& cmm, const Topology& t) {
     Error e = check_max(maxindex, "maxindex", call, cmm);
@@ -744,7 +744,7 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
   });
 }
 
-int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
   const char* call = "MPI_Graph_neighbors_count";
   return query(call, comm, &kGraph, [&](const cm::Communicator& cmm, const Topology& t) {
     Error e = check_node(t.graph(), rank, call, cmm);
@@ -754,7 +754,7 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
   });
 }
 
-int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
+int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
   const char* call = "MPI_Graph_neighbors";
   return query(call, comm, &kGraph, [&](const cm::Communicator& cmm, const Topology& t) {
     Error e = check_node(t.graph(), rank, call, cmm);
@@ -767,7 +767,7 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
   });
 }
 
-int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
                                    int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                    int reorder, MPI_Comm* comm_dist_graph) {
   const char* call = "MPI_Dist_graph_create_adjacent";
@@ -799,7 +799,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
   });
 }
 
-int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[],
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[],
                           const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
   const char* call = "MPI_Dist_graph_create";
   (void)reorder;
@@ -834,7 +834,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
   });
 }
 
-int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
   const char* call = "MPI_Dist_graph_neighbors_count";
   return query(call, comm, &kDist, [&](const cm::Communicator& cmm, const Topology& t) {
     if (indegree == nullptr || outdegree == nullptr || weighted == nullptr) {
@@ -847,7 +847,7 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
   });
 }
 
-int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
                              int destinations[], int destweights[]) {
   const char* call = "MPI_Dist_graph_neighbors";
   return query(call, comm, &kDist, [&](const cm::Communicator& cmm, const Topology& t) {
@@ -867,7 +867,7 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
   });
 }
 
-int MPI_Topo_test(MPI_Comm comm, int* status) {
+int PMPI_Topo_test(MPI_Comm comm, int* status) {
   const char* call = "MPI_Topo_test";
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
@@ -881,56 +881,56 @@ int MPI_Topo_test(MPI_Comm comm, int* status) {
 
 // ---- neighborhood collectives ----
 
-int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm) {
   return allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false,
                    nullptr, false);
 }
-int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true,
                    request, false);
 }
-int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                           MPI_Datatype recvtype, MPI_Comm comm) {
   return allgather("MPI_Neighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false,
                    nullptr, true);
 }
-int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return allgather("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true,
                    request, true);
 }
-int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   return allgatherv("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                     comm, false, nullptr);
 }
-int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request* request) {
   return allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                     comm, true, request);
 }
-int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                            void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                            MPI_Comm comm) {
   return alltoallv("MPI_Neighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                    recvtype, comm, false, nullptr);
 }
-int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                             void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                             MPI_Comm comm, MPI_Request* request) {
   return alltoallv("MPI_Ineighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                    recvtype, comm, true, request);
 }
-int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   return alltoallw("MPI_Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                    recvtypes, comm, false, nullptr);
 }
-int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                             MPI_Request* request) {

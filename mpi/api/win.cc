@@ -414,33 +414,33 @@ int gasket_win_null_delete_fn(MPI_Win, int, void*, void*) { return MPI_SUCCESS; 
 
 // ---- creation and destruction ----
 
-int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return api::call("MPI_Win_create", comm, [&](Context& c, Guard& g) -> Error {
     return api::create(c, g, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, nullptr, win, "MPI_Win_create");
   });
 }
 
-int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   return api::call("MPI_Win_allocate", comm, [&](Context& c, Guard& g) -> Error {
     return api::create(c, g, MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit, info, comm, baseptr, win,
                        "MPI_Win_allocate");
   });
 }
 
-int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   return api::call("MPI_Win_allocate_shared", comm, [&](Context& c, Guard& g) -> Error {
     return api::create(c, g, MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, info, comm, baseptr, win,
                        "MPI_Win_allocate_shared");
   });
 }
 
-int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return api::call("MPI_Win_create_dynamic", comm, [&](Context& c, Guard& g) -> Error {
     return api::create(c, g, MPI_WIN_FLAVOR_DYNAMIC, nullptr, 0, 1, info, comm, nullptr, win, "MPI_Win_create_dynamic");
   });
 }
 
-int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
   const char* call = "MPI_Win_shared_query";
   return api::win_call(call, win, [&](Context&, Guard&, Window& w) -> Error {
     if (size == nullptr || disp_unit == nullptr || baseptr == nullptr) {
@@ -471,7 +471,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, 
   });
 }
 
-int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
+int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
   return api::win_call("MPI_Win_attach", win, [&](Context&, Guard&, Window& w) -> Error {
     if (size < 0) {
       return error(MPI_ERR_SIZE, "MPI_Win_attach: rank %d: %s: size %lld is negative", w.rank(), w.label().c_str(),
@@ -484,12 +484,12 @@ int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
   });
 }
 
-int MPI_Win_detach(MPI_Win win, const void* base) {
+int PMPI_Win_detach(MPI_Win win, const void* base) {
   return api::win_call("MPI_Win_detach", win,
                        [&](Context&, Guard&, Window& w) -> Error { return w.detach(base, "MPI_Win_detach"); });
 }
 
-int MPI_Win_free(MPI_Win* win) {
+int PMPI_Win_free(MPI_Win* win) {
   const char* call = "MPI_Win_free";
   if (win == nullptr) {
     return api::call(call, MPI_COMM_WORLD, [&](Context&, Guard&) -> Error {
@@ -515,7 +515,7 @@ int MPI_Win_free(MPI_Win* win) {
 
 // ---- attributes, info, names, error handlers ----
 
-int MPI_Win_get_group(MPI_Win win, MPI_Group* group) {
+int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
   return api::win_call("MPI_Win_get_group", win, [&](Context& c, Guard&, Window& w) -> Error {
     if (group == nullptr) return error(MPI_ERR_ARG, "MPI_Win_get_group: rank %d: group is NULL", w.rank());
     *group = c.comms().add_group(w.group());
@@ -523,7 +523,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group* group) {
   });
 }
 
-int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
   return api::win_call("MPI_Win_set_info", win, [&](Context& c, Guard&, Window& w) -> Error {
     gasket::mpi::Info* in = c.find_info(info);
     if (in == nullptr) {
@@ -542,7 +542,7 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
   });
 }
 
-int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
+int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   return api::win_call("MPI_Win_get_info", win, [&](Context& c, Guard&, Window& w) -> Error {
     if (info_used == nullptr) return error(MPI_ERR_ARG, "MPI_Win_get_info: rank %d: info_used is NULL", w.rank());
     *info_used = c.add_info(w.info);
@@ -550,7 +550,7 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   });
 }
 
-int MPI_Win_set_name(MPI_Win win, const char* win_name) {
+int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
   return api::win_call("MPI_Win_set_name", win, [&](Context&, Guard&, Window& w) -> Error {
     if (win_name == nullptr) return error(MPI_ERR_ARG, "MPI_Win_set_name: rank %d: the name is NULL", w.rank());
     w.name.assign(win_name, strnlen(win_name, MPI_MAX_OBJECT_NAME - 1));
@@ -558,7 +558,7 @@ int MPI_Win_set_name(MPI_Win win, const char* win_name) {
   });
 }
 
-int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
+int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   return api::win_call("MPI_Win_get_name", win, [&](Context&, Guard&, Window& w) -> Error {
     if (win_name == nullptr || resultlen == nullptr) {
       return error(MPI_ERR_ARG, "MPI_Win_get_name: rank %d: a NULL argument", w.rank());
@@ -569,7 +569,7 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   });
 }
 
-int MPI_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhandler* errhandler) {
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhandler* errhandler) {
   return api::call("MPI_Win_create_errhandler", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (function == nullptr || errhandler == nullptr) return error(MPI_ERR_ARG, "MPI_Win_create_errhandler: a NULL argument");
     *errhandler = c.comms().add_errhandler(reinterpret_cast<MPI_Comm_errhandler_function*>(function));
@@ -577,7 +577,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhand
   });
 }
 
-int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   return api::win_call("MPI_Win_set_errhandler", win, [&](Context& c, Guard&, Window& w) -> Error {
     Error e = api::check_errhandler(c, errhandler, "MPI_Win_set_errhandler");
     if (!e.is_ok()) return e;
@@ -586,7 +586,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   });
 }
 
-int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
   return api::win_call("MPI_Win_get_errhandler", win, [&](Context& c, Guard&, Window& w) -> Error {
     if (errhandler == nullptr) return error(MPI_ERR_ARG, "MPI_Win_get_errhandler: rank %d: errhandler is NULL", w.rank());
     *errhandler = w.errhandler;
@@ -595,7 +595,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
   });
 }
 
-int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
   int valid = api::win_call("MPI_Win_call_errhandler", win, [](Context&, Guard&, Window&) { return Error::ok(); });
   if (valid != MPI_SUCCESS) return valid;
   Context& c = api::context("MPI_Win_call_errhandler");
@@ -603,7 +603,7 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
   return MPI_SUCCESS;
 }
 
-int MPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_attr_function* delete_fn,
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_attr_function* delete_fn,
                           int* win_keyval, void* extra_state) {
   return api::call("MPI_Win_create_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (win_keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Win_create_keyval: win_keyval is NULL");
@@ -616,7 +616,7 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_at
   });
 }
 
-int MPI_Win_free_keyval(int* win_keyval) {
+int PMPI_Win_free_keyval(int* win_keyval) {
   return api::call("MPI_Win_free_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (win_keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Win_free_keyval: win_keyval is NULL");
     gasket::mpi::comm::Keyval* k;
@@ -649,7 +649,7 @@ Error delete_win_attr(Context& c, MPI_Win handle, Window& w, int keyval, const c
 }  // namespace
 extern "C" {
 
-int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
   const char* call = "MPI_Win_set_attr";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
     gasket::mpi::comm::Keyval* k;
@@ -667,7 +667,7 @@ int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
   });
 }
 
-int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
   const char* call = "MPI_Win_get_attr";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
     if (attribute_val == nullptr || flag == nullptr) return error(MPI_ERR_ARG, "%s: rank %d: a NULL argument", call, w.rank());
@@ -691,7 +691,7 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
   });
 }
 
-int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   return api::win_call("MPI_Win_delete_attr", win, [&](Context& c, Guard&, Window& w) -> Error {
     return delete_win_attr(c, win, w, win_keyval, "MPI_Win_delete_attr");
   });
@@ -699,7 +699,7 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
 
 // ---- communication ----
 
-int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   return api::win_call("MPI_Put", win, [&](Context& c, Guard&, Window& w) -> Error {
     return api::move(c, w, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank,
@@ -707,7 +707,7 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
   });
 }
 
-int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
             int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   return api::win_call("MPI_Get", win, [&](Context& c, Guard&, Window& w) -> Error {
     return api::move(c, w, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
@@ -715,7 +715,7 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
   });
 }
 
-int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   return api::win_call("MPI_Accumulate", win, [&](Context& c, Guard&, Window& w) -> Error {
     return api::accumulate(c, w, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
@@ -723,7 +723,7 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
   });
 }
 
-int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
+int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
                        int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   const char* call = "MPI_Get_accumulate";
@@ -736,7 +736,7 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
   });
 }
 
-int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
+int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
                      MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
   const char* call = "MPI_Fetch_and_op";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
@@ -746,7 +746,7 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
   });
 }
 
-int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype,
+int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype,
                          int target_rank, MPI_Aint target_disp, MPI_Win win) {
   const char* call = "MPI_Compare_and_swap";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
@@ -770,7 +770,7 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
   });
 }
 
-int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   const char* call = "MPI_Rput";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
@@ -783,7 +783,7 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
   });
 }
 
-int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
              int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   const char* call = "MPI_Rget";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
@@ -796,7 +796,7 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
   });
 }
 
-int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                     MPI_Request* request) {
   const char* call = "MPI_Raccumulate";
@@ -810,7 +810,7 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
   });
 }
 
-int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
+int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                         MPI_Request* request) {
@@ -830,7 +830,7 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
 
 // ---- synchronisation ----
 
-int MPI_Win_fence(int assert, MPI_Win win) {
+int PMPI_Win_fence(int assert, MPI_Win win) {
   const char* call = "MPI_Win_fence";
   return api::win_call(call, win, [&](Context& c, Guard& g, Window& w) -> Error {
     Error e = api::check_assert(w, assert, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED,
@@ -839,7 +839,7 @@ int MPI_Win_fence(int assert, MPI_Win win) {
   });
 }
 
-int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
   const char* call = "MPI_Win_post";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
     Error e = api::check_assert(w, assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT, call);
@@ -849,7 +849,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
   });
 }
 
-int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
+int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
   const char* call = "MPI_Win_start";
   return api::win_call(call, win, [&](Context& c, Guard& g, Window& w) -> Error {
     Error e = api::check_assert(w, assert, MPI_MODE_NOCHECK, call);
@@ -859,18 +859,18 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
   });
 }
 
-int MPI_Win_complete(MPI_Win win) {
+int PMPI_Win_complete(MPI_Win win) {
   return api::win_call("MPI_Win_complete", win,
                        [&](Context&, Guard&, Window& w) -> Error { return w.complete("MPI_Win_complete"); });
 }
 
-int MPI_Win_wait(MPI_Win win) {
+int PMPI_Win_wait(MPI_Win win) {
   return api::win_call("MPI_Win_wait", win, [&](Context& c, Guard& g, Window& w) -> Error {
     return w.wait_exposure(api::waiter(c, g), false, nullptr, "MPI_Win_wait");
   });
 }
 
-int MPI_Win_test(MPI_Win win, int* flag) {
+int PMPI_Win_test(MPI_Win win, int* flag) {
   return api::win_call("MPI_Win_test", win, [&](Context& c, Guard& g, Window& w) -> Error {
     if (flag == nullptr) return error(MPI_ERR_ARG, "MPI_Win_test: rank %d: flag is NULL", w.rank());
     c.engine().progress();
@@ -881,7 +881,7 @@ int MPI_Win_test(MPI_Win win, int* flag) {
   });
 }
 
-int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
   const char* call = "MPI_Win_lock";
   return api::win_call(call, win, [&](Context& c, Guard& g, Window& w) -> Error {
     if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE) {
@@ -894,7 +894,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
   });
 }
 
-int MPI_Win_unlock(int rank, MPI_Win win) {
+int PMPI_Win_unlock(int rank, MPI_Win win) {
   const char* call = "MPI_Win_unlock";
   return api::win_call(call, win, [&](Context&, Guard&, Window& w) -> Error {
     Error e = api::lock_rank_check(w, rank, call);
@@ -902,7 +902,7 @@ int MPI_Win_unlock(int rank, MPI_Win win) {
   });
 }
 
-int MPI_Win_lock_all(int assert, MPI_Win win) {
+int PMPI_Win_lock_all(int assert, MPI_Win win) {
   const char* call = "MPI_Win_lock_all";
   return api::win_call(call, win, [&](Context& c, Guard& g, Window& w) -> Error {
     Error e = api::check_assert(w, assert, MPI_MODE_NOCHECK, call);
@@ -910,7 +910,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
   });
 }
 
-int MPI_Win_unlock_all(MPI_Win win) {
+int PMPI_Win_unlock_all(MPI_Win win) {
   return api::win_call("MPI_Win_unlock_all", win,
                        [&](Context&, Guard&, Window& w) -> Error { return w.unlock_all("MPI_Win_unlock_all"); });
 }
@@ -933,12 +933,12 @@ int flush(const char* call, int rank, MPI_Win win) {
 }  // namespace
 extern "C" {
 
-int MPI_Win_flush(int rank, MPI_Win win) { return flush("MPI_Win_flush", rank, win); }
-int MPI_Win_flush_local(int rank, MPI_Win win) { return flush("MPI_Win_flush_local", rank, win); }
-int MPI_Win_flush_all(MPI_Win win) { return flush("MPI_Win_flush_all", -1, win); }
-int MPI_Win_flush_local_all(MPI_Win win) { return flush("MPI_Win_flush_local_all", -1, win); }
+int PMPI_Win_flush(int rank, MPI_Win win) { return flush("MPI_Win_flush", rank, win); }
+int PMPI_Win_flush_local(int rank, MPI_Win win) { return flush("MPI_Win_flush_local", rank, win); }
+int PMPI_Win_flush_all(MPI_Win win) { return flush("MPI_Win_flush_all", -1, win); }
+int PMPI_Win_flush_local_all(MPI_Win win) { return flush("MPI_Win_flush_local_all", -1, win); }
 
-int MPI_Win_sync(MPI_Win win) {
+int PMPI_Win_sync(MPI_Win win) {
   return api::win_call("MPI_Win_sync", win, [&](Context&, Guard&, Window&) -> Error {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return Error::ok();

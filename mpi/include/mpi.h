@@ -1,4 +1,5 @@
-/* gasket's MPI library: the MPI 3.1 C API (the subset listed in mpi/README.md).
+/* gasket's MPI library: the MPI 4.1 C API (prototypes of every procedure in mpi_proto.h; those
+ * implemented: mpi/README.md). MPI_VERSION stays 3.1 until the whole API is implemented.
  * Handles are integers (MPI_Comm, MPI_Datatype, ...); predefined handles are constants.
  * Usable from C and C++. Link with -lgasket_mpi through mpicc/mpicxx, or depend on //mpi in Bazel. */
 #ifndef GASKET_MPI_H_
@@ -210,44 +211,8 @@ typedef struct MPI_Status {
 #define MPI_REPLACE 13
 #define MPI_NO_OP 14
 
-/* ---- environment ---- */
-int MPI_Init(int* argc, char*** argv);
-int MPI_Init_thread(int* argc, char*** argv, int required, int* provided);
-int MPI_Finalize(void);
-int MPI_Initialized(int* flag);
-int MPI_Finalized(int* flag);
-int MPI_Query_thread(int* provided);
-int MPI_Is_thread_main(int* flag);
-int MPI_Abort(MPI_Comm comm, int errorcode);
-double MPI_Wtime(void);
-double MPI_Wtick(void);
-int MPI_Get_processor_name(char* name, int* resultlen);
-int MPI_Get_version(int* version, int* subversion);
-int MPI_Get_library_version(char* version, int* resultlen);
-int MPI_Error_string(int errorcode, char* string, int* resultlen);
-int MPI_Error_class(int errorcode, int* errorclass);
-int MPI_Pcontrol(const int level, ...);
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr);
-int MPI_Free_mem(void* base);
-
-/* ---- info objects ---- */
-int MPI_Info_create(MPI_Info* info);
-int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo);
-int MPI_Info_free(MPI_Info* info);
-int MPI_Info_set(MPI_Info info, const char* key, const char* value);
-int MPI_Info_delete(MPI_Info info, const char* key);
-int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag);
-int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag);
-int MPI_Info_get_nkeys(MPI_Info info, int* nkeys);
-int MPI_Info_get_nthkey(MPI_Info info, int n, char* key);
-
 /* ---- error handlers ---- */
 typedef void MPI_Comm_errhandler_function(MPI_Comm*, int*, ...);
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler);
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler);
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
-int MPI_Errhandler_free(MPI_Errhandler* errhandler);
 
 /* ---- communicators, groups, attributes ---- */
 #define MPI_COMM_TYPE_SHARED 1
@@ -270,120 +235,10 @@ int gasket_comm_null_delete_fn(MPI_Comm, int, void*, void*);
 #define MPI_COMM_DUP_FN gasket_comm_dup_fn
 #define MPI_COMM_NULL_DELETE_FN gasket_comm_null_delete_fn
 
-int MPI_Comm_rank(MPI_Comm comm, int* rank);
-int MPI_Comm_size(MPI_Comm comm, int* size);
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm);
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request);
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm);
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
-int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
-int MPI_Comm_free(MPI_Comm* comm);
-int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result);
-int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name);
-int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen);
-int MPI_Comm_group(MPI_Comm comm, MPI_Group* group);
-int MPI_Comm_test_inter(MPI_Comm comm, int* flag);
-int MPI_Comm_remote_size(MPI_Comm comm, int* size);
-int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group);
-int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
-                         int tag, MPI_Comm* newintercomm);
-int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm);
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
-                           MPI_Comm_delete_attr_function* delete_fn, int* comm_keyval,
-                           void* extra_state);
-int MPI_Comm_free_keyval(int* comm_keyval);
-int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val);
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag);
-int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
-
-int MPI_Group_size(MPI_Group group, int* size);
-int MPI_Group_rank(MPI_Group group, int* rank);
-int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
-                              int ranks2[]);
-int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result);
-int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
-int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
-int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
-int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
-int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
-int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup);
-int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup);
-int MPI_Group_free(MPI_Group* group);
-
 /* ---- point-to-point ---- */
-int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-             MPI_Status* status);
-int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-              MPI_Request* request);
-int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request);
-int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request);
-int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request);
-int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Request* request);
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                 MPI_Comm comm, MPI_Status* status);
-int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                         int source, int recvtag, MPI_Comm comm, MPI_Status* status);
-int MPI_Buffer_attach(void* buffer, int size);
-int MPI_Buffer_detach(void* buffer_addr, int* size);
-
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status);
-int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
-                MPI_Status* status);
-int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status);
-int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
-               MPI_Request* request);
-
-int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request* request);
-int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request* request);
-int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request* request);
-int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request* request);
-int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                  MPI_Request* request);
-int MPI_Start(MPI_Request* request);
-int MPI_Startall(int count, MPI_Request array_of_requests[]);
-
-int MPI_Wait(MPI_Request* request, MPI_Status* status);
-int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status);
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
-int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag,
-                MPI_Status array_of_statuses[]);
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status);
-int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag,
-                MPI_Status* status);
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[]);
-int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[]);
-int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status);
-int MPI_Request_free(MPI_Request* request);
-int MPI_Cancel(MPI_Request* request);
-int MPI_Test_cancelled(const MPI_Status* status, int* flag);
-
 typedef int MPI_Grequest_query_function(void* extra_state, MPI_Status* status);
 typedef int MPI_Grequest_free_function(void* extra_state);
 typedef int MPI_Grequest_cancel_function(void* extra_state, int complete);
-int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
-                       MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
-                       MPI_Request* request);
-int MPI_Grequest_complete(MPI_Request request);
-int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count);
-int MPI_Status_set_cancelled(MPI_Status* status, int flag);
 
 /* ---- datatypes ---- */
 #define MPI_ORDER_C 56
@@ -406,145 +261,8 @@ int MPI_Status_set_cancelled(MPI_Status* status, int flag);
 #define MPI_COMBINER_DARRAY 12
 #define MPI_COMBINER_RESIZED 13
 
-int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count);
-int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count);
-int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
-int MPI_Type_size(MPI_Datatype datatype, int* size);
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size);
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent);
-int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent);
-int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent);
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent);
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype);
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                    MPI_Datatype* newtype);
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                            MPI_Datatype* newtype);
-int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
-                     MPI_Datatype oldtype, MPI_Datatype* newtype);
-int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
-                             MPI_Datatype oldtype, MPI_Datatype* newtype);
-int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[],
-                                  MPI_Datatype oldtype, MPI_Datatype* newtype);
-int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
-                                   MPI_Datatype oldtype, MPI_Datatype* newtype);
-int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
-                           const MPI_Datatype types[], MPI_Datatype* newtype);
-int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
-                             int order, MPI_Datatype oldtype, MPI_Datatype* newtype);
-int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
-                           const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
-                           MPI_Datatype* newtype);
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                            MPI_Datatype* newtype);
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype);
-int MPI_Type_commit(MPI_Datatype* datatype);
-int MPI_Type_free(MPI_Datatype* datatype);
-int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
-                          int* num_datatypes, int* combiner);
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                          int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
-                          MPI_Datatype array_of_datatypes[]);
-int MPI_Type_set_name(MPI_Datatype datatype, const char* name);
-int MPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen);
-int MPI_Get_address(const void* location, MPI_Aint* address);
-MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
-MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
-int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
-             int* position, MPI_Comm comm);
-int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
-               MPI_Datatype datatype, MPI_Comm comm);
-int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size);
-int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
-                      void* outbuf, MPI_Aint outsize, MPI_Aint* position);
-int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize,
-                        MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype);
-int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
-                           MPI_Aint* size);
-
 /* ---- collectives and reduction operations (mpi/coll, mpi/op) ---- */
 typedef void MPI_User_function(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
-int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
-int MPI_Op_free(MPI_Op* op);
-int MPI_Op_commutative(MPI_Op op, int* commute);
-int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op);
-
-int MPI_Barrier(MPI_Comm comm);
-int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
-int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                MPI_Comm comm);
-int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                 MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                 MPI_Comm comm);
-int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-                  MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                  const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm);
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  MPI_Comm comm);
-int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-             MPI_Comm comm);
-int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               MPI_Comm comm);
-
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request);
-int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-               MPI_Request* request);
-int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
-int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                 MPI_Comm comm, MPI_Request* request);
-int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
-int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm, MPI_Request* request);
-int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                    MPI_Request* request);
-int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                   MPI_Request* request);
-int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm, MPI_Request* request);
-int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm, MPI_Request* request);
-int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request);
-int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request);
-int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-              MPI_Comm comm, MPI_Request* request);
-int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm, MPI_Request* request);
 
 /* ---- process topologies and neighborhood collectives (mpi/topo) ---- */
 #define MPI_CART 1
@@ -554,64 +272,6 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
  * library (as MPICH does), so compilers do not take them for zero-sized arrays. */
 extern int* const MPI_UNWEIGHTED;
 extern int* const MPI_WEIGHTS_EMPTY;
-
-int MPI_Dims_create(int nnodes, int ndims, int dims[]);
-int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
-                    MPI_Comm* comm_cart);
-int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
-int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
-int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank);
-int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest);
-int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm);
-int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank);
-int MPI_Cartdim_get(MPI_Comm comm, int* ndims);
-int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
-                     MPI_Comm* comm_graph);
-int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
-int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors);
-int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
-int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges);
-int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank);
-int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-                          const int destinations[], const int weights[], MPI_Info info, int reorder,
-                          MPI_Comm* comm_dist_graph);
-int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
-                                   const int sourceweights[], int outdegree,
-                                   const int destinations[], const int destweights[],
-                                   MPI_Info info, int reorder, MPI_Comm* comm_dist_graph);
-int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
-                             int maxoutdegree, int destinations[], int destweights[]);
-int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted);
-int MPI_Topo_test(MPI_Comm comm, int* status);
-
-int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                            const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                            MPI_Comm comm);
-int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                           MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                           const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
-int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                             const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                             MPI_Comm comm, MPI_Request* request);
-int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                            MPI_Request* request);
-int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                            MPI_Request* request);
 
 /* ---- one-sided communication: windows (mpi/win) ---- */
 typedef int MPI_Win;
@@ -650,81 +310,56 @@ int gasket_win_null_delete_fn(MPI_Win, int, void*, void*);
 #define MPI_WIN_DUP_FN gasket_win_dup_fn
 #define MPI_WIN_NULL_DELETE_FN gasket_win_null_delete_fn
 
-int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                   MPI_Win* win);
-int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
-                     MPI_Win* win);
-int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                            void* baseptr, MPI_Win* win);
-int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr);
-int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win);
-int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size);
-int MPI_Win_detach(MPI_Win win, const void* base);
-int MPI_Win_free(MPI_Win* win);
-int MPI_Win_get_group(MPI_Win win, MPI_Group* group);
-int MPI_Win_set_info(MPI_Win win, MPI_Info info);
-int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used);
-int MPI_Win_set_name(MPI_Win win, const char* win_name);
-int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen);
-int MPI_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhandler* errhandler);
-int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
-int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler);
-int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
-int MPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn,
-                          MPI_Win_delete_attr_function* delete_fn, int* win_keyval,
-                          void* extra_state);
-int MPI_Win_free_keyval(int* win_keyval);
-int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val);
-int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag);
-int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
+/* ---- the remaining types of the MPI 4.1 prototypes (mpi_proto.h) ---- */
+typedef int MPI_Session;
+typedef int MPI_File; /* file I/O is not implemented (issue 19 leaves it to an issue of its own) */
+typedef struct MPI_F08_status {
+  MPI_Fint MPI_SOURCE;
+  MPI_Fint MPI_TAG;
+  MPI_Fint MPI_ERROR;
+  MPI_Fint gasket_internal[3]; /* MPI_Status's other fields */
+} MPI_F08_status;
+typedef void MPI_User_function_c(void* invec, void* inoutvec, MPI_Count* len, MPI_Datatype* datatype);
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void* extra_state, void* attribute_val_in,
+                              void* attribute_val_out, int* flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void* attribute_val, void* extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void* extra_state,
+                                        void* attribute_val_in, void* attribute_val_out, int* flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void* attribute_val,
+                                          void* extra_state);
+typedef void MPI_File_errhandler_function(MPI_File*, int*, ...);
+typedef void MPI_Session_errhandler_function(MPI_Session*, int*, ...);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint* extent, void* extra_state);
+typedef int MPI_Datarep_conversion_function(void* userbuf, MPI_Datatype datatype, int count, void* filebuf,
+                                            MPI_Offset position, void* extra_state);
+typedef int MPI_Datarep_conversion_function_c(void* userbuf, MPI_Datatype datatype, MPI_Count count,
+                                              void* filebuf, MPI_Offset position, void* extra_state);
+/* The tools interface (MPI_T): opaque handles and the callback types. */
+typedef struct gasket_T_enum* MPI_T_enum;
+typedef struct gasket_T_cvar_handle* MPI_T_cvar_handle;
+typedef struct gasket_T_pvar_handle* MPI_T_pvar_handle;
+typedef struct gasket_T_pvar_session* MPI_T_pvar_session;
+typedef struct gasket_T_event_instance* MPI_T_event_instance;
+typedef struct gasket_T_event_registration* MPI_T_event_registration;
+typedef enum MPI_T_cb_safety {
+  MPI_T_CB_REQUIRE_NONE,
+  MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+  MPI_T_CB_REQUIRE_THREAD_SAFE,
+  MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+} MPI_T_cb_safety;
+typedef enum MPI_T_source_order { MPI_T_SOURCE_ORDERED, MPI_T_SOURCE_UNORDERED } MPI_T_source_order;
+typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance,
+                                     MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                     void* user_data);
+typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                          void* user_data);
+typedef void MPI_T_event_dropped_cb_function(MPI_Count count, MPI_T_event_registration event_registration,
+                                             int source_index, MPI_T_cb_safety cb_safety, void* user_data);
 
-int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-            int target_rank, MPI_Aint target_disp, int target_count,
-            MPI_Datatype target_datatype, MPI_Win win);
-int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
-int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                   int target_rank, MPI_Aint target_disp, int target_count,
-                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
-int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                       void* result_addr, int result_count, MPI_Datatype result_datatype,
-                       int target_rank, MPI_Aint target_disp, int target_count,
-                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
-int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype,
-                     int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
-int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
-                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
-                         MPI_Win win);
-int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-             int target_rank, MPI_Aint target_disp, int target_count,
-             MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request);
-int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
-             MPI_Request* request);
-int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                    int target_rank, MPI_Aint target_disp, int target_count,
-                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request);
-int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                        void* result_addr, int result_count, MPI_Datatype result_datatype,
-                        int target_rank, MPI_Aint target_disp, int target_count,
-                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                        MPI_Request* request);
-
-int MPI_Win_fence(int assert, MPI_Win win);
-int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);
-int MPI_Win_start(MPI_Group group, int assert, MPI_Win win);
-int MPI_Win_complete(MPI_Win win);
-int MPI_Win_wait(MPI_Win win);
-int MPI_Win_test(MPI_Win win, int* flag);
-int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
-int MPI_Win_unlock(int rank, MPI_Win win);
-int MPI_Win_lock_all(int assert, MPI_Win win);
-int MPI_Win_unlock_all(MPI_Win win);
-int MPI_Win_flush(int rank, MPI_Win win);
-int MPI_Win_flush_all(MPI_Win win);
-int MPI_Win_flush_local(int rank, MPI_Win win);
-int MPI_Win_flush_local_all(MPI_Win win);
-int MPI_Win_sync(MPI_Win win);
+/* Every procedure: MPI_x, its profiling name PMPI_x and its large-count form MPI_x_c, generated
+ * from the standard's list (mpi/bindings). Those gasket does not provide yet (listed in
+ * mpi/bindings/missing.txt) are declared unavailable: calling one does not compile. */
+#include "mpi_proto.h"
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# coverage.py on the built libgasket_mpi.so (see coverage.py).
+set -euo pipefail
+src=${TEST_SRCDIR}/gasket
+cd "$src/mpi/bindings"
+python3 -B coverage.py procedures.tsv missing.txt "$src/mpi/libgasket_mpi.so"
