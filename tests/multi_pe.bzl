@@ -5,11 +5,8 @@ ALL_PATHS = ["local", "pciddc-shm", "pciddc-tcp", "ucx-shm", "ucx-tcp"]
 # Mixed nodes (2 PEs per simulated node): same-node peers direct, the others over the backend.
 NODES_PATHS = ["pciddc-tcp-nodes", "ucx-tcp-nodes"]
 
-def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], size = "medium", flaky = False):
-    """Runs `program` through gasketrun on every path at every PE count; a test_suite `name`.
-
-    flaky: retried by Bazel (up to 3 attempts); only for a known, documented race under repair.
-    """
+def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], size = "medium"):
+    """Runs `program` through gasketrun on every path at every PE count; a test_suite `name`."""
     tests = []
     for path in paths:
         for n in pes:
@@ -21,7 +18,6 @@ def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], 
                 args = ["$(location //tools/gasketrun)", "$(location %s)" % program, str(n), path] +
                        (["--"] + args if args else []),
                 data = ["//tools/gasketrun", "//tests:paths.txt", program],
-                flaky = flaky,
             )
             tests.append(test)
     native.test_suite(name = name, tests = tests)
