@@ -100,8 +100,9 @@ class Job final : public StoreObserver {
       reap_children();
     }
     if (ending_) return;
-    int status = (code & 0xff) != 0 ? (code & 0xff) : 1;
-    end_job(status, "PE " + std::to_string(rank) + " aborted with code " + std::to_string(code) +
+    // The code is the job's exit status, as OpenSHMEM (shmem_global_exit) and MPI (MPI_Abort)
+    // ask, 0 included; like exit(3), only its low 8 bits reach the environment.
+    end_job(code & 0xff, "PE " + std::to_string(rank) + " aborted with code " + std::to_string(code) +
                         ": " + one_line(message));
   }
   void on_store_notice(const std::string& line) override { say(line); }
