@@ -287,8 +287,11 @@ uint64_t atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t
   // A fetching atomic is a polling point (a loop of shmem_atomic_fetch on a local flag,
   // shmem_test_lock on the lock's PE): like poll() it serves incoming traffic, which neither the
   // direct path nor a backend's own completion does, so peers' emulated operations on this PE
-  // keep running while it polls.
-  if (returns_old_value(op)) rt(call).progress();
+  // keep running while it polls. Without a backend (every peer direct) there is nothing to serve.
+  if (returns_old_value(op)) {
+    Runtime& r = rt(call);
+    if (r.backend() != nullptr) r.progress();
+  }
   return old;
 }
 
