@@ -175,6 +175,8 @@ namespace detail {
 // One step of a wait: serves incoming traffic, then spins, yields or sleeps as the PE count
 // relative to cores demands. `polls` counts the steps of this wait.
 void wait_step(unsigned* polls);
+// The spin/yield half of wait_step, without serving traffic.
+void back_off(unsigned* polls);
 template <typename T>
 bool compare(T a, Cmp cmp, T b) {
   switch (cmp) {
@@ -189,24 +191,39 @@ bool compare(T a, Cmp cmp, T b) {
 }
 }  // namespace detail
 
+// The one polling primitive behind every test and wait of the APIs: serves incoming traffic
+// (the backend, active messages, memreg stages), then evaluates `ready`; with `block`, repeats
+// (spinning, then yielding) until it holds. A PE that polls without blocking (shmem_test_*,
+// MPI_Test, a loop of tests) thus still runs its peers' emulated gets and atomics, so a peer
+// waiting on it cannot hang. Returns whether `ready` held.
+template <typename Ready>
+bool poll(bool block, Ready&& ready) {
+  unsigned polls = 0;
+  for (;;) {
+    progress();
+    if (ready()) return true;
+    if (!block) return false;
+    detail::back_off(&polls);
+  }
+}
+
 // True when *ivar (read atomically) compares to `value` as asked. Serves incoming traffic.
 template <typename T>
 bool test(const T* ivar, Cmp cmp, T value) {
   static_assert(std::is_integral<T>::value, "wait/test work on integer variables");
-  progress();
-  return detail::compare(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, value);
+  return poll(false, [&] { return detail::compare(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, value); });
 }
 
 // Waits until *ivar compares to `value` as asked; keeps serving other PEs while it waits.
 template <typename T>
 T wait_until(const T* ivar, Cmp cmp, T value) {
   static_assert(std::is_integral<T>::value, "wait/test work on integer variables");
-  unsigned polls = 0;
-  for (;;) {
-    T now = __atomic_load_n(ivar, __ATOMIC_ACQUIRE);
-    if (detail::compare(now, cmp, value)) return now;
-    detail::wait_step(&polls);
-  }
+  T now;
+  poll(true, [&] {
+    now = __atomic_load_n(ivar, __ATOMIC_ACQUIRE);
+    return detail::compare(now, cmp, value);
+  });
+  return now;
 }
 
 // ---- User memory exposed to peers (MPI rendezvous and windows; core/memreg/user_memory.h) ----

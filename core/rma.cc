@@ -223,6 +223,11 @@ uint64_t locked_static_atomic(Runtime& r, const segments::Segment& seg, size_t o
   return old;
 }
 
+bool returns_old_value(AtomicOp op) {
+  return op != AtomicOp::kSet && op != AtomicOp::kAdd && op != AtomicOp::kAnd && op != AtomicOp::kOr &&
+         op != AtomicOp::kXor;
+}
+
 bool float_allowed(AtomicOp op) {
   return op == AtomicOp::kFetch || op == AtomicOp::kSet || op == AtomicOp::kSwap ||
          op == AtomicOp::kCompareSwap;
@@ -278,7 +283,16 @@ uint64_t run_atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint
 uint64_t atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t compare, int pe,
                 bool is_float, const char* call) {
   bool deferred = false;
-  return run_atomic(dst, width, op, operand, compare, pe, is_float, nullptr, &deferred, call);
+  uint64_t old = run_atomic(dst, width, op, operand, compare, pe, is_float, nullptr, &deferred, call);
+  // A fetching atomic is a polling point (a loop of shmem_atomic_fetch on a local flag,
+  // shmem_test_lock on the lock's PE): like poll() it serves incoming traffic, which neither the
+  // direct path nor a backend's own completion does, so peers' emulated operations on this PE
+  // keep running while it polls. Without a backend (every peer direct) there is nothing to serve.
+  if (returns_old_value(op)) {
+    Runtime& r = rt(call);
+    if (r.backend() != nullptr) r.progress();
+  }
+  return old;
 }
 
 void atomic_nbi(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t compare, int pe, void* fetched,
@@ -318,6 +332,11 @@ namespace detail {
 void wait_step(unsigned* polls) {
   Runtime* r = Runtime::get();
   if (r != nullptr) r->progress();
+  back_off(polls);
+}
+
+void back_off(unsigned* polls) {
+  Runtime* r = Runtime::get();
   unsigned spin = r != nullptr ? r->spin_count() : 1000;
   if (++*polls < spin) {
 #if defined(__x86_64__) || defined(__i386__)

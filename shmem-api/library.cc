@@ -21,10 +21,13 @@ Library& Library::get(const char* call) {
 }
 
 namespace {
-// Programs that call start_pes (or forget shmem_finalize) are finalized at exit, as the standard
-// allows, so the launcher sees a clean end.
-void finalize_at_exit() {
-  if (Library::running()) shmem_finalize();
+// Programs that call start_pes (or forget shmem_finalize) and end normally (status 0) are
+// finalized at exit, as the standard allows, so the launcher sees a clean end. A PE that exits
+// with another status (exit(3) on an error path) leaves at once: a collective finalize would wait
+// in a barrier its peers never join, and the job would hang instead of the launcher ending it
+// with "PE n exited with status 3" (issue 18).
+void finalize_at_exit(int status, void*) {
+  if (status == 0 && Library::running()) shmem_finalize();
 }
 }  // namespace
 
@@ -68,7 +71,7 @@ void Library::start(int requested, const char* call) {
     std::fflush(stdout);
   }
   static bool registered = false;
-  if (!registered) registered = std::atexit(finalize_at_exit) == 0;
+  if (!registered) registered = on_exit(finalize_at_exit, nullptr) == 0;  // glibc: the handler sees the status
 }
 
 void Library::stop() {

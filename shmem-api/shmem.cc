@@ -113,20 +113,21 @@ size_t multi(bool wait, Want want, T* ivars, size_t n, size_t* indices, const in
   Cmp c = comparison(cmp, call);
   if (n != 0 && ivars == nullptr) log::fatal("%s: null ivars with %zu elements", call, n);
   lib(call).check_symmetric(ivars, n * sizeof(T), "ivars", call);
-  unsigned polls = 0;
-  for (;;) {
+  size_t result = want == Want::kAny ? SIZE_MAX : 0;  // nothing satisfied
+  // The core's polling primitive serves incoming traffic before every scan, tests included.
+  poll(wait, [&] {
     size_t first = SIZE_MAX, active = 0;
     size_t found = scan(ivars, n, status, c, values, value, want == Want::kSome ? indices : nullptr, &first, &active);
     if (want == Want::kAll) {
-      if (found == active) return 1;
-    } else if (active == 0) {
-      return want == Want::kAny ? SIZE_MAX : 0;
-    } else if (found > 0) {
-      return want == Want::kAny ? first : found;
+      if (found != active) return false;
+      result = 1;
+    } else if (active != 0) {  // none active: done, nothing satisfied
+      if (found == 0) return false;
+      result = want == Want::kAny ? first : found;
     }
-    if (!wait) return want == Want::kAll ? 0 : (want == Want::kAny ? SIZE_MAX : 0);
-    detail::wait_step(&polls);
-  }
+    return true;
+  });
+  return result;
 }
 
 // ---- collectives ----

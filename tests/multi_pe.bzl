@@ -10,11 +10,10 @@ _RUNNER = str(Label("//tests:run_multi_pe.sh"))
 _LAUNCHER = str(Label("//tools/gasketrun"))
 _PATHS_FILE = str(Label("//tests:paths.txt"))
 
-def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], size = "medium", flaky = False,
+def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], size = "medium",
                   launcher = None, expect_stdout = None):
     """Runs `program` through gasketrun on every path at every PE count; a test_suite `name`.
 
-    flaky: retried by Bazel (up to 3 attempts); only for a known, documented race under repair.
     launcher: another MPI's launcher to use instead of gasketrun: the absolute path of an
       `mpiexec.*`, optionally followed by its options (tests/pmi).
     expect_stdout: a regular expression the job's stdout must match; {n} stands for the PE count.
@@ -31,7 +30,6 @@ def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], 
                        (["--expect-stdout", "'%s'" % expect_stdout.replace("{n}", str(n))] if expect_stdout else []) +
                        (["--"] + args if args else []),
                 data = [_LAUNCHER, _PATHS_FILE, program],
-                flaky = flaky,
             )
             tests.append(test)
     native.test_suite(name = name, tests = tests)

@@ -217,6 +217,12 @@ class UcxBackend final : public Backend,
     // them do without: a same-host PE that dies is reported by the launcher, which watches them.
     bool failure_handling = false;
     std::atomic<ucp_ep_h> ep{nullptr};
+    // Operations that need a flush to complete remotely (puts, atomics without a fetch, AMs):
+    // `issued` counts them once posted, `flushed` is the count the last completed flush covered.
+    // Counts rather than a flag, so that a quiet on one thread never skips an endpoint whose
+    // flush another thread has started but not finished.
+    std::atomic<uint64_t> issued{0};
+    std::atomic<uint64_t> flushed{0};
   };
   // A peer's copy of a segment, learnt on first use.
   struct RemoteKey {
@@ -280,7 +286,9 @@ class UcxBackend final : public Backend,
   // Returns an error only when the request failed at once; else it completes by the next quiet().
   template <typename Describe>
   Status defer(ucs_status_ptr_t request, int pe, const char* call, size_t bytes, Describe&& what);
-  Status flush_worker();
+  // Marks an operation to `pe` posted: the next quiet flushes that endpoint.
+  void issued_to(int pe) { peers_[static_cast<size_t>(pe)].issued.fetch_add(1, std::memory_order_release); }
+  Status flush_endpoints();
   void deliver_active_messages();
   Status fence_while_progressing();
   void teardown();
@@ -319,7 +327,7 @@ class UcxBackend final : public Backend,
 
   std::mutex mutex_;  // slow paths: connecting, unpacking rkeys, pending requests, AM queue
   std::vector<PendingRequest> pending_;
-  std::atomic<bool> unflushed_{false};  // a put/atomic/AM went out since the last flush
+  std::atomic<size_t> pending_taken_{0};  // taken from pending_ by a quiet, not yet completed
   std::atomic<int> endpoints_{0};
   std::atomic<int> rkeys_{0};
   std::atomic<int> direct_rkeys_{0};
@@ -730,9 +738,37 @@ Status UcxBackend::defer(ucs_status_ptr_t request, int pe, const char* call, siz
   return Status::ok();
 }
 
-Status UcxBackend::flush_worker() {
-  ucp_request_param_t param{};
-  return complete(ucp_worker_flush_nbx(worker_, &param), [] { return std::string("ucp_worker_flush_nbx"); });
+// Flushes every endpoint with operations issued since its last flush, all started before any is
+// waited for. Per endpoint, not ucp_worker_flush_nbx: with UCX 1.13 on shared memory (UCX_TLS=sm,
+// where atomics on gasket's segments are emulated by UCX over its AM lane), the worker flush
+// returned while some of the atomics an endpoint had sent were not yet executed by the target;
+// ucp_ep_flush_nbx waits for their remote completion (tests/shmem quiet_completes_atomics).
+Status UcxBackend::flush_endpoints() {
+  struct Flushing {
+    Peer* peer;
+    uint64_t covers;  // the peer's issued count when the flush started
+    ucs_status_ptr_t request;
+  };
+  std::vector<Flushing> flushing;
+  for (Peer& peer : peers_) {
+    const uint64_t issued = peer.issued.load(std::memory_order_acquire);
+    if (peer.flushed.load(std::memory_order_acquire) >= issued) continue;
+    ucp_request_param_t param{};
+    flushing.push_back(Flushing{&peer, issued, ucp_ep_flush_nbx(peer.ep.load(std::memory_order_acquire), &param)});
+  }
+  Status result = Status::ok();
+  for (const Flushing& f : flushing) {
+    Status st = complete(f.request, [&] { return "ucp_ep_flush_nbx to PE " + std::to_string(f.peer->pe); });
+    if (!st.is_ok()) {
+      if (result.is_ok()) result = st;
+      continue;
+    }
+    uint64_t flushed = f.peer->flushed.load(std::memory_order_relaxed);
+    while (flushed < f.covers &&
+           !f.peer->flushed.compare_exchange_weak(flushed, f.covers, std::memory_order_acq_rel)) {
+    }
+  }
+  return result;
 }
 
 // ---- segments ----
@@ -872,7 +908,7 @@ Status UcxBackend::put(int pe, RemoteAddress dst, const void* src, size_t len) {
   }
   ucp_request_param_t param{};
   ucs_status_ptr_t req = ucp_put_nbx(t.ep, src, len, t.address, t.rkey, &param);
-  unflushed_.store(true, std::memory_order_relaxed);
+  issued_to(pe);
   // `src` is reusable on return: wait for local completion when UCX did not finish at once.
   return complete(req, [&] {
     return "ucp_put_nbx of " + std::to_string(len) + " bytes to PE " + std::to_string(pe) + " (segment " +
@@ -930,7 +966,7 @@ Status UcxBackend::atomic(int pe, RemoteAddress dst, AtomicOp op, unsigned width
            std::to_string(dst.offset) + ")";
   };
   if (form.fetching && blocking) return complete(req, what);
-  unflushed_.store(true, std::memory_order_relaxed);
+  issued_to(pe);
   if (form.fetching) return defer(req, pe, "ucp_atomic_op_nbx", width, what);
   // Nothing comes back to the caller: the request is released when UCX is done with it, and the
   // next flush waits for it.
@@ -947,20 +983,25 @@ Status UcxBackend::fence() {
 }
 
 Status UcxBackend::quiet() {
-  Status result = Status::ok();
-  if (unflushed_.exchange(false, std::memory_order_acq_rel)) result = flush_worker();
+  Status result = flush_endpoints();
   std::vector<PendingRequest> pending;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     pending.swap(pending_);
+    pending_taken_.fetch_add(pending.size(), std::memory_order_relaxed);
   }
   for (const PendingRequest& p : pending) {
     ucs_status_t st = wait(p.request);
+    pending_taken_.fetch_sub(1, std::memory_order_release);
     if (st != UCS_OK && result.is_ok()) {
       result = ucx_error(st, std::string(p.call) + " of " + std::to_string(p.bytes) + " bytes from PE " +
                                  std::to_string(p.pe));
     }
   }
+  // Requests another thread's quiet took before this one are this PE's operations too: wait for
+  // them rather than return while a get issued here may still be landing.
+  unsigned idle = 0;
+  while (pending_taken_.load(std::memory_order_acquire) != 0) poll(&idle);
   return result;
 }
 
@@ -1035,7 +1076,7 @@ Status UcxBackend::send(int pe, const void* payload, size_t len) {
   param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   param.flags = UCP_AM_SEND_FLAG_EAGER;
   ucs_status_ptr_t req = ucp_am_send_nbx(ep, kAmId, &am_header_, sizeof am_header_, payload, len, &param);
-  unflushed_.store(true, std::memory_order_relaxed);
+  issued_to(pe);
   // The payload is reusable on return.
   return complete(req, [&] {
     return "ucp_am_send_nbx of " + std::to_string(len) + " bytes to PE " + std::to_string(pe);

@@ -49,6 +49,8 @@ constexpr size_t kNumCaught = sizeof kCaughtSignals / sizeof kCaughtSignals[0];
 // After the last PE is reaped, output still in flight is awaited this long (a PE's child may
 // hold the pipes open).
 constexpr std::chrono::milliseconds kDrainTime{1000};
+// How long a PE's abort waits for another PE's exit, the likelier cause, to be reaped first.
+constexpr int kCauseWaitMs = 20;
 
 std::string signal_text(int sig) {
   const char* d = ::strsignal(sig);
@@ -91,8 +93,16 @@ class Job final : public StoreObserver {
   void on_pe_finalized(int rank) override { pes_[static_cast<size_t>(rank)].finalized = true; }
   void on_pe_abort(int rank, int code, const std::string& message) override {
     drain_output(rank);
-    int status = (code & 0xff) != 0 ? (code & 0xff) : 1;
-    end_job(status, "PE " + std::to_string(rank) + " aborted with code " + std::to_string(code) +
+    // A PE whose peer exited (exit(3) without finalize) may report the lost connection before
+    // this loop reaps the peer: the peer's exit is the cause to name, so look for it first.
+    for (int wait_ms = 0; !ending_ && wait_ms <= kCauseWaitMs; ++wait_ms) {
+      if (wait_ms > 0) ::usleep(1000);
+      reap_children();
+    }
+    if (ending_) return;
+    // The code is the job's exit status, as OpenSHMEM (shmem_global_exit) and MPI (MPI_Abort)
+    // ask, 0 included; like exit(3), only its low 8 bits reach the environment.
+    end_job(code & 0xff, "PE " + std::to_string(rank) + " aborted with code " + std::to_string(code) +
                         ": " + one_line(message));
   }
   void on_store_notice(const std::string& line) override { say(line); }
