@@ -14,6 +14,8 @@ packages=(
   iproute2               # network-namespace tests
   procps                 # pgrep/pkill used by tests
   python3                # bench/compare
+  cython3                # tests/clients: builds mpi4py
+  python3-dev            # tests/clients: builds mpi4py
 )
 missing=()
 for p in "${packages[@]}"; do
