@@ -1,7 +1,8 @@
 // The MPI library's one context object: every piece of state the library keeps between calls
 // (datatypes, communicators, error handlers, the two-sided engine, message handles, the attached
 // buffer, the MPI_Alloc_mem pool, thread level) lives here, created by MPI_Init and destroyed by
-// MPI_Finalize. Calls are serialised by one lock under MPI_THREAD_MULTIPLE (Guard). May call
+// MPI_Finalize. Calls are serialised by one lock under MPI_THREAD_MULTIPLE (Guard, re-entrant per
+// thread; user callbacks run with it released, run_callback). May call
 // mpi/base, mpi/datatype, mpi/op, mpi/comm, mpi/p2p and core/gasket.h.
 #pragma once
 
