@@ -6,7 +6,8 @@
  *   MPI_Type_size and a point-to-point exchange; a delete callback freeing its own communicator;
  * - window attributes: delete callbacks (MPI_Win_delete_attr, MPI_Win_free);
  * - user reduction ops (MPI_Allreduce, MPI_Reduce, MPI_Iallreduce, MPI_Scan, MPI_Reduce_local)
- *   calling MPI_Type_size and MPI_Comm_rank;
+ *   calling MPI_Type_size, MPI_Comm_rank, MPI_Comm_dup/free and a send/receive (the non-blocking
+ *   reduction's schedule was re-entered by the op's own progress and crashed);
  * - error handlers on communicators and windows (raised by a bad argument and by
  *   MPI_*_call_errhandler) calling MPI_Comm_rank, MPI_Error_string and MPI_Comm_free;
  * - generalized request query/free/cancel functions;
@@ -190,6 +191,9 @@ static void checked_sum(void* in, void* inout, int* len, MPI_Datatype* type) {
   CHECK_EQ(size, 4);
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   CHECK_EQ(rank, g_rank);
+  /* Communication too (it runs inside the reduction's progress, which it must not step). Not
+   * receive_from_other_thread: the op runs with the lock held (the engine is mid-progress). */
+  call_into_mpi();
   for (int i = 0; i < *len; ++i) ((int*)inout)[i] += ((int*)in)[i];
   ++g_op_calls;
 }
