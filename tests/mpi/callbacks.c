@@ -13,7 +13,8 @@
  * - generalized request query/free/cancel functions;
  * - the delete callback of an MPI_COMM_SELF attribute at MPI_Finalize (checked after it).
  * Under MULTIPLE a callback also blocks in MPI_Recv for a message that another thread of the same
- * rank sends: it completes only if callbacks run with the context lock released.
+ * rank sends: it completes only if callbacks run with the context lock released; and threads
+ * free communicators whose delete callbacks free others, all at once.
  * Argument: the thread level (SINGLE, FUNNELED, SERIALIZED, MULTIPLE; default MULTIPLE). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -327,6 +328,49 @@ static void test_generalized_requests(void) {
   CHECK_EQ(g_queries, 1);
 }
 
+/* ---- MULTIPLE: threads free communicators whose delete callbacks free others (mpi4py's
+ * pattern) at once; the tables change under every callback ---- */
+enum { kChurnThreads = 4, kChurnIters = 40 };
+static int g_churn_key;
+static atomic_int g_churn_frees;
+static int free_attached_comm(MPI_Comm comm, int keyval, void* value, void* extra) {
+  (void)comm, (void)keyval, (void)extra;
+  MPI_Comm* inner = value;
+  int size = 0;
+  MPI_OK(MPI_Comm_size(*inner, &size));
+  CHECK_EQ(size, 1);
+  MPI_OK(MPI_Comm_free(inner));
+  CHECK(*inner == MPI_COMM_NULL);
+  free(inner);
+  atomic_fetch_add(&g_churn_frees, 1);
+  return MPI_SUCCESS;
+}
+static void* churn(void* arg) {
+  MPI_Comm base = *(MPI_Comm*)arg;  /* this thread's own: its dups are not concurrent with others' */
+  for (int it = 0; it < kChurnIters; ++it) {
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_dup(base, &c));
+    MPI_Comm* inner = malloc(sizeof *inner);
+    MPI_OK(MPI_Comm_dup(base, inner));
+    MPI_OK(MPI_Comm_set_attr(c, g_churn_key, inner));
+    MPI_OK(MPI_Comm_free(&c));
+    CHECK(c == MPI_COMM_NULL);
+  }
+  return NULL;
+}
+static void test_threads_freeing_comms(void) {
+  if (g_level != MPI_THREAD_MULTIPLE) return;
+  MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_attached_comm, &g_churn_key, NULL));
+  MPI_Comm bases[kChurnThreads];
+  pthread_t threads[kChurnThreads];
+  for (int t = 0; t < kChurnThreads; ++t) MPI_OK(MPI_Comm_dup(MPI_COMM_SELF, &bases[t]));
+  for (int t = 0; t < kChurnThreads; ++t) CHECK_EQ(pthread_create(&threads[t], NULL, churn, &bases[t]), 0);
+  for (int t = 0; t < kChurnThreads; ++t) CHECK_EQ(pthread_join(threads[t], NULL), 0);
+  CHECK_EQ(atomic_load(&g_churn_frees), kChurnThreads * kChurnIters);
+  for (int t = 0; t < kChurnThreads; ++t) MPI_OK(MPI_Comm_free(&bases[t]));
+  MPI_OK(MPI_Comm_free_keyval(&g_churn_key));
+}
+
 /* ---- MPI_COMM_SELF's attributes at MPI_Finalize ---- */
 static int g_finalize_deletes;
 static int self_delete(MPI_Comm comm, int keyval, void* value, void* extra) {
@@ -367,6 +411,7 @@ int main(int argc, char** argv) {
   test_user_ops();
   test_error_handlers();
   test_generalized_requests();
+  test_threads_freeing_comms();
 
   int key;
   MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &key, NULL));
