@@ -85,7 +85,7 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
   std::map<int, void*> source = std::move(n.attributes);  // *old's when the call started
   n.attributes.clear();
   n.name.clear();
-  e = api::copy_comm_attributes(c, g, comm, source, &n.attributes, call);
+  e = api::copy_attributes(c, g, comm, source, &n.attributes, call);
   if (!e.is_ok()) return e;
   *newcomm = c.comms().add(std::move(n));
   return Error::ok();
@@ -121,7 +121,7 @@ class IdupOperation final : public gasket::mpi::p2p::Operation {
     // callbacks run with the lock held (the engine is mid-progress).
     Guard nested(c_);
     if (c_.comms().find(old_handle_) != nullptr) {
-      *e = api::copy_comm_attributes(c_, nested, old_handle_, source, &n_.attributes, "MPI_Comm_idup");
+      *e = api::copy_attributes(c_, nested, old_handle_, source, &n_.attributes, "MPI_Comm_idup");
     }
     *out_ = c_.comms().add(std::move(n_));
     return true;
@@ -364,7 +364,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
     cm::Communicator* cmm;
     Error e = lookup(c, *comm, "MPI_Comm_free", &cmm);
     if (!e.is_ok()) return e;
-    e = api::delete_comm_attributes(c, g, *comm, "MPI_Comm_free");
+    e = api::delete_attributes(c, g, api::comm_attributes, *comm, "MPI_Comm_free");
     if (!e.is_ok()) return e;
     cmm = c.comms().find(*comm);
     if (cmm == nullptr) {  // freed by one of its own delete callbacks
@@ -590,7 +590,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* value) {
     if (e.is_ok()) e = c.comms().lookup_keyval(keyval, "MPI_Comm_set_attr", &k);
     if (!e.is_ok()) return e;
     if (cmm->attributes.count(keyval)) {
-      e = api::delete_comm_attribute(c, g, comm, keyval, "MPI_Comm_set_attr");
+      e = api::delete_attribute(c, g, api::comm_attributes, comm, keyval, "MPI_Comm_set_attr");
       if (e.is_ok()) e = lookup(c, comm, "MPI_Comm_set_attr", &cmm);  // the callback may free it
       if (!e.is_ok()) return e;
     }
@@ -633,7 +633,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_delete_attr", &cmm);
     if (!e.is_ok()) return e;
-    return api::delete_comm_attribute(c, g, comm, keyval, "MPI_Comm_delete_attr");
+    return api::delete_attribute(c, g, api::comm_attributes, comm, keyval, "MPI_Comm_delete_attr");
   });
 }
 

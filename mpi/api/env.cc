@@ -59,7 +59,7 @@ int MPI_Finalize(void) {
   // of its attributes run (the last set first) and may still call MPI.
   if (Context::get() != nullptr) {
     int rc = api::call("MPI_Finalize", MPI_COMM_SELF, [](Context& c, Guard& g) {
-      return api::delete_comm_attributes(c, g, MPI_COMM_SELF, "MPI_Finalize");
+      return api::delete_attributes(c, g, api::comm_attributes, MPI_COMM_SELF, "MPI_Finalize");
     });
     if (rc != MPI_SUCCESS) return rc;
   }

@@ -434,6 +434,23 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], co
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype* newtype);
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype);
+
+/* Datatype attributes (keyvals shared with communicators and windows; MPI_Datatype and MPI_Comm
+ * are both int, so the communicator's predefined callbacks serve). */
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void* extra_state,
+                                        void* attribute_val_in, void* attribute_val_out, int* flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void* attribute_val,
+                                          void* extra_state);
+#define MPI_TYPE_NULL_COPY_FN gasket_comm_null_copy_fn
+#define MPI_TYPE_DUP_FN gasket_comm_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN gasket_comm_null_delete_fn
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                           MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                           void* extra_state);
+int MPI_Type_free_keyval(int* type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
 int MPI_Type_commit(MPI_Datatype* datatype);
 int MPI_Type_free(MPI_Datatype* datatype);
 int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,

@@ -4,6 +4,8 @@
  * - communicator attributes: copy (MPI_Comm_dup) and delete (MPI_Comm_free, MPI_Comm_delete_attr,
  *   MPI_Comm_set_attr replacing a value) callbacks calling MPI_Comm_free, MPI_Comm_rank,
  *   MPI_Type_size and a point-to-point exchange; a delete callback freeing its own communicator;
+ * - datatype attributes: copy (MPI_Type_dup) and delete (MPI_Type_free, MPI_Type_delete_attr,
+ *   MPI_Type_set_attr replacing a value) callbacks;
  * - window attributes: delete callbacks (MPI_Win_delete_attr, MPI_Win_free);
  * - user reduction ops (MPI_Allreduce, MPI_Reduce, MPI_Iallreduce, MPI_Scan, MPI_Reduce_local)
  *   calling MPI_Type_size, MPI_Comm_rank, MPI_Comm_dup/free and a send/receive (the non-blocking
@@ -149,6 +151,57 @@ static void test_comm_attributes(void) {
   MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
   MPI_OK(MPI_Comm_free_keyval(&key2));
   MPI_OK(MPI_Comm_free_keyval(&key3));
+}
+
+/* ---- datatype attributes ---- */
+static int g_type_copies, g_type_deletes;
+static int type_copy(MPI_Datatype old, int keyval, void* extra, void* in, void* out, int* flag) {
+  (void)keyval, (void)extra;
+  int size = 0;
+  MPI_OK(MPI_Type_size(old, &size));  /* the old type is usable inside */
+  CHECK_EQ(size, 12);
+  call_into_mpi();
+  receive_from_other_thread();
+  ++g_type_copies;
+  *(void**)out = (char*)in + 1;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+static int type_delete(MPI_Datatype type, int keyval, void* value, void* extra) {
+  (void)keyval, (void)value, (void)extra;
+  int size = 0;
+  MPI_OK(MPI_Type_size(type, &size));
+  CHECK_EQ(size, 12);
+  call_into_mpi();
+  receive_from_other_thread();
+  ++g_type_deletes;
+  return MPI_SUCCESS;
+}
+
+static void test_type_attributes(void) {
+  int key;
+  MPI_OK(MPI_Type_create_keyval(type_copy, type_delete, &key, NULL));
+  MPI_Datatype t, dup;
+  MPI_OK(MPI_Type_contiguous(3, MPI_INT, &t));
+  static char base[4];
+  MPI_OK(MPI_Type_set_attr(t, key, base));
+  MPI_OK(MPI_Type_dup(t, &dup));
+  CHECK_EQ(g_type_copies, 1);
+  void* v = NULL;
+  int flag = 0;
+  MPI_OK(MPI_Type_get_attr(dup, key, &v, &flag));
+  CHECK(flag && v == base + 1);
+  MPI_OK(MPI_Type_set_attr(t, key, base + 2));  /* replaces: the delete callback runs */
+  CHECK_EQ(g_type_deletes, 1);
+  MPI_OK(MPI_Type_delete_attr(t, key));
+  CHECK_EQ(g_type_deletes, 2);
+  MPI_OK(MPI_Type_get_attr(t, key, &v, &flag));
+  CHECK(!flag);
+  MPI_OK(MPI_Type_free_keyval(&key));
+  MPI_OK(MPI_Type_free(&dup));  /* its attribute's delete callback */
+  CHECK_EQ(g_type_deletes, 3);
+  MPI_OK(MPI_Type_free(&t));
+  CHECK(t == MPI_DATATYPE_NULL && dup == MPI_DATATYPE_NULL);
 }
 
 /* ---- window attributes ---- */
@@ -407,6 +460,7 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &g_size));
 
   test_comm_attributes();
+  test_type_attributes();
   test_win_attributes();
   test_user_ops();
   test_error_handlers();
