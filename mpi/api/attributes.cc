@@ -23,6 +23,16 @@ Attributes* type_attributes(Context& c, int datatype) {
   return &c.types().mutable_type(datatype)->attributes;
 }
 
+Error free_keyval(Context& c, int* keyval, const char* call) {
+  if (keyval == nullptr) return error(MPI_ERR_ARG, "%s: the keyval argument is NULL", call);
+  comm::Keyval* k;
+  Error e = c.comms().lookup_keyval(*keyval, call, &k);
+  if (!e.is_ok()) return e;
+  k->freed = true;
+  *keyval = MPI_KEYVAL_INVALID;
+  return Error::ok();
+}
+
 int run_delete_callback(Context& c, Guard& g, int handle, int keyval, void* value) {
   const comm::Keyval* k = c.comms().find_keyval(keyval);
   if (k == nullptr || k->delete_fn == nullptr) return MPI_SUCCESS;
@@ -104,15 +114,8 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
 }
 
 int MPI_Type_free_keyval(int* type_keyval) {
-  return api::call("MPI_Type_free_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    if (type_keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Type_free_keyval: type_keyval is NULL");
-    gasket::mpi::comm::Keyval* k;
-    Error e = c.comms().lookup_keyval(*type_keyval, "MPI_Type_free_keyval", &k);
-    if (!e.is_ok()) return e;
-    k->freed = true;  // attributes already set keep their callbacks until deleted
-    *type_keyval = MPI_KEYVAL_INVALID;
-    return Error::ok();
-  });
+  return api::call("MPI_Type_free_keyval", MPI_COMM_WORLD,
+                   [&](Context& c, Guard&) { return api::free_keyval(c, type_keyval, "MPI_Type_free_keyval"); });
 }
 
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {

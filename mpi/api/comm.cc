@@ -568,15 +568,8 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete
 }
 
 int MPI_Comm_free_keyval(int* keyval) {
-  return api::call("MPI_Comm_free_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    if (keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_free_keyval: keyval is NULL");
-    cm::Keyval* k;
-    Error e = c.comms().lookup_keyval(*keyval, "MPI_Comm_free_keyval", &k);
-    if (!e.is_ok()) return e;
-    k->freed = true;  // attributes already set keep their callbacks until deleted
-    *keyval = MPI_KEYVAL_INVALID;
-    return Error::ok();
-  });
+  return api::call("MPI_Comm_free_keyval", MPI_COMM_WORLD,
+                   [&](Context& c, Guard&) { return api::free_keyval(c, keyval, "MPI_Comm_free_keyval"); });
 }
 
 int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* value) {

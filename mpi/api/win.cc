@@ -617,15 +617,8 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_at
 }
 
 int MPI_Win_free_keyval(int* win_keyval) {
-  return api::call("MPI_Win_free_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    if (win_keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Win_free_keyval: win_keyval is NULL");
-    gasket::mpi::comm::Keyval* k;
-    Error e = c.comms().lookup_keyval(*win_keyval, "MPI_Win_free_keyval", &k);
-    if (!e.is_ok()) return e;
-    k->freed = true;
-    *win_keyval = MPI_KEYVAL_INVALID;
-    return Error::ok();
-  });
+  return api::call("MPI_Win_free_keyval", MPI_COMM_WORLD,
+                   [&](Context& c, Guard&) { return api::free_keyval(c, win_keyval, "MPI_Win_free_keyval"); });
 }
 
 namespace {
