@@ -17,6 +17,8 @@ packages=(
   python3                # bench/compare
   cmake                  # tests/install: a CMake project against the installed prefix
   environment-modules    # tests/install: loads the installed modulefile
+  cython3                # tests/clients: builds mpi4py
+  python3-dev            # tests/clients: builds mpi4py
 )
 missing=()
 for p in "${packages[@]}"; do

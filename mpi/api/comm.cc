@@ -3,6 +3,7 @@
 // run point-to-point like intracommunicators.
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <numeric>
 #include <set>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "core/gasket.h"
 #include "mpi.h"
 #include "mpi/coll/agree.h"
+#include "mpi/api/attributes.h"
 #include "mpi/api/requests.h"
 
 using gasket::mpi::Context;
@@ -25,33 +27,6 @@ namespace {
 constexpr int kTagUb = 0x7fffffff;
 
 Error lookup(Context& c, MPI_Comm h, const char* call, cm::Communicator** comm) { return c.comms().lookup(h, call, comm); }
-
-// Copies the attributes whose copy callback says so (MPI_Comm_dup).
-Error copy_attributes(Context& c, MPI_Comm old_handle, const cm::Communicator& old, cm::Communicator* out,
-                      const char* call) {
-  for (const auto& [key, value] : old.attributes) {
-    cm::Keyval* k;
-    if (!c.comms().lookup_keyval(key, call, &k).is_ok() || k->copy_fn == nullptr) continue;
-    void* copied = nullptr;
-    int flag = 0;
-    int rc = k->copy_fn(old_handle, key, k->extra_state, value, &copied, &flag);
-    if (rc != MPI_SUCCESS) return error(rc, "%s: the copy callback of keyval %d returned %d", call, key, rc);
-    if (flag) out->attributes[key] = copied;
-  }
-  return Error::ok();
-}
-
-Error delete_attribute(Context& c, MPI_Comm handle, cm::Communicator* comm, int key, const char* call) {
-  auto it = comm->attributes.find(key);
-  if (it == comm->attributes.end()) return error(MPI_ERR_KEYVAL, "%s: keyval %d is not set on the communicator", call, key);
-  cm::Keyval* k;
-  if (c.comms().lookup_keyval(key, call, &k).is_ok() && k->delete_fn != nullptr) {
-    int rc = k->delete_fn(handle, key, it->second, k->extra_state);
-    if (rc != MPI_SUCCESS) return error(rc, "%s: the delete callback of keyval %d returned %d", call, key, rc);
-  }
-  comm->attributes.erase(it);
-  return Error::ok();
-}
 
 // A new intracommunicator over `pes` (this PE among them) with an agreed context.
 MPI_Comm make_comm(Context& c, std::vector<int> pes, uint32_t context, MPI_Errhandler eh, int slot = -1) {
@@ -107,9 +82,10 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
     n.context = a.context, n.coll_slot = a.slot;
   }
   n.shm_seq = 0;
+  std::map<int, void*> source = std::move(n.attributes);  // *old's when the call started
   n.attributes.clear();
   n.name.clear();
-  e = copy_attributes(c, comm, *old, &n, call);
+  e = api::copy_attributes(c, g, comm, source, &n.attributes, call);
   if (!e.is_ok()) return e;
   *newcomm = c.comms().add(std::move(n));
   return Error::ok();
@@ -138,10 +114,15 @@ class IdupOperation final : public gasket::mpi::p2p::Operation {
     n_.coll_slot = -1;
     n_.coll_seq = 0;
     n_.shm_seq = 0;
+    std::map<int, void*> source = std::move(n_.attributes);  // the old communicator's at MPI_Comm_idup
     n_.attributes.clear();
     n_.name.clear();
-    cm::Communicator* old = c_.comms().find(old_handle_);
-    if (old != nullptr) *e = copy_attributes(c_, old_handle_, *old, &n_, "MPI_Comm_idup");
+    // Progress runs inside an MPI call of this thread: the guard is re-entrant and the copy
+    // callbacks run with the lock held (the engine is mid-progress).
+    Guard nested(c_);
+    if (c_.comms().find(old_handle_) != nullptr) {
+      *e = api::copy_attributes(c_, nested, old_handle_, source, &n_.attributes, "MPI_Comm_idup");
+    }
     *out_ = c_.comms().add(std::move(n_));
     return true;
   }
@@ -380,16 +361,17 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
 }
 
 int PMPI_Comm_free(MPI_Comm* comm) {
-  return api::call("MPI_Comm_free", comm ? *comm : MPI_COMM_NULL, [&](Context& c, Guard&) -> Error {
+  return api::call("MPI_Comm_free", comm ? *comm : MPI_COMM_NULL, [&](Context& c, Guard& g) -> Error {
     if (comm == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_free: comm is NULL");
     cm::Communicator* cmm;
     Error e = lookup(c, *comm, "MPI_Comm_free", &cmm);
     if (!e.is_ok()) return e;
-    std::vector<int> keys;
-    for (const auto& kv : cmm->attributes) keys.push_back(kv.first);
-    for (int key : keys) {
-      e = delete_attribute(c, *comm, cmm, key, "MPI_Comm_free");
-      if (!e.is_ok()) return e;
+    e = api::delete_attributes(c, g, api::comm_attributes, *comm, "MPI_Comm_free");
+    if (!e.is_ok()) return e;
+    cmm = c.comms().find(*comm);
+    if (cmm == nullptr) {  // freed by one of its own delete callbacks
+      *comm = MPI_COMM_NULL;
+      return Error::ok();
     }
     int slot = cmm->coll_slot;
     e = c.comms().free(comm, "MPI_Comm_free");
@@ -588,19 +570,12 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delet
 }
 
 int PMPI_Comm_free_keyval(int* keyval) {
-  return api::call("MPI_Comm_free_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    if (keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_free_keyval: keyval is NULL");
-    cm::Keyval* k;
-    Error e = c.comms().lookup_keyval(*keyval, "MPI_Comm_free_keyval", &k);
-    if (!e.is_ok()) return e;
-    k->freed = true;  // attributes already set keep their callbacks until deleted
-    *keyval = MPI_KEYVAL_INVALID;
-    return Error::ok();
-  });
+  return api::call("MPI_Comm_free_keyval", MPI_COMM_WORLD,
+                   [&](Context& c, Guard&) { return api::free_keyval(c, keyval, "MPI_Comm_free_keyval"); });
 }
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* value) {
-  return api::call("MPI_Comm_set_attr", comm, [&](Context& c, Guard&) -> Error {
+  return api::call("MPI_Comm_set_attr", comm, [&](Context& c, Guard& g) -> Error {
     cm::Communicator* cmm;
     cm::Keyval* k;
     Error e = lookup(c, comm, "MPI_Comm_set_attr", &cmm);
@@ -610,7 +585,8 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* value) {
     if (e.is_ok()) e = c.comms().lookup_keyval(keyval, "MPI_Comm_set_attr", &k);
     if (!e.is_ok()) return e;
     if (cmm->attributes.count(keyval)) {
-      e = delete_attribute(c, comm, cmm, keyval, "MPI_Comm_set_attr");
+      e = api::delete_attribute(c, g, api::comm_attributes, comm, keyval, "MPI_Comm_set_attr");
+      if (e.is_ok()) e = lookup(c, comm, "MPI_Comm_set_attr", &cmm);  // the callback may free it
       if (!e.is_ok()) return e;
     }
     cmm->attributes[keyval] = value;
@@ -648,11 +624,11 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
 }
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
-  return api::call("MPI_Comm_delete_attr", comm, [&](Context& c, Guard&) -> Error {
+  return api::call("MPI_Comm_delete_attr", comm, [&](Context& c, Guard& g) -> Error {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_delete_attr", &cmm);
     if (!e.is_ok()) return e;
-    return delete_attribute(c, comm, cmm, keyval, "MPI_Comm_delete_attr");
+    return api::delete_attribute(c, g, api::comm_attributes, comm, keyval, "MPI_Comm_delete_attr");
   });
 }
 

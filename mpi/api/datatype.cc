@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "mpi.h"
+#include "mpi/api/attributes.h"
 #include "mpi/api/call.h"
 
 using gasket::mpi::Context;
@@ -162,8 +163,12 @@ int PMPI_Type_commit(MPI_Datatype* datatype) {
 }
 
 int PMPI_Type_free(MPI_Datatype* datatype) {
-  return api::call("MPI_Type_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  return api::call("MPI_Type_free", MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
     if (datatype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_free: datatype is NULL");
+    const dt::Datatype* t = nullptr;
+    Error e = c.types().lookup(*datatype, "MPI_Type_free", &t);
+    if (e.is_ok() && !t->predefined) e = api::delete_attributes(c, g, api::type_attributes, *datatype, "MPI_Type_free");
+    if (!e.is_ok()) return e;
     return c.types().free(datatype, "MPI_Type_free");
   });
 }
@@ -329,8 +334,19 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 }
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_dup", oldtype, newtype,
-                   [&](Context&, const dt::Datatype* old, dt::Datatype* t) { return dt::make_dup(*old, oldtype, t); });
+  int rc = construct("MPI_Type_dup", oldtype, newtype,
+                     [&](Context&, const dt::Datatype* old, dt::Datatype* t) { return dt::make_dup(*old, oldtype, t); });
+  if (rc != MPI_SUCCESS) return rc;
+  // The copy callbacks of the old type's attributes (they may call MPI: the lock is released).
+  return api::call("MPI_Type_dup", MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
+    api::Attributes source = std::move(*api::type_attributes(c, *newtype));  // make_dup copied the old's
+    api::type_attributes(c, *newtype)->clear();
+    api::Attributes copied;
+    Error e = api::copy_attributes(c, g, oldtype, source, &copied, "MPI_Type_dup");
+    api::Attributes* attributes = api::type_attributes(c, *newtype);
+    if (attributes != nullptr) *attributes = std::move(copied);
+    return e;
+  });
 }
 
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,

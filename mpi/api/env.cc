@@ -14,6 +14,7 @@
 #include "core/gasket.h"
 #include "core/version.h"
 #include "mpi.h"
+#include "mpi/api/attributes.h"
 #include "mpi/api/call.h"
 
 using gasket::mpi::Context;
@@ -54,6 +55,14 @@ int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 int PMPI_Init(int* argc, char*** argv) { return PMPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, nullptr); }
 
 int PMPI_Finalize(void) {
+  // MPI_COMM_SELF is freed first, before any other part of MPI is affected: the delete callbacks
+  // of its attributes run (the last set first) and may still call MPI.
+  if (Context::get() != nullptr) {
+    int rc = api::call("MPI_Finalize", MPI_COMM_SELF, [](Context& c, Guard& g) {
+      return api::delete_attributes(c, g, api::comm_attributes, MPI_COMM_SELF, "MPI_Finalize");
+    });
+    if (rc != MPI_SUCCESS) return rc;
+  }
   Error e = Context::finalize();
   if (!e.is_ok()) return fail_uninitialized(e);
   return MPI_SUCCESS;

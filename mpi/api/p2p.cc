@@ -673,9 +673,7 @@ int PMPI_Cancel(MPI_Request* request) {
       if (r->mode != SendMode::kBuffered && !r->proc_null) c.engine().cancel_send(r);
     } else if (r->kind == RequestKind::kGeneralized) {
       bool complete = r->complete;
-      g.unlock();
-      int code = r->cancel_fn(r->extra_state, complete ? 1 : 0);
-      g.relock();
+      int code = c.run_callback(g, [&] { return r->cancel_fn(r->extra_state, complete ? 1 : 0); });
       if (code != MPI_SUCCESS) return error(code, "MPI_Cancel: the generalized request's cancel function returned %d", code);
     }
     return Error::ok();
@@ -709,14 +707,14 @@ int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free
 }
 
 int PMPI_Grequest_complete(MPI_Request request) {
-  return api::call("MPI_Grequest_complete", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  return api::call("MPI_Grequest_complete", MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
     Request* r = c.engine().requests().find(request);
     if (r == nullptr || r->kind != RequestKind::kGeneralized) {
       return error(MPI_ERR_REQUEST, "MPI_Grequest_complete: %d is not a generalized request", request);
     }
     r->complete = true;
     if (!r->user_owned) {  // freed by the user already: nothing will conclude it
-      r->free_fn(r->extra_state);
+      (void)c.run_callback(g, [&] { return r->free_fn(r->extra_state); });
       c.engine().requests().release(r);
     }
     return Error::ok();

@@ -151,10 +151,8 @@ int conclude(Context& c, Guard& g, MPI_Request* handle, Request* r, MPI_Status* 
     MPI_Status local{};
     MPI_Status* st = status != MPI_STATUS_IGNORE ? status : &local;
     empty_status(st);
-    g.unlock();  // user callbacks may call MPI
-    code = r->query_fn(r->extra_state, st);
-    int free_code = r->free_fn(r->extra_state);
-    g.relock();
+    code = c.run_callback(g, [&] { return r->query_fn(r->extra_state, st); });
+    int free_code = c.run_callback(g, [&] { return r->free_fn(r->extra_state); });
     if (code == MPI_SUCCESS) code = free_code;
     st->MPI_ERROR = code;
     if (code != MPI_SUCCESS) *err = error(code, "%s: the generalized request's query or free function returned %d", call, code);

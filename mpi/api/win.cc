@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "core/base/log.h"
 #include "core/gasket.h"
 #include "core/runtime.h"
+#include "mpi/api/attributes.h"
 #include "mpi/api/call.h"
 #include "mpi/coll/agree.h"
 #include "mpi/op/op.h"
@@ -25,24 +27,20 @@ using win::Window;
 // The error path of the window calls: the window's handler; MPI_COMM_WORLD's when the handle is
 // not a window. Called without the lock held.
 int report_win(Context& c, MPI_Win handle, const Error& e) {
-  MPI_Errhandler eh_handle;
-  std::string where;
-  {
-    Guard g(c);
-    Window* w = c.wins().find(handle);
-    if (w == nullptr) {
-      g.unlock();
-      return c.report(MPI_COMM_WORLD, e);
-    }
-    eh_handle = w->errhandler;
-    where = "rank " + std::to_string(w->rank()) + " of " + w->label();
+  Guard g(c);
+  Window* w = c.wins().find(handle);
+  if (w == nullptr) {
+    g.unlock();
+    return c.report(MPI_COMM_WORLD, e);
   }
+  std::string where = "rank " + std::to_string(w->rank()) + " of " + w->label();
   int code = e.error_class();
-  if (eh_handle == MPI_ERRORS_RETURN) return code;
+  if (w->errhandler == MPI_ERRORS_RETURN) return code;
   comm::Errhandler* eh = nullptr;
-  if (eh_handle != MPI_ERRORS_ARE_FATAL && c.comms().lookup_errhandler(eh_handle, "", &eh).is_ok() &&
+  if (w->errhandler != MPI_ERRORS_ARE_FATAL && c.comms().lookup_errhandler(w->errhandler, "", &eh).is_ok() &&
       eh->function != nullptr) {
-    reinterpret_cast<MPI_Win_errhandler_function*>(eh->function)(&handle, &code);
+    auto* function = reinterpret_cast<MPI_Win_errhandler_function*>(eh->function);
+    c.run_callback(g, [&] { function(&handle, &code); });
     return e.error_class();
   }
   std::string msg = "MPI error on " + where + ": " + e.message() + " (" +
@@ -497,16 +495,20 @@ int PMPI_Win_free(MPI_Win* win) {
     });
   }
   return api::win_call(call, *win, [&](Context& c, Guard& g, Window& w) -> Error {
-    Error e = w.free(api::waiter(c, g), c.alloc_pool(), call);
-    if (!e.is_ok()) return e;
-    for (auto& [keyval, value] : w.attributes) {
-      gasket::mpi::comm::Keyval* k = nullptr;
-      int i = keyval;
-      (void)c.comms().lookup_keyval(i, "", &k);
-      if (k != nullptr && k->delete_fn != nullptr) {
-        reinterpret_cast<MPI_Win_delete_attr_function*>(k->delete_fn)(*win, keyval, value, k->extra_state);
+    int rank = w.rank();
+    // The delete callbacks run first, the last set first (they may call MPI on the window).
+    std::map<int, void*> attributes = std::move(w.attributes);
+    w.attributes.clear();
+    for (auto it = attributes.rbegin(); it != attributes.rend(); ++it) {
+      int rc = api::run_delete_callback(c, g, *win, it->first, it->second);
+      if (rc != MPI_SUCCESS) {
+        return error(rc, "%s: rank %d: the delete callback of keyval %d returned %d", call, rank, it->first, rc);
       }
     }
+    Window* freeing = c.wins().find(*win);
+    if (freeing == nullptr) return error(MPI_ERR_WIN, "%s: rank %d: a delete callback freed the window", call, rank);
+    Error e = freeing->free(api::waiter(c, g), c.alloc_pool(), call);
+    if (!e.is_ok()) return e;
     c.wins().remove(*win);
     *win = MPI_WIN_NULL;
     return Error::ok();
@@ -617,33 +619,23 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_a
 }
 
 int PMPI_Win_free_keyval(int* win_keyval) {
-  return api::call("MPI_Win_free_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    if (win_keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Win_free_keyval: win_keyval is NULL");
-    gasket::mpi::comm::Keyval* k;
-    Error e = c.comms().lookup_keyval(*win_keyval, "MPI_Win_free_keyval", &k);
-    if (!e.is_ok()) return e;
-    k->freed = true;
-    *win_keyval = MPI_KEYVAL_INVALID;
-    return Error::ok();
-  });
+  return api::call("MPI_Win_free_keyval", MPI_COMM_WORLD,
+                   [&](Context& c, Guard&) { return api::free_keyval(c, win_keyval, "MPI_Win_free_keyval"); });
 }
 
 }  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
-Error delete_win_attr(Context& c, MPI_Win handle, Window& w, int keyval, const char* call) {
-  gasket::mpi::comm::Keyval* k = nullptr;
+Error delete_win_attr(Context& c, Guard& g, MPI_Win handle, Window& w, int keyval, const char* call) {
   auto it = w.attributes.find(keyval);
   if (it == w.attributes.end()) {
     return error(MPI_ERR_KEYVAL, "%s: rank %d: %s has no attribute for keyval %d", call, w.rank(), w.label().c_str(),
                  keyval);
   }
-  (void)c.comms().lookup_keyval(keyval, "", &k);
   void* value = it->second;
+  int rank = w.rank();
   w.attributes.erase(it);
-  if (k != nullptr && k->delete_fn != nullptr) {
-    int rc = reinterpret_cast<MPI_Win_delete_attr_function*>(k->delete_fn)(handle, keyval, value, k->extra_state);
-    if (rc != MPI_SUCCESS) return error(rc, "%s: rank %d: the delete callback of keyval %d returned %d", call, w.rank(), keyval, rc);
-  }
+  int rc = api::run_delete_callback(c, g, handle, keyval, value);
+  if (rc != MPI_SUCCESS) return error(rc, "%s: rank %d: the delete callback of keyval %d returned %d", call, rank, keyval, rc);
   return Error::ok();
 }
 }  // namespace
@@ -651,7 +643,7 @@ extern "C" {
 
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
   const char* call = "MPI_Win_set_attr";
-  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
+  return api::win_call(call, win, [&](Context& c, Guard& g, Window& w) -> Error {
     gasket::mpi::comm::Keyval* k;
     if (win_keyval >= MPI_WIN_MODEL && win_keyval <= MPI_WIN_BASE) {
       return error(MPI_ERR_KEYVAL, "%s: rank %d: keyval %d is predefined and read-only", call, w.rank(), win_keyval);
@@ -659,10 +651,12 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
     Error e = c.comms().lookup_keyval(win_keyval, call, &k);
     if (!e.is_ok()) return e;
     if (w.attributes.count(win_keyval)) {
-      e = delete_win_attr(c, win, w, win_keyval, call);
+      e = delete_win_attr(c, g, win, w, win_keyval, call);
       if (!e.is_ok()) return e;
     }
-    w.attributes[win_keyval] = attribute_val;
+    Window* still = c.wins().find(win);  // the delete callback may have freed it
+    if (still == nullptr) return error(MPI_ERR_WIN, "%s: a delete callback freed the window", call);
+    still->attributes[win_keyval] = attribute_val;
     return Error::ok();
   });
 }
@@ -692,8 +686,8 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* fla
 }
 
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
-  return api::win_call("MPI_Win_delete_attr", win, [&](Context& c, Guard&, Window& w) -> Error {
-    return delete_win_attr(c, win, w, win_keyval, "MPI_Win_delete_attr");
+  return api::win_call("MPI_Win_delete_attr", win, [&](Context& c, Guard& g, Window& w) -> Error {
+    return delete_win_attr(c, g, win, w, win_keyval, "MPI_Win_delete_attr");
   });
 }
 

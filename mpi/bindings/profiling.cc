@@ -224,11 +224,15 @@ __attribute__((weak)) int MPI_Type_create_hindexed(int count, const int array_of
 __attribute__((weak)) int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state) { return PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state); }
 __attribute__((weak)) int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) { return PMPI_Type_create_resized(oldtype, lb, extent, newtype); }
 __attribute__((weak)) int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype) { return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); }
 __attribute__((weak)) int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) { return PMPI_Type_delete_attr(datatype, type_keyval); }
 __attribute__((weak)) int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_dup(oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_free(MPI_Datatype* datatype) { return PMPI_Type_free(datatype); }
+__attribute__((weak)) int MPI_Type_free_keyval(int* type_keyval) { return PMPI_Type_free_keyval(type_keyval); }
+__attribute__((weak)) int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) { return PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag); }
 __attribute__((weak)) int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) { return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes); }
 __attribute__((weak)) int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner) { return PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner); }
 __attribute__((weak)) int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) { return PMPI_Type_get_extent(datatype, lb, extent); }
@@ -237,6 +241,7 @@ __attribute__((weak)) int MPI_Type_get_name(MPI_Datatype datatype, char* type_na
 __attribute__((weak)) int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) { return PMPI_Type_get_true_extent(datatype, true_lb, true_extent); }
 __attribute__((weak)) int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) { return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent); }
 __attribute__((weak)) int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) { return PMPI_Type_set_attr(datatype, type_keyval, attribute_val); }
 __attribute__((weak)) int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) { return PMPI_Type_set_name(datatype, type_name); }
 __attribute__((weak)) int MPI_Type_size(MPI_Datatype datatype, int* size) { return PMPI_Type_size(datatype, size); }
 __attribute__((weak)) int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) { return PMPI_Type_size_c(datatype, size); }

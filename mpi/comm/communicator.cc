@@ -88,6 +88,12 @@ Error CommTable::lookup_keyval(int keyval, const char* call, Keyval** k) {
   return Error::ok();
 }
 
+const Keyval* CommTable::find_keyval(int keyval) const {
+  int i = keyval - MPI_LASTUSEDCODE - 1;
+  if (i < 0 || static_cast<size_t>(i) >= keyvals_.size()) return nullptr;
+  return &keyvals_[static_cast<size_t>(i)];
+}
+
 Error CommTable::lookup(MPI_Comm handle, const char* call, Communicator** comm) {
   if (handle == MPI_COMM_NULL) return error(MPI_ERR_COMM, "%s: the communicator is MPI_COMM_NULL", call);
   if (handle < 0 || static_cast<size_t>(handle) >= comms_.size() || !comms_[static_cast<size_t>(handle)]) {

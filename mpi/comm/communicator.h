@@ -99,6 +99,9 @@ class CommTable {
   // Keyvals; the predefined ones (MPI_TAG_UB...) are answered by the attribute calls themselves.
   int add_keyval(Keyval k);
   Error lookup_keyval(int keyval, const char* call, Keyval** k);
+  // The keyval behind `keyval` even when freed (attributes set with it keep their callbacks until
+  // deleted); null for a handle never created.
+  const Keyval* find_keyval(int keyval) const;
 
   // The first context id this PE has not used: communicator creation agrees on the maximum over
   // the members, then every member moves past it.

@@ -16,7 +16,23 @@ Context* Context::instance_ = nullptr;
 LibraryState Context::state_ = LibraryState::kNotInitialized;
 
 Guard::Guard(Context& c) {
-  if (c.thread_level() == MPI_THREAD_MULTIPLE) lock_ = std::unique_lock<std::mutex>(c.lock());
+  if (c.thread_level() != MPI_THREAD_MULTIPLE || c.lock_holder_.load() == std::this_thread::get_id()) return;
+  context_ = &c;
+  relock();
+}
+
+void Guard::unlock() {
+  if (context_ == nullptr || !held_) return;
+  context_->lock_holder_.store(std::thread::id());
+  held_ = false;
+  context_->lock_.unlock();
+}
+
+void Guard::relock() {
+  if (context_ == nullptr || held_) return;
+  context_->lock_.lock();
+  context_->lock_holder_.store(std::this_thread::get_id());
+  held_ = true;
 }
 
 Error Context::initialize(int required, int* provided) {
@@ -128,22 +144,19 @@ void Context::backoff(Guard& g, unsigned* polls) {
 }
 
 int Context::report(MPI_Comm comm_handle, const Error& e) {
+  Guard g(*this);
   comm::Communicator* c = nullptr;
-  MPI_Errhandler eh_handle = MPI_ERRORS_ARE_FATAL;
-  {
-    Guard g(*this);
-    if (!comms_->lookup(comm_handle, "", &c).is_ok()) {
-      comm_handle = MPI_COMM_WORLD;
-      (void)comms_->lookup(comm_handle, "", &c);
-    }
-    eh_handle = c->errhandler;
+  if (!comms_->lookup(comm_handle, "", &c).is_ok()) {
+    comm_handle = MPI_COMM_WORLD;
+    (void)comms_->lookup(comm_handle, "", &c);
   }
   int code = e.error_class();
-  if (eh_handle == MPI_ERRORS_RETURN) return code;
+  if (c->errhandler == MPI_ERRORS_RETURN) return code;
   comm::Errhandler* eh = nullptr;
-  if (eh_handle != MPI_ERRORS_ARE_FATAL && comms_->lookup_errhandler(eh_handle, "", &eh).is_ok() &&
+  if (c->errhandler != MPI_ERRORS_ARE_FATAL && comms_->lookup_errhandler(c->errhandler, "", &eh).is_ok() &&
       eh->function != nullptr) {
-    eh->function(&comm_handle, &code);
+    MPI_Comm_errhandler_function* function = eh->function;
+    run_callback(g, [&] { function(&comm_handle, &code); });
     return e.error_class();
   }
   std::string msg = "MPI error on rank " + std::to_string(c->rank) + " of " + c->name + ": " + e.message() + " (" +

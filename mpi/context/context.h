@@ -1,10 +1,12 @@
 // The MPI library's one context object: every piece of state the library keeps between calls
 // (datatypes, communicators, error handlers, the two-sided engine, message handles, the attached
 // buffer, the MPI_Alloc_mem pool, thread level) lives here, created by MPI_Init and destroyed by
-// MPI_Finalize. Calls are serialised by one lock under MPI_THREAD_MULTIPLE (Guard). May call
+// MPI_Finalize. Calls are serialised by one lock under MPI_THREAD_MULTIPLE (Guard, re-entrant per
+// thread; user callbacks run with it released, run_callback). May call
 // mpi/base, mpi/datatype, mpi/op, mpi/comm, mpi/p2p and core/gasket.h.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -33,18 +35,24 @@ using Info = std::vector<std::pair<std::string, std::string>>;
 
 // Holds the context's lock for one MPI call when the thread level is MULTIPLE; waits release it
 // between polls so that other threads progress too.
+//
+// Re-entrant per thread: a call made by a thread that already holds the lock (an MPI call from a
+// user reduction op, which runs inside the engine's progress) takes nothing and its unlock/relock
+// do nothing, since the outer call's state is mid-update. User callbacks that run at the top of a
+// call (attribute copy/delete, error handlers, generalized-request callbacks) run with the lock
+// released instead, through Context::run_callback, so they may block in MPI like any call.
 class Guard {
  public:
   explicit Guard(Context& c);
-  void unlock() {
-    if (lock_.owns_lock()) lock_.unlock();
-  }
-  void relock() {
-    if (lock_.mutex() != nullptr && !lock_.owns_lock()) lock_.lock();
-  }
+  ~Guard() { unlock(); }
+  Guard(const Guard&) = delete;
+  Guard& operator=(const Guard&) = delete;
+  void unlock();
+  void relock();
 
  private:
-  std::unique_lock<std::mutex> lock_;
+  Context* context_ = nullptr;  // null: no lock to take (below MULTIPLE, or a re-entrant call)
+  bool held_ = false;
 };
 
 enum class LibraryState { kNotInitialized, kInitialized, kFinalized };
@@ -58,7 +66,17 @@ class Context {
 
   int thread_level() const { return thread_level_; }
   bool is_main_thread() const { return std::this_thread::get_id() == main_thread_; }
-  std::mutex& lock() { return lock_; }
+  // Runs a user callback: with the lock released when this thread's call holds it (the callback
+  // may call MPI, block, or change any table: callers look their objects up again afterwards).
+  template <typename Callback>
+  auto run_callback(Guard& g, Callback callback) {
+    struct Relock {
+      Guard& g;
+      ~Relock() { g.relock(); }
+    } relock{g};
+    g.unlock();
+    return callback();
+  }
 
   datatype::DatatypeTable& types() { return types_; }
   comm::CommTable& comms() { return *comms_; }
@@ -125,7 +143,9 @@ class Context {
 
   int thread_level_ = MPI_THREAD_SINGLE;
   std::thread::id main_thread_;
+  friend class Guard;
   std::mutex lock_;
+  std::atomic<std::thread::id> lock_holder_{};  // the thread whose call holds lock_
   datatype::DatatypeTable types_;
   op::OpTable ops_;
   coll::CollectiveArea area_;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ enum class Combiner { kNamed, kDup, kContiguous, kVector, kHvector, kIndexed, kH
 
 struct Datatype {
   std::string name;
+  std::map<int, void*> attributes;  // keyval -> value (MPI_Type_set_attr)
   int64_t size = 0;  // data bytes of one element
   int64_t lb = 0, ub = 0;  // extent = ub - lb
   int64_t true_lb = 0, true_ub = 0;

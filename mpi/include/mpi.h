@@ -327,6 +327,11 @@ typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, v
                                         void* attribute_val_in, void* attribute_val_out, int* flag);
 typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void* attribute_val,
                                           void* extra_state);
+/* Datatype keyvals share the communicators' table; MPI_Datatype and MPI_Comm are both int, so the
+ * communicator's predefined callbacks serve. */
+#define MPI_TYPE_NULL_COPY_FN gasket_comm_null_copy_fn
+#define MPI_TYPE_DUP_FN gasket_comm_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN gasket_comm_null_delete_fn
 typedef void MPI_File_errhandler_function(MPI_File*, int*, ...);
 typedef void MPI_Session_errhandler_function(MPI_Session*, int*, ...);
 typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint* extent, void* extra_state);

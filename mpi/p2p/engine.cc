@@ -236,6 +236,10 @@ void Engine::start_operation(Request* r) {
 }
 
 void Engine::progress_operations() {
+  // Not re-entered: a user reduction op that an operation applies may call MPI, and that call's
+  // progress must not step the operation it runs inside of (which goes on when the op returns).
+  if (progressing_operations_) return;
+  progressing_operations_ = true;
   // By index: an operation may start others (they join the end of the list).
   for (size_t i = 0; i < operations_.size();) {
     Request* r = operations_[i];
@@ -251,6 +255,7 @@ void Engine::progress_operations() {
     r->complete = true;
     finish(r);
   }
+  progressing_operations_ = false;
 }
 
 void Engine::handle_packet(int src, const Header& h, const char* payload) {

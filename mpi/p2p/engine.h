@@ -252,6 +252,7 @@ class Engine {
 
   // Started kOperation requests, polled by progress().
   std::vector<Request*> operations_;
+  bool progressing_operations_ = false;  // set while progress_operations runs (not re-entered)
   void progress_operations();
 
   DirectReceive* direct_ = nullptr;  // posted before everything in the posted queue
