@@ -40,7 +40,7 @@ static int check_rank_(void) {
 /* MPI_Init_thread at the level argv[1] names (SINGLE, FUNNELED, SERIALIZED, MULTIPLE; MULTIPLE
  * when absent), checking the level provided. */
 #include <string.h>
-static void init_at_level_arg(int* argc, char*** argv) {
+static inline void init_at_level_arg(int* argc, char*** argv) {
   static const char* const names[] = {"SINGLE", "FUNNELED", "SERIALIZED", "MULTIPLE"};
   int required = MPI_THREAD_MULTIPLE, provided = -1;
   for (int i = 0; *argc > 1 && i < 4; i++) {

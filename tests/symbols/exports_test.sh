@@ -35,10 +35,13 @@ check "$dir/mpi/libgasket_mpi.so" "$mpi_c" MPI_Init MPI_Send MPI_Group_incl gask
   _ZN6gasket4initERKNS_11InitOptionsE
 check "$dir/shmem-api/libgasket_shmem.so" "$shmem_c" shmem_init shmem_putmem pshmem_putmem pshmem_init \
   shmem_set_lock pshmem_set_lock start_pes my_pe
+# the installed library holds both APIs (tools/install)
+check "$dir/tools/install/libgasket.so" "${mpi_c%)\$}|${shmem_c#^(}" MPI_Init PMPI_Send shmem_init pshmem_putmem \
+  _ZN6gasket4initERKNS_11InitOptionsE
 # the names issue 20 found leaking stay local
 for name in select flush all any some probe gather set_op status_at check_probe complete_pair \
   matched_receive proc_null_status delete_win_attr lock_word; do
-  for lib in "$dir/mpi/libgasket_mpi.so" "$dir/shmem-api/libgasket_shmem.so"; do
+  for lib in "$dir/mpi/libgasket_mpi.so" "$dir/shmem-api/libgasket_shmem.so" "$dir/tools/install/libgasket.so"; do
     if nm -D --defined-only "$lib" | awk '{print $3}' | grep -qx "$name"; then
       echo "FAILED: $(basename "$lib") exports the internal $name"; fail=1
     fi
