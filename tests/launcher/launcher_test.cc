@@ -681,3 +681,34 @@ BOOST_AUTO_TEST_CASE(help_lists_every_family_name) {
   BOOST_TEST(part.status == 2);
   BOOST_TEST(contains(part.err, "missing the program to run"));
 }
+
+const std::string& mpi_launch_env() {
+  static const std::string path = runfile("tests/launcher/mpi_launch_env");
+  return path;
+}
+
+BOOST_AUTO_TEST_CASE(mpi_sees_appnum_universe_and_info_env_of_each_mpmd_part) {
+  // Part 0: 1 PE in /tmp; part 1: 2 PEs in the launcher's directory with more arguments. The
+  // host list grants 6 slots: MPI_UNIVERSE_SIZE is 6. The program checks every value itself.
+  char cwd[4096];
+  BOOST_REQUIRE(getcwd(cwd, sizeof cwd) != nullptr);
+  RunResult r = run({gasketrun(), "-host", "localhost:6", "-n", "1", "-wdir", "/tmp", mpi_launch_env(),
+                     "0", "1", "6", "/tmp", ":", "-np", "2", mpi_launch_env(), "1", "2", "6", cwd,
+                     "x", "y z"});
+  BOOST_TEST(r.status == 0, r.err);
+  BOOST_TEST(contains(r.out, "LAUNCH_ENV OK 0 0\n"));
+  BOOST_TEST(contains(r.out, "LAUNCH_ENV OK 1 1\n"));
+  BOOST_TEST(contains(r.out, "LAUNCH_ENV OK 2 1\n"));
+  // The checks can fail: a wrong expectation ends the job naming the key.
+  RunResult wrong = run({gasketrun(), "-n", "2", mpi_launch_env(), "0", "3", "world", "cwd"});
+  BOOST_TEST(wrong.status == 1);
+  BOOST_TEST(contains(wrong.err, "MPI_INFO_ENV maxprocs: expected '3', got '2'"));
+  // A singleton has no MPI_APPNUM; its universe is itself.
+  RunResult single = run({mpi_launch_env(), "none", "1", "1", "cwd"});
+  BOOST_TEST(single.status == 0, single.err);
+  BOOST_TEST(contains(single.out, "LAUNCH_ENV OK 0 none\n"));
+  // A bad value from the launcher's environment is an MPI_Init error naming it.
+  RunResult bad = run({mpi_launch_env(), "none", "1", "1", "cwd"}, {"GASKET_JOB_APPNUM=two"});
+  BOOST_TEST(bad.status != 0);
+  BOOST_TEST(contains(bad.err, "MPI_Init: PE 0: bad GASKET_JOB_APPNUM='two'"), bad.err);
+}
