@@ -603,13 +603,13 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
     if (keyval >= MPI_TAG_UB && keyval <= MPI_LASTUSEDCODE) {
       // Predefined: the value is a pointer to an int owned by the library.
       static const int kValues[] = {0, kTagUb, MPI_PROC_NULL, MPI_ANY_SOURCE, 0, 0, 0, MPI_ERR_LASTCODE};
-      int* launch_value = keyval == MPI_APPNUM ? c.appnum() : c.universe_size();
-      if (keyval == MPI_APPNUM || keyval == MPI_UNIVERSE_SIZE) {
-        *flag = launch_value != nullptr;  // MPI_APPNUM only when the launcher gave one
-        if (launch_value != nullptr) *static_cast<void**>(value) = launch_value;
-        return Error::ok();
+      if (keyval == MPI_APPNUM) {
+        *static_cast<void**>(value) = c.appnum();
+      } else if (keyval == MPI_UNIVERSE_SIZE) {
+        *static_cast<void**>(value) = c.universe_size();
+      } else {
+        *static_cast<void**>(value) = const_cast<int*>(&kValues[keyval]);
       }
-      *static_cast<void**>(value) = const_cast<int*>(&kValues[keyval]);
       *flag = 1;
       return Error::ok();
     }

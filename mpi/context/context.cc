@@ -157,7 +157,7 @@ Error Context::start(int required) {
   spin_count_ = rt->spin_count();
   oversubscribed_ = gasket::oversubscribed();
   int app_size = 0;
-  for (Error le : {launcher_count(bootstrap::kEnvJobAppnum, 0, -1, &appnum_),
+  for (Error le : {launcher_count(bootstrap::kEnvJobAppnum, 0, 0, &appnum_),
                    launcher_count(bootstrap::kEnvJobAppSize, 1, gasket::n_pes(), &app_size),
                    launcher_count(bootstrap::kEnvJobUniverseSize, 1, gasket::n_pes(), &universe_size_)}) {
     if (!le.is_ok()) return le;

@@ -121,8 +121,9 @@ class Context {
   MPI_Message add_message(std::unique_ptr<p2p::Unexpected> msg);
   Error take_message(MPI_Message* handle, const char* call, std::unique_ptr<p2p::Unexpected>* msg);
 
-  // The predefined attributes MPI_APPNUM (nullptr: the launcher gave none) and MPI_UNIVERSE_SIZE.
-  int* appnum() { return appnum_ >= 0 ? &appnum_ : nullptr; }
+  // The predefined attributes MPI_APPNUM (0 when the launcher gave none: a launch without ':' is
+  // one part) and MPI_UNIVERSE_SIZE.
+  int* appnum() { return &appnum_; }
   int* universe_size() { return &universe_size_; }
 
   // Info objects (MPI_INFO_ENV describes how this process was started, see start()).
@@ -170,7 +171,7 @@ class Context {
   char* alloc_pool_base_ = nullptr;
   unsigned spin_count_ = 1000;
   bool oversubscribed_ = false;
-  int appnum_ = -1;
+  int appnum_ = 0;
   int universe_size_ = 0;
   double wtime_base_ = 0;
 };

@@ -703,12 +703,12 @@ BOOST_AUTO_TEST_CASE(mpi_sees_appnum_universe_and_info_env_of_each_mpmd_part) {
   RunResult wrong = run({gasketrun(), "-n", "2", mpi_launch_env(), "0", "3", "world", "cwd"});
   BOOST_TEST(wrong.status == 1);
   BOOST_TEST(contains(wrong.err, "MPI_INFO_ENV maxprocs: expected '3', got '2'"));
-  // A singleton has no MPI_APPNUM; its universe is itself.
-  RunResult single = run({mpi_launch_env(), "none", "1", "1", "cwd"});
+  // A singleton is part 0 and its own universe.
+  RunResult single = run({mpi_launch_env(), "0", "1", "1", "cwd"});
   BOOST_TEST(single.status == 0, single.err);
-  BOOST_TEST(contains(single.out, "LAUNCH_ENV OK 0 none\n"));
+  BOOST_TEST(contains(single.out, "LAUNCH_ENV OK 0 0\n"));
   // A bad value from the launcher's environment is an MPI_Init error naming it.
-  RunResult bad = run({mpi_launch_env(), "none", "1", "1", "cwd"}, {"GASKET_JOB_APPNUM=two"});
+  RunResult bad = run({mpi_launch_env(), "0", "1", "1", "cwd"}, {"GASKET_JOB_APPNUM=two"});
   BOOST_TEST(bad.status != 0);
   BOOST_TEST(contains(bad.err, "MPI_Init: PE 0: bad GASKET_JOB_APPNUM='two'"), bad.err);
 }

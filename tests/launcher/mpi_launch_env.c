@@ -2,7 +2,7 @@
  * MPI_UNIVERSE_SIZE attributes of MPI_COMM_WORLD and every key of MPI_INFO_ENV, checked against
  * what the test expects. Usage:
  *   mpi_launch_env APPNUM MAXPROCS UNIVERSE WDIR [args...]
- * APPNUM: the part's number, or "none" when no launcher gives one (MPI_APPNUM then absent);
+ * APPNUM: the part's number (0 when no launcher gives one: a launch without ':' is one part);
  * MAXPROCS, UNIVERSE: counts, or "world" for MPI_COMM_WORLD's size; WDIR: the directory the
  * process must run in, or "cwd" for wherever it was started. Prints "LAUNCH_ENV OK <rank>
  * <appnum>" when every check holds; the first wrong value ends the job (check.h). */
@@ -41,12 +41,8 @@ int main(int argc, char** argv) {
   int* appnum = NULL;
   int flag = -1;
   MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag));
-  if (strcmp(argv[1], "none") == 0) {
-    CHECK_EQ(flag, 0);
-  } else {
-    CHECK_EQ(flag, 1);
-    CHECK_EQ(*appnum, atoi(argv[1]));
-  }
+  CHECK_EQ(flag, 1);
+  CHECK_EQ(*appnum, atoi(argv[1]));
   int* universe = NULL;
   MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &universe, &flag));
   CHECK_EQ(flag, 1);
