@@ -712,3 +712,17 @@ BOOST_AUTO_TEST_CASE(mpi_sees_appnum_universe_and_info_env_of_each_mpmd_part) {
   BOOST_TEST(bad.status != 0);
   BOOST_TEST(contains(bad.err, "MPI_Init: PE 0: bad GASKET_JOB_APPNUM='two'"), bad.err);
 }
+
+BOOST_AUTO_TEST_CASE(mpiexec_and_oshrun_speak_the_same_options) {
+  RunResult mpmd = run({runfile("tools/mpicc/mpiexec"), "-np", "1", "-genv", "WHO=mpiexec", probe(), "env",
+                        "WHO", ":", "-n", "1", probe(), "env", "WHO"});
+  BOOST_TEST(mpmd.status == 0, mpmd.err);
+  BOOST_TEST(line_of(mpmd, "APP", 1) == probe() + " 1 1 2");
+  BOOST_TEST(line_of(mpmd, "VAR", 1) == "WHO=mpiexec");
+  RunResult osh = run({runfile("tools/oshcc/oshrun"), "-npernode", "2", "-l", probe(), "env"});
+  BOOST_TEST(osh.status == 0, osh.err);
+  BOOST_TEST(contains(osh.out, "[pe 1] APP 1 "));
+  RunResult remote = run({runfile("tools/oshcc/oshrun"), "-host", "10.1.2.3", "-n", "1", probe(), "env"});
+  BOOST_TEST(remote.status == 2);
+  BOOST_TEST(contains(remote.err, "oshrun: -host names host '10.1.2.3', which is not this machine"));
+}
