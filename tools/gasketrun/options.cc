@@ -155,6 +155,24 @@ Status set_pes_per_host(ParseState& st, const std::string& name, const std::stri
   return Status::ok();
 }
 
+// A handler storing a number of seconds in `field` of the options.
+Handler seconds_option(double LaunchOptions::*field) {
+  return [field](ParseState& st, const std::string& name, const std::string& v) -> Status {
+    Result<double> s = parse_seconds(v, name);
+    if (!s.is_ok()) return s.status();
+    st.cl->options.*field = *s;
+    return Status::ok();
+  };
+}
+
+// A handler for a flag that sets `field` of the options.
+Handler flag_option(bool LaunchOptions::*field) {
+  return [field](ParseState& st, const std::string&, const std::string&) {
+    st.cl->options.*field = true;
+    return Status::ok();
+  };
+}
+
 const std::vector<OptionSpec>& option_table() {
   static const std::vector<OptionSpec> table = {
       {{"-n", "-np", "--n", "--np"}, "N", "number of PEs of this part of the command line (1 to 4096)",
@@ -237,25 +255,11 @@ const std::vector<OptionSpec>& option_table() {
          return Status::ok();
        }},
       {{"--tag-output", "-tag-output", "-l", "--label", "-prepend-rank"}, nullptr,
-       "prefix every output line with \"[pe N] \"",
-       [](ParseState& st, const std::string&, const std::string&) {
-         st.cl->options.tag_output = true;
-         return Status::ok();
-       }},
+       "prefix every output line with \"[pe N] \"", flag_option(&LaunchOptions::tag_output)},
       {{"--timeout", "-timeout"}, "S", "end the job after S seconds (exit 124; default $GASKET_TIMEOUT)",
-       [](ParseState& st, const std::string& name, const std::string& v) -> Status {
-         Result<double> s = parse_seconds(v, name);
-         if (!s.is_ok()) return s.status();
-         st.cl->options.timeout_seconds = *s;
-         return Status::ok();
-       }},
+       seconds_option(&LaunchOptions::timeout_seconds)},
       {{"--grace-period"}, "S", "seconds between SIGTERM and SIGKILL when ending (default 2)",
-       [](ParseState& st, const std::string& name, const std::string& v) -> Status {
-         Result<double> s = parse_seconds(v, name);
-         if (!s.is_ok()) return s.status();
-         st.cl->options.grace_seconds = *s;
-         return Status::ok();
-       }},
+       seconds_option(&LaunchOptions::grace_seconds)},
       {{"--store-address"}, "ADDR", "host or host:port of the bootstrap store (default 127.0.0.1)",
        [](ParseState& st, const std::string& name, const std::string& v) -> Status {
          if (v.empty()) return invalid_argument("empty " + name);
@@ -263,10 +267,7 @@ const std::vector<OptionSpec>& option_table() {
          return Status::ok();
        }},
       {{"-q", "--quiet"}, nullptr, "hide notices (errors and the job summary are still shown)",
-       [](ParseState& st, const std::string&, const std::string&) {
-         st.cl->options.quiet = true;
-         return Status::ok();
-       }},
+       flag_option(&LaunchOptions::quiet)},
       {{"-h", "--help", "-help"}, nullptr, "show this text",
        [](ParseState& st, const std::string&, const std::string&) {
          st.cl->show_help = true;
