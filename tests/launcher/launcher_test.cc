@@ -564,17 +564,18 @@ BOOST_AUTO_TEST_CASE(mpmd_parts_get_their_appnum_and_universe_size) {
 }
 
 BOOST_AUTO_TEST_CASE(genv_env_x_and_genvlist_set_the_pes_environment) {
-  // -genv and -x for all parts, -env for its own part only; a bare VAR takes the launcher's value
-  // and every given value replaces the launcher's own.
-  std::vector<std::string> argv = {gasketrun(), "-genv", "G1=g", "-x", "FROM_LAUNCHER",
+  // -genv (Hydra's two words, or VAR=VAL) and -x for all parts, -env for its own part only; a bare
+  // VAR after -x takes the launcher's value and every given value replaces the launcher's own.
+  std::vector<std::string> argv = {gasketrun(), "-genv", "G1", "g", "-x", "FROM_LAUNCHER",
                                    "-genvlist", "LIST_A,LIST_B", "-n", "1", "-env", "LOCAL=first",
                                    probe(), "env", "G1", "FROM_LAUNCHER", "LIST_A", "LIST_B", "LOCAL",
-                                   ":", "-n", "1", probe(), "env", "G1", "LOCAL", "OVERRIDDEN"};
+                                   ":", "-n", "1", "-env", "H=1=2", probe(), "env", "G1", "LOCAL",
+                                   "OVERRIDDEN", "H"};
   RunResult r = run(argv, {"FROM_LAUNCHER=fl", "LIST_A=a", "LIST_B=b", "LOCAL=launcher", "G1=old"});
   BOOST_TEST(r.status == 0);
   BOOST_TEST(contains(r.out, "VAR 0 G1=g\nVAR 0 FROM_LAUNCHER=fl\nVAR 0 LIST_A=a\nVAR 0 LIST_B=b\n"
                              "VAR 0 LOCAL=first\n"));
-  BOOST_TEST(contains(r.out, "VAR 1 G1=g\nVAR 1 LOCAL=launcher\nVAR 1 OVERRIDDEN=-\n"));
+  BOOST_TEST(contains(r.out, "VAR 1 G1=g\nVAR 1 LOCAL=launcher\nVAR 1 OVERRIDDEN=-\nVAR 1 H=1=2\n"));
   RunResult unset = run({gasketrun(), "-x", "NOT_SET_ANYWHERE", "-n", "1", probe(), "env"});
   BOOST_TEST(unset.status == 2);
   BOOST_TEST(contains(unset.err, "gasketrun: -x NOT_SET_ANYWHERE: NOT_SET_ANYWHERE is not set in "

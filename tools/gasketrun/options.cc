@@ -39,6 +39,8 @@ struct OptionSpec {
   const char* help;
   Handler handle;
   bool per_part = false;  // applies to the MPMD part it appears in, not the whole job
+  // Hydra's two-word form: `-genv VAR VALUE` is read as VAR=VALUE (a value with '=' is one word).
+  bool variable_pair = false;
 };
 
 Result<double> parse_seconds(const std::string& text, const std::string& what) {
@@ -209,15 +211,20 @@ const std::vector<OptionSpec>& option_table() {
          st.cl->options.pes_per_node = *k;
          return Status::ok();
        }},
-      {{"-genv", "-x", "--x"}, "VAR[=VAL]", "set VAR in every PE (VAR alone: the launcher's value)",
+      {{"-genv"}, "VAR=VAL|VAR VAL", "set VAR in every PE",
+       [](ParseState& st, const std::string& name, const std::string& v) {
+         return add_variable(&st.cl->options.env, name, v);
+       },
+       false, true},
+      {{"-x", "--x"}, "VAR[=VAL]", "set VAR in every PE (VAR alone: the launcher's value)",
        [](ParseState& st, const std::string& name, const std::string& v) {
          return add_variable(&st.cl->options.env, name, v);
        }},
-      {{"-env"}, "VAR[=VAL]", "set VAR in the PEs of this part of the command line",
+      {{"-env"}, "VAR=VAL|VAR VAL", "set VAR in the PEs of this part of the command line",
        [](ParseState& st, const std::string& name, const std::string& v) {
          return add_variable(&st.app->env, name, v);
        },
-       true},
+       true, true},
       {{"-genvlist", "--genvlist"}, "V1,V2", "pass these variables with the launcher's values",
        [](ParseState& st, const std::string& name, const std::string& v) -> Status {
          std::string var;
@@ -364,6 +371,10 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args) {
     if (spec->value != nullptr && !inline_value) {
       if (i + 1 >= args.size()) return invalid_argument("option " + name + " needs a value");
       value = args[++i];
+      if (spec->variable_pair && value.find('=') == std::string::npos) {
+        if (i + 1 >= args.size()) return invalid_argument("option " + name + " " + value + " needs a value");
+        value += "=" + args[++i];
+      }
     }
     if (Status s = spec->handle(st, name, value); !s.is_ok()) return s;
     if (cl.show_help) return cl;
