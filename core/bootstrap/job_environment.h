@@ -23,6 +23,12 @@ constexpr char kEnvJobRank[] = "GASKET_JOB_RANK";
 constexpr char kEnvJobSize[] = "GASKET_JOB_SIZE";
 // 1 when the launcher put more PEs on this host than it has cores (optional, default 0).
 constexpr char kEnvJobOversubscribed[] = "GASKET_JOB_OVERSUBSCRIBED";
+// MPMD: the index of this PE's part of the command line (MPI_APPNUM), and that part's PE count
+// (MPI_INFO_ENV's maxprocs). Optional: set by gasketrun, read by the MPI library.
+constexpr char kEnvJobAppnum[] = "GASKET_JOB_APPNUM";
+constexpr char kEnvJobAppSize[] = "GASKET_JOB_APP_SIZE";
+// The number of PEs the job may have (MPI_UNIVERSE_SIZE): the host list's slots, else the size.
+constexpr char kEnvJobUniverseSize[] = "GASKET_JOB_UNIVERSE_SIZE";
 // Node identity override; gasketrun --pes-per-node sets "<hostname>:<rank / K>".
 constexpr char kEnvNodeName[] = "GASKET_NODE_NAME";
 

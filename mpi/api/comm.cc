@@ -603,10 +603,10 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
     if (keyval >= MPI_TAG_UB && keyval <= MPI_LASTUSEDCODE) {
       // Predefined: the value is a pointer to an int owned by the library.
       static const int kValues[] = {0, kTagUb, MPI_PROC_NULL, MPI_ANY_SOURCE, 0, 0, 0, MPI_ERR_LASTCODE};
-      static int universe = 0;
-      if (keyval == MPI_UNIVERSE_SIZE) {
-        universe = gasket::n_pes();
-        *static_cast<void**>(value) = &universe;
+      if (keyval == MPI_APPNUM) {
+        *static_cast<void**>(value) = c.appnum();
+      } else if (keyval == MPI_UNIVERSE_SIZE) {
+        *static_cast<void**>(value) = c.universe_size();
       } else {
         *static_cast<void**>(value) = const_cast<int*>(&kValues[keyval]);
       }

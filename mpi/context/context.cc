@@ -1,16 +1,72 @@
 #include "mpi/context/context.h"
 
 #include <sched.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "core/base/log.h"
+#include "core/base/parse.h"
+#include "core/bootstrap/job_environment.h"
 #include "core/gasket.h"
 #include "core/runtime.h"
 
 namespace gasket::mpi {
+
+namespace {
+
+// An optional count from the launcher's job environment: `fallback` when unset.
+Error launcher_count(const char* variable, int min, int fallback, int* out) {
+  const char* text = std::getenv(variable);
+  *out = fallback;
+  if (text == nullptr) return Error::ok();
+  Result<int64_t> v = parse_int(text, min, 1 << 30);
+  if (!v.is_ok()) {
+    return error(MPI_ERR_OTHER, "MPI_Init: PE %d: bad %s='%s': expected an integer from %d", gasket::my_pe(),
+                 variable, text, min);
+  }
+  *out = static_cast<int>(*v);
+  return Error::ok();
+}
+
+// MPI_INFO_ENV (MPI 4.1 section 11.8.4's keys): this process's command line (from
+// /proc/self/cmdline, which holds it whatever MPI_Init was given), the size of its part of the
+// launch, and where it runs.
+Info environment_info(int thread_level, int maxprocs) {
+  Info info;
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  for (size_t at = 0; at < all.size(); at = all.find('\0', at) + 1) {
+    args.push_back(all.substr(at, all.find('\0', at) - at));
+    if (all.find('\0', at) == std::string::npos) break;
+  }
+  if (!args.empty()) {
+    info.emplace_back("command", args[0]);
+    std::string rest;
+    for (size_t i = 1; i < args.size(); ++i) rest += (i > 1 ? " " : "") + args[i];
+    info.emplace_back("argv", rest);
+  }
+  info.emplace_back("maxprocs", std::to_string(maxprocs));
+  info.emplace_back("soft", std::to_string(maxprocs));  // the one count the launch allowed
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) info.emplace_back("host", host);
+  struct utsname uts;
+  if (::uname(&uts) == 0) info.emplace_back("arch", uts.machine);
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof cwd) != nullptr) info.emplace_back("wdir", cwd);
+  static const char* const kLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+                                        "MPI_THREAD_MULTIPLE"};
+  info.emplace_back("thread_level", kLevels[thread_level - MPI_THREAD_SINGLE]);
+  return info;
+}
+
+}  // namespace
 
 Context* Context::instance_ = nullptr;
 LibraryState Context::state_ = LibraryState::kNotInitialized;
@@ -100,6 +156,13 @@ Error Context::start(int required) {
   }
   spin_count_ = rt->spin_count();
   oversubscribed_ = gasket::oversubscribed();
+  int app_size = 0;
+  for (Error le : {launcher_count(bootstrap::kEnvJobAppnum, 0, 0, &appnum_),
+                   launcher_count(bootstrap::kEnvJobAppSize, 1, gasket::n_pes(), &app_size),
+                   launcher_count(bootstrap::kEnvJobUniverseSize, 1, gasket::n_pes(), &universe_size_)}) {
+    if (!le.is_ok()) return le;
+  }
+  *infos_[MPI_INFO_ENV] = environment_info(thread_level_, app_size);
   wtime_base_ = 0;
   wtime_base_ = wtime();
   return Error::ok();

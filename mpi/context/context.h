@@ -121,7 +121,12 @@ class Context {
   MPI_Message add_message(std::unique_ptr<p2p::Unexpected> msg);
   Error take_message(MPI_Message* handle, const char* call, std::unique_ptr<p2p::Unexpected>* msg);
 
-  // Info objects (MPI_INFO_ENV is predefined and empty).
+  // The predefined attributes MPI_APPNUM (0 when the launcher gave none: a launch without ':' is
+  // one part) and MPI_UNIVERSE_SIZE.
+  int* appnum() { return &appnum_; }
+  int* universe_size() { return &universe_size_; }
+
+  // Info objects (MPI_INFO_ENV describes how this process was started, see start()).
   MPI_Info add_info(Info info);
   Info* find_info(MPI_Info handle);
   void free_info(MPI_Info handle) { infos_[static_cast<size_t>(handle)].reset(); }
@@ -166,6 +171,8 @@ class Context {
   char* alloc_pool_base_ = nullptr;
   unsigned spin_count_ = 1000;
   bool oversubscribed_ = false;
+  int appnum_ = 0;
+  int universe_size_ = 0;
   double wtime_base_ = 0;
 };
 

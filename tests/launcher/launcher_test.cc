@@ -536,3 +536,194 @@ BOOST_AUTO_TEST_CASE(command_line_errors_exit_2) {
   BOOST_TEST(missing.status == 127);
   BOOST_TEST(contains(missing.err, "gasketrun: PE 0: cannot execute '/nonexistent/program'"));
 }
+
+// Issue 15 item 1: the conventions of both launcher families (Hydra and ORTE/PRRTE).
+
+// The value a PE printed on its "<tag> <pe> ..." line (the rest of the line), "" when missing.
+std::string line_of(const RunResult& r, const std::string& tag, int pe) {
+  std::string prefix = tag + " " + std::to_string(pe) + " ";
+  for (const std::string& line : lines_of(r.out)) {
+    if (line.compare(0, prefix.size(), prefix) == 0) return line.substr(prefix.size());
+  }
+  return "";
+}
+
+BOOST_AUTO_TEST_CASE(mpmd_parts_get_their_appnum_and_universe_size) {
+  // -n 1 probe env P0 : -np 3 probe env P1: ranks 0 | 1 2 3, each part its own arguments.
+  std::vector<std::string> argv = {gasketrun(), "-n", "1", probe(), "env", "P0", ":",
+                                   "-np", "3", probe(), "env", "P1"};
+  RunResult r = run(argv, {"P0=zero", "P1=one"});
+  BOOST_TEST(r.status == 0);
+  BOOST_TEST(line_of(r, "APP", 0) == probe() + " 0 1 4");
+  BOOST_TEST(line_of(r, "VAR", 0) == "P0=zero");
+  for (int pe = 1; pe < 4; ++pe) {
+    BOOST_TEST(line_of(r, "APP", pe) == probe() + " 1 3 4", "PE " << pe);
+    BOOST_TEST(line_of(r, "VAR", pe) == "P1=one", "PE " << pe);
+  }
+  check_no_shm_left(r);
+}
+
+BOOST_AUTO_TEST_CASE(genv_env_x_and_genvlist_set_the_pes_environment) {
+  // -genv (Hydra's two words, or VAR=VAL) and -x for all parts, -env for its own part only; a bare
+  // VAR after -x takes the launcher's value and every given value replaces the launcher's own.
+  std::vector<std::string> argv = {gasketrun(), "-genv", "G1", "g", "-x", "FROM_LAUNCHER",
+                                   "-genvlist", "LIST_A,LIST_B", "-n", "1", "-env", "LOCAL=first",
+                                   probe(), "env", "G1", "FROM_LAUNCHER", "LIST_A", "LIST_B", "LOCAL",
+                                   ":", "-n", "1", "-env", "H=1=2", probe(), "env", "G1", "LOCAL",
+                                   "OVERRIDDEN", "H"};
+  RunResult r = run(argv, {"FROM_LAUNCHER=fl", "LIST_A=a", "LIST_B=b", "LOCAL=launcher", "G1=old"});
+  BOOST_TEST(r.status == 0);
+  BOOST_TEST(contains(r.out, "VAR 0 G1=g\nVAR 0 FROM_LAUNCHER=fl\nVAR 0 LIST_A=a\nVAR 0 LIST_B=b\n"
+                             "VAR 0 LOCAL=first\n"));
+  BOOST_TEST(contains(r.out, "VAR 1 G1=g\nVAR 1 LOCAL=launcher\nVAR 1 OVERRIDDEN=-\nVAR 1 H=1=2\n"));
+  RunResult unset = run({gasketrun(), "-x", "NOT_SET_ANYWHERE", "-n", "1", probe(), "env"});
+  BOOST_TEST(unset.status == 2);
+  BOOST_TEST(contains(unset.err, "gasketrun: -x NOT_SET_ANYWHERE: NOT_SET_ANYWHERE is not set in "
+                                 "the launcher's environment"));
+}
+
+BOOST_AUTO_TEST_CASE(wdir_sets_each_parts_working_directory) {
+  RunResult r = run({gasketrun(), "-wdir", "/tmp", "-n", "1", probe(), "env", ":", "--wdir=/",
+                     "-n", "1", probe(), "env"});
+  BOOST_TEST(r.status == 0);
+  BOOST_TEST(line_of(r, "WDIR", 0) == "/tmp");
+  BOOST_TEST(line_of(r, "WDIR", 1) == "/");
+  RunResult bad = run({gasketrun(), "-wdir", "/nonexistent/dir", "-n", "1", probe(), "env"});
+  BOOST_TEST(bad.status == 2);
+  BOOST_TEST(contains(bad.err, "gasketrun: bad -wdir '/nonexistent/dir': No such file or directory"));
+}
+
+BOOST_AUTO_TEST_CASE(hosts_with_slots_give_the_count_and_universe) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  // Slots: -n defaults to their sum, which is also MPI_UNIVERSE_SIZE when larger than -n.
+  RunResult r = run({gasketrun(), "-host", "localhost:2," + std::string(host) + ":1", probe(), "env"});
+  BOOST_TEST(r.status == 0);
+  BOOST_TEST(count(r.out, "APP ") == 3);
+  BOOST_TEST(line_of(r, "APP", 2) == probe() + " 0 3 3");
+  RunResult small = run({gasketrun(), "--host", "127.0.0.1:4", "-n", "2", probe(), "env"});
+  BOOST_TEST(small.status == 0);
+  BOOST_TEST(line_of(small, "APP", 1) == probe() + " 0 2 4");
+  // A hostfile in both families' spellings, comments and blank lines included.
+  std::string path = std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") +
+                     "/hostfile";
+  FILE* f = fopen(path.c_str(), "w");
+  BOOST_REQUIRE(f != nullptr);
+  fprintf(f, "# this machine twice\nlocalhost slots=2 max_slots=4\n\n%s:1\n", host);
+  fclose(f);
+  RunResult hf = run({gasketrun(), "-f", path, probe(), "env"});
+  BOOST_TEST(hf.status == 0);
+  BOOST_TEST(count(hf.out, "APP ") == 3);
+  RunResult over = run({gasketrun(), "--hostfile", path, "-n", "4", probe(), "env"});
+  BOOST_TEST(over.status == 2);
+  BOOST_TEST(contains(over.err, "gasketrun: 4 PEs but the host list has 3 slots: add --oversubscribe"));
+  RunResult allowed = run({gasketrun(), "--hostfile", path, "--oversubscribe", "-n", "4", probe(), "env"});
+  BOOST_TEST(allowed.status == 0);
+  BOOST_TEST(line_of(allowed, "APP", 3) == probe() + " 0 4 4");
+  // Another machine: a plain refusal that points at Slurm/PMIx.
+  RunResult remote = run({gasketrun(), "-hosts", "localhost,node17", "-n", "2", probe(), "env"});
+  BOOST_TEST(remote.status == 2);
+  BOOST_TEST(contains(remote.err, "gasketrun: -hosts names host 'node17', which is not this machine: "
+                                  "gasketrun runs the PEs of a job on this machine only"));
+  BOOST_TEST(contains(remote.err, "docs/CLUSTER.md"));
+  BOOST_TEST(!contains(remote.out, "JOBID"));
+}
+
+BOOST_AUTO_TEST_CASE(ppn_npernode_and_map_by_ppr_give_the_pes_of_this_node) {
+  for (const std::vector<std::string>& opt : std::vector<std::vector<std::string>>{
+           {"-ppn", "2"}, {"-npernode", "2"}, {"--npernode", "2"}, {"--map-by", "ppr:2:node"}}) {
+    std::vector<std::string> argv = {gasketrun()};
+    argv.insert(argv.end(), opt.begin(), opt.end());
+    argv.insert(argv.end(), {probe(), "env"});
+    RunResult r = run(argv);
+    BOOST_TEST(r.status == 0, opt[0]);
+    BOOST_TEST(count(r.out, "APP ") == 2, opt[0]);
+    argv.insert(argv.begin() + 1, {"-n", "4"});
+    RunResult two_nodes = run(argv);
+    BOOST_TEST(two_nodes.status == 2, opt[0]);
+    BOOST_TEST(contains(two_nodes.err, "4 PEs at 2 per node need more than one node"), opt[0]);
+  }
+  RunResult bad = run({gasketrun(), "--map-by", "socket", "-n", "1", probe(), "env"});
+  BOOST_TEST(bad.status == 2);
+  BOOST_TEST(contains(bad.err, "bad --map-by 'socket': only ppr:K:node is supported"));
+}
+
+BOOST_AUTO_TEST_CASE(single_dash_bind_to_label_and_timeout) {
+  RunResult unbound = run({gasketrun(), "-bind-to", "none", "-n", "1", probe(), "env"});
+  BOOST_TEST(unbound.status == 0);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  std::string all;
+  for (long c = 0; c < cpus; ++c) all += (c ? "," : "") + std::to_string(c);
+  BOOST_TEST(line_of(unbound, "CPUS", 0) == all);  // unbound: every online CPU (no cgroup limit here)
+  RunResult bound = run({gasketrun(), "-bind-to", "core", "-n", "1", probe(), "env"});
+  BOOST_TEST(bound.status == 0);
+  if (cpus > 1) BOOST_TEST(line_of(bound, "CPUS", 0) != all);  // one core, not the machine
+  for (const char* flag : {"-l", "--label", "--tag-output"}) {
+    RunResult r = run({gasketrun(), flag, "-n", "2", probe(), "env"});
+    BOOST_TEST(r.status == 0, flag);
+    BOOST_TEST(contains(r.out, "[pe 1] APP 1 "), flag);
+  }
+  RunResult t = launch({"-timeout", "1", "-n", "2"}, {"hang"});
+  BOOST_TEST(t.status == 124);
+  BOOST_TEST(contains(t.err, "job timed out after 1 s"));
+  check_no_shm_left(t);
+}
+
+BOOST_AUTO_TEST_CASE(help_lists_every_family_name) {
+  RunResult help = run({gasketrun(), "--help"});
+  BOOST_TEST(help.status == 0);
+  for (const char* name : {"-np", "-hosts", "--host", "-hostfile", "-f", "-ppn", "-npernode",
+                           "--map-by", "-genv", "-env", "-x", "-genvlist", "-wdir", "-bind-to",
+                           "--bind-to", "--oversubscribe", "--tag-output", "-l", "--label",
+                           "--timeout", "MPI_APPNUM"}) {
+    BOOST_TEST(contains(help.out, name), name);
+  }
+  RunResult part = run({gasketrun(), "-n", "1", probe(), "env", ":"});
+  BOOST_TEST(part.status == 2);
+  BOOST_TEST(contains(part.err, "missing the program to run"));
+}
+
+const std::string& mpi_launch_env() {
+  static const std::string path = runfile("tests/launcher/mpi_launch_env");
+  return path;
+}
+
+BOOST_AUTO_TEST_CASE(mpi_sees_appnum_universe_and_info_env_of_each_mpmd_part) {
+  // Part 0: 1 PE in /tmp; part 1: 2 PEs in the launcher's directory with more arguments. The
+  // host list grants 6 slots: MPI_UNIVERSE_SIZE is 6. The program checks every value itself.
+  char cwd[4096];
+  BOOST_REQUIRE(getcwd(cwd, sizeof cwd) != nullptr);
+  RunResult r = run({gasketrun(), "-host", "localhost:6", "-n", "1", "-wdir", "/tmp", mpi_launch_env(),
+                     "0", "1", "6", "/tmp", ":", "-np", "2", mpi_launch_env(), "1", "2", "6", cwd,
+                     "x", "y z"});
+  BOOST_TEST(r.status == 0, r.err);
+  BOOST_TEST(contains(r.out, "LAUNCH_ENV OK 0 0\n"));
+  BOOST_TEST(contains(r.out, "LAUNCH_ENV OK 1 1\n"));
+  BOOST_TEST(contains(r.out, "LAUNCH_ENV OK 2 1\n"));
+  // The checks can fail: a wrong expectation ends the job naming the key.
+  RunResult wrong = run({gasketrun(), "-n", "2", mpi_launch_env(), "0", "3", "world", "cwd"});
+  BOOST_TEST(wrong.status == 1);
+  BOOST_TEST(contains(wrong.err, "MPI_INFO_ENV maxprocs: expected '3', got '2'"));
+  // A singleton is part 0 and its own universe.
+  RunResult single = run({mpi_launch_env(), "0", "1", "1", "cwd"});
+  BOOST_TEST(single.status == 0, single.err);
+  BOOST_TEST(contains(single.out, "LAUNCH_ENV OK 0 0\n"));
+  // A bad value from the launcher's environment is an MPI_Init error naming it.
+  RunResult bad = run({mpi_launch_env(), "0", "1", "1", "cwd"}, {"GASKET_JOB_APPNUM=two"});
+  BOOST_TEST(bad.status != 0);
+  BOOST_TEST(contains(bad.err, "MPI_Init: PE 0: bad GASKET_JOB_APPNUM='two'"), bad.err);
+}
+
+BOOST_AUTO_TEST_CASE(mpiexec_and_oshrun_speak_the_same_options) {
+  RunResult mpmd = run({runfile("tools/mpicc/mpiexec"), "-np", "1", "-genv", "WHO=mpiexec", probe(), "env",
+                        "WHO", ":", "-n", "1", probe(), "env", "WHO"});
+  BOOST_TEST(mpmd.status == 0, mpmd.err);
+  BOOST_TEST(line_of(mpmd, "APP", 1) == probe() + " 1 1 2");
+  BOOST_TEST(line_of(mpmd, "VAR", 1) == "WHO=mpiexec");
+  RunResult osh = run({runfile("tools/oshcc/oshrun"), "-npernode", "2", "-l", probe(), "env"});
+  BOOST_TEST(osh.status == 0, osh.err);
+  BOOST_TEST(contains(osh.out, "[pe 1] APP 1 "));
+  RunResult remote = run({runfile("tools/oshcc/oshrun"), "-host", "10.1.2.3", "-n", "1", probe(), "env"});
+  BOOST_TEST(remote.status == 2);
+  BOOST_TEST(contains(remote.err, "oshrun: -host names host '10.1.2.3', which is not this machine"));
+}

@@ -11,7 +11,9 @@
 //   lines N             print N long lines to stdout and stderr, then a final partial line
 //   no-finalize         exit 0 without calling finalize
 //   bad-secret          connect to the store with a wrong secret (must be dropped), then exchange
-//   env                 print node name, oversubscription and CPU affinity, then finalize
+//   env [VAR...]        print node name, oversubscription, CPU affinity, the MPMD part
+//                       (APPNUM, its size, the universe size), the working directory and the
+//                       value of each VAR ("-" when unset), then finalize
 #include <netdb.h>
 #include <sched.h>
 #include <signal.h>
@@ -201,6 +203,16 @@ int main(int argc, char** argv) {
     }
     printf("NODE %d %s\nOVERSUB %d %d\nCPUS %d %s\n", b.rank(), node != nullptr ? node : "-",
            b.rank(), b.oversubscribed() ? 1 : 0, b.rank(), cpus.c_str());
+    auto value = [](const char* name) {
+      const char* v = getenv(name);
+      return v != nullptr ? v : "-";
+    };
+    char cwd[4096] = "-";
+    if (getcwd(cwd, sizeof cwd) == nullptr) die("getcwd");
+    printf("APP %d %s %s %s %s\nWDIR %d %s\n", b.rank(), argv[0],
+           value(gasket::bootstrap::kEnvJobAppnum), value(gasket::bootstrap::kEnvJobAppSize),
+           value(gasket::bootstrap::kEnvJobUniverseSize), b.rank(), cwd);
+    for (int i = 2; i < argc; ++i) printf("VAR %d %s=%s\n", b.rank(), argv[i], value(argv[i]));
   } else {
     die("unknown mode " + mode);
   }

@@ -226,7 +226,22 @@ std::vector<std::string> Job::base_environment() const {
 
 Status Job::start_pe(int rank, const BindingPlan& plan, const std::vector<std::string>& base_env) {
   using namespace bootstrap;
+  // The part of the command line this rank belongs to, and its first rank.
+  size_t appnum = 0;
+  int app_first = 0;
+  while (rank >= app_first + options_.apps[appnum].num_pes) app_first += options_.apps[appnum++].num_pes;
+  const AppContext& app = options_.apps[appnum];
   std::vector<std::string> env = base_env;
+  // -genv/-x, then -env, replace the launcher's own values (getenv finds the first entry).
+  for (const std::vector<std::string>* given : {&options_.env, &app.env}) {
+    for (const std::string& assignment : *given) {
+      std::string prefix = assignment.substr(0, assignment.find('=') + 1);
+      env.erase(std::remove_if(env.begin(), env.end(),
+                               [&](const std::string& e) { return e.compare(0, prefix.size(), prefix) == 0; }),
+                env.end());
+      env.push_back(assignment);
+    }
+  }
   auto set = [&env](const char* name, const std::string& value) {
     env.push_back(std::string(name) + "=" + value);
   };
@@ -236,6 +251,9 @@ Status Job::start_pe(int rank, const BindingPlan& plan, const std::vector<std::s
   set(kEnvJobRank, std::to_string(rank));
   set(kEnvJobSize, std::to_string(options_.num_pes));
   set(kEnvJobOversubscribed, plan.oversubscribed ? "1" : "0");
+  set(kEnvJobAppnum, std::to_string(appnum));
+  set(kEnvJobAppSize, std::to_string(app.num_pes));
+  set(kEnvJobUniverseSize, std::to_string(std::max(options_.num_pes, options_.slots)));
   if (options_.pes_per_node > 0) {
     char host[256] = "localhost";
     (void)::gethostname(host, sizeof host - 1);
@@ -244,7 +262,8 @@ Status Job::start_pe(int rank, const BindingPlan& plan, const std::vector<std::s
   std::vector<char*> envp;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  std::vector<std::string> args = options_.command;
+  std::vector<std::string> args = app.command;
+  const char* wdir = app.wdir.empty() ? nullptr : app.wdir.c_str();
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -283,6 +302,12 @@ Status Job::start_pe(int rank, const BindingPlan& plan, const std::vector<std::s
       if (devnull >= 0) (void)::dup2(devnull, STDIN_FILENO);
     }
     if (cpuset != nullptr) (void)::sched_setaffinity(0, sizeof *cpuset, cpuset);
+    if (wdir != nullptr && ::chdir(wdir) != 0) {
+      int e = errno;
+      ssize_t ignored = ::write(exec_pipe[1], &e, sizeof e);
+      (void)ignored;
+      _exit(kExitCannotExecute);
+    }
     if (fd_limit_raised_) (void)::setrlimit(RLIMIT_NOFILE, &old_fd_limit_);
     ::execvpe(argv[0], argv.data(), envp.data());
     int e = errno;
@@ -314,8 +339,8 @@ Status Job::start_pe(int rank, const BindingPlan& plan, const std::vector<std::s
   ::close(exec_pipe[0]);
   if (n == static_cast<ssize_t>(sizeof exec_errno)) {
     errno = exec_errno;
-    return Status(StatusCode::kUnavailable, who + ": cannot execute '" + options_.command[0] +
-                                                "': " + std::strerror(exec_errno));
+    return Status(StatusCode::kUnavailable, who + ": cannot execute '" + app.command[0] + "'" +
+                                                (wdir != nullptr ? " in '" + app.wdir + "'" : "") + ": " + std::strerror(exec_errno));
   }
   return Status::ok();
 }
@@ -417,7 +442,9 @@ int Job::run() {
 }
 
 int Job::run_pes() {
-  if (options_.num_pes < 1 || options_.command.empty()) {
+  int total = 0;
+  for (const AppContext& app : options_.apps) total += app.command.empty() ? 0 : app.num_pes;
+  if (options_.num_pes < 1 || total != options_.num_pes) {
     say("nothing to run");
     return kExitUsage;
   }

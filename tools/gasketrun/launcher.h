@@ -26,8 +26,21 @@ constexpr int kMaxPes = 4096;
 
 enum class BindPolicy { kCore, kNone };
 
-struct LaunchOptions {
+// One part of an MPMD command line (`-n 1 ./a : -n 3 ./b`): its PEs get MPI_APPNUM = its index.
+struct AppContext {
   int num_pes = 0;
+  std::vector<std::string> command;  // program and its arguments
+  std::vector<std::string> env;      // "VAR=VALUE" for this part's PEs only (-env)
+  std::string wdir;                  // working directory of its PEs ("" = the launcher's)
+};
+
+struct LaunchOptions {
+  int num_pes = 0;  // the total over apps
+  std::vector<AppContext> apps;
+  std::vector<std::string> env;  // "VAR=VALUE" for every PE (-genv, -x, -genvlist)
+  // Slots the host list grants (-host/-hostfile with counts); 0: not limited. It is the job's
+  // MPI_UNIVERSE_SIZE when larger than num_pes.
+  int slots = 0;
   BindPolicy bind = BindPolicy::kCore;
   // >0: PEs r with the same r / pes_per_node get GASKET_NODE_NAME=<hostname>:<r / pes_per_node>.
   int pes_per_node = 0;
@@ -36,7 +49,6 @@ struct LaunchOptions {
   double timeout_seconds = 0;  // 0: no timeout
   double grace_seconds = 2.0;  // between SIGTERM (or a forwarded signal) and SIGKILL
   std::string store_address = "127.0.0.1";  // "host" or "host:port" the store listens on
-  std::vector<std::string> command;           // program and its arguments
   // Where the PEs' stdout lines go, and their stderr lines plus the launcher's own messages.
   // Library users (tests running jobs in-process) may point them at pipes or files.
   int output_fd = 1;

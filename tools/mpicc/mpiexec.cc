@@ -1,4 +1,5 @@
-// mpiexec / mpirun: gasket's launcher under the MPI names (accepts -n N and -np N).
+// mpiexec / mpirun: gasket's launcher under the MPI names, with the option names of MPICH's and
+// Open MPI's launchers (see tools/gasketrun/options.cc and docs/LAUNCHING.md).
 #include <libgen.h>
 
 #include <string>
