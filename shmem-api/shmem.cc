@@ -30,12 +30,6 @@ void put_bytes_nbi(shmem_ctx_t ctx, void* dest, const void* src, size_t bytes, i
 void get_bytes_nbi(shmem_ctx_t ctx, void* dest, const void* src, size_t bytes, int pe, const char* call) {
   get_nbi(dest, src, bytes, lib(call).target_pe(ctx, pe, call), call);
 }
-void strided(bool is_put, shmem_ctx_t ctx, void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,
-             size_t elem, size_t nelems, int pe, const char* call) {
-  int target = lib(call).target_pe(ctx, pe, call);
-  if (is_put) iput(dest, src, dst, sst, elem, nelems, target, call);
-  else iget(dest, src, dst, sst, elem, nelems, target, call);
-}
 size_t checked_bytes(size_t nelems, size_t elem, const char* call) {
   size_t bytes;
   if (__builtin_mul_overflow(nelems, elem, &bytes)) {
@@ -44,6 +38,26 @@ size_t checked_bytes(size_t nelems, size_t elem, const char* call) {
   return bytes;
 }
 
+// iput/iget (bsize 1: the core's strided transfer) and the 1.6 blocked ibput/ibget: `nblocks`
+// blocks of `bsize` contiguous elements, block b at dest + b*dst and source + b*sst elements.
+void strided(bool is_put, shmem_ctx_t ctx, void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,
+             size_t elem, size_t bsize, size_t nblocks, int pe, const char* call) {
+  int target = lib(call).target_pe(ctx, pe, call);
+  if (bsize == 1) {
+    if (is_put) iput(dest, src, dst, sst, elem, nblocks, target, call);
+    else iget(dest, src, dst, sst, elem, nblocks, target, call);
+    return;
+  }
+  size_t block_bytes = checked_bytes(bsize, elem, call);
+  if (block_bytes == 0 || nblocks == 0) return;
+  auto d = static_cast<char*>(dest);
+  auto s = static_cast<const char*>(src);
+  const ptrdiff_t dst_step = dst * static_cast<ptrdiff_t>(elem), src_step = sst * static_cast<ptrdiff_t>(elem);
+  for (size_t b = 0; b < nblocks; ++b, d += dst_step, s += src_step) {
+    if (is_put) put(d, s, block_bytes, target, call);
+    else get(d, s, block_bytes, target, call);
+  }
+}
 // put, fence, then the signal update (SET or ADD) at sig_addr on the same PE.
 void put_signal(shmem_ctx_t ctx, void* dest, const void* src, size_t bytes, uint64_t* sig_addr,
                 uint64_t signal, int sig_op, int pe, const char* call) {
@@ -393,16 +407,16 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
   }                                                                                              \
   T shmem_##N##_g(const T* s, int pe) { return shmem_ctx_##N##_g(SHMEM_CTX_DEFAULT, s, pe); }    \
   void shmem_ctx_##N##_iput(shmem_ctx_t c, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
-    strided(true, c, d, s, dst, sst, sizeof(T), n, pe, "shmem_" #N "_iput");                     \
+    strided(true, c, d, s, dst, sst, sizeof(T), 1, n, pe, "shmem_" #N "_iput");                     \
   }                                                                                              \
   void shmem_##N##_iput(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {      \
-    strided(true, SHMEM_CTX_DEFAULT, d, s, dst, sst, sizeof(T), n, pe, "shmem_" #N "_iput");     \
+    strided(true, SHMEM_CTX_DEFAULT, d, s, dst, sst, sizeof(T), 1, n, pe, "shmem_" #N "_iput");     \
   }                                                                                              \
   void shmem_ctx_##N##_iget(shmem_ctx_t c, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
-    strided(false, c, d, s, dst, sst, sizeof(T), n, pe, "shmem_" #N "_iget");                    \
+    strided(false, c, d, s, dst, sst, sizeof(T), 1, n, pe, "shmem_" #N "_iget");                    \
   }                                                                                              \
   void shmem_##N##_iget(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {      \
-    strided(false, SHMEM_CTX_DEFAULT, d, s, dst, sst, sizeof(T), n, pe, "shmem_" #N "_iget");    \
+    strided(false, SHMEM_CTX_DEFAULT, d, s, dst, sst, sizeof(T), 1, n, pe, "shmem_" #N "_iget");    \
   }                                                                                              \
   void shmem_ctx_##N##_put_signal(shmem_ctx_t c, T* d, const T* s, size_t n, uint64_t* sa, uint64_t sv, int op, int pe) { \
     put_signal(c, d, s, checked_bytes(n, sizeof(T), "shmem_" #N "_put_signal"), sa, sv, op, pe, "shmem_" #N "_put_signal"); \
@@ -417,6 +431,24 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
     put_signal(SHMEM_CTX_DEFAULT, d, s, checked_bytes(n, sizeof(T), "shmem_" #N "_put_signal_nbi"), sa, sv, op, pe, "shmem_" #N "_put_signal_nbi"); \
   }
 SHMEM_GASKET_RMA_TYPES(GASKET_RMA)
+
+// Blocked strided (1.6): shmem_<N>_ibput/ibget (typed, T* arguments) and shmem_ibput<B>/ibget<B>
+// (sized, void* arguments), each with its ctx form.
+#define GASKET_BLOCKED(PTR, CPTR, ELEM, PLAIN, CTX, IS_PUT, CALL)                                 \
+  void CTX(shmem_ctx_t c, PTR d, CPTR s, ptrdiff_t dst, ptrdiff_t sst, size_t bs, size_t nb, int pe) { \
+    strided(IS_PUT, c, d, s, dst, sst, ELEM, bs, nb, pe, CALL);                                  \
+  }                                                                                              \
+  void PLAIN(PTR d, CPTR s, ptrdiff_t dst, ptrdiff_t sst, size_t bs, size_t nb, int pe) {        \
+    strided(IS_PUT, SHMEM_CTX_DEFAULT, d, s, dst, sst, ELEM, bs, nb, pe, CALL);                  \
+  }
+#define GASKET_TYPED_BLOCKED(T, N)                                                               \
+  GASKET_BLOCKED(T*, const T*, sizeof(T), shmem_##N##_ibput, shmem_ctx_##N##_ibput, true, "shmem_" #N "_ibput") \
+  GASKET_BLOCKED(T*, const T*, sizeof(T), shmem_##N##_ibget, shmem_ctx_##N##_ibget, false, "shmem_" #N "_ibget")
+SHMEM_GASKET_RMA_TYPES(GASKET_TYPED_BLOCKED)
+#define GASKET_SIZED_BLOCKED(B)                                                                  \
+  GASKET_BLOCKED(void*, const void*, B / 8, shmem_ibput##B, shmem_ctx_ibput##B, true, "shmem_ibput" #B) \
+  GASKET_BLOCKED(void*, const void*, B / 8, shmem_ibget##B, shmem_ctx_ibget##B, false, "shmem_ibget" #B)
+SHMEM_GASKET_SIZES(GASKET_SIZED_BLOCKED)
 
 // Sized and mem forms: the same routines with an element size instead of a type.
 #define GASKET_SIZED_FORMS(NAME, ELEM)                                                             \
@@ -451,16 +483,16 @@ SHMEM_GASKET_RMA_TYPES(GASKET_RMA)
 #define GASKET_SIZED(B)                                                                          \
   GASKET_SIZED_FORMS(B, B / 8)                                                                   \
   void shmem_ctx_iput##B(shmem_ctx_t c, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
-    strided(true, c, d, s, dst, sst, B / 8, n, pe, "shmem_iput" #B);                             \
+    strided(true, c, d, s, dst, sst, B / 8, 1, n, pe, "shmem_iput" #B);                             \
   }                                                                                              \
   void shmem_iput##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {   \
-    strided(true, SHMEM_CTX_DEFAULT, d, s, dst, sst, B / 8, n, pe, "shmem_iput" #B);             \
+    strided(true, SHMEM_CTX_DEFAULT, d, s, dst, sst, B / 8, 1, n, pe, "shmem_iput" #B);             \
   }                                                                                              \
   void shmem_ctx_iget##B(shmem_ctx_t c, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
-    strided(false, c, d, s, dst, sst, B / 8, n, pe, "shmem_iget" #B);                            \
+    strided(false, c, d, s, dst, sst, B / 8, 1, n, pe, "shmem_iget" #B);                            \
   }                                                                                              \
   void shmem_iget##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {   \
-    strided(false, SHMEM_CTX_DEFAULT, d, s, dst, sst, B / 8, n, pe, "shmem_iget" #B);            \
+    strided(false, SHMEM_CTX_DEFAULT, d, s, dst, sst, B / 8, 1, n, pe, "shmem_iget" #B);            \
   }
 SHMEM_GASKET_SIZES(GASKET_SIZED)
 GASKET_SIZED_FORMS(mem, 1)

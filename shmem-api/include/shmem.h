@@ -230,6 +230,14 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team);
                         size_t nelems, int pe);                                               \
   void shmem_ctx_##N##_iget(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst,         \
                             ptrdiff_t sst, size_t nelems, int pe);                            \
+  void shmem_##N##_ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,              \
+                         size_t bsize, size_t nblocks, int pe);                               \
+  void shmem_ctx_##N##_ibput(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst,        \
+                             ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);            \
+  void shmem_##N##_ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,              \
+                         size_t bsize, size_t nblocks, int pe);                               \
+  void shmem_ctx_##N##_ibget(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst,        \
+                             ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);            \
   void shmem_##N##_put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,    \
                               uint64_t signal, int sig_op, int pe);                           \
   void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T* dest, const T* source, size_t nelems,   \
@@ -262,6 +270,14 @@ SHMEM_GASKET_RMA_TYPES(SHMEM_GASKET_DECL_RMA)
                      size_t nelems, int pe);                                                  \
   void shmem_ctx_iget##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst,      \
                          ptrdiff_t sst, size_t nelems, int pe);                               \
+  void shmem_ibput##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,           \
+                      size_t bsize, size_t nblocks, int pe);                                  \
+  void shmem_ctx_ibput##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst,     \
+                          ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);               \
+  void shmem_ibget##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,           \
+                      size_t bsize, size_t nblocks, int pe);                                  \
+  void shmem_ctx_ibget##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst,     \
+                          ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);               \
   void shmem_put##B##_signal(void* dest, const void* source, size_t nelems,                   \
                              uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);        \
   void shmem_ctx_put##B##_signal(shmem_ctx_t ctx, void* dest, const void* source,             \
@@ -527,6 +543,12 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
 #define shmem_iget(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_iget_, __VA_ARGS__)
 #define SHMEM_GASKET_iget_6(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _iget, d)(d, __VA_ARGS__)
 #define SHMEM_GASKET_iget_7(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _iget, d)(c, d, __VA_ARGS__)
+#define shmem_ibput(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_ibput_, __VA_ARGS__)
+#define SHMEM_GASKET_ibput_7(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _ibput, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_ibput_8(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _ibput, d)(c, d, __VA_ARGS__)
+#define shmem_ibget(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_ibget_, __VA_ARGS__)
+#define SHMEM_GASKET_ibget_7(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _ibget, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_ibget_8(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _ibget, d)(c, d, __VA_ARGS__)
 #define shmem_p(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_p_, __VA_ARGS__)
 #define SHMEM_GASKET_p_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _p, d)(d, __VA_ARGS__)
 #define SHMEM_GASKET_p_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _p, d)(c, d, __VA_ARGS__)
@@ -643,6 +665,12 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
                    (d, s, dst, sst, n, pe))                                                   \
   SHMEM_GASKET_CXX(void, iget, N, (T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe), \
                    (d, s, dst, sst, n, pe))                                                   \
+  SHMEM_GASKET_CXX(void, ibput, N,                                                            \
+                   (T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t bs, size_t nb, int pe), \
+                   (d, s, dst, sst, bs, nb, pe))                                              \
+  SHMEM_GASKET_CXX(void, ibget, N,                                                            \
+                   (T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t bs, size_t nb, int pe), \
+                   (d, s, dst, sst, bs, nb, pe))                                              \
   SHMEM_GASKET_CXX(void, put_signal, N,                                                       \
                    (T* d, const T* s, size_t n, uint64_t* sa, uint64_t sv, int op, int pe),   \
                    (d, s, n, sa, sv, op, pe))                                                 \
