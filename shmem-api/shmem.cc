@@ -267,6 +267,19 @@ void* shmem_ptr(const void* dest, int pe) {
   if (pe < 0 || pe >= gasket::n_pes()) return nullptr;
   return peer_pointer(dest, pe);
 }
+// 1.6: NULL unless `pe` of `team` is reachable by loads and stores from this PE.
+void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe) {
+  const char* call = "shmem_team_ptr";
+  if (team == SHMEM_TEAM_INVALID) return nullptr;
+  const Team& t = lib(call).team(team, call);
+  if (pe < 0 || pe >= t.set.size()) return nullptr;
+  return peer_pointer(dest, t.set.pe(pe));
+}
+int shmem_query_initialized(int* initialized) {
+  if (initialized == nullptr) return -1;
+  *initialized = Library::running() ? 1 : 0;
+  return 0;
+}
 void shmem_info_get_version(int* major, int* minor) {
   if (major != nullptr) *major = SHMEM_MAJOR_VERSION;
   if (minor != nullptr) *minor = SHMEM_MINOR_VERSION;
@@ -501,6 +514,15 @@ uint64_t shmem_signal_fetch(const uint64_t* sig_addr) {
   lib("shmem_signal_fetch").check_symmetric(sig_addr, sizeof(uint64_t), "signal", "shmem_signal_fetch");
   return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
+// 1.6 signal updates without a put: the same atomic the put_signal family ends with.
+void shmem_ctx_signal_add(shmem_ctx_t c, uint64_t* sig_addr, uint64_t signal, int pe) {
+  atomic_add(sig_addr, signal, lib("shmem_signal_add").target_pe(c, pe, "shmem_signal_add"), "shmem_signal_add");
+}
+void shmem_signal_add(uint64_t* sig_addr, uint64_t signal, int pe) { shmem_ctx_signal_add(SHMEM_CTX_DEFAULT, sig_addr, signal, pe); }
+void shmem_ctx_signal_set(shmem_ctx_t c, uint64_t* sig_addr, uint64_t signal, int pe) {
+  atomic_set(sig_addr, signal, lib("shmem_signal_set").target_pe(c, pe, "shmem_signal_set"), "shmem_signal_set");
+}
+void shmem_signal_set(uint64_t* sig_addr, uint64_t signal, int pe) { shmem_ctx_signal_set(SHMEM_CTX_DEFAULT, sig_addr, signal, pe); }
 uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t value) {
   wait_one(sig_addr, cmp, value, "shmem_signal_wait_until");
   return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
@@ -621,6 +643,21 @@ void shmem_fence(void) { lib("shmem_fence"), fence(); }
 void shmem_ctx_fence(shmem_ctx_t c) { lib("shmem_ctx_fence").context(c, "shmem_ctx_fence"), fence(); }
 void shmem_quiet(void) { lib("shmem_quiet"), quiet(); }
 void shmem_ctx_quiet(shmem_ctx_t c) { lib("shmem_ctx_quiet").context(c, "shmem_ctx_quiet"), quiet(); }
+// 1.6: completes the operations to the listed PEs (numbered in the context's team). Every context
+// shares the PE's one ordering domain, so this is as strong as a quiet, which the standard allows.
+void shmem_ctx_pe_quiet(shmem_ctx_t c, const int* target_pes, size_t npes) {
+  const char* call = "shmem_pe_quiet";
+  Library& l = lib(call);
+  if (npes != 0 && target_pes == nullptr) log::fatal("%s: null target_pes with %zu PEs", call, npes);
+  for (size_t i = 0; i < npes; ++i) {
+    int pe = l.target_pe(c, target_pes[i], call);
+    if (pe < 0 || pe >= gasket::n_pes()) {
+      log::fatal("%s: target_pes[%zu] = %d is out of range: the job has %d PEs", call, i, target_pes[i], gasket::n_pes());
+    }
+  }
+  if (npes != 0) quiet();
+}
+void shmem_pe_quiet(const int* target_pes, size_t npes) { shmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, target_pes, npes); }
 
 // ---- locks: a ticket lock held on PE 0 (next ticket in the high 32 bits, now serving in the
 // low 32 bits), so waiters are served in arrival order (no starvation). ----

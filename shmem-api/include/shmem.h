@@ -165,6 +165,8 @@ int shmem_n_pes(void);
 int shmem_pe_accessible(int pe);
 int shmem_addr_accessible(const void* addr, int pe);
 void* shmem_ptr(const void* dest, int pe);
+void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe);
+int shmem_query_initialized(int* initialized);
 void shmem_info_get_version(int* major, int* minor);
 void shmem_info_get_name(char* name);
 void shmem_pcontrol(int level);
@@ -308,6 +310,10 @@ void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void* dest, const void* source
                                  uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
 uint64_t shmem_signal_fetch(const uint64_t* sig_addr);
 uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value);
+void shmem_signal_add(uint64_t* sig_addr, uint64_t signal, int pe);
+void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe);
+void shmem_signal_set(uint64_t* sig_addr, uint64_t signal, int pe);
+void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe);
 
 #define SHMEM_GASKET_DECL_AMO(T, N)                                                            \
   T shmem_##N##_atomic_fetch_inc(T* dest, int pe);                                            \
@@ -402,6 +408,8 @@ void shmem_fence(void);
 void shmem_ctx_fence(shmem_ctx_t ctx);
 void shmem_quiet(void);
 void shmem_ctx_quiet(shmem_ctx_t ctx);
+void shmem_pe_quiet(const int* target_pes, size_t npes);
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int* target_pes, size_t npes);
 void shmem_set_lock(long* lock);
 int shmem_test_lock(long* lock);
 void shmem_clear_lock(long* lock);
