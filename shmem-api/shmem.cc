@@ -295,11 +295,15 @@ int my_pe(void) { return shmem_my_pe(); }
 int num_pes(void) { return shmem_n_pes(); }
 
 // ---- memory management ----
-void* shmem_malloc(size_t size) { return lib("shmem_malloc"), sym_malloc(size, "shmem_malloc"); }
+// A request for no bytes returns NULL on every PE (the same arguments everywhere) with no
+// collective step.
+void* shmem_malloc(size_t size) { return lib("shmem_malloc"), size == 0 ? nullptr : sym_malloc(size, "shmem_malloc"); }
 void* shmem_malloc_with_hints(size_t size, long) {
-  return lib("shmem_malloc_with_hints"), sym_malloc(size, "shmem_malloc_with_hints");
+  return lib("shmem_malloc_with_hints"), size == 0 ? nullptr : sym_malloc(size, "shmem_malloc_with_hints");
 }
-void* shmem_calloc(size_t count, size_t size) { return lib("shmem_calloc"), sym_calloc(count, size, "shmem_calloc"); }
+void* shmem_calloc(size_t count, size_t size) {
+  return lib("shmem_calloc"), count == 0 || size == 0 ? nullptr : sym_calloc(count, size, "shmem_calloc");
+}
 void* shmem_realloc(void* ptr, size_t size) { return lib("shmem_realloc"), sym_realloc(ptr, size, "shmem_realloc"); }
 void* shmem_align(size_t alignment, size_t size) { return lib("shmem_align"), sym_align(alignment, size, "shmem_align"); }
 void shmem_free(void* ptr) { lib("shmem_free"), sym_free(ptr, "shmem_free"); }
@@ -336,11 +340,14 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
   const char* call = "shmem_team_split_strided";
   if (new_team == nullptr) log::fatal("%s: new_team is null", call);
   Library& l = lib(call);
+  *new_team = SHMEM_TEAM_INVALID;
+  // Invalid arguments (the same on every parent member) fail the split on every member alike.
+  if (parent == SHMEM_TEAM_INVALID) return -1;
   const Team& p = l.team(parent, call);
   int n = p.set.size();
   if (size < 1 || start < 0 || start >= n || stride < 1 ||
       static_cast<int64_t>(start) + static_cast<int64_t>(size - 1) * stride >= n) {
-    log::fatal("%s: start %d, stride %d, size %d do not fit in the parent team's %d PEs", call, start, stride, size, n);
+    return -1;
   }
   std::vector<int> ranks;
   int me = p.set.my_rank();
@@ -354,8 +361,9 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config
                         shmem_team_t* yteam) {
   const char* call = "shmem_team_split_2d";
   if (xteam == nullptr || yteam == nullptr) log::fatal("%s: xaxis_team or yaxis_team is null", call);
-  if (xrange < 1) log::fatal("%s: xrange %d must be positive", call, xrange);
   Library& l = lib(call);
+  *xteam = *yteam = SHMEM_TEAM_INVALID;
+  if (parent == SHMEM_TEAM_INVALID || xrange < 1) return -1;
   const Team& p = l.team(parent, call);
   int n = p.set.size(), me = p.set.my_rank();
   int x = std::min(xrange, n);
@@ -640,13 +648,19 @@ void shmem_wait(long* v, long value) { wait_one(v, SHMEM_CMP_NE, value, "shmem_w
 
 // ---- ordering ----
 void shmem_fence(void) { lib("shmem_fence"), fence(); }
-void shmem_ctx_fence(shmem_ctx_t c) { lib("shmem_ctx_fence").context(c, "shmem_ctx_fence"), fence(); }
+// On SHMEM_CTX_INVALID, ctx_fence, ctx_quiet and ctx_pe_quiet do nothing (OpenSHMEM 1.5 9.5).
+void shmem_ctx_fence(shmem_ctx_t c) {
+  if (c != SHMEM_CTX_INVALID) lib("shmem_ctx_fence").context(c, "shmem_ctx_fence"), fence();
+}
 void shmem_quiet(void) { lib("shmem_quiet"), quiet(); }
-void shmem_ctx_quiet(shmem_ctx_t c) { lib("shmem_ctx_quiet").context(c, "shmem_ctx_quiet"), quiet(); }
+void shmem_ctx_quiet(shmem_ctx_t c) {
+  if (c != SHMEM_CTX_INVALID) lib("shmem_ctx_quiet").context(c, "shmem_ctx_quiet"), quiet();
+}
 // 1.6: completes the operations to the listed PEs (numbered in the context's team). Every context
 // shares the PE's one ordering domain, so this is as strong as a quiet, which the standard allows.
 void shmem_ctx_pe_quiet(shmem_ctx_t c, const int* target_pes, size_t npes) {
   const char* call = "shmem_pe_quiet";
+  if (c == SHMEM_CTX_INVALID) return;
   Library& l = lib(call);
   if (npes != 0 && target_pes == nullptr) log::fatal("%s: null target_pes with %zu PEs", call, npes);
   for (size_t i = 0; i < npes; ++i) {
