@@ -1,6 +1,7 @@
 // The OpenSHMEM C entry points. Each family is one template here, instantiated for the
 // standard's type lists by the X-macro tables of shmem.h; every entry point is a thin call that
 // passes its own name down, so the core's error messages name the shmem_* routine.
+#include <algorithm>
 #include <complex>
 #include <cstring>
 
@@ -38,18 +39,24 @@ size_t checked_bytes(size_t nelems, size_t elem, const char* call) {
   return bytes;
 }
 
-// iput/iget (bsize 1: the core's strided transfer) and the 1.6 blocked ibput/ibget: `nblocks`
-// blocks of `bsize` contiguous elements, block b at dest + b*dst and source + b*sst elements.
+// iput/iget (bsize 1) and the 1.6 blocked ibput/ibget: `nblocks` blocks of `bsize` contiguous
+// elements, block b at dest + b*dst and source + b*sst elements. When both strides are whole
+// blocks, the blocks are the elements of one core strided transfer (one segment lookup);
+// otherwise one contiguous put/get per block.
 void strided(bool is_put, shmem_ctx_t ctx, void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,
              size_t elem, size_t bsize, size_t nblocks, int pe, const char* call) {
   int target = lib(call).target_pe(ctx, pe, call);
-  if (bsize == 1) {
-    if (is_put) iput(dest, src, dst, sst, elem, nblocks, target, call);
-    else iget(dest, src, dst, sst, elem, nblocks, target, call);
+  size_t block_bytes = checked_bytes(bsize, elem, call);
+  const auto block = static_cast<ptrdiff_t>(bsize);
+  if (nblocks == 0 || bsize == 0 || (dst > 0 && sst > 0 && dst % block == 0 && sst % block == 0)) {
+    const ptrdiff_t unit = std::max<ptrdiff_t>(block, 1);  // nothing moves when bsize is 0
+    if (is_put) iput(dest, src, dst / unit, sst / unit, block_bytes, nblocks, target, call);
+    else iget(dest, src, dst / unit, sst / unit, block_bytes, nblocks, target, call);
     return;
   }
-  size_t block_bytes = checked_bytes(bsize, elem, call);
-  if (block_bytes == 0 || nblocks == 0) return;
+  if (dst < 1 || sst < 1) {
+    log::fatal("%s: strides must be positive (destination stride %td, source stride %td)", call, dst, sst);
+  }
   auto d = static_cast<char*>(dest);
   auto s = static_cast<const char*>(src);
   const ptrdiff_t dst_step = dst * static_cast<ptrdiff_t>(elem), src_step = sst * static_cast<ptrdiff_t>(elem);
@@ -58,6 +65,7 @@ void strided(bool is_put, shmem_ctx_t ctx, void* dest, const void* src, ptrdiff_
     else get(d, s, block_bytes, target, call);
   }
 }
+
 // put, fence, then the signal update (SET or ADD) at sig_addr on the same PE.
 void put_signal(shmem_ctx_t ctx, void* dest, const void* src, size_t bytes, uint64_t* sig_addr,
                 uint64_t signal, int sig_op, int pe, const char* call) {

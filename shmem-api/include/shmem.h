@@ -17,6 +17,10 @@ extern "C" {
 #define SHMEM_MINOR_VERSION 5
 #define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
 #define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
+/* gasket has these OpenSHMEM 1.6 routines while SHMEM_MINOR_VERSION still says 5 (until all of
+ * 1.6 exists): shmem_ibput/ibget, shmem_signal_add/set, shmem_pe_quiet, shmem_team_ptr,
+ * shmem_query_initialized. Portable programs test this to use them early. */
+#define SHMEM_GASKET_HAS_1_6_RMA 1
 #define SHMEM_MAX_NAME_LEN 256
 #define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
 #define SHMEM_VENDOR_STRING "gasket OpenSHMEM 1.5"

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
     if (!strcmp(mode, "global_exit")) shmem_global_exit(5);
     if (!strcmp(mode, "bad_sig_op")) shmem_putmem_signal(a, local, 8, (uint64_t*)a, 1, 9, 0);
     if (!strcmp(mode, "bad_ctx")) shmem_ctx_long_put((shmem_ctx_t)99, a, local, 1, 0);
+    if (!strcmp(mode, "ibput_stride")) shmem_long_ibput(a, local, -2, 1, 2, 2, 0);
     if (!strcmp(mode, "pe_quiet_range")) {
       const int pes[2] = {0, 5};
       shmem_pe_quiet(pes, 2);

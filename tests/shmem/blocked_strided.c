@@ -128,6 +128,7 @@ int main(void) {
         sized_round(elem, is_put, use_ctx, 2, 3, 1, 7);          /* bsize 1: plain iput/iget */
         sized_round(elem, is_put, use_ctx, 8, 8, 8, 4);          /* blocks back to back */
         sized_round(elem, is_put, use_ctx, 10, 6, 6, 3);         /* source blocks adjacent */
+        sized_round(elem, is_put, use_ctx, 6, 9, 3, 4);          /* whole-block strides */
         sized_round(elem, is_put, use_ctx, kDst, kSrc, 0, 5);    /* empty blocks: nothing moves */
         sized_round(elem, is_put, use_ctx, kDst, kSrc, kBsize, 0); /* no blocks */
       }
