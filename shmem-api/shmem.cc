@@ -353,14 +353,16 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
   if (parent == SHMEM_TEAM_INVALID) return -1;
   const Team& p = l.team(parent, call);
   int n = p.set.size();
-  if (size < 1 || start < 0 || start >= n || stride < 1 ||
-      static_cast<int64_t>(start) + static_cast<int64_t>(size - 1) * stride >= n) {
-    return -1;
-  }
+  // 1.6: the stride may be negative (members in descending parent order); with one member it
+  // is not used.
+  if (size < 1 || start < 0 || start >= n) return -1;
+  if (size == 1) stride = 1;
+  const int64_t last = static_cast<int64_t>(start) + static_cast<int64_t>(size - 1) * stride;
+  if (stride == 0 || last < 0 || last >= n) return -1;
   std::vector<int> ranks;
   int me = p.set.my_rank();
   for (int i = 0; i < size; ++i) ranks.push_back(start + i * stride);
-  bool member = me >= start && (me - start) % stride == 0 && (me - start) / stride < size;
+  bool member = me >= 0 && (me - start) % stride == 0 && (me - start) / stride >= 0 && (me - start) / stride < size;
   return l.split(parent, {member ? ranks : std::vector<int>{}}, {(mask & SHMEM_TEAM_NUM_CONTEXTS) ? config : nullptr},
                  {new_team}, call);
 }
