@@ -50,9 +50,9 @@ void Runtime::check_collective_call(uint64_t kind, size_t bytes, size_t alignmen
 
 void* Runtime::heap_allocate(uint64_t kind, size_t bytes, size_t alignment, const char* call) {
   std::lock_guard<std::mutex> lock(heap_mutex_);
-  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > kSegmentAlignment) {
-    log::fatal("%s: alignment %zu is not a power of two between 1 and %zu", call, alignment,
-               kSegmentAlignment);
+  const size_t largest = segment_alignment(allocator_.capacity());
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > largest) {
+    log::fatal("%s: alignment %zu is not a power of two between 1 and %zu", call, alignment, largest);
   }
   // The block is carved and zeroed before the closing barrier: once any PE returns, every PE's
   // copy is ready, so a fast PE's first put into a slow PE's block can never be wiped.

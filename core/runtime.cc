@@ -148,12 +148,13 @@ std::string Runtime::segment_file(int pe, const std::string& name) const {
 
 Status Runtime::create_segment(segments::SegmentId id, const char* name, size_t size) {
   std::string file = segment_file(my_pe_, name);
-  // Segments start on a kSegmentAlignment boundary on every PE, so an offset aligned to any
-  // power of two up to it gives an equally aligned address everywhere (sym_align).
-  void* reserved = mmap(nullptr, size + kSegmentAlignment, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // Segments start on a segment_alignment(size) boundary on every PE, so an offset aligned to
+  // any power of two up to it gives an equally aligned address everywhere (sym_align).
+  const size_t alignment = segment_alignment(size);
+  void* reserved = mmap(nullptr, size + alignment, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (reserved == MAP_FAILED) return errno_error("gasket::init: reserving address space for the " + std::string(name) + " segment");
-  auto aligned = (reinterpret_cast<uintptr_t>(reserved) + kSegmentAlignment - 1) & ~(kSegmentAlignment - 1);
-  munmap(reserved, size + kSegmentAlignment);
+  auto aligned = (reinterpret_cast<uintptr_t>(reserved) + alignment - 1) & ~(alignment - 1);
+  munmap(reserved, size + alignment);
   auto f = segments::SharedMemoryFile::create(file, size, reinterpret_cast<void*>(aligned));
   if (!f.is_ok()) {
     return Status(f.status().code(), "gasket::init: cannot create the " + std::string(name) +

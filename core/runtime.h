@@ -26,8 +26,16 @@
 
 namespace gasket::core {
 
-// Every segment starts on this boundary on every PE: the largest alignment sym_align can honour.
+// Every segment starts on this boundary on every PE, or a larger one (segment_alignment).
 constexpr size_t kSegmentAlignment = size_t{2} << 20;
+// A segment of `size` bytes starts on the smallest power of two (at least kSegmentAlignment)
+// that holds it, on every PE: an offset aligned to any power of two the segment can hold is then
+// an equally aligned address everywhere (sym_align).
+inline size_t segment_alignment(size_t size) {
+  size_t alignment = kSegmentAlignment;
+  while (alignment < size) alignment <<= 1;
+  return alignment;
+}
 
 // How this PE reaches a given PE.
 enum class Path : uint8_t {

@@ -1,6 +1,7 @@
 // The OpenSHMEM C entry points. Each family is one template here, instantiated for the
 // standard's type lists by the X-macro tables of shmem.h; every entry point is a thin call that
 // passes its own name down, so the core's error messages name the shmem_* routine.
+#include <algorithm>
 #include <complex>
 #include <cstring>
 
@@ -30,18 +31,39 @@ void put_bytes_nbi(shmem_ctx_t ctx, void* dest, const void* src, size_t bytes, i
 void get_bytes_nbi(shmem_ctx_t ctx, void* dest, const void* src, size_t bytes, int pe, const char* call) {
   get_nbi(dest, src, bytes, lib(call).target_pe(ctx, pe, call), call);
 }
-void strided(bool is_put, shmem_ctx_t ctx, void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,
-             size_t elem, size_t nelems, int pe, const char* call) {
-  int target = lib(call).target_pe(ctx, pe, call);
-  if (is_put) iput(dest, src, dst, sst, elem, nelems, target, call);
-  else iget(dest, src, dst, sst, elem, nelems, target, call);
-}
 size_t checked_bytes(size_t nelems, size_t elem, const char* call) {
   size_t bytes;
   if (__builtin_mul_overflow(nelems, elem, &bytes)) {
     log::fatal("%s: %zu elements of %zu bytes overflow the address space", call, nelems, elem);
   }
   return bytes;
+}
+
+// iput/iget (bsize 1) and the 1.6 blocked ibput/ibget: `nblocks` blocks of `bsize` contiguous
+// elements, block b at dest + b*dst and source + b*sst elements. When both strides are whole
+// blocks, the blocks are the elements of one core strided transfer (one segment lookup);
+// otherwise one contiguous put/get per block.
+void strided(bool is_put, shmem_ctx_t ctx, void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,
+             size_t elem, size_t bsize, size_t nblocks, int pe, const char* call) {
+  int target = lib(call).target_pe(ctx, pe, call);
+  size_t block_bytes = checked_bytes(bsize, elem, call);
+  const auto block = static_cast<ptrdiff_t>(bsize);
+  if (nblocks == 0 || bsize == 0 || (dst > 0 && sst > 0 && dst % block == 0 && sst % block == 0)) {
+    const ptrdiff_t unit = std::max<ptrdiff_t>(block, 1);  // nothing moves when bsize is 0
+    if (is_put) iput(dest, src, dst / unit, sst / unit, block_bytes, nblocks, target, call);
+    else iget(dest, src, dst / unit, sst / unit, block_bytes, nblocks, target, call);
+    return;
+  }
+  if (dst < 1 || sst < 1) {
+    log::fatal("%s: strides must be positive (destination stride %td, source stride %td)", call, dst, sst);
+  }
+  auto d = static_cast<char*>(dest);
+  auto s = static_cast<const char*>(src);
+  const ptrdiff_t dst_step = dst * static_cast<ptrdiff_t>(elem), src_step = sst * static_cast<ptrdiff_t>(elem);
+  for (size_t b = 0; b < nblocks; ++b, d += dst_step, s += src_step) {
+    if (is_put) put(d, s, block_bytes, target, call);
+    else get(d, s, block_bytes, target, call);
+  }
 }
 
 // put, fence, then the signal update (SET or ADD) at sig_addr on the same PE.
@@ -253,6 +275,19 @@ void* shmem_ptr(const void* dest, int pe) {
   if (pe < 0 || pe >= gasket::n_pes()) return nullptr;
   return peer_pointer(dest, pe);
 }
+// 1.6: NULL unless `pe` of `team` is reachable by loads and stores from this PE.
+void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe) {
+  const char* call = "shmem_team_ptr";
+  if (team == SHMEM_TEAM_INVALID) return nullptr;
+  const Team& t = lib(call).team(team, call);
+  if (pe < 0 || pe >= t.set.size()) return nullptr;
+  return peer_pointer(dest, t.set.pe(pe));
+}
+int shmem_query_initialized(int* initialized) {
+  if (initialized == nullptr) return -1;
+  *initialized = Library::running() ? 1 : 0;
+  return 0;
+}
 void shmem_info_get_version(int* major, int* minor) {
   if (major != nullptr) *major = SHMEM_MAJOR_VERSION;
   if (minor != nullptr) *minor = SHMEM_MINOR_VERSION;
@@ -268,11 +303,15 @@ int my_pe(void) { return shmem_my_pe(); }
 int num_pes(void) { return shmem_n_pes(); }
 
 // ---- memory management ----
-void* shmem_malloc(size_t size) { return lib("shmem_malloc"), sym_malloc(size, "shmem_malloc"); }
+// A request for no bytes returns NULL on every PE (the same arguments everywhere) with no
+// collective step.
+void* shmem_malloc(size_t size) { return lib("shmem_malloc"), size == 0 ? nullptr : sym_malloc(size, "shmem_malloc"); }
 void* shmem_malloc_with_hints(size_t size, long) {
-  return lib("shmem_malloc_with_hints"), sym_malloc(size, "shmem_malloc_with_hints");
+  return lib("shmem_malloc_with_hints"), size == 0 ? nullptr : sym_malloc(size, "shmem_malloc_with_hints");
 }
-void* shmem_calloc(size_t count, size_t size) { return lib("shmem_calloc"), sym_calloc(count, size, "shmem_calloc"); }
+void* shmem_calloc(size_t count, size_t size) {
+  return lib("shmem_calloc"), count == 0 || size == 0 ? nullptr : sym_calloc(count, size, "shmem_calloc");
+}
 void* shmem_realloc(void* ptr, size_t size) { return lib("shmem_realloc"), sym_realloc(ptr, size, "shmem_realloc"); }
 void* shmem_align(size_t alignment, size_t size) { return lib("shmem_align"), sym_align(alignment, size, "shmem_align"); }
 void shmem_free(void* ptr) { lib("shmem_free"), sym_free(ptr, "shmem_free"); }
@@ -309,16 +348,21 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
   const char* call = "shmem_team_split_strided";
   if (new_team == nullptr) log::fatal("%s: new_team is null", call);
   Library& l = lib(call);
+  *new_team = SHMEM_TEAM_INVALID;
+  // Invalid arguments (the same on every parent member) fail the split on every member alike.
+  if (parent == SHMEM_TEAM_INVALID) return -1;
   const Team& p = l.team(parent, call);
   int n = p.set.size();
-  if (size < 1 || start < 0 || start >= n || stride < 1 ||
-      static_cast<int64_t>(start) + static_cast<int64_t>(size - 1) * stride >= n) {
-    log::fatal("%s: start %d, stride %d, size %d do not fit in the parent team's %d PEs", call, start, stride, size, n);
-  }
+  // 1.6: the stride may be negative (members in descending parent order); with one member it
+  // is not used.
+  if (size < 1 || start < 0 || start >= n) return -1;
+  if (size == 1) stride = 1;
+  const int64_t last = static_cast<int64_t>(start) + static_cast<int64_t>(size - 1) * stride;
+  if (stride == 0 || last < 0 || last >= n) return -1;
   std::vector<int> ranks;
   int me = p.set.my_rank();
   for (int i = 0; i < size; ++i) ranks.push_back(start + i * stride);
-  bool member = me >= start && (me - start) % stride == 0 && (me - start) / stride < size;
+  bool member = me >= 0 && (me - start) % stride == 0 && (me - start) / stride >= 0 && (me - start) / stride < size;
   return l.split(parent, {member ? ranks : std::vector<int>{}}, {(mask & SHMEM_TEAM_NUM_CONTEXTS) ? config : nullptr},
                  {new_team}, call);
 }
@@ -327,8 +371,9 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config
                         shmem_team_t* yteam) {
   const char* call = "shmem_team_split_2d";
   if (xteam == nullptr || yteam == nullptr) log::fatal("%s: xaxis_team or yaxis_team is null", call);
-  if (xrange < 1) log::fatal("%s: xrange %d must be positive", call, xrange);
   Library& l = lib(call);
+  *xteam = *yteam = SHMEM_TEAM_INVALID;
+  if (parent == SHMEM_TEAM_INVALID || xrange < 1) return -1;
   const Team& p = l.team(parent, call);
   int n = p.set.size(), me = p.set.my_rank();
   int x = std::min(xrange, n);
@@ -393,16 +438,16 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
   }                                                                                              \
   T shmem_##N##_g(const T* s, int pe) { return shmem_ctx_##N##_g(SHMEM_CTX_DEFAULT, s, pe); }    \
   void shmem_ctx_##N##_iput(shmem_ctx_t c, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
-    strided(true, c, d, s, dst, sst, sizeof(T), n, pe, "shmem_" #N "_iput");                     \
+    strided(true, c, d, s, dst, sst, sizeof(T), 1, n, pe, "shmem_" #N "_iput");                     \
   }                                                                                              \
   void shmem_##N##_iput(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {      \
-    strided(true, SHMEM_CTX_DEFAULT, d, s, dst, sst, sizeof(T), n, pe, "shmem_" #N "_iput");     \
+    strided(true, SHMEM_CTX_DEFAULT, d, s, dst, sst, sizeof(T), 1, n, pe, "shmem_" #N "_iput");     \
   }                                                                                              \
   void shmem_ctx_##N##_iget(shmem_ctx_t c, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
-    strided(false, c, d, s, dst, sst, sizeof(T), n, pe, "shmem_" #N "_iget");                    \
+    strided(false, c, d, s, dst, sst, sizeof(T), 1, n, pe, "shmem_" #N "_iget");                    \
   }                                                                                              \
   void shmem_##N##_iget(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {      \
-    strided(false, SHMEM_CTX_DEFAULT, d, s, dst, sst, sizeof(T), n, pe, "shmem_" #N "_iget");    \
+    strided(false, SHMEM_CTX_DEFAULT, d, s, dst, sst, sizeof(T), 1, n, pe, "shmem_" #N "_iget");    \
   }                                                                                              \
   void shmem_ctx_##N##_put_signal(shmem_ctx_t c, T* d, const T* s, size_t n, uint64_t* sa, uint64_t sv, int op, int pe) { \
     put_signal(c, d, s, checked_bytes(n, sizeof(T), "shmem_" #N "_put_signal"), sa, sv, op, pe, "shmem_" #N "_put_signal"); \
@@ -417,6 +462,24 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
     put_signal(SHMEM_CTX_DEFAULT, d, s, checked_bytes(n, sizeof(T), "shmem_" #N "_put_signal_nbi"), sa, sv, op, pe, "shmem_" #N "_put_signal_nbi"); \
   }
 SHMEM_GASKET_RMA_TYPES(GASKET_RMA)
+
+// Blocked strided (1.6): shmem_<N>_ibput/ibget (typed, T* arguments) and shmem_ibput<B>/ibget<B>
+// (sized, void* arguments), each with its ctx form.
+#define GASKET_BLOCKED(PTR, CPTR, ELEM, PLAIN, CTX, IS_PUT, CALL)                                 \
+  void CTX(shmem_ctx_t c, PTR d, CPTR s, ptrdiff_t dst, ptrdiff_t sst, size_t bs, size_t nb, int pe) { \
+    strided(IS_PUT, c, d, s, dst, sst, ELEM, bs, nb, pe, CALL);                                  \
+  }                                                                                              \
+  void PLAIN(PTR d, CPTR s, ptrdiff_t dst, ptrdiff_t sst, size_t bs, size_t nb, int pe) {        \
+    strided(IS_PUT, SHMEM_CTX_DEFAULT, d, s, dst, sst, ELEM, bs, nb, pe, CALL);                  \
+  }
+#define GASKET_TYPED_BLOCKED(T, N)                                                               \
+  GASKET_BLOCKED(T*, const T*, sizeof(T), shmem_##N##_ibput, shmem_ctx_##N##_ibput, true, "shmem_" #N "_ibput") \
+  GASKET_BLOCKED(T*, const T*, sizeof(T), shmem_##N##_ibget, shmem_ctx_##N##_ibget, false, "shmem_" #N "_ibget")
+SHMEM_GASKET_RMA_TYPES(GASKET_TYPED_BLOCKED)
+#define GASKET_SIZED_BLOCKED(B)                                                                  \
+  GASKET_BLOCKED(void*, const void*, B / 8, shmem_ibput##B, shmem_ctx_ibput##B, true, "shmem_ibput" #B) \
+  GASKET_BLOCKED(void*, const void*, B / 8, shmem_ibget##B, shmem_ctx_ibget##B, false, "shmem_ibget" #B)
+SHMEM_GASKET_SIZES(GASKET_SIZED_BLOCKED)
 
 // Sized and mem forms: the same routines with an element size instead of a type.
 #define GASKET_SIZED_FORMS(NAME, ELEM)                                                             \
@@ -451,16 +514,16 @@ SHMEM_GASKET_RMA_TYPES(GASKET_RMA)
 #define GASKET_SIZED(B)                                                                          \
   GASKET_SIZED_FORMS(B, B / 8)                                                                   \
   void shmem_ctx_iput##B(shmem_ctx_t c, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
-    strided(true, c, d, s, dst, sst, B / 8, n, pe, "shmem_iput" #B);                             \
+    strided(true, c, d, s, dst, sst, B / 8, 1, n, pe, "shmem_iput" #B);                             \
   }                                                                                              \
   void shmem_iput##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {   \
-    strided(true, SHMEM_CTX_DEFAULT, d, s, dst, sst, B / 8, n, pe, "shmem_iput" #B);             \
+    strided(true, SHMEM_CTX_DEFAULT, d, s, dst, sst, B / 8, 1, n, pe, "shmem_iput" #B);             \
   }                                                                                              \
   void shmem_ctx_iget##B(shmem_ctx_t c, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
-    strided(false, c, d, s, dst, sst, B / 8, n, pe, "shmem_iget" #B);                            \
+    strided(false, c, d, s, dst, sst, B / 8, 1, n, pe, "shmem_iget" #B);                            \
   }                                                                                              \
   void shmem_iget##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {   \
-    strided(false, SHMEM_CTX_DEFAULT, d, s, dst, sst, B / 8, n, pe, "shmem_iget" #B);            \
+    strided(false, SHMEM_CTX_DEFAULT, d, s, dst, sst, B / 8, 1, n, pe, "shmem_iget" #B);            \
   }
 SHMEM_GASKET_SIZES(GASKET_SIZED)
 GASKET_SIZED_FORMS(mem, 1)
@@ -469,6 +532,15 @@ uint64_t shmem_signal_fetch(const uint64_t* sig_addr) {
   lib("shmem_signal_fetch").check_symmetric(sig_addr, sizeof(uint64_t), "signal", "shmem_signal_fetch");
   return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
+// 1.6 signal updates without a put: the same atomic the put_signal family ends with.
+void shmem_ctx_signal_add(shmem_ctx_t c, uint64_t* sig_addr, uint64_t signal, int pe) {
+  atomic_add(sig_addr, signal, lib("shmem_signal_add").target_pe(c, pe, "shmem_signal_add"), "shmem_signal_add");
+}
+void shmem_signal_add(uint64_t* sig_addr, uint64_t signal, int pe) { shmem_ctx_signal_add(SHMEM_CTX_DEFAULT, sig_addr, signal, pe); }
+void shmem_ctx_signal_set(shmem_ctx_t c, uint64_t* sig_addr, uint64_t signal, int pe) {
+  atomic_set(sig_addr, signal, lib("shmem_signal_set").target_pe(c, pe, "shmem_signal_set"), "shmem_signal_set");
+}
+void shmem_signal_set(uint64_t* sig_addr, uint64_t signal, int pe) { shmem_ctx_signal_set(SHMEM_CTX_DEFAULT, sig_addr, signal, pe); }
 uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t value) {
   wait_one(sig_addr, cmp, value, "shmem_signal_wait_until");
   return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
@@ -586,9 +658,30 @@ void shmem_wait(long* v, long value) { wait_one(v, SHMEM_CMP_NE, value, "shmem_w
 
 // ---- ordering ----
 void shmem_fence(void) { lib("shmem_fence"), fence(); }
-void shmem_ctx_fence(shmem_ctx_t c) { lib("shmem_ctx_fence").context(c, "shmem_ctx_fence"), fence(); }
+// On SHMEM_CTX_INVALID, ctx_fence, ctx_quiet and ctx_pe_quiet do nothing (OpenSHMEM 1.5 9.5).
+void shmem_ctx_fence(shmem_ctx_t c) {
+  if (c != SHMEM_CTX_INVALID) lib("shmem_ctx_fence").context(c, "shmem_ctx_fence"), fence();
+}
 void shmem_quiet(void) { lib("shmem_quiet"), quiet(); }
-void shmem_ctx_quiet(shmem_ctx_t c) { lib("shmem_ctx_quiet").context(c, "shmem_ctx_quiet"), quiet(); }
+void shmem_ctx_quiet(shmem_ctx_t c) {
+  if (c != SHMEM_CTX_INVALID) lib("shmem_ctx_quiet").context(c, "shmem_ctx_quiet"), quiet();
+}
+// 1.6: completes the operations to the listed PEs (numbered in the context's team). Every context
+// shares the PE's one ordering domain, so this is as strong as a quiet, which the standard allows.
+void shmem_ctx_pe_quiet(shmem_ctx_t c, const int* target_pes, size_t npes) {
+  const char* call = "shmem_pe_quiet";
+  if (c == SHMEM_CTX_INVALID) return;
+  Library& l = lib(call);
+  if (npes != 0 && target_pes == nullptr) log::fatal("%s: null target_pes with %zu PEs", call, npes);
+  for (size_t i = 0; i < npes; ++i) {
+    int pe = l.target_pe(c, target_pes[i], call);
+    if (pe < 0 || pe >= gasket::n_pes()) {
+      log::fatal("%s: target_pes[%zu] = %d is out of range: the job has %d PEs", call, i, target_pes[i], gasket::n_pes());
+    }
+  }
+  if (npes != 0) quiet();
+}
+void shmem_pe_quiet(const int* target_pes, size_t npes) { shmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, target_pes, npes); }
 
 // ---- locks: a ticket lock held on PE 0 (next ticket in the high 32 bits, now serving in the
 // low 32 bits), so waiters are served in arrival order (no starvation). ----

@@ -17,6 +17,10 @@ extern "C" {
 #define SHMEM_MINOR_VERSION 5
 #define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
 #define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
+/* gasket has these OpenSHMEM 1.6 routines while SHMEM_MINOR_VERSION still says 5 (until all of
+ * 1.6 exists): shmem_ibput/ibget, shmem_signal_add/set, shmem_pe_quiet, shmem_team_ptr,
+ * shmem_query_initialized. Portable programs test this to use them early. */
+#define SHMEM_GASKET_HAS_1_6_RMA 1
 #define SHMEM_MAX_NAME_LEN 256
 #define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
 #define SHMEM_VENDOR_STRING "gasket OpenSHMEM 1.5"
@@ -165,6 +169,8 @@ int shmem_n_pes(void);
 int shmem_pe_accessible(int pe);
 int shmem_addr_accessible(const void* addr, int pe);
 void* shmem_ptr(const void* dest, int pe);
+void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe);
+int shmem_query_initialized(int* initialized);
 void shmem_info_get_version(int* major, int* minor);
 void shmem_info_get_name(char* name);
 void shmem_pcontrol(int level);
@@ -230,6 +236,14 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team);
                         size_t nelems, int pe);                                               \
   void shmem_ctx_##N##_iget(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst,         \
                             ptrdiff_t sst, size_t nelems, int pe);                            \
+  void shmem_##N##_ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,              \
+                         size_t bsize, size_t nblocks, int pe);                               \
+  void shmem_ctx_##N##_ibput(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst,        \
+                             ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);            \
+  void shmem_##N##_ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,              \
+                         size_t bsize, size_t nblocks, int pe);                               \
+  void shmem_ctx_##N##_ibget(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst,        \
+                             ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);            \
   void shmem_##N##_put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,    \
                               uint64_t signal, int sig_op, int pe);                           \
   void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T* dest, const T* source, size_t nelems,   \
@@ -262,6 +276,14 @@ SHMEM_GASKET_RMA_TYPES(SHMEM_GASKET_DECL_RMA)
                      size_t nelems, int pe);                                                  \
   void shmem_ctx_iget##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst,      \
                          ptrdiff_t sst, size_t nelems, int pe);                               \
+  void shmem_ibput##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,           \
+                      size_t bsize, size_t nblocks, int pe);                                  \
+  void shmem_ctx_ibput##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst,     \
+                          ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);               \
+  void shmem_ibget##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,           \
+                      size_t bsize, size_t nblocks, int pe);                                  \
+  void shmem_ctx_ibget##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst,     \
+                          ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);               \
   void shmem_put##B##_signal(void* dest, const void* source, size_t nelems,                   \
                              uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);        \
   void shmem_ctx_put##B##_signal(shmem_ctx_t ctx, void* dest, const void* source,             \
@@ -292,6 +314,10 @@ void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void* dest, const void* source
                                  uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
 uint64_t shmem_signal_fetch(const uint64_t* sig_addr);
 uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value);
+void shmem_signal_add(uint64_t* sig_addr, uint64_t signal, int pe);
+void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe);
+void shmem_signal_set(uint64_t* sig_addr, uint64_t signal, int pe);
+void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe);
 
 #define SHMEM_GASKET_DECL_AMO(T, N)                                                            \
   T shmem_##N##_atomic_fetch_inc(T* dest, int pe);                                            \
@@ -386,6 +412,8 @@ void shmem_fence(void);
 void shmem_ctx_fence(shmem_ctx_t ctx);
 void shmem_quiet(void);
 void shmem_ctx_quiet(shmem_ctx_t ctx);
+void shmem_pe_quiet(const int* target_pes, size_t npes);
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int* target_pes, size_t npes);
 void shmem_set_lock(long* lock);
 int shmem_test_lock(long* lock);
 void shmem_clear_lock(long* lock);
@@ -527,6 +555,12 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
 #define shmem_iget(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_iget_, __VA_ARGS__)
 #define SHMEM_GASKET_iget_6(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _iget, d)(d, __VA_ARGS__)
 #define SHMEM_GASKET_iget_7(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _iget, d)(c, d, __VA_ARGS__)
+#define shmem_ibput(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_ibput_, __VA_ARGS__)
+#define SHMEM_GASKET_ibput_7(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _ibput, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_ibput_8(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _ibput, d)(c, d, __VA_ARGS__)
+#define shmem_ibget(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_ibget_, __VA_ARGS__)
+#define SHMEM_GASKET_ibget_7(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _ibget, d)(d, __VA_ARGS__)
+#define SHMEM_GASKET_ibget_8(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _ibget, d)(c, d, __VA_ARGS__)
 #define shmem_p(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_p_, __VA_ARGS__)
 #define SHMEM_GASKET_p_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_RMA, _p, d)(d, __VA_ARGS__)
 #define SHMEM_GASKET_p_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_RMA, _p, d)(c, d, __VA_ARGS__)
@@ -643,6 +677,12 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
                    (d, s, dst, sst, n, pe))                                                   \
   SHMEM_GASKET_CXX(void, iget, N, (T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe), \
                    (d, s, dst, sst, n, pe))                                                   \
+  SHMEM_GASKET_CXX(void, ibput, N,                                                            \
+                   (T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t bs, size_t nb, int pe), \
+                   (d, s, dst, sst, bs, nb, pe))                                              \
+  SHMEM_GASKET_CXX(void, ibget, N,                                                            \
+                   (T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t bs, size_t nb, int pe), \
+                   (d, s, dst, sst, bs, nb, pe))                                              \
   SHMEM_GASKET_CXX(void, put_signal, N,                                                       \
                    (T* d, const T* s, size_t n, uint64_t* sa, uint64_t sv, int op, int pe),   \
                    (d, s, n, sa, sv, op, pe))                                                 \

@@ -30,9 +30,10 @@ int main(int argc, char** argv) {
     if (!strcmp(mode, "global_exit")) shmem_global_exit(5);
     if (!strcmp(mode, "bad_sig_op")) shmem_putmem_signal(a, local, 8, (uint64_t*)a, 1, 9, 0);
     if (!strcmp(mode, "bad_ctx")) shmem_ctx_long_put((shmem_ctx_t)99, a, local, 1, 0);
-    if (!strcmp(mode, "team_split_range")) {
-      shmem_team_t t;
-      shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 9, NULL, 0, &t);
+    if (!strcmp(mode, "ibput_stride")) shmem_long_ibput(a, local, -2, 1, 2, 2, 0);
+    if (!strcmp(mode, "pe_quiet_range")) {
+      const int pes[2] = {0, 5};
+      shmem_pe_quiet(pes, 2);
     }
     if (!strcmp(mode, "debug_wait_not_symmetric")) shmem_long_wait_until(&local[0], SHMEM_CMP_EQ, 0);
   } else if (!strcmp(mode, "bad_ctx_pe")) {

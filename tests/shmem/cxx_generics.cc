@@ -76,6 +76,24 @@ int main() {
     CHECK_EQ(lback2[i], lsrc[i]);
   }
 
+  // ---- blocked strided (1.6): two blocks of 2 from lsrc[0,1] and lsrc[2,3] ----
+  long* lb = sym<long>(8);
+  for (int i = 0; i < 8; ++i) lb[i] = -1;
+  shmem_barrier_all();
+  shmem_ibput(lb, lsrc, 4, 2, 2, 2, right);  // lb[0, 1, 4, 5]
+  shmem_ibput(ctx, lb + 2, lsrc, 4, 2, 1, 2, right);  // lb[2, 6]
+  shmem_ctx_quiet(ctx);
+  shmem_barrier_all();
+  const long lb_want[8] = {left * 100L, left * 100L + 1, left * 100L, -1, left * 100L + 2, left * 100L + 3, left * 100L + 2, -1};
+  for (int i = 0; i < 8; ++i) CHECK(lb[i] == lb_want[i], "ibput lb[%d] = %ld, expected %ld", i, lb[i], lb_want[i]);
+  long lbback[4] = {}, lbback2[4] = {};
+  shmem_ibget(lbback, lb, 2, 4, 2, 2, right);  // right's lb[0, 1, 4, 5] = my lsrc
+  shmem_ibget(ctx, lbback2, lb, 2, 4, 2, 2, right);
+  for (int i = 0; i < 4; ++i) {
+    CHECK_EQ(lbback[i], lsrc[i]);
+    CHECK_EQ(lbback2[i], lsrc[i]);
+  }
+
   // ---- signals ----
   uint64_t* sig = sym<uint64_t>(1);
   float* ff = sym<float>(2);
