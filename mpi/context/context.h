@@ -120,6 +120,9 @@ class Context {
   // mprobe's message handles.
   MPI_Message add_message(std::unique_ptr<p2p::Unexpected> msg);
   Error take_message(MPI_Message* handle, const char* call, std::unique_ptr<p2p::Unexpected>* msg);
+  bool has_message(MPI_Message h) const {
+    return h > 0 && static_cast<size_t>(h) <= messages_.size() && messages_[static_cast<size_t>(h - 1)] != nullptr;
+  }
 
   // Info objects (MPI_INFO_ENV is predefined and empty).
   MPI_Info add_info(Info info);

@@ -339,6 +339,17 @@ typedef int MPI_Datarep_conversion_function(void* userbuf, MPI_Datatype datatype
                                             MPI_Offset position, void* extra_state);
 typedef int MPI_Datarep_conversion_function_c(void* userbuf, MPI_Datatype datatype, MPI_Count count,
                                               void* filebuf, MPI_Offset position, void* extra_state);
+/* Status conversion between C and Fortran (MPI_Status_c2f, ...): a Fortran status is
+ * MPI_F_STATUS_SIZE MPI_Fints; MPI_F_SOURCE/TAG/ERROR are the C indices of its fields. The IGNORE
+ * values are addresses of library objects, recognised (and refused) by the conversions. */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
+extern MPI_Fint* const MPI_F_STATUS_IGNORE;
+extern MPI_Fint* const MPI_F_STATUSES_IGNORE;
+extern MPI_F08_status* const MPI_F08_STATUS_IGNORE;
+extern MPI_F08_status* const MPI_F08_STATUSES_IGNORE;
 /* The tools interface (MPI_T): opaque handles and the callback types. */
 typedef struct gasket_T_enum* MPI_T_enum;
 typedef struct gasket_T_cvar_handle* MPI_T_cvar_handle;
