@@ -604,7 +604,9 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
       // Predefined: the value is a pointer to an int owned by the library.
       static const int kValues[] = {0, kTagUb, MPI_PROC_NULL, MPI_ANY_SOURCE, 0, 0, 0, MPI_ERR_LASTCODE};
       static int universe = 0;
-      if (keyval == MPI_UNIVERSE_SIZE) {
+      if (keyval == MPI_LASTUSEDCODE) {
+        *static_cast<void**>(value) = const_cast<int*>(c.user_errors().last_used());
+      } else if (keyval == MPI_UNIVERSE_SIZE) {
         universe = gasket::n_pes();
         *static_cast<void**>(value) = &universe;
       } else {

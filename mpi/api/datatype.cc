@@ -1,5 +1,6 @@
 // C bindings of datatypes: sizes, extents, counts and the derived-type constructors.
 #include <climits>
+#include <iterator>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -552,6 +553,37 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
     if (!e.is_ok()) return e;
     *size = incount * dt::external32_size(*t);
     return Error::ok();
+  });
+}
+
+// The predefined type of a class with `size` bytes (MPI 4.1 section 19.3.3). gasket has no
+// Fortran named types yet, so the candidates are C's, each class's in the order tried.
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+  return api::call("MPI_Type_match_size", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    static const MPI_Datatype kIntegers[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
+    static const MPI_Datatype kReals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+    static const MPI_Datatype kComplexes[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+    const MPI_Datatype* first;
+    size_t n;
+    switch (typeclass) {
+      case MPI_TYPECLASS_INTEGER: first = kIntegers, n = std::size(kIntegers); break;
+      case MPI_TYPECLASS_REAL: first = kReals, n = std::size(kReals); break;
+      case MPI_TYPECLASS_COMPLEX: first = kComplexes, n = std::size(kComplexes); break;
+      default:
+        return error(MPI_ERR_ARG, "MPI_Type_match_size: typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX",
+                     typeclass);
+    }
+    if (datatype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_match_size: datatype is NULL");
+    for (const MPI_Datatype* h = first; h != first + n; ++h) {
+      const dt::Datatype* t;
+      Error e = lookup(c, *h, "MPI_Type_match_size", &t);
+      if (!e.is_ok()) return e;
+      if (t->size == size) {
+        *datatype = *h;
+        return Error::ok();
+      }
+    }
+    return error(MPI_ERR_ARG, "MPI_Type_match_size: no predefined type of class %d has %d bytes", typeclass, size);
   });
 }
 

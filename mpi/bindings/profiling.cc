@@ -6,6 +6,9 @@
 extern "C" {
 __attribute__((weak)) int MPI_Abort(MPI_Comm comm, int errorcode) { return PMPI_Abort(comm, errorcode); }
 __attribute__((weak)) int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
+__attribute__((weak)) int MPI_Add_error_class(int* errorclass) { return PMPI_Add_error_class(errorclass); }
+__attribute__((weak)) int MPI_Add_error_code(int errorclass, int* errorcode) { return PMPI_Add_error_code(errorclass, errorcode); }
+__attribute__((weak)) int MPI_Add_error_string(int errorcode, const char* string) { return PMPI_Add_error_string(errorcode, string); }
 __attribute__((weak)) MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return PMPI_Aint_add(base, disp); }
 __attribute__((weak)) MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return PMPI_Aint_diff(addr1, addr2); }
 __attribute__((weak)) int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
@@ -267,6 +270,7 @@ __attribute__((weak)) int MPI_Type_get_name(MPI_Datatype datatype, char* type_na
 __attribute__((weak)) int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) { return PMPI_Type_get_true_extent(datatype, true_lb, true_extent); }
 __attribute__((weak)) int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) { return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent); }
 __attribute__((weak)) int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) { return PMPI_Type_match_size(typeclass, size, datatype); }
 __attribute__((weak)) int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) { return PMPI_Type_set_attr(datatype, type_keyval, attribute_val); }
 __attribute__((weak)) int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) { return PMPI_Type_set_name(datatype, type_name); }
 __attribute__((weak)) int MPI_Type_size(MPI_Datatype datatype, int* size) { return PMPI_Type_size(datatype, size); }

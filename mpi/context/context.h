@@ -21,6 +21,7 @@
 #include "mpi/coll/area.h"
 #include "mpi/coll/scratch.h"
 #include "mpi/comm/communicator.h"
+#include "mpi/context/user_errors.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/op/op.h"
 #include "mpi/p2p/engine.h"
@@ -129,6 +130,9 @@ class Context {
   Info* find_info(MPI_Info handle);
   void free_info(MPI_Info handle) { infos_[static_cast<size_t>(handle)].reset(); }
 
+  // Error classes, codes and strings added by the application.
+  UserErrors& user_errors() { return user_errors_; }
+
   // MPI_Buffer_attach/detach and the blocks of buffered sends.
   Arena& bsend_buffer() { return bsend_; }
   // MPI_Alloc_mem's pool in the symmetric heap.
@@ -164,6 +168,7 @@ class Context {
     v[MPI_INFO_ENV] = std::make_unique<Info>();
     return v;
   }();
+  UserErrors user_errors_;
   Arena bsend_;
   Arena alloc_pool_;
   char* alloc_pool_base_ = nullptr;
