@@ -373,6 +373,31 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
   });
 }
 
+// MPI 4.0: *buflen in is the space in value (with its terminating null); out, when the key is
+// set, the value's length + 1. The value is truncated to fit; absent key: flag 0, nothing changed.
+int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
+  return api::call("MPI_Info_get_string", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::Info* in;
+    Error e = info_of(c, info, "MPI_Info_get_string", &in);
+    if (e.is_ok()) e = check_key(key, "MPI_Info_get_string");
+    if (!e.is_ok()) return e;
+    if (flag == nullptr || buflen == nullptr || *buflen < 0 || (*buflen > 0 && value == nullptr)) {
+      return error(MPI_ERR_ARG, "MPI_Info_get_string: flag or buflen is NULL, buflen %d is negative or value is NULL",
+                   buflen != nullptr ? *buflen : 0);
+    }
+    auto it = find_key(in, key);
+    *flag = it != in->end();
+    if (!*flag) return Error::ok();
+    if (*buflen > 0) {
+      size_t n = std::min(it->second.size(), static_cast<size_t>(*buflen - 1));
+      std::memcpy(value, it->second.data(), n);
+      value[n] = '\0';
+    }
+    *buflen = static_cast<int>(it->second.size()) + 1;
+    return Error::ok();
+  });
+}
+
 int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
   return api::call("MPI_Info_get_valuelen", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;

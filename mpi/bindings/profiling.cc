@@ -44,19 +44,23 @@ __attribute__((weak)) int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, 
 __attribute__((weak)) int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state) { return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state); }
 __attribute__((weak)) int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) { return PMPI_Comm_delete_attr(comm, comm_keyval); }
 __attribute__((weak)) int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) { return PMPI_Comm_dup(comm, newcomm); }
+__attribute__((weak)) int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) { return PMPI_Comm_dup_with_info(comm, info, newcomm); }
 __attribute__((weak)) MPI_Comm MPI_Comm_f2c(MPI_Fint comm) { return PMPI_Comm_f2c(comm); }
 __attribute__((weak)) int MPI_Comm_free(MPI_Comm* comm) { return PMPI_Comm_free(comm); }
 __attribute__((weak)) int MPI_Comm_free_keyval(int* comm_keyval) { return PMPI_Comm_free_keyval(comm_keyval); }
 __attribute__((weak)) int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) { return PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag); }
 __attribute__((weak)) int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) { return PMPI_Comm_get_errhandler(comm, errhandler); }
+__attribute__((weak)) int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) { return PMPI_Comm_get_info(comm, info_used); }
 __attribute__((weak)) int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) { return PMPI_Comm_get_name(comm, comm_name, resultlen); }
 __attribute__((weak)) int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) { return PMPI_Comm_group(comm, group); }
 __attribute__((weak)) int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) { return PMPI_Comm_idup(comm, newcomm, request); }
+__attribute__((weak)) int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) { return PMPI_Comm_idup_with_info(comm, info, newcomm, request); }
 __attribute__((weak)) int MPI_Comm_rank(MPI_Comm comm, int* rank) { return PMPI_Comm_rank(comm, rank); }
 __attribute__((weak)) int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) { return PMPI_Comm_remote_group(comm, group); }
 __attribute__((weak)) int MPI_Comm_remote_size(MPI_Comm comm, int* size) { return PMPI_Comm_remote_size(comm, size); }
 __attribute__((weak)) int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) { return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val); }
 __attribute__((weak)) int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) { return PMPI_Comm_set_errhandler(comm, errhandler); }
+__attribute__((weak)) int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) { return PMPI_Comm_set_info(comm, info); }
 __attribute__((weak)) int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) { return PMPI_Comm_set_name(comm, comm_name); }
 __attribute__((weak)) int MPI_Comm_size(MPI_Comm comm, int* size) { return PMPI_Comm_size(comm, size); }
 __attribute__((weak)) int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) { return PMPI_Comm_split(comm, color, key, newcomm); }
@@ -145,6 +149,7 @@ __attribute__((weak)) int MPI_Info_free(MPI_Info* info) { return PMPI_Info_free(
 __attribute__((weak)) int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) { return PMPI_Info_get(info, key, valuelen, value, flag); }
 __attribute__((weak)) int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) { return PMPI_Info_get_nkeys(info, nkeys); }
 __attribute__((weak)) int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) { return PMPI_Info_get_nthkey(info, n, key); }
+__attribute__((weak)) int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) { return PMPI_Info_get_string(info, key, buflen, value, flag); }
 __attribute__((weak)) int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) { return PMPI_Info_get_valuelen(info, key, valuelen, flag); }
 __attribute__((weak)) int MPI_Info_set(MPI_Info info, const char* key, const char* value) { return PMPI_Info_set(info, key, value); }
 __attribute__((weak)) int MPI_Init(int* argc, char*** argv) { return PMPI_Init(argc, argv); }
