@@ -78,6 +78,21 @@ int int_form(int* out, Query query) {
 }
 }  // namespace
 
+// MPI_Status_set_elements(_x): the status then reports `count` basic elements of `datatype`.
+static int set_elements(const char* call, MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, call, &t);
+    if (!e.is_ok()) return e;
+    if (status == nullptr || count < 0) {
+      return error(MPI_ERR_ARG, "%s: NULL status or negative count %lld", call, static_cast<long long>(count));
+    }
+    int64_t per = t->basic_count > 0 ? t->size / t->basic_count : 0;
+    status->gasket_bytes = static_cast<long long>(count) * (t->basic_size ? t->basic_size : per);
+    return Error::ok();
+  });
+}
+
 extern "C" {
 
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
@@ -96,15 +111,10 @@ int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 }
 
 int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
-  return api::call("MPI_Status_set_elements", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Status_set_elements", &t);
-    if (!e.is_ok()) return e;
-    if (status == nullptr || count < 0) return error(MPI_ERR_ARG, "MPI_Status_set_elements: NULL status or negative count");
-    int64_t per = t->basic_count > 0 ? t->size / t->basic_count : 0;
-    status->gasket_bytes = static_cast<long long>(count) * (t->basic_size ? t->basic_size : per);
-    return Error::ok();
-  });
+  return set_elements("MPI_Status_set_elements", status, datatype, count);
+}
+int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  return set_elements("MPI_Status_set_elements_x", status, datatype, count);
 }
 
 int PMPI_Type_size(MPI_Datatype datatype, int* size) {
