@@ -18,6 +18,9 @@ __attribute__((weak)) int MPI_Allreduce(const void* sendbuf, void* recvbuf, int 
 __attribute__((weak)) int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 __attribute__((weak)) int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
 __attribute__((weak)) int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
+__attribute__((weak)) int MPI_Attr_delete(MPI_Comm comm, int keyval) { return PMPI_Attr_delete(comm, keyval); }
+__attribute__((weak)) int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) { return PMPI_Attr_get(comm, keyval, attribute_val, flag); }
+__attribute__((weak)) int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) { return PMPI_Attr_put(comm, keyval, attribute_val); }
 __attribute__((weak)) int MPI_Barrier(MPI_Comm comm) { return PMPI_Barrier(comm); }
 __attribute__((weak)) int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) { return PMPI_Bcast(buffer, count, datatype, root, comm); }
 __attribute__((weak)) int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Bsend(buf, count, datatype, dest, tag, comm); }
@@ -177,6 +180,8 @@ __attribute__((weak)) int MPI_Isendrecv_replace(void* buf, int count, MPI_Dataty
 __attribute__((weak)) int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request); }
 __attribute__((weak)) int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Issend(buf, count, datatype, dest, tag, comm, request); }
 __attribute__((weak)) int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) { return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state); }
+__attribute__((weak)) int MPI_Keyval_free(int* keyval) { return PMPI_Keyval_free(keyval); }
 __attribute__((weak)) MPI_Fint MPI_Message_c2f(MPI_Message message) { return PMPI_Message_c2f(message); }
 __attribute__((weak)) MPI_Message MPI_Message_f2c(MPI_Fint message) { return PMPI_Message_f2c(message); }
 __attribute__((weak)) int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) { return PMPI_Mprobe(source, tag, comm, message, status); }

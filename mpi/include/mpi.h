@@ -327,6 +327,10 @@ typedef void MPI_User_function_c(void* invec, void* inoutvec, MPI_Count* len, MP
 typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void* extra_state, void* attribute_val_in,
                               void* attribute_val_out, int* flag);
 typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void* attribute_val, void* extra_state);
+/* the deprecated MPI_Keyval_create's predefined callbacks */
+#define MPI_NULL_COPY_FN gasket_comm_null_copy_fn
+#define MPI_DUP_FN gasket_comm_dup_fn
+#define MPI_NULL_DELETE_FN gasket_comm_null_delete_fn
 typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void* extra_state,
                                         void* attribute_val_in, void* attribute_val_out, int* flag);
 typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void* attribute_val,
