@@ -1,4 +1,5 @@
 // C bindings of datatypes: sizes, extents, counts and the derived-type constructors.
+#include <cfloat>
 #include <climits>
 #include <iterator>
 #include <cstring>
@@ -595,6 +596,54 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
     }
     return error(MPI_ERR_ARG, "MPI_Type_match_size: no predefined type of class %d has %d bytes", typeclass, size);
   });
+}
+
+// MPI_Type_create_f90_*: the predefined type with the decimal range r (integers) or precision p
+// and range r (reals, complexes) that Fortran's SELECTED_*_KIND would choose; MPI_UNDEFINED
+// leaves p or r free. The types are predefined C ones (no F90 combiner: MPI_Type_get_envelope
+// says MPI_COMBINER_NAMED), so they need no freeing.
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+  return api::call("MPI_Type_create_f90_integer", MPI_COMM_WORLD, [&](Context&, Guard&) -> Error {
+    if (newtype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_create_f90_integer: newtype is NULL");
+    static const struct { int range; MPI_Datatype type; } kKinds[] = {
+        {2, MPI_INT8_T}, {4, MPI_INT16_T}, {9, MPI_INT32_T}, {18, MPI_INT64_T}};
+    for (const auto& k : kKinds) {
+      if (r == MPI_UNDEFINED || (r >= 0 && r <= k.range)) {
+        *newtype = k.type;
+        return Error::ok();
+      }
+    }
+    return error(MPI_ERR_ARG, "MPI_Type_create_f90_integer: no integer type has a decimal range of %d (at most 18)", r);
+  });
+}
+
+namespace {
+// A real (or, complex: the complex of) type with precision p and range r.
+int f90_real(const char* call, int p, int r, bool complex, MPI_Datatype* newtype) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context&, Guard&) -> Error {
+    if (newtype == nullptr) return error(MPI_ERR_ARG, "%s: newtype is NULL", call);
+    if (p == MPI_UNDEFINED && r == MPI_UNDEFINED) return error(MPI_ERR_ARG, "%s: p and r are both MPI_UNDEFINED", call);
+    static const struct { int precision, range; MPI_Datatype real, complex; } kKinds[] = {
+        {FLT_DIG, FLT_MAX_10_EXP, MPI_FLOAT, MPI_C_FLOAT_COMPLEX},
+        {DBL_DIG, DBL_MAX_10_EXP, MPI_DOUBLE, MPI_C_DOUBLE_COMPLEX},
+        {LDBL_DIG, LDBL_MAX_10_EXP, MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX}};
+    for (const auto& k : kKinds) {
+      if ((p == MPI_UNDEFINED || p <= k.precision) && (r == MPI_UNDEFINED || r <= k.range)) {
+        *newtype = complex ? k.complex : k.real;
+        return Error::ok();
+      }
+    }
+    return error(MPI_ERR_ARG, "%s: no type has precision %d and range %d (at most %d and %d)", call, p, r, LDBL_DIG,
+                 LDBL_MAX_10_EXP);
+  });
+}
+}  // namespace
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+  return f90_real("MPI_Type_create_f90_real", p, r, false, newtype);
+}
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+  return f90_real("MPI_Type_create_f90_complex", p, r, true, newtype);
 }
 
 }  // extern "C"

@@ -263,6 +263,9 @@ __attribute__((weak)) MPI_Fint MPI_Type_c2f(MPI_Datatype datatype) { return PMPI
 __attribute__((weak)) int MPI_Type_commit(MPI_Datatype* datatype) { return PMPI_Type_commit(datatype); }
 __attribute__((weak)) int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_contiguous(count, oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) { return PMPI_Type_create_f90_complex(p, r, newtype); }
+__attribute__((weak)) int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) { return PMPI_Type_create_f90_integer(r, newtype); }
+__attribute__((weak)) int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) { return PMPI_Type_create_f90_real(p, r, newtype); }
 __attribute__((weak)) int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype); }

@@ -1083,12 +1083,12 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype);
 int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) GASKET_MPI_NOT_PROVIDED;
 int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) GASKET_MPI_NOT_PROVIDED;
-int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) GASKET_MPI_NOT_PROVIDED;
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) GASKET_MPI_NOT_PROVIDED;
-int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) GASKET_MPI_NOT_PROVIDED;
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) GASKET_MPI_NOT_PROVIDED;
-int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) GASKET_MPI_NOT_PROVIDED;
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) GASKET_MPI_NOT_PROVIDED;
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype);
 int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype);
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype);
 int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) GASKET_MPI_NOT_PROVIDED;

@@ -1,6 +1,6 @@
 /* Error classes, codes and strings added by the application (MPI_Add_error_*, MPI 4.1's
  * MPI_Remove_error_*), MPI_LASTUSEDCODE following them, a user code through an error handler; and
- * MPI_Type_match_size. */
+ * MPI_Type_match_size and MPI_Type_create_f90_*. */
 #include <string.h>
 
 #include "check.h"
@@ -101,7 +101,21 @@ static void check_match_size(int size) {
   CHECK_EQ(t, MPI_FLOAT);
   MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 2 * sizeof(double), &t));
   CHECK_EQ(t, MPI_C_DOUBLE_COMPLEX);
+  /* MPI_Type_create_f90_*: the smallest type holding the range / precision asked */
+  MPI_OK(MPI_Type_create_f90_integer(3, &t));
+  CHECK_EQ(t, MPI_INT16_T);
+  MPI_OK(MPI_Type_create_f90_integer(10, &t));
+  CHECK_EQ(t, MPI_INT64_T);
+  MPI_OK(MPI_Type_create_f90_real(6, MPI_UNDEFINED, &t));
+  CHECK_EQ(t, MPI_FLOAT);
+  MPI_OK(MPI_Type_create_f90_real(MPI_UNDEFINED, 100, &t));
+  CHECK_EQ(t, MPI_DOUBLE);
+  MPI_OK(MPI_Type_create_f90_complex(15, 300, &t));
+  CHECK_EQ(t, MPI_C_DOUBLE_COMPLEX);
   MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  CHECK_EQ(class_of(MPI_Type_create_f90_integer(19, &t)), MPI_ERR_ARG);
+  CHECK_EQ(class_of(MPI_Type_create_f90_real(40, 40, &t)), MPI_ERR_ARG);
+  CHECK_EQ(class_of(MPI_Type_create_f90_complex(MPI_UNDEFINED, MPI_UNDEFINED, &t)), MPI_ERR_ARG);
   CHECK_EQ(class_of(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t)), MPI_ERR_ARG);
   CHECK_EQ(class_of(MPI_Type_match_size(MPI_TYPECLASS_REAL, 2, &t)), MPI_ERR_ARG);
   CHECK_EQ(class_of(MPI_Type_match_size(42, 4, &t)), MPI_ERR_ARG);
