@@ -68,7 +68,9 @@ uint32_t agree_inter(Context& c, Guard& g, const cm::Communicator& inter, int ex
   return ctx;
 }
 
-Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* call) {
+// hints: the new communicator's info hints; null keeps comm's (MPI_Comm_dup).
+Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* call,
+          const gasket::mpi::Info* hints = nullptr) {
   cm::Communicator* old;
   Error e = lookup(c, comm, call, &old);
   if (!e.is_ok()) return e;
@@ -82,6 +84,7 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
     n.context = a.context, n.coll_slot = a.slot;
   }
   n.shm_seq = 0;
+  if (hints != nullptr) n.hints = *hints;
   std::map<int, void*> source = std::move(n.attributes);  // *old's when the call started
   n.attributes.clear();
   n.name.clear();
@@ -99,8 +102,10 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
 // on), so its collectives always take the schedules.
 class IdupOperation final : public gasket::mpi::p2p::Operation {
  public:
-  IdupOperation(Context& c, MPI_Comm old_handle, const cm::Communicator& old, MPI_Comm* out)
+  IdupOperation(Context& c, MPI_Comm old_handle, const cm::Communicator& old, MPI_Comm* out,
+                const gasket::mpi::Info* hints)
       : c_(c), old_handle_(old_handle), n_(old), out_(out), offers_(static_cast<size_t>(old.size())) {
+    if (hints != nullptr) n_.hints = *hints;
     offer_ = c.next_nonblocking_context();
     c.use_nonblocking_context(offer_);
     schedule_ = gasket::mpi::coll::allgather_schedule(c, &offer_, sizeof offer_, offers_.data(), old);
@@ -136,6 +141,42 @@ class IdupOperation final : public gasket::mpi::p2p::Operation {
   std::vector<uint32_t> offers_;
   std::unique_ptr<gasket::mpi::coll::Schedule> schedule_;
 };
+
+// MPI_Comm_idup(_with_info): hints null keeps comm's.
+Error idup(Context& c, Guard& g, MPI_Comm comm, const gasket::mpi::Info* hints, MPI_Comm* newcomm,
+           MPI_Request* request, const char* call) {
+  if (request == nullptr) return error(MPI_ERR_ARG, "%s: request is NULL", call);
+  cm::Communicator* old;
+  Error e = lookup(c, comm, call, &old);
+  if (!e.is_ok()) return e;
+  if (newcomm == nullptr) return error(MPI_ERR_ARG, "%s: newcomm is NULL", call);
+  gasket::mpi::p2p::Request* r;
+  if (old->is_inter()) {
+    // An intercommunicator's agreement runs at once; the request is complete.
+    e = dup(c, g, comm, newcomm, call, hints);
+    if (!e.is_ok()) return e;
+    r = c.engine().requests().create(gasket::mpi::p2p::RequestKind::kRecv);
+    r->proc_null = true;
+    (void)api::start(c, r, call);
+    r->status_source = MPI_ANY_SOURCE;
+  } else {
+    r = c.engine().requests().create(gasket::mpi::p2p::RequestKind::kOperation);
+    r->comm = comm;
+    r->operation = std::make_unique<IdupOperation>(c, comm, *old, newcomm, hints);
+    c.engine().start_operation(r);
+  }
+  *request = r->handle;
+  return Error::ok();
+}
+
+// The hints of an info argument (MPI_INFO_NULL: none).
+Error hints_of(Context& c, MPI_Info info, const char* call, const gasket::mpi::Info** hints) {
+  static const gasket::mpi::Info kNone;
+  Error e = api::check_info(c, info, call);
+  if (!e.is_ok()) return e;
+  *hints = info == MPI_INFO_NULL ? &kNone : c.find_info(info);
+  return Error::ok();
+}
 
 struct SplitRecord {
   int color, key, rank;
@@ -261,28 +302,52 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 }
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
-  return api::call("MPI_Comm_idup", comm, [&](Context& c, Guard& g) -> Error {
-    if (request == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_idup: request is NULL");
-    cm::Communicator* old;
-    Error e = lookup(c, comm, "MPI_Comm_idup", &old);
+  return api::call("MPI_Comm_idup", comm,
+                   [&](Context& c, Guard& g) { return idup(c, g, comm, nullptr, newcomm, request, "MPI_Comm_idup"); });
+}
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  return api::call("MPI_Comm_dup_with_info", comm, [&](Context& c, Guard& g) -> Error {
+    const gasket::mpi::Info* hints;
+    Error e = hints_of(c, info, "MPI_Comm_dup_with_info", &hints);
+    return e.is_ok() ? dup(c, g, comm, newcomm, "MPI_Comm_dup_with_info", hints) : e;
+  });
+}
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  return api::call("MPI_Comm_idup_with_info", comm, [&](Context& c, Guard& g) -> Error {
+    const gasket::mpi::Info* hints;
+    Error e = hints_of(c, info, "MPI_Comm_idup_with_info", &hints);
+    return e.is_ok() ? idup(c, g, comm, hints, newcomm, request, "MPI_Comm_idup_with_info") : e;
+  });
+}
+
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  return api::call("MPI_Comm_set_info", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    const gasket::mpi::Info* hints;
+    Error e = lookup(c, comm, "MPI_Comm_set_info", &cmm);
+    if (e.is_ok()) e = hints_of(c, info, "MPI_Comm_set_info", &hints);
     if (!e.is_ok()) return e;
-    if (newcomm == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_idup: newcomm is NULL");
-    gasket::mpi::p2p::Request* r;
-    if (old->is_inter()) {
-      // An intercommunicator's agreement runs at once; the request is complete.
-      e = dup(c, g, comm, newcomm, "MPI_Comm_idup");
-      if (!e.is_ok()) return e;
-      r = c.engine().requests().create(gasket::mpi::p2p::RequestKind::kRecv);
-      r->proc_null = true;
-      (void)api::start(c, r, "MPI_Comm_idup");
-      r->status_source = MPI_ANY_SOURCE;
-    } else {
-      r = c.engine().requests().create(gasket::mpi::p2p::RequestKind::kOperation);
-      r->comm = comm;
-      r->operation = std::make_unique<IdupOperation>(c, comm, *old, newcomm);
-      c.engine().start_operation(r);
+    for (const auto& [key, value] : *hints) {  // a key set again takes the new value; others stay
+      auto it = std::find_if(cmm->hints.begin(), cmm->hints.end(), [&](const auto& kv) { return kv.first == key; });
+      if (it != cmm->hints.end()) {
+        it->second = value;
+      } else {
+        cmm->hints.emplace_back(key, value);
+      }
     }
-    *request = r->handle;
+    return Error::ok();
+  });
+}
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  return api::call("MPI_Comm_get_info", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, "MPI_Comm_get_info", &cmm);
+    if (!e.is_ok()) return e;
+    if (info_used == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_get_info: info_used is NULL");
+    *info_used = c.add_info(cmm->hints);  // a new object the caller frees
     return Error::ok();
   });
 }
@@ -607,6 +672,8 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
         *static_cast<void**>(value) = c.appnum();
       } else if (keyval == MPI_UNIVERSE_SIZE) {
         *static_cast<void**>(value) = c.universe_size();
+      } else if (keyval == MPI_LASTUSEDCODE) {
+        *static_cast<void**>(value) = const_cast<int*>(c.user_errors().last_used());
       } else {
         *static_cast<void**>(value) = const_cast<int*>(&kValues[keyval]);
       }

@@ -1,5 +1,7 @@
 // C bindings of datatypes: sizes, extents, counts and the derived-type constructors.
+#include <cfloat>
 #include <climits>
+#include <iterator>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -77,6 +79,21 @@ int int_form(int* out, Query query) {
 }
 }  // namespace
 
+// MPI_Status_set_elements(_x): the status then reports `count` basic elements of `datatype`.
+static int set_elements(const char* call, MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, call, &t);
+    if (!e.is_ok()) return e;
+    if (status == nullptr || count < 0) {
+      return error(MPI_ERR_ARG, "%s: NULL status or negative count %lld", call, static_cast<long long>(count));
+    }
+    int64_t per = t->basic_count > 0 ? t->size / t->basic_count : 0;
+    status->gasket_bytes = static_cast<long long>(count) * (t->basic_size ? t->basic_size : per);
+    return Error::ok();
+  });
+}
+
 extern "C" {
 
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
@@ -95,15 +112,10 @@ int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 }
 
 int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
-  return api::call("MPI_Status_set_elements", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Status_set_elements", &t);
-    if (!e.is_ok()) return e;
-    if (status == nullptr || count < 0) return error(MPI_ERR_ARG, "MPI_Status_set_elements: NULL status or negative count");
-    int64_t per = t->basic_count > 0 ? t->size / t->basic_count : 0;
-    status->gasket_bytes = static_cast<long long>(count) * (t->basic_size ? t->basic_size : per);
-    return Error::ok();
-  });
+  return set_elements("MPI_Status_set_elements", status, datatype, count);
+}
+int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  return set_elements("MPI_Status_set_elements_x", status, datatype, count);
 }
 
 int PMPI_Type_size(MPI_Datatype datatype, int* size) {
@@ -553,6 +565,85 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
     *size = incount * dt::external32_size(*t);
     return Error::ok();
   });
+}
+
+// The predefined type of a class with `size` bytes (MPI 4.1 section 19.3.3). gasket has no
+// Fortran named types yet, so the candidates are C's, each class's in the order tried.
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+  return api::call("MPI_Type_match_size", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    static const MPI_Datatype kIntegers[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
+    static const MPI_Datatype kReals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+    static const MPI_Datatype kComplexes[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+    const MPI_Datatype* first;
+    size_t n;
+    switch (typeclass) {
+      case MPI_TYPECLASS_INTEGER: first = kIntegers, n = std::size(kIntegers); break;
+      case MPI_TYPECLASS_REAL: first = kReals, n = std::size(kReals); break;
+      case MPI_TYPECLASS_COMPLEX: first = kComplexes, n = std::size(kComplexes); break;
+      default:
+        return error(MPI_ERR_ARG, "MPI_Type_match_size: typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX",
+                     typeclass);
+    }
+    if (datatype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_match_size: datatype is NULL");
+    for (const MPI_Datatype* h = first; h != first + n; ++h) {
+      const dt::Datatype* t;
+      Error e = lookup(c, *h, "MPI_Type_match_size", &t);
+      if (!e.is_ok()) return e;
+      if (t->size == size) {
+        *datatype = *h;
+        return Error::ok();
+      }
+    }
+    return error(MPI_ERR_ARG, "MPI_Type_match_size: no predefined type of class %d has %d bytes", typeclass, size);
+  });
+}
+
+// MPI_Type_create_f90_*: the predefined type with the decimal range r (integers) or precision p
+// and range r (reals, complexes) that Fortran's SELECTED_*_KIND would choose; MPI_UNDEFINED
+// leaves p or r free. The types are predefined C ones (no F90 combiner: MPI_Type_get_envelope
+// says MPI_COMBINER_NAMED), so they need no freeing.
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+  return api::call("MPI_Type_create_f90_integer", MPI_COMM_WORLD, [&](Context&, Guard&) -> Error {
+    if (newtype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_create_f90_integer: newtype is NULL");
+    static const struct { int range; MPI_Datatype type; } kKinds[] = {
+        {2, MPI_INT8_T}, {4, MPI_INT16_T}, {9, MPI_INT32_T}, {18, MPI_INT64_T}};
+    for (const auto& k : kKinds) {
+      if (r == MPI_UNDEFINED || (r >= 0 && r <= k.range)) {
+        *newtype = k.type;
+        return Error::ok();
+      }
+    }
+    return error(MPI_ERR_ARG, "MPI_Type_create_f90_integer: no integer type has a decimal range of %d (at most 18)", r);
+  });
+}
+
+namespace {
+// A real (or, complex: the complex of) type with precision p and range r.
+int f90_real(const char* call, int p, int r, bool complex, MPI_Datatype* newtype) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context&, Guard&) -> Error {
+    if (newtype == nullptr) return error(MPI_ERR_ARG, "%s: newtype is NULL", call);
+    if (p == MPI_UNDEFINED && r == MPI_UNDEFINED) return error(MPI_ERR_ARG, "%s: p and r are both MPI_UNDEFINED", call);
+    static const struct { int precision, range; MPI_Datatype real, complex; } kKinds[] = {
+        {FLT_DIG, FLT_MAX_10_EXP, MPI_FLOAT, MPI_C_FLOAT_COMPLEX},
+        {DBL_DIG, DBL_MAX_10_EXP, MPI_DOUBLE, MPI_C_DOUBLE_COMPLEX},
+        {LDBL_DIG, LDBL_MAX_10_EXP, MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX}};
+    for (const auto& k : kKinds) {
+      if ((p == MPI_UNDEFINED || p <= k.precision) && (r == MPI_UNDEFINED || r <= k.range)) {
+        *newtype = complex ? k.complex : k.real;
+        return Error::ok();
+      }
+    }
+    return error(MPI_ERR_ARG, "%s: no type has precision %d and range %d (at most %d and %d)", call, p, r, LDBL_DIG,
+                 LDBL_MAX_10_EXP);
+  });
+}
+}  // namespace
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+  return f90_real("MPI_Type_create_f90_real", p, r, false, newtype);
+}
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+  return f90_real("MPI_Type_create_f90_complex", p, r, true, newtype);
 }
 
 }  // extern "C"

@@ -40,6 +40,18 @@ void copy_string(const std::string& s, char* out, int* len, size_t max) {
 }
 }  // namespace
 
+namespace {
+// Runs body(const UserErrors&) -> int under the lock; before MPI_Init and after MPI_Finalize (when
+// MPI_Error_class/MPI_Error_string may still be called) there are no user codes: MPI_ERR_ARG.
+template <typename Body>
+int with_user_errors(Body body) {
+  Context* c = Context::get();
+  if (c == nullptr) return MPI_ERR_ARG;
+  Guard g(*c);
+  return body(c->user_errors());
+}
+}  // namespace
+
 extern "C" {
 
 int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
@@ -140,18 +152,32 @@ int PMPI_Get_library_version(char* version, int* resultlen) {
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (string == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
   const char* s = gasket::mpi::error_class_string(errorcode);
-  if (s == nullptr) {
-    copy_string("unknown error code " + std::to_string(errorcode), string, resultlen, MPI_MAX_ERROR_STRING);
-    return MPI_ERR_ARG;
+  if (s != nullptr) {
+    copy_string(s, string, resultlen, MPI_MAX_ERROR_STRING);
+    return MPI_SUCCESS;
   }
-  copy_string(s, string, resultlen, MPI_MAX_ERROR_STRING);
-  return MPI_SUCCESS;
+  int rc = with_user_errors([&](const gasket::mpi::UserErrors& u) {
+    const std::string* text = u.string_of(errorcode);
+    if (text == nullptr) return MPI_ERR_ARG;
+    copy_string(*text, string, resultlen, MPI_MAX_ERROR_STRING);
+    return MPI_SUCCESS;
+  });
+  if (rc != MPI_SUCCESS) copy_string("unknown error code " + std::to_string(errorcode), string, resultlen, MPI_MAX_ERROR_STRING);
+  return rc;
 }
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
-  if (errorclass == nullptr || gasket::mpi::error_class_string(errorcode) == nullptr) return MPI_ERR_ARG;
-  *errorclass = errorcode;  // no user-defined codes: every code is its class
-  return MPI_SUCCESS;
+  if (errorclass == nullptr) return MPI_ERR_ARG;
+  if (gasket::mpi::error_class_string(errorcode) != nullptr) {
+    *errorclass = errorcode;  // a predefined code is its class
+    return MPI_SUCCESS;
+  }
+  return with_user_errors([&](const gasket::mpi::UserErrors& u) {
+    int cls = u.class_of(errorcode);
+    if (cls < 0) return MPI_ERR_ARG;
+    *errorclass = cls;
+    return MPI_SUCCESS;
+  });
 }
 
 int PMPI_Pcontrol(const int level, ...) { return MPI_SUCCESS; }  // no profiling library to control
@@ -343,6 +369,31 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
       std::memcpy(value, it->second.data(), n);
       value[n] = '\0';
     }
+    return Error::ok();
+  });
+}
+
+// MPI 4.0: *buflen in is the space in value (with its terminating null); out, when the key is
+// set, the value's length + 1. The value is truncated to fit; absent key: flag 0, nothing changed.
+int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
+  return api::call("MPI_Info_get_string", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    gasket::mpi::Info* in;
+    Error e = info_of(c, info, "MPI_Info_get_string", &in);
+    if (e.is_ok()) e = check_key(key, "MPI_Info_get_string");
+    if (!e.is_ok()) return e;
+    if (flag == nullptr || buflen == nullptr || *buflen < 0 || (*buflen > 0 && value == nullptr)) {
+      return error(MPI_ERR_ARG, "MPI_Info_get_string: flag or buflen is NULL, buflen %d is negative or value is NULL",
+                   buflen != nullptr ? *buflen : 0);
+    }
+    auto it = find_key(in, key);
+    *flag = it != in->end();
+    if (!*flag) return Error::ok();
+    if (*buflen > 0) {
+      size_t n = std::min(it->second.size(), static_cast<size_t>(*buflen - 1));
+      std::memcpy(value, it->second.data(), n);
+      value[n] = '\0';
+    }
+    *buflen = static_cast<int>(it->second.size()) + 1;
     return Error::ok();
   });
 }

@@ -160,8 +160,8 @@ int conclude(Context& c, Guard& g, MPI_Request* handle, Request* r, MPI_Status* 
     *handle = MPI_REQUEST_NULL;
     return code;
   }
-  if (r->kind == RequestKind::kOperation) {
-    fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, code, 0, false);
+  if (r->kind == RequestKind::kOperation) {  // the status an operation recorded (MPI_Isendrecv's receive), else empty
+    fill_status(status, r->status_source, r->status_tag, code, r->status_bytes, false);
     if (code != MPI_SUCCESS) *err = r->operation_error;
   } else if (r->kind == RequestKind::kSend && !r->proc_null) {
     fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, r->cancelled);

@@ -6,6 +6,9 @@
 extern "C" {
 __attribute__((weak)) int MPI_Abort(MPI_Comm comm, int errorcode) { return PMPI_Abort(comm, errorcode); }
 __attribute__((weak)) int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
+__attribute__((weak)) int MPI_Add_error_class(int* errorclass) { return PMPI_Add_error_class(errorclass); }
+__attribute__((weak)) int MPI_Add_error_code(int errorclass, int* errorcode) { return PMPI_Add_error_code(errorclass, errorcode); }
+__attribute__((weak)) int MPI_Add_error_string(int errorcode, const char* string) { return PMPI_Add_error_string(errorcode, string); }
 __attribute__((weak)) MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return PMPI_Aint_add(base, disp); }
 __attribute__((weak)) MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return PMPI_Aint_diff(addr1, addr2); }
 __attribute__((weak)) int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
@@ -15,6 +18,9 @@ __attribute__((weak)) int MPI_Allreduce(const void* sendbuf, void* recvbuf, int 
 __attribute__((weak)) int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 __attribute__((weak)) int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
 __attribute__((weak)) int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
+__attribute__((weak)) int MPI_Attr_delete(MPI_Comm comm, int keyval) { return PMPI_Attr_delete(comm, keyval); }
+__attribute__((weak)) int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) { return PMPI_Attr_get(comm, keyval, attribute_val, flag); }
+__attribute__((weak)) int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) { return PMPI_Attr_put(comm, keyval, attribute_val); }
 __attribute__((weak)) int MPI_Barrier(MPI_Comm comm) { return PMPI_Barrier(comm); }
 __attribute__((weak)) int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) { return PMPI_Bcast(buffer, count, datatype, root, comm); }
 __attribute__((weak)) int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Bsend(buf, count, datatype, dest, tag, comm); }
@@ -32,6 +38,7 @@ __attribute__((weak)) int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* 
 __attribute__((weak)) int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) { return PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest); }
 __attribute__((weak)) int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) { return PMPI_Cart_sub(comm, remain_dims, newcomm); }
 __attribute__((weak)) int MPI_Cartdim_get(MPI_Comm comm, int* ndims) { return PMPI_Cartdim_get(comm, ndims); }
+__attribute__((weak)) MPI_Fint MPI_Comm_c2f(MPI_Comm comm) { return PMPI_Comm_c2f(comm); }
 __attribute__((weak)) int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) { return PMPI_Comm_call_errhandler(comm, errorcode); }
 __attribute__((weak)) int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) { return PMPI_Comm_compare(comm1, comm2, result); }
 __attribute__((weak)) int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) { return PMPI_Comm_create(comm, group, newcomm); }
@@ -40,18 +47,23 @@ __attribute__((weak)) int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, 
 __attribute__((weak)) int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state) { return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state); }
 __attribute__((weak)) int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) { return PMPI_Comm_delete_attr(comm, comm_keyval); }
 __attribute__((weak)) int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) { return PMPI_Comm_dup(comm, newcomm); }
+__attribute__((weak)) int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) { return PMPI_Comm_dup_with_info(comm, info, newcomm); }
+__attribute__((weak)) MPI_Comm MPI_Comm_f2c(MPI_Fint comm) { return PMPI_Comm_f2c(comm); }
 __attribute__((weak)) int MPI_Comm_free(MPI_Comm* comm) { return PMPI_Comm_free(comm); }
 __attribute__((weak)) int MPI_Comm_free_keyval(int* comm_keyval) { return PMPI_Comm_free_keyval(comm_keyval); }
 __attribute__((weak)) int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) { return PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag); }
 __attribute__((weak)) int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) { return PMPI_Comm_get_errhandler(comm, errhandler); }
+__attribute__((weak)) int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) { return PMPI_Comm_get_info(comm, info_used); }
 __attribute__((weak)) int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) { return PMPI_Comm_get_name(comm, comm_name, resultlen); }
 __attribute__((weak)) int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) { return PMPI_Comm_group(comm, group); }
 __attribute__((weak)) int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) { return PMPI_Comm_idup(comm, newcomm, request); }
+__attribute__((weak)) int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) { return PMPI_Comm_idup_with_info(comm, info, newcomm, request); }
 __attribute__((weak)) int MPI_Comm_rank(MPI_Comm comm, int* rank) { return PMPI_Comm_rank(comm, rank); }
 __attribute__((weak)) int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) { return PMPI_Comm_remote_group(comm, group); }
 __attribute__((weak)) int MPI_Comm_remote_size(MPI_Comm comm, int* size) { return PMPI_Comm_remote_size(comm, size); }
 __attribute__((weak)) int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) { return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val); }
 __attribute__((weak)) int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) { return PMPI_Comm_set_errhandler(comm, errhandler); }
+__attribute__((weak)) int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) { return PMPI_Comm_set_info(comm, info); }
 __attribute__((weak)) int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) { return PMPI_Comm_set_name(comm, comm_name); }
 __attribute__((weak)) int MPI_Comm_size(MPI_Comm comm, int* size) { return PMPI_Comm_size(comm, size); }
 __attribute__((weak)) int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) { return PMPI_Comm_split(comm, color, key, newcomm); }
@@ -63,11 +75,15 @@ __attribute__((weak)) int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const 
 __attribute__((weak)) int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) { return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph); }
 __attribute__((weak)) int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) { return PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights); }
 __attribute__((weak)) int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) { return PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted); }
+__attribute__((weak)) MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler) { return PMPI_Errhandler_c2f(errhandler); }
+__attribute__((weak)) MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler) { return PMPI_Errhandler_f2c(errhandler); }
 __attribute__((weak)) int MPI_Errhandler_free(MPI_Errhandler* errhandler) { return PMPI_Errhandler_free(errhandler); }
 __attribute__((weak)) int MPI_Error_class(int errorcode, int* errorclass) { return PMPI_Error_class(errorcode, errorclass); }
 __attribute__((weak)) int MPI_Error_string(int errorcode, char* string, int* resultlen) { return PMPI_Error_string(errorcode, string, resultlen); }
 __attribute__((weak)) int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm); }
 __attribute__((weak)) int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) { return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win); }
+__attribute__((weak)) MPI_Fint MPI_File_c2f(MPI_File file) { return PMPI_File_c2f(file); }
+__attribute__((weak)) MPI_File MPI_File_f2c(MPI_Fint file) { return PMPI_File_f2c(file); }
 __attribute__((weak)) int MPI_Finalize(void) { return PMPI_Finalize(); }
 __attribute__((weak)) int MPI_Finalized(int* flag) { return PMPI_Finalized(flag); }
 __attribute__((weak)) int MPI_Free_mem(void* base) { return PMPI_Free_mem(base); }
@@ -92,9 +108,11 @@ __attribute__((weak)) int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int
 __attribute__((weak)) int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) { return PMPI_Graphdims_get(comm, nnodes, nedges); }
 __attribute__((weak)) int MPI_Grequest_complete(MPI_Request request) { return PMPI_Grequest_complete(request); }
 __attribute__((weak)) int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) { return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request); }
+__attribute__((weak)) MPI_Fint MPI_Group_c2f(MPI_Group group) { return PMPI_Group_c2f(group); }
 __attribute__((weak)) int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) { return PMPI_Group_compare(group1, group2, result); }
 __attribute__((weak)) int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { return PMPI_Group_difference(group1, group2, newgroup); }
 __attribute__((weak)) int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { return PMPI_Group_excl(group, n, ranks, newgroup); }
+__attribute__((weak)) MPI_Group MPI_Group_f2c(MPI_Fint group) { return PMPI_Group_f2c(group); }
 __attribute__((weak)) int MPI_Group_free(MPI_Group* group) { return PMPI_Group_free(group); }
 __attribute__((weak)) int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { return PMPI_Group_incl(group, n, ranks, newgroup); }
 __attribute__((weak)) int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { return PMPI_Group_intersection(group1, group2, newgroup); }
@@ -125,13 +143,16 @@ __attribute__((weak)) int MPI_Ineighbor_allgatherv(const void* sendbuf, int send
 __attribute__((weak)) int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
 __attribute__((weak)) int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
 __attribute__((weak)) int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
+__attribute__((weak)) MPI_Fint MPI_Info_c2f(MPI_Info info) { return PMPI_Info_c2f(info); }
 __attribute__((weak)) int MPI_Info_create(MPI_Info* info) { return PMPI_Info_create(info); }
 __attribute__((weak)) int MPI_Info_delete(MPI_Info info, const char* key) { return PMPI_Info_delete(info, key); }
 __attribute__((weak)) int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) { return PMPI_Info_dup(info, newinfo); }
+__attribute__((weak)) MPI_Info MPI_Info_f2c(MPI_Fint info) { return PMPI_Info_f2c(info); }
 __attribute__((weak)) int MPI_Info_free(MPI_Info* info) { return PMPI_Info_free(info); }
 __attribute__((weak)) int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) { return PMPI_Info_get(info, key, valuelen, value, flag); }
 __attribute__((weak)) int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) { return PMPI_Info_get_nkeys(info, nkeys); }
 __attribute__((weak)) int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) { return PMPI_Info_get_nthkey(info, n, key); }
+__attribute__((weak)) int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) { return PMPI_Info_get_string(info, key, buflen, value, flag); }
 __attribute__((weak)) int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) { return PMPI_Info_get_valuelen(info, key, valuelen, flag); }
 __attribute__((weak)) int MPI_Info_set(MPI_Info info, const char* key, const char* value) { return PMPI_Info_set(info, key, value); }
 __attribute__((weak)) int MPI_Init(int* argc, char*** argv) { return PMPI_Init(argc, argv); }
@@ -153,8 +174,16 @@ __attribute__((weak)) int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_D
 __attribute__((weak)) int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
 __attribute__((weak)) int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isend(buf, count, datatype, dest, tag, comm, request); }
 __attribute__((weak)) int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request); }
+__attribute__((weak)) int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request); }
+__attribute__((weak)) int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request); }
+__attribute__((weak)) int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request); }
 __attribute__((weak)) int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Issend(buf, count, datatype, dest, tag, comm, request); }
 __attribute__((weak)) int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request); }
+__attribute__((weak)) int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) { return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state); }
+__attribute__((weak)) int MPI_Keyval_free(int* keyval) { return PMPI_Keyval_free(keyval); }
+__attribute__((weak)) MPI_Fint MPI_Message_c2f(MPI_Message message) { return PMPI_Message_c2f(message); }
+__attribute__((weak)) MPI_Message MPI_Message_f2c(MPI_Fint message) { return PMPI_Message_f2c(message); }
 __attribute__((weak)) int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) { return PMPI_Mprobe(source, tag, comm, message, status); }
 __attribute__((weak)) int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) { return PMPI_Mrecv(buf, count, datatype, message, status); }
 __attribute__((weak)) int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) { return PMPI_Mrecv_c(buf, count, datatype, message, status); }
@@ -163,8 +192,10 @@ __attribute__((weak)) int MPI_Neighbor_allgatherv(const void* sendbuf, int sendc
 __attribute__((weak)) int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 __attribute__((weak)) int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
 __attribute__((weak)) int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
+__attribute__((weak)) MPI_Fint MPI_Op_c2f(MPI_Op op) { return PMPI_Op_c2f(op); }
 __attribute__((weak)) int MPI_Op_commutative(MPI_Op op, int* commute) { return PMPI_Op_commutative(op, commute); }
 __attribute__((weak)) int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) { return PMPI_Op_create(user_fn, commute, op); }
+__attribute__((weak)) MPI_Op MPI_Op_f2c(MPI_Fint op) { return PMPI_Op_f2c(op); }
 __attribute__((weak)) int MPI_Op_free(MPI_Op* op) { return PMPI_Op_free(op); }
 __attribute__((weak)) int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm) { return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm); }
 __attribute__((weak)) int MPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position) { return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position); }
@@ -183,6 +214,8 @@ __attribute__((weak)) int MPI_Reduce(const void* sendbuf, void* recvbuf, int cou
 __attribute__((weak)) int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) { return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op); }
 __attribute__((weak)) int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); }
 __attribute__((weak)) int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); }
+__attribute__((weak)) MPI_Fint MPI_Request_c2f(MPI_Request request) { return PMPI_Request_c2f(request); }
+__attribute__((weak)) MPI_Request MPI_Request_f2c(MPI_Fint request) { return PMPI_Request_f2c(request); }
 __attribute__((weak)) int MPI_Request_free(MPI_Request* request) { return PMPI_Request_free(request); }
 __attribute__((weak)) int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) { return PMPI_Request_get_status(request, flag, status); }
 __attribute__((weak)) int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
@@ -203,23 +236,36 @@ __attribute__((weak)) int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_D
 __attribute__((weak)) int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); }
 __attribute__((weak)) int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
 __attribute__((weak)) int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
+__attribute__((weak)) MPI_Fint MPI_Session_c2f(MPI_Session session) { return PMPI_Session_c2f(session); }
+__attribute__((weak)) MPI_Session MPI_Session_f2c(MPI_Fint session) { return PMPI_Session_f2c(session); }
 __attribute__((weak)) int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend(buf, count, datatype, dest, tag, comm); }
 __attribute__((weak)) int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm); }
 __attribute__((weak)) int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request); }
 __attribute__((weak)) int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request); }
 __attribute__((weak)) int MPI_Start(MPI_Request* request) { return PMPI_Start(request); }
 __attribute__((weak)) int MPI_Startall(int count, MPI_Request array_of_requests[]) { return PMPI_Startall(count, array_of_requests); }
+__attribute__((weak)) int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) { return PMPI_Status_c2f(c_status, f_status); }
+__attribute__((weak)) int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status) { return PMPI_Status_c2f08(c_status, f08_status); }
+__attribute__((weak)) int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status) { return PMPI_Status_f082c(f08_status, c_status); }
+__attribute__((weak)) int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) { return PMPI_Status_f082f(f08_status, f_status); }
+__attribute__((weak)) int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) { return PMPI_Status_f2c(f_status, c_status); }
+__attribute__((weak)) int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status) { return PMPI_Status_f2f08(f_status, f08_status); }
 __attribute__((weak)) int MPI_Status_set_cancelled(MPI_Status* status, int flag) { return PMPI_Status_set_cancelled(status, flag); }
 __attribute__((weak)) int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) { return PMPI_Status_set_elements(status, datatype, count); }
+__attribute__((weak)) int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) { return PMPI_Status_set_elements_x(status, datatype, count); }
 __attribute__((weak)) int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) { return PMPI_Test(request, flag, status); }
 __attribute__((weak)) int MPI_Test_cancelled(const MPI_Status* status, int* flag) { return PMPI_Test_cancelled(status, flag); }
 __attribute__((weak)) int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) { return PMPI_Testall(count, array_of_requests, flag, array_of_statuses); }
 __attribute__((weak)) int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) { return PMPI_Testany(count, array_of_requests, index, flag, status); }
 __attribute__((weak)) int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses); }
 __attribute__((weak)) int MPI_Topo_test(MPI_Comm comm, int* status) { return PMPI_Topo_test(comm, status); }
+__attribute__((weak)) MPI_Fint MPI_Type_c2f(MPI_Datatype datatype) { return PMPI_Type_c2f(datatype); }
 __attribute__((weak)) int MPI_Type_commit(MPI_Datatype* datatype) { return PMPI_Type_commit(datatype); }
 __attribute__((weak)) int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_contiguous(count, oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) { return PMPI_Type_create_f90_complex(p, r, newtype); }
+__attribute__((weak)) int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) { return PMPI_Type_create_f90_integer(r, newtype); }
+__attribute__((weak)) int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) { return PMPI_Type_create_f90_real(p, r, newtype); }
 __attribute__((weak)) int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype); }
@@ -230,6 +276,7 @@ __attribute__((weak)) int MPI_Type_create_struct(int count, const int array_of_b
 __attribute__((weak)) int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) { return PMPI_Type_delete_attr(datatype, type_keyval); }
 __attribute__((weak)) int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_dup(oldtype, newtype); }
+__attribute__((weak)) MPI_Datatype MPI_Type_f2c(MPI_Fint datatype) { return PMPI_Type_f2c(datatype); }
 __attribute__((weak)) int MPI_Type_free(MPI_Datatype* datatype) { return PMPI_Type_free(datatype); }
 __attribute__((weak)) int MPI_Type_free_keyval(int* type_keyval) { return PMPI_Type_free_keyval(type_keyval); }
 __attribute__((weak)) int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) { return PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag); }
@@ -241,6 +288,7 @@ __attribute__((weak)) int MPI_Type_get_name(MPI_Datatype datatype, char* type_na
 __attribute__((weak)) int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) { return PMPI_Type_get_true_extent(datatype, true_lb, true_extent); }
 __attribute__((weak)) int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) { return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent); }
 __attribute__((weak)) int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
+__attribute__((weak)) int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) { return PMPI_Type_match_size(typeclass, size, datatype); }
 __attribute__((weak)) int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) { return PMPI_Type_set_attr(datatype, type_keyval, attribute_val); }
 __attribute__((weak)) int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) { return PMPI_Type_set_name(datatype, type_name); }
 __attribute__((weak)) int MPI_Type_size(MPI_Datatype datatype, int* size) { return PMPI_Type_size(datatype, size); }
@@ -256,6 +304,7 @@ __attribute__((weak)) int MPI_Waitsome(int incount, MPI_Request array_of_request
 __attribute__((weak)) int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) { return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win); }
 __attribute__((weak)) int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) { return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win); }
 __attribute__((weak)) int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) { return PMPI_Win_attach(win, base, size); }
+__attribute__((weak)) MPI_Fint MPI_Win_c2f(MPI_Win win) { return PMPI_Win_c2f(win); }
 __attribute__((weak)) int MPI_Win_call_errhandler(MPI_Win win, int errorcode) { return PMPI_Win_call_errhandler(win, errorcode); }
 __attribute__((weak)) int MPI_Win_complete(MPI_Win win) { return PMPI_Win_complete(win); }
 __attribute__((weak)) int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) { return PMPI_Win_create(base, size, disp_unit, info, comm, win); }
@@ -264,6 +313,7 @@ __attribute__((weak)) int MPI_Win_create_errhandler(MPI_Win_errhandler_function*
 __attribute__((weak)) int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state) { return PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state); }
 __attribute__((weak)) int MPI_Win_delete_attr(MPI_Win win, int win_keyval) { return PMPI_Win_delete_attr(win, win_keyval); }
 __attribute__((weak)) int MPI_Win_detach(MPI_Win win, const void* base) { return PMPI_Win_detach(win, base); }
+__attribute__((weak)) MPI_Win MPI_Win_f2c(MPI_Fint win) { return PMPI_Win_f2c(win); }
 __attribute__((weak)) int MPI_Win_fence(int assert, MPI_Win win) { return PMPI_Win_fence(assert, win); }
 __attribute__((weak)) int MPI_Win_flush(int rank, MPI_Win win) { return PMPI_Win_flush(rank, win); }
 __attribute__((weak)) int MPI_Win_flush_all(MPI_Win win) { return PMPI_Win_flush_all(win); }

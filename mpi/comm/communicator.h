@@ -52,6 +52,8 @@ struct Communicator {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
   std::map<int, void*> attributes;  // keyval -> value
+  // Info hints (MPI_Comm_set_info, MPI_Comm_dup_with_info): every key set, in order; MPI_Comm_dup keeps them.
+  std::vector<std::pair<std::string, std::string>> hints;
   // Collectives started on this communicator (the same count on every member): the tag of a
   // collective's traffic, so several non-blocking ones in flight never match each other's.
   mutable uint32_t coll_seq = 0;

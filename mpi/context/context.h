@@ -21,6 +21,7 @@
 #include "mpi/coll/area.h"
 #include "mpi/coll/scratch.h"
 #include "mpi/comm/communicator.h"
+#include "mpi/context/user_errors.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/op/op.h"
 #include "mpi/p2p/engine.h"
@@ -120,6 +121,9 @@ class Context {
   // mprobe's message handles.
   MPI_Message add_message(std::unique_ptr<p2p::Unexpected> msg);
   Error take_message(MPI_Message* handle, const char* call, std::unique_ptr<p2p::Unexpected>* msg);
+  bool has_message(MPI_Message h) const {
+    return h > 0 && static_cast<size_t>(h) <= messages_.size() && messages_[static_cast<size_t>(h - 1)] != nullptr;
+  }
 
   // The predefined attributes MPI_APPNUM (0 when the launcher gave none: a launch without ':' is
   // one part) and MPI_UNIVERSE_SIZE.
@@ -130,6 +134,9 @@ class Context {
   MPI_Info add_info(Info info);
   Info* find_info(MPI_Info handle);
   void free_info(MPI_Info handle) { infos_[static_cast<size_t>(handle)].reset(); }
+
+  // Error classes, codes and strings added by the application.
+  UserErrors& user_errors() { return user_errors_; }
 
   // MPI_Buffer_attach/detach and the blocks of buffered sends.
   Arena& bsend_buffer() { return bsend_; }
@@ -166,6 +173,7 @@ class Context {
     v[MPI_INFO_ENV] = std::make_unique<Info>();
     return v;
   }();
+  UserErrors user_errors_;
   Arena bsend_;
   Arena alloc_pool_;
   char* alloc_pool_base_ = nullptr;

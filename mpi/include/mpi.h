@@ -247,6 +247,10 @@ typedef int MPI_Grequest_cancel_function(void* extra_state, int complete);
 #define MPI_DISTRIBUTE_CYCLIC 122
 #define MPI_DISTRIBUTE_NONE 123
 #define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+/* MPI_Type_match_size's classes */
+#define MPI_TYPECLASS_INTEGER 1
+#define MPI_TYPECLASS_REAL 2
+#define MPI_TYPECLASS_COMPLEX 3
 #define MPI_COMBINER_NAMED 1
 #define MPI_COMBINER_DUP 2
 #define MPI_COMBINER_CONTIGUOUS 3
@@ -323,6 +327,10 @@ typedef void MPI_User_function_c(void* invec, void* inoutvec, MPI_Count* len, MP
 typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void* extra_state, void* attribute_val_in,
                               void* attribute_val_out, int* flag);
 typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void* attribute_val, void* extra_state);
+/* the deprecated MPI_Keyval_create's predefined callbacks */
+#define MPI_NULL_COPY_FN gasket_comm_null_copy_fn
+#define MPI_DUP_FN gasket_comm_dup_fn
+#define MPI_NULL_DELETE_FN gasket_comm_null_delete_fn
 typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void* extra_state,
                                         void* attribute_val_in, void* attribute_val_out, int* flag);
 typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void* attribute_val,
@@ -339,6 +347,17 @@ typedef int MPI_Datarep_conversion_function(void* userbuf, MPI_Datatype datatype
                                             MPI_Offset position, void* extra_state);
 typedef int MPI_Datarep_conversion_function_c(void* userbuf, MPI_Datatype datatype, MPI_Count count,
                                               void* filebuf, MPI_Offset position, void* extra_state);
+/* Status conversion between C and Fortran (MPI_Status_c2f, ...): a Fortran status is
+ * MPI_F_STATUS_SIZE MPI_Fints; MPI_F_SOURCE/TAG/ERROR are the C indices of its fields. The IGNORE
+ * values are addresses of library objects, recognised (and refused) by the conversions. */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
+extern MPI_Fint* const MPI_F_STATUS_IGNORE;
+extern MPI_Fint* const MPI_F_STATUSES_IGNORE;
+extern MPI_F08_status* const MPI_F08_STATUS_IGNORE;
+extern MPI_F08_status* const MPI_F08_STATUSES_IGNORE;
 /* The tools interface (MPI_T): opaque handles and the callback types. */
 typedef struct gasket_T_enum* MPI_T_enum;
 typedef struct gasket_T_cvar_handle* MPI_T_cvar_handle;
@@ -365,6 +384,16 @@ typedef void MPI_T_event_dropped_cb_function(MPI_Count count, MPI_T_event_regist
  * from the standard's list (mpi/bindings). Those gasket does not provide yet (listed in
  * mpi/bindings/missing.txt) are declared unavailable: calling one does not compile. */
 #include "mpi_proto.h"
+
+/* MPI 4.1's removal of user error classes, codes and strings (section 9.5): absent from the Forum's
+ * machine-readable list that mpi_proto.h is generated from, so declared here, with the same
+ * profiling interface (MPI_x weak, calling PMPI_x: mpi/api/error_classes.cc). */
+int MPI_Remove_error_class(int errorclass);
+int PMPI_Remove_error_class(int errorclass);
+int MPI_Remove_error_code(int errorcode);
+int PMPI_Remove_error_code(int errorcode);
+int MPI_Remove_error_string(int errorcode);
+int PMPI_Remove_error_string(int errorcode);
 
 #ifdef __cplusplus
 }
