@@ -226,6 +226,9 @@ int combiner_code(dt::Combiner c) {
     case dt::Combiner::kSubarray: return MPI_COMBINER_SUBARRAY;
     case dt::Combiner::kDarray: return MPI_COMBINER_DARRAY;
     case dt::Combiner::kResized: return MPI_COMBINER_RESIZED;
+    case dt::Combiner::kF90Real: return MPI_COMBINER_F90_REAL;
+    case dt::Combiner::kF90Complex: return MPI_COMBINER_F90_COMPLEX;
+    case dt::Combiner::kF90Integer: return MPI_COMBINER_F90_INTEGER;
   }
   return MPI_UNDEFINED;
 }
@@ -600,16 +603,16 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
 
 // MPI_Type_create_f90_*: the predefined type with the decimal range r (integers) or precision p
 // and range r (reals, complexes) that Fortran's SELECTED_*_KIND would choose; MPI_UNDEFINED
-// leaves p or r free. The types are predefined C ones (no F90 combiner: MPI_Type_get_envelope
-// says MPI_COMBINER_NAMED), so they need no freeing.
+// leaves p or r free. The result has that type's layout, reports MPI_COMBINER_F90_* with (r) or
+// (p, r) as its contents, is the same handle for the same arguments and cannot be freed.
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
-  return api::call("MPI_Type_create_f90_integer", MPI_COMM_WORLD, [&](Context&, Guard&) -> Error {
+  return api::call("MPI_Type_create_f90_integer", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (newtype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_create_f90_integer: newtype is NULL");
     static const struct { int range; MPI_Datatype type; } kKinds[] = {
         {2, MPI_INT8_T}, {4, MPI_INT16_T}, {9, MPI_INT32_T}, {18, MPI_INT64_T}};
     for (const auto& k : kKinds) {
       if (r == MPI_UNDEFINED || (r >= 0 && r <= k.range)) {
-        *newtype = k.type;
+        *newtype = c.types().parameterized(k.type, dt::Combiner::kF90Integer, {r});
         return Error::ok();
       }
     }
@@ -620,7 +623,7 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
 namespace {
 // A real (or, complex: the complex of) type with precision p and range r.
 int f90_real(const char* call, int p, int r, bool complex, MPI_Datatype* newtype) {
-  return api::call(call, MPI_COMM_WORLD, [&](Context&, Guard&) -> Error {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (newtype == nullptr) return error(MPI_ERR_ARG, "%s: newtype is NULL", call);
     if (p == MPI_UNDEFINED && r == MPI_UNDEFINED) return error(MPI_ERR_ARG, "%s: p and r are both MPI_UNDEFINED", call);
     static const struct { int precision, range; MPI_Datatype real, complex; } kKinds[] = {
@@ -629,7 +632,8 @@ int f90_real(const char* call, int p, int r, bool complex, MPI_Datatype* newtype
         {LDBL_DIG, LDBL_MAX_10_EXP, MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX}};
     for (const auto& k : kKinds) {
       if ((p == MPI_UNDEFINED || p <= k.precision) && (r == MPI_UNDEFINED || r <= k.range)) {
-        *newtype = complex ? k.complex : k.real;
+        *newtype = c.types().parameterized(complex ? k.complex : k.real,
+                                           complex ? dt::Combiner::kF90Complex : dt::Combiner::kF90Real, {p, r});
         return Error::ok();
       }
     }

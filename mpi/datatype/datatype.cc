@@ -172,6 +172,19 @@ Error DatatypeTable::lookup_committed(int handle, const char* call, const Dataty
   return Error::ok();
 }
 
+int DatatypeTable::parameterized(int base, Combiner combiner, const std::vector<int>& parameters) {
+  auto key = std::make_pair(combiner, parameters);
+  auto it = parameterized_.find(key);
+  if (it != parameterized_.end()) return it->second;
+  Datatype t = *types_[static_cast<size_t>(base)];
+  t.attributes.clear();
+  t.combiner = combiner;
+  t.ints = parameters;
+  int handle = add(std::move(t));
+  parameterized_.emplace(std::move(key), handle);
+  return handle;
+}
+
 int DatatypeTable::add(Datatype type) {
   for (int constituent : type.types) retain(constituent);
   auto p = std::make_unique<Datatype>(std::move(type));

@@ -29,7 +29,7 @@ struct Block {
 
 // How a type was made (MPI_Type_get_envelope's combiner); predefined types are kNamed.
 enum class Combiner { kNamed, kDup, kContiguous, kVector, kHvector, kIndexed, kHindexed, kIndexedBlock,
-                      kHindexedBlock, kStruct, kSubarray, kDarray, kResized };
+                      kHindexedBlock, kStruct, kSubarray, kDarray, kResized, kF90Real, kF90Complex, kF90Integer };
 
 struct Datatype {
   std::string name;
@@ -76,6 +76,10 @@ class DatatypeTable {
   }
   // Registers `type` (which references the derived types in its contents) under a new handle.
   int add(Datatype type);
+  // MPI_Type_create_f90_*: the one handle for (combiner, parameters), made on first use as a copy
+  // of the predefined `base` that records them (get_envelope/get_contents) and, like every
+  // predefined type, cannot be freed.
+  int parameterized(int base, Combiner combiner, const std::vector<int>& parameters);
   // One more holder of `handle` (MPI_Type_get_contents hands it out); predefined types have none.
   void retain(int handle);
   // MPI_Type_free: the caller's reference is dropped and *handle set to MPI_DATATYPE_NULL.
@@ -87,6 +91,7 @@ class DatatypeTable {
 
   std::vector<std::unique_ptr<Datatype>> types_;
   std::vector<int> free_handles_;
+  std::map<std::pair<Combiner, std::vector<int>>, int> parameterized_;
   // Freed types stay allocated: requests still in flight may point at them (MPI lets a type be
   // freed while operations that use it are pending).
   std::vector<std::unique_ptr<Datatype>> retired_;

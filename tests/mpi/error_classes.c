@@ -84,6 +84,20 @@ static void check_user_errors(void) {
   MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
+/* An MPI_Type_create_f90_* result: its combiner and arguments, and the size of its type. */
+static void check_f90(MPI_Datatype t, int combiner, int n_ints, int first, int second, int bytes) {
+  int ni, na, nd, comb, ints[2] = {-7, -7}, tsize;
+  MPI_OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+  CHECK_EQ(comb, combiner);
+  CHECK_EQ(ni, n_ints);
+  CHECK_EQ(na + nd, 0);
+  MPI_OK(MPI_Type_get_contents(t, 2, 0, 0, ints, NULL, NULL));
+  CHECK_EQ(ints[0], first);
+  if (n_ints == 2) CHECK_EQ(ints[1], second);
+  MPI_OK(MPI_Type_size(t, &tsize));
+  CHECK_EQ(tsize, bytes);
+}
+
 static void check_match_size(int size) {
   MPI_Datatype t;
   int bytes = -1;
@@ -101,18 +115,27 @@ static void check_match_size(int size) {
   CHECK_EQ(t, MPI_FLOAT);
   MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 2 * sizeof(double), &t));
   CHECK_EQ(t, MPI_C_DOUBLE_COMPLEX);
-  /* MPI_Type_create_f90_*: the smallest type holding the range / precision asked */
+  /* MPI_Type_create_f90_*: the smallest type holding the range / precision asked, reported as
+   * MPI_COMBINER_F90_* with its arguments, one handle per argument list */
   MPI_OK(MPI_Type_create_f90_integer(3, &t));
-  CHECK_EQ(t, MPI_INT16_T);
+  check_f90(t, MPI_COMBINER_F90_INTEGER, 1, 3, 0, 2);
+  MPI_Datatype again;
+  MPI_OK(MPI_Type_create_f90_integer(3, &again));
+  CHECK_EQ(again, t);
   MPI_OK(MPI_Type_create_f90_integer(10, &t));
-  CHECK_EQ(t, MPI_INT64_T);
+  check_f90(t, MPI_COMBINER_F90_INTEGER, 1, 10, 0, 8);
   MPI_OK(MPI_Type_create_f90_real(6, MPI_UNDEFINED, &t));
-  CHECK_EQ(t, MPI_FLOAT);
+  check_f90(t, MPI_COMBINER_F90_REAL, 2, 6, MPI_UNDEFINED, (int)sizeof(float));
   MPI_OK(MPI_Type_create_f90_real(MPI_UNDEFINED, 100, &t));
-  CHECK_EQ(t, MPI_DOUBLE);
+  check_f90(t, MPI_COMBINER_F90_REAL, 2, MPI_UNDEFINED, 100, (int)sizeof(double));
   MPI_OK(MPI_Type_create_f90_complex(15, 300, &t));
-  CHECK_EQ(t, MPI_C_DOUBLE_COMPLEX);
+  check_f90(t, MPI_COMBINER_F90_COMPLEX, 2, 15, 300, 2 * (int)sizeof(double));
+  /* usable in communication like the type it stands for */
+  double sent[2] = {1.5, -2.25}, got[2] = {0, 0};
+  MPI_OK(MPI_Sendrecv(sent, 1, t, 0, 7, got, 1, t, 0, 7, MPI_COMM_SELF, MPI_STATUS_IGNORE));
+  CHECK_EQ(got[0] == 1.5 && got[1] == -2.25, 1);
   MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  CHECK_EQ(class_of(MPI_Type_free(&t)), MPI_ERR_TYPE); /* predefined: cannot be freed */
   CHECK_EQ(class_of(MPI_Type_create_f90_integer(19, &t)), MPI_ERR_ARG);
   CHECK_EQ(class_of(MPI_Type_create_f90_real(40, 40, &t)), MPI_ERR_ARG);
   CHECK_EQ(class_of(MPI_Type_create_f90_complex(MPI_UNDEFINED, MPI_UNDEFINED, &t)), MPI_ERR_ARG);
