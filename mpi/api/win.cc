@@ -175,7 +175,9 @@ Error accumulate(Context& c, Window& w, const void* origin, int origin_count, MP
                  w.label().c_str());
   }
   int bsize = static_cast<int>(bt->size);
-  if (op != MPI_REPLACE && op != MPI_NO_OP) {
+  // Zero elements move nothing: the op need not be defined for the type (Open MPI and MPICH
+  // accept it too; mpi4py's test_rma relies on it).
+  if (op != MPI_REPLACE && op != MPI_NO_OP && origin_count > 0) {
     alignas(16) char a[32] = {}, b[32] = {};
     if (!op::apply_predefined(op, basic, a, b, 1)) {
       return error(MPI_ERR_OP, "%s: rank %d: %s: op %d is not defined for %s", call, w.rank(), w.label().c_str(), op,
