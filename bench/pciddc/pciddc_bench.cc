@@ -1,12 +1,24 @@
 // The seed's figures for the pciddc model, next to the direct same-node path: latency of the
 // smallest write (ping-pong, half round trip), bandwidth of streamed puts per size, the maximum
 // and the half-bandwidth size, and the cost of an (emulated, on pciddc) 8-byte get and fetch-add.
+// Then the per-operation costs on the backend path against the floor of its link, measured in
+// the same run between the same two PEs (issue 21): a raw loopback TCP round trip of 8 bytes
+// (TCP_NODELAY, blocking send/recv), an 8-byte put completed by quiet, a put of a pipelined
+// stream of 100 (one quiet), get and fetch-add; medians of 5 repetitions, in round trips.
 //
 // Run with 3 PEs, 2 per simulated node, so that PE 0 reaches PE 1 directly and PE 2 through the
 // backend:  GASKET_TRANSPORT=pciddc GASKET_PCIDDC_LINK=tcp gasketrun -n 3 --pes-per-node 2 pciddc_bench
 // (bench/pciddc/run.sh does both links). A program, not a test: it prints a table.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -81,6 +93,102 @@ double op_cost(int iters, Op op) {
   barrier_all();
   return us;
 }
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int checked(int rc, const char* what) {
+  if (rc < 0) {
+    std::perror(what);
+    abort_job(1, "pciddc_bench: the raw TCP round trip could not be set up");
+  }
+  return rc;
+}
+
+// Microseconds of one 8-byte round trip over a loopback TCP connection between PE 0 and `peer`
+// (TCP_NODELAY, blocking calls): the floor under every emulated operation of the tcp link. The
+// listening PE hands its port to PE 0 through symmetric memory.
+double tcp_round_trip(long* port_word, int peer, int iters) {
+  const int me = my_pe();
+  double us = 0;
+  int listener = -1;
+  if (me == peer) {
+    listener = checked(socket(AF_INET, SOCK_STREAM, 0), "socket");
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    checked(bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a), "bind");
+    checked(listen(listener, 1), "listen");
+    checked(getsockname(listener, reinterpret_cast<sockaddr*>(&a), &len), "getsockname");
+    long port = ntohs(a.sin_port);
+    put(port_word, &port, sizeof port, 0);
+    quiet();
+  }
+  barrier_all();
+  int one = 1;
+  uint64_t word = 0;
+  if (me == 0) {
+    int fd = checked(socket(AF_INET, SOCK_STREAM, 0), "socket");
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<uint16_t>(*port_word));
+    checked(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), "connect");
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    auto t = Clock::now();
+    for (int i = 0; i < iters; ++i) {
+      checked(static_cast<int>(send(fd, &word, sizeof word, 0)), "send");
+      checked(static_cast<int>(recv(fd, &word, sizeof word, MSG_WAITALL)), "recv");
+    }
+    us = us_since(t) / iters;
+    close(fd);
+  } else if (me == peer) {
+    int fd = checked(accept(listener, nullptr, nullptr), "accept");
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    for (int i = 0; i < iters; ++i) {
+      checked(static_cast<int>(recv(fd, &word, sizeof word, MSG_WAITALL)), "recv");
+      checked(static_cast<int>(send(fd, &word, sizeof word, 0)), "send");
+    }
+    close(fd);
+    close(listener);
+  }
+  barrier_all();
+  return us;
+}
+
+// The backend path's per-operation costs next to the raw round trip, PE 0 -> `peer`.
+void per_operation_costs(const Shared& s, long* counter, long* port_word, int peer) {
+  constexpr int kReps = 5, kIters = 500, kStream = 100;
+  std::vector<double> rtt, put_quiet, stream, get_us, fadd_us;
+  long v = 0;
+  for (int r = 0; r < kReps; ++r) {
+    rtt.push_back(tcp_round_trip(port_word, peer, kIters));
+    put_quiet.push_back(op_cost(kIters, [&] {
+      put(s.ping, &v, sizeof v, peer);
+      quiet();
+    }));
+    stream.push_back(op_cost(kIters / 10, [&] {
+                       for (int i = 0; i < kStream; ++i) put_nbi(s.ping, &v, sizeof v, peer);
+                       quiet();
+                     }) / kStream);
+    get_us.push_back(op_cost(kIters, [&] { get(&v, s.buffer, sizeof v, peer); }));
+    fadd_us.push_back(op_cost(kIters, [&] { atomic_fetch_add(counter, 1L, peer); }));
+  }
+  if (my_pe() != 0) return;
+  const double floor = median(rtt);
+  std::printf("\nper operation, PE 0 -> PE %d over %s (medians of %d runs)\n", peer, transport_name(peer), kReps);
+  std::printf("%-34s %10s %12s\n", "operation", "us", "round trips");
+  auto row = [&](const char* what, const std::vector<double>& v) {
+    std::printf("%-34s %10.2f %12.2f\n", what, median(v), median(v) / floor);
+  };
+  row("raw loopback TCP round trip, 8 B", rtt);
+  row("put 8 B + quiet", put_quiet);
+  row("put 8 B in a stream of 100 + quiet", stream);
+  row("get 8 B", get_us);
+  row("fetch-add 8 B", fadd_us);
+}
 }  // namespace
 
 int main() {
@@ -94,6 +202,7 @@ int main() {
   Shared s{static_cast<long*>(sym_calloc(1, sizeof(long))), static_cast<long*>(sym_calloc(1, sizeof(long))),
            static_cast<char*>(sym_malloc(kMaxBytes))};
   auto* counter = static_cast<long*>(sym_calloc(1, sizeof(long)));
+  auto* port_word = static_cast<long*>(sym_calloc(1, sizeof(long)));
   std::vector<char> src(kMaxBytes, 'x');
   std::vector<size_t> sizes;
   for (size_t b = 8; b <= kMaxBytes; b *= 4) sizes.push_back(b);
@@ -138,7 +247,9 @@ int main() {
       std::printf("\n");
     }
   }
+  per_operation_costs(s, counter, port_word, 2);
   barrier_all();
+  sym_free(port_word);
   sym_free(counter);
   sym_free(s.buffer);
   sym_free(s.pong);
