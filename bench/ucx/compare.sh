@@ -3,10 +3,12 @@
 #   bazel run //bench/ucx:compare [-- shm|tcp ...]        (default: shm tcp)
 # For each UCX_TLS (self,sm and self,tcp) it runs ucx_perftest's ucp_put_lat, ucp_get (one in
 # flight), ucp_fadd (one in flight) and ucp_put_bw for every size, then ucx_bench through gasketrun
-# with those figures as its reference; ucx_bench prints the table with the ratios.
+# with those figures as its reference; ucx_bench prints the table with the ratios. ucp_registered
+# (raw UCP on memory registered like gasket's segments, not allocated by UCX) gives a second
+# reference in the same run: what UCX itself costs on such memory.
 set -eu
-gasketrun=$1 bench=$2
-shift 2
+gasketrun=$1 bench=$2 registered=$3
+shift 3
 transports=("$@")
 [ ${#transports[@]} -eq 0 ] && transports=(shm tcp)
 command -v ucx_perftest >/dev/null || { echo "compare.sh: ucx_perftest not found (apt-get install ucx-utils)" >&2; exit 1; }
@@ -52,7 +54,9 @@ for t in "${transports[@]}"; do
     echo "put_bw $s $(perftest ucp_put_bw $s $n | cut -d, -f5)" >>"$ref"
   done
   echo "fadd_lat 8 $(perftest ucp_fadd 8 $(iterations 8 $max_iters) -O 1 | cut -d, -f2)" >>"$ref"
+  "$registered" --max-iters $max_iters >"$work/registered.$t"
   echo "=== UCX_TLS=$tls"
-  GASKET_TRANSPORT=ucx GASKET_LOCAL=backend "$gasketrun" -n 2 "$bench" --max-iters $max_iters --reference "$ref"
+  GASKET_TRANSPORT=ucx GASKET_LOCAL=backend "$gasketrun" -n 2 "$bench" --max-iters $max_iters --reference "$ref" \
+    --registered "$work/registered.$t"
   echo
 done

@@ -10,6 +10,8 @@
 //       [--max-iters N] [--reference FILE]
 // FILE holds lines "figure bytes value" (ucx_perftest's figures); the table then shows them and
 // the ratio gasket/raw for latencies and raw/gasket for bandwidth (above 1: gasket is slower).
+// --registered FILE2 adds ucp_registered's figures (raw UCP on memory registered like gasket's
+// segments, which UCX did not allocate) and the ratio against those: gasket's own overhead.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -32,6 +34,7 @@ constexpr size_t kSizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
 struct Options {
   long max_iters = 10000;
   std::string reference;
+  std::string registered;
 };
 
 // Iterations for one size: enough bytes to be stable, capped for slow paths.
@@ -139,19 +142,29 @@ struct Row {
   bool higher_is_better;
 };
 
-void print_table(const std::vector<Row>& rows, const std::string& reference_path) {
+// One reference column and its ratio ("-" where the reference has no figure).
+void print_reference(const std::map<std::pair<std::string, size_t>, double>& ref, const Row& r, const char* unit) {
+  auto it = ref.find({r.figure, r.bytes});
+  if (it == ref.end() || it->second <= 0) {
+    std::printf(" %14s %8s", "-", "-");
+    return;
+  }
+  double ratio = r.higher_is_better ? it->second / r.gasket : r.gasket / it->second;
+  std::printf(" %9.3f %-4s %8.3f", it->second, unit, ratio);
+}
+
+void print_table(const std::vector<Row>& rows, const std::string& reference_path, const std::string& registered_path) {
   auto ref = read_reference(reference_path);
-  std::printf("%-9s %9s %12s %14s %8s\n", "figure", "bytes", "gasket", "ucx_perftest", "ratio");
+  auto registered = read_reference(registered_path);
+  std::printf("%-9s %9s %14s %14s %8s", "figure", "bytes", "gasket", "ucx_perftest", "ratio");
+  if (!registered_path.empty()) std::printf(" %14s %8s", "ucp_registered", "ratio");
+  std::printf("\n");
   for (const Row& r : rows) {
-    auto it = ref.find({r.figure, r.bytes});
     const char* unit = r.higher_is_better ? "MB/s" : "us";
-    if (it == ref.end() || it->second <= 0) {
-      std::printf("%-9s %9zu %9.3f %-4s %14s %8s\n", r.figure, r.bytes, r.gasket, unit, "-", "-");
-      continue;
-    }
-    double ratio = r.higher_is_better ? it->second / r.gasket : r.gasket / it->second;
-    std::printf("%-9s %9zu %9.3f %-4s %9.3f %-4s %8.3f\n", r.figure, r.bytes, r.gasket, unit, it->second,
-                unit, ratio);
+    std::printf("%-9s %9zu %9.3f %-4s", r.figure, r.bytes, r.gasket, unit);
+    print_reference(ref, r, unit);
+    if (!registered_path.empty()) print_reference(registered, r, unit);
+    std::printf("\n");
   }
   std::printf("# ratio: gasket/raw for latency, raw/gasket for bandwidth (1.10 = 10%% overhead)\n");
 }
@@ -166,8 +179,10 @@ int main(int argc, char** argv) {
       opt.max_iters = std::atol(argv[++i]);
     } else if (a == "--reference" && i + 1 < argc) {
       opt.reference = argv[++i];
+    } else if (a == "--registered" && i + 1 < argc) {
+      opt.registered = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: ucx_bench [--max-iters N] [--reference FILE]\n");
+      std::fprintf(stderr, "usage: ucx_bench [--max-iters N] [--reference FILE] [--registered FILE]\n");
       return 2;
     }
   }
@@ -197,7 +212,7 @@ int main(int argc, char** argv) {
   if (me == 0) {
     std::printf("# gasket ucx_bench: PE 0 <-> PE 1 over %s (UCX_TLS=%s)\n", gasket::transport_name(1),
                 std::getenv("UCX_TLS") ? std::getenv("UCX_TLS") : "(unset)");
-    print_table(rows, opt.reference);
+    print_table(rows, opt.reference, opt.registered);
     for (const Row& r : rows) bench_result_bytes(r.figure, r.bytes, r.gasket, r.higher_is_better ? "MB/s" : "us");
   }
   gasket::sym_free(b.word);
