@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/ucx/measure.h"
+
 namespace {
 
-using Clock = std::chrono::steady_clock;
-constexpr size_t kMaxBytes = size_t{4} << 20;
-constexpr size_t kSizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
+using namespace ucx_bench;
 
 [[noreturn]] void fail(const char* what, ucs_status_t st) {
   std::fprintf(stderr, "ucp_registered: %s failed: %s\n", what, ucs_status_string(st));
@@ -33,21 +33,6 @@ constexpr size_t kSizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
 
 void check(ucs_status_t st, const char* what) {
   if (st != UCS_OK) fail(what, st);
-}
-
-// The same iteration counts as ucx_bench and compare.sh.
-long iterations(size_t bytes, long max_iters) {
-  long by_volume = static_cast<long>((size_t{256} << 20) / bytes);
-  return std::max(20L, std::min(max_iters, by_volume));
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-double since_us(Clock::time_point start) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
 // One side of the pair: its worker, endpoint to the peer, registered inbox and the peer's rkey.
@@ -154,36 +139,23 @@ void put(Side& s, const void* src, size_t bytes) {
 volatile uint64_t* last_word(char* buf, size_t bytes) { return reinterpret_cast<volatile uint64_t*>(buf + bytes - 8); }
 
 double put_latency(Side& s, bool first, std::vector<char>& local, size_t bytes, long iters) {
-  std::vector<double> t;
-  const long warmup = std::min(iters / 10 + 1, 100L);
   *last_word(s.inbox, bytes) = 0;
   barrier(s);
-  for (long i = 1; i <= iters + warmup; ++i) {
-    auto start = Clock::now();
+  double round_trip = median_us(iters, [&](long i) {
     std::memcpy(local.data() + bytes - 8, &i, 8);
     if (first) put(s, local.data(), bytes);
     while (*last_word(s.inbox, bytes) < static_cast<uint64_t>(i)) ucp_worker_progress(s.worker);
     if (!first) put(s, local.data(), bytes);
-    if (i > warmup) t.push_back(since_us(start) / 2);
-  }
+  });
   barrier(s);
-  return median(t);
+  return round_trip / 2;
 }
 
 template <typename Op>
 double one_sided(Side& s, bool first, long iters, Op op) {
   double result = 0;
   barrier(s);
-  if (first) {
-    std::vector<double> t;
-    const long warmup = std::min(iters / 10 + 1, 100L);
-    for (long i = 0; i < iters + warmup; ++i) {
-      auto start = Clock::now();
-      op();
-      if (i >= warmup) t.push_back(since_us(start));
-    }
-    result = median(t);
-  }
+  if (first) result = median_us(iters, [&](long) { op(); });
   barrier(s);
   return result;
 }
@@ -204,7 +176,6 @@ double put_bandwidth(Side& s, bool first, std::vector<char>& local, size_t bytes
 
 void run(Side& s, bool first, long max_iters) {
   std::vector<char> local(kMaxBytes, 1);
-  std::vector<std::string> lines;
   auto row = [&](const char* figure, size_t bytes, double value) {
     if (first) std::printf("%s %zu %.3f\n", figure, bytes, value);
   };

@@ -23,34 +23,18 @@
 #include <vector>
 
 #include "bench/common/bench_results.h"
+#include "bench/ucx/measure.h"
 #include "core/gasket.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-constexpr size_t kMaxBytes = size_t{4} << 20;
-constexpr size_t kSizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
+using namespace ucx_bench;
 
 struct Options {
   long max_iters = 10000;
   std::string reference;
   std::string registered;
 };
-
-// Iterations for one size: enough bytes to be stable, capped for slow paths.
-long iterations(size_t bytes, long max_iters) {
-  long by_volume = static_cast<long>((size_t{256} << 20) / bytes);
-  return std::max(20L, std::min(max_iters, by_volume));
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-double since_us(Clock::time_point start) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-}
 
 // Buffers every measurement uses: `inbox` receives puts, its last word carries the iteration.
 struct Buffers {
@@ -64,12 +48,8 @@ uint64_t* last_word(char* buf, size_t bytes) { return reinterpret_cast<uint64_t*
 // Ping-pong between PE 0 and PE 1; both return the median half round trip (PE 0's is printed).
 double put_latency(Buffers& b, size_t bytes, long iters, int me) {
   const int peer = 1 - me;
-  std::vector<double> t;
-  t.reserve(static_cast<size_t>(iters));
-  const long warmup = std::min(iters / 10 + 1, 100L);
   gasket::barrier_all();
-  for (long i = 1; i <= iters + warmup; ++i) {
-    auto start = Clock::now();
+  double round_trip = median_us(iters, [&](long i) {
     *last_word(b.local.data(), bytes) = static_cast<uint64_t>(i);
     if (me == 0) {
       gasket::put(b.inbox, b.local.data(), bytes, peer);
@@ -78,12 +58,11 @@ double put_latency(Buffers& b, size_t bytes, long iters, int me) {
       gasket::wait_until(last_word(b.inbox, bytes), gasket::Cmp::kGe, static_cast<uint64_t>(i));
       gasket::put(b.inbox, b.local.data(), bytes, peer);
     }
-    if (i > warmup) t.push_back(since_us(start) / 2);
-  }
+  });
   gasket::barrier_all();
   *last_word(b.inbox, bytes) = 0;  // the next size starts from 0 again
   gasket::barrier_all();
-  return median(t);
+  return round_trip / 2;
 }
 
 // PE 0 measures `op` against PE 1, which waits in the barrier (progressing, as perftest's
@@ -91,17 +70,7 @@ double put_latency(Buffers& b, size_t bytes, long iters, int me) {
 template <typename Op>
 double one_sided_latency(long iters, Op op) {
   double result = 0;
-  if (gasket::my_pe() == 0) {
-    std::vector<double> t;
-    t.reserve(static_cast<size_t>(iters));
-    const long warmup = std::min(iters / 10 + 1, 100L);
-    for (long i = 0; i < iters + warmup; ++i) {
-      auto start = Clock::now();
-      op();
-      if (i >= warmup) t.push_back(since_us(start));
-    }
-    result = median(t);
-  }
+  if (gasket::my_pe() == 0) result = median_us(iters, [&](long) { op(); });
   gasket::barrier_all();
   return result;
 }
@@ -109,7 +78,7 @@ double one_sided_latency(long iters, Op op) {
 double put_bandwidth(Buffers& b, size_t bytes, long iters) {
   double mbps = 0;
   if (gasket::my_pe() == 0) {
-    for (long i = 0; i < std::min(iters / 10 + 1, 10L); ++i) gasket::put_nbi(b.inbox, b.local.data(), bytes, 1);
+    for (long i = 0; i < std::min(warmup(iters), 10L); ++i) gasket::put_nbi(b.inbox, b.local.data(), bytes, 1);
     gasket::quiet();
     auto start = Clock::now();
     for (long i = 0; i < iters; ++i) gasket::put_nbi(b.inbox, b.local.data(), bytes, 1);
