@@ -1,11 +1,22 @@
 ! MPI ping-pong latency through the mpi_f08 binding, measured as bench/mpi/pingpong.c measures the
 ! C one (half the round trip, median of 5 repetitions, the same iteration counts), 0 B .. --max
-! bytes (default 64 KiB), so the two tables show what the Fortran binding adds. With
-! BENCH_RESULTS=1 also prints RESULT lines ("mpi_f08 pingpong latency") for bench/compare.
+! bytes (default 64 KiB), so the two tables show what the Fortran binding adds. The binding's own
+! cost is printed first: nanoseconds per MPI_Send of 8 bytes to MPI_PROC_NULL from Fortran and
+! from C (pingpong_f08_c.c) in this process. With BENCH_RESULTS=1 also prints RESULT lines for
+! bench/compare: "mpi pingpong latency" (the C program's figure: the plan names this program's
+! implementation gasket-f08/PATH, so its column sits beside C's) and "mpi_f08 send to MPI_PROC_NULL".
 ! Run on exactly 2 ranks:  mpiexec -n 2 pingpong_f08 [--max BYTES]
 program pingpong_f08
   use mpi_f08
+  use, intrinsic :: iso_c_binding, only : c_double, c_int
   implicit none
+  interface
+    real(c_double) function c_proc_null_send_ns(buf, iters) bind(C)
+      import :: c_double, c_int
+      character(len=1), intent(in) :: buf(*)
+      integer(c_int), value :: iters
+    end function
+  end interface
   integer :: rank, size, bytes, max_bytes, i
   character(len=32) :: arg
   character(len=8) :: results
@@ -30,19 +41,40 @@ program pingpong_f08
   call get_environment_variable('BENCH_RESULTS', results)
   allocate(buf(max(max_bytes, 1)))
   buf = 'x'
+  if (rank == 0) then
+    lat = f08_proc_null_send_ns(200000)
+    print '(a,f8.1,a,f8.1,a)', '# MPI_Send to MPI_PROC_NULL: mpi_f08 ', lat, ' ns, C ', &
+      c_proc_null_send_ns(buf, 200000), ' ns per call'
+    if (results == '1') print '(a,g0.6,a)', 'RESULT' // achar(9) // 'mpi_f08 send to MPI_PROC_NULL' // achar(9) // &
+      '8' // achar(9), lat, achar(9) // 'ns'
+  end if
   if (rank == 0) print '(a10,a15)', 'bytes', 'latency (us)'
   bytes = 0
   do while (bytes <= max_bytes)
     lat = latency(bytes)
     if (rank == 0) then
       print '(i10,f15.3)', bytes, lat
-      if (results == '1') print '(a,a,i0,a,g0.6,a)', 'RESULT', achar(9) // 'mpi_f08 pingpong latency' // achar(9), &
+      if (results == '1') print '(a,a,i0,a,g0.6,a)', 'RESULT', achar(9) // 'mpi pingpong latency' // achar(9), &
         bytes, achar(9), lat, achar(9) // 'us'
     end if
     bytes = merge(1, 2 * bytes, bytes == 0)
   end do
   call MPI_Finalize()
 contains
+  real(8) function f08_proc_null_send_ns(iters)
+    integer, intent(in) :: iters
+    integer :: rep, it
+    real(8) :: t0
+    f08_proc_null_send_ns = 1d30
+    do rep = 1, 5
+      t0 = MPI_Wtime()
+      do it = 1, iters
+        call MPI_Send(buf, 8, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD)
+      end do
+      f08_proc_null_send_ns = min(f08_proc_null_send_ns, (MPI_Wtime() - t0) / iters * 1d9)
+    end do
+  end function
+
   real(8) function latency(n)
     integer, intent(in) :: n
     real(8) :: best(5), t0, swap
