@@ -30,6 +30,7 @@ import derive  # noqa: E402  (the C bindings' kind -> C type table)
 HAND_WRITTEN = {
     "MPI_Init", "MPI_Init_thread", "MPI_Comm_create_keyval", "MPI_Win_create_keyval",
     "MPI_Type_create_keyval", "MPI_Comm_get_attr", "MPI_Win_get_attr", "MPI_Type_get_attr",
+    "MPI_Pcontrol",
 }
 # Procedures without a Fortran binding yet (README: "Not in Fortran"), with the reason.
 NOT_BOUND = {
@@ -37,7 +38,6 @@ NOT_BOUND = {
     "MPI_Attr_get": "deprecated: use MPI_Comm_get_attr",
     "MPI_Attr_put": "deprecated: use MPI_Comm_set_attr",
     "MPI_Grequest_start": "generalized requests' Fortran callbacks are not adapted yet",
-    "MPI_Pcontrol": "varargs",
     "MPI_Comm_spawn": "string arrays (argv) are not converted yet",
     "MPI_Comm_spawn_multiple": "string arrays (argv) are not converted yet",
     "MPI_Info_create_env": "takes C's argv",
@@ -82,6 +82,8 @@ def has_large(proc):
 
 
 def unsupported_kind(proc):
+    if proc["name"] in HAND_WRITTEN:
+        return None
     for p in proc["parameters"]:
         if p["kind"] in ("STRING_ARRAY", "STRING_2DARRAY", "VARARGS", "ATTRIBUTE_VAL_10", "EXTRA_STATE2"):
             return p["kind"]
@@ -493,6 +495,8 @@ def declarations(proc, large, f08):
         if not present(p, large):
             continue
         n, kind = p["name"], p["kind"]
+        if kind == "VARARGS":  # MPI_Pcontrol's Fortran form has the level only
+            continue
         names.append(n)
         if kind in BUFFER_KINDS:
             if f08:
@@ -575,12 +579,15 @@ def module_mpi(standard, missing, values):
 
 
 def sizeof_interface(f08):
+    """The Fortran-only procedures (support.c): MPI_Sizeof and MPI_F_sync_reg."""
     opt = ", OPTIONAL" if f08 else ""
     out = []
     for prefix in ("MPI_", "PMPI_"):
         out += ['  SUBROUTINE %sSizeof(x, size, ierror) BIND(C, NAME="gasket_f_sizeof")' % prefix,
                 "    TYPE(*), DIMENSION(..) :: x", "    INTEGER, INTENT(OUT) :: size",
-                "    INTEGER%s, INTENT(OUT) :: ierror" % opt, "  END SUBROUTINE"]
+                "    INTEGER%s, INTENT(OUT) :: ierror" % opt, "  END SUBROUTINE",
+                '  SUBROUTINE %sF_sync_reg(buf) BIND(C, NAME="gasket_f_sync_reg")' % prefix,
+                "    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf", "  END SUBROUTINE"]
     return out
 
 

@@ -131,6 +131,10 @@ void gasket_f_sizeof(CFI_cdesc_t* x, MPI_Fint* size, MPI_Fint* ierror) {
   if (ierror != NULL) *ierror = MPI_SUCCESS;
 }
 
+/* MPI_F_sync_reg: an external procedure the compiler cannot see into, so it must assume `buf` is
+ * read and written here and cannot keep it in a register across the call. Nothing to do. */
+void gasket_f_sync_reg(CFI_cdesc_t* buf) { (void)buf; }
+
 /* ---- wrappers written by hand ---- */
 
 /* Evaluates `call` once, and stores its code where the caller asked (mpi_f08's ierror is optional). */
@@ -149,6 +153,10 @@ void mpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) 
 void pmpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) {
   GASKET_F_RETURN(PMPI_Init_thread(NULL, NULL, *required, provided));
 }
+
+/* Fortran's MPI_Pcontrol has the level only (C's varargs are not Fortran). */
+void mpi_pcontrol_(MPI_Fint* level, MPI_Fint* ierror) { GASKET_F_RETURN(MPI_Pcontrol(*level)); }
+void pmpi_pcontrol_(MPI_Fint* level, MPI_Fint* ierror) { GASKET_F_RETURN(PMPI_Pcontrol(*level)); }
 
 /* Attribute callbacks written in Fortran take every argument by reference and the attribute
  * values as INTEGER(KIND=MPI_ADDRESS_KIND): a keyval made from Fortran keeps its two functions and

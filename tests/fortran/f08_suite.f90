@@ -88,6 +88,8 @@ program f08_suite
   integer, allocatable :: window(:)
   character(len=MPI_MAX_OBJECT_NAME) :: name
   integer :: result(4)
+  integer(kind=MPI_COUNT_KIND) :: big
+  type(MPI_Datatype) :: strided, twice
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, me)
@@ -125,7 +127,23 @@ program f08_suite
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
   call MPI_Send(grid(1:8:2, 1), 3, MPI_REAL, next, 3, MPI_COMM_WORLD, ierror)
   call check(ierror == MPI_ERR_COUNT, 'a count short of the section is refused')
+  ! a section whose datatype has holes is refused with MPI_ERR_BUFFER
+  call MPI_Type_vector(2, 1, 2, MPI_REAL, strided)
+  call MPI_Type_commit(strided)
+  call MPI_Send(grid(1:8:2, 1), 2, strided, next, 3, MPI_COMM_WORLD, ierror)
+  call check(ierror == MPI_ERR_BUFFER, 'a section with a datatype with holes is refused')
+  call MPI_Type_free(strided)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL)
+  ! the large-count form through the generic name (INTEGER(KIND=MPI_COUNT_KIND) counts)
+  big = 4
+  column = -1
+  row = [(real(100 * me + i), i = 1, 8)]
+  call MPI_Sendrecv(row(1:8:2), big, MPI_REAL, next, 4, column, big, MPI_REAL, prev, 4, MPI_COMM_WORLD, st)
+  call MPI_Get_count(st, MPI_REAL, big)
+  call check(big == 4 .and. column(1) == 100 * prev + 1 .and. column(4) == 100 * prev + 7 .and. column(5) == -1, &
+             'MPI_Sendrecv_c of a section and MPI_Get_count_c')
+  call MPI_F_sync_reg(column)
+  call MPI_Pcontrol(1)
   call MPI_Sizeof(dvals, size_of)
   call check(size_of == 8, 'MPI_Sizeof of REAL(8)')
   call MPI_Sizeof(me, size_of)
@@ -224,6 +242,16 @@ program f08_suite
   call MPI_Comm_free(half)
   call MPI_Comm_free(dup)
   call MPI_Comm_free_keyval(keyval)
+  ! datatype attributes: MPI_TYPE_DUP_FN copies through MPI_Type_dup, MPI_TYPE_NULL_COPY_FN does not
+  call MPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, keyval, extra)
+  call MPI_Type_contiguous(2, MPI_INTEGER, strided)
+  call MPI_Type_set_attr(strided, keyval, 77_MPI_ADDRESS_KIND)
+  call MPI_Type_dup(strided, twice)
+  call MPI_Type_get_attr(twice, keyval, value, flag)
+  call check(flag .and. value == 77, 'MPI_TYPE_DUP_FN')
+  call MPI_Type_free(twice)
+  call MPI_Type_free(strided)
+  call MPI_Type_free_keyval(keyval)
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, value, flag)
   call check(flag .and. value >= 32767, 'MPI_TAG_UB read as a value')
 

@@ -120,6 +120,12 @@ program mpi_suite
   if (me == 0) call check(window(1) == np .and. window(2) == np * (np - 1) / 2, 'MPI_Accumulate with MPI_SUM')
   call MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, value, flag, ierror)
   call check(flag .and. value == 4, 'MPI_WIN_DISP_UNIT')
+  call MPI_Win_create_errhandler(count_errors, eh, ierror)
+  call MPI_Win_set_errhandler(win, eh, ierror)
+  call MPI_Win_call_errhandler(win, MPI_ERR_RMA_SYNC, ierror)
+  call check(errors_seen == 1 .and. last_error == MPI_ERR_RMA_SYNC, 'a window error handler written in Fortran')
+  errors_seen = 0
+  call MPI_Errhandler_free(eh, ierror)
   call MPI_Win_free(win, ierror)
   call check(win == MPI_WIN_NULL, 'MPI_Win_free')
 
