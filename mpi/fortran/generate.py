@@ -8,9 +8,9 @@ against mpi.h at build time, so no number is copied by hand).
 
 Modes (output on stdout):
   wrappers JSON MISSING              C: mpi_x_/pmpi_x_ (mpif.h and `use mpi`; all arguments by
-                                     reference, hidden CHARACTER lengths) and gasket_f08_x /
-                                     gasket_f08_pmpi_x (mpi_f08's choice buffers and strings as
-                                     TS 29113 descriptors), calling MPI_x / PMPI_x
+                                     reference, hidden CHARACTER lengths), calling MPI_x / PMPI_x,
+                                     and mpi_f08's mpi_x_f08ts_ / mpi_x_f08_ (choice buffers and
+                                     strings as TS 29113 descriptors; the others alias mpi_x_)
   constants MPI_H                    C: a program printing every integer constant of mpi.h
   mpif JSON MISSING VALUES           mpif.h
   module JSON MISSING VALUES         the `mpi` module (explicit interfaces)
@@ -132,11 +132,18 @@ def present(p, large):
     return large or not p["large_only"]
 
 
-def symbol(name, large, profiling, f08=False):
-    full = name + ("_c" if large else "")
+def has_choice(proc):
+    return any(p["kind"] in BUFFER_KINDS for p in proc["parameters"])
+
+
+def symbol(proc, large, profiling, f08=False):
+    """The linker name: mpi_x_ (mpif.h, `use mpi`: gfortran's mangling of MPI_x), and mpi_f08's
+    specific procedures as MPI 4.1 section 19.1.5 names them, MPI_x_f08ts (choice buffers through
+    TS 29113 descriptors) or MPI_x_f08, mangled the same way; PMPI_ names alike."""
+    full = ("p" if profiling else "") + (proc["name"] + ("_c" if large else "")).lower()
     if f08:
-        return "gasket_f08_" + ("p" if profiling else "") + full.lower()
-    return ("p" if profiling else "") + full.lower() + "_"
+        return full + ("_f08ts_" if has_choice(proc) else "_f08_")
+    return full + "_"
 
 
 # ---------------------------------------------------------------- C wrappers (layer 1 and 2)
@@ -204,14 +211,14 @@ def c_wrapper(proc, large, profiling):
     sig = ", ".join(args + hidden) or "void"
     lines = []
     if ret == "ERROR_CODE":
-        lines.append("void %s(%s) {" % (symbol(name, large, profiling), sig))
+        lines.append("void %s(%s) {" % (symbol(proc, large, profiling), sig))
         lines += ["  " + s for s in pre]
         lines.append("  int e = %s(%s);" % (target, ", ".join(call)))
         lines += ["  " + s for s in post]
         lines.append("  if (ierror != NULL) *ierror = e;")
     else:
         rt = derive.KIND_TYPE[ret]
-        lines.append("%s %s(%s) {" % (rt, symbol(name, large, profiling), sig))
+        lines.append("%s %s(%s) {" % (rt, symbol(proc, large, profiling), sig))
         lines.append("  return %s(%s);" % (target, ", ".join(call)))
     lines.append("}")
     return "\n".join(lines)
@@ -240,7 +247,7 @@ def needs_f08_adapter(proc):
 
 
 def f08_adapter(proc, large, profiling):
-    """gasket_f08_x: mpi_f08's descriptors (buffers, strings) -> the mpi_x_ wrapper."""
+    """mpi_x_f08ts_ / mpi_x_f08_: mpi_f08's descriptors (buffers, strings) -> the mpi_x_ wrapper."""
     name = proc["name"]
     pairs = buffer_pairs(proc, large)
     args, pre, call, post = [], [], [], []
@@ -276,18 +283,18 @@ def f08_adapter(proc, large, profiling):
         post.append("gasket_f08_section_close(&s_%s);" % b)
     buffers = list(pairs)
     args.append("MPI_Fint* ierror")
-    lines = ["void %s(%s) {" % (symbol(name, large, profiling, f08=True), ", ".join(args))]
+    lines = ["void %s(%s) {" % (symbol(proc, large, profiling, f08=True), ", ".join(args))]
     lines += ["  " + s for s in pre]
     if buffers:
         cond = " && ".join("e_%s == MPI_SUCCESS" % b for b in buffers)
         first_error = " ".join("e_%s != MPI_SUCCESS ? e_%s :" % (b, b) for b in buffers) + " MPI_SUCCESS"
         lines.append("  if (%s) {" % cond)
-        lines.append("    %s(%s);" % (symbol(name, large, profiling), ", ".join(call + ["ierror"] + hidden)))
+        lines.append("    %s(%s);" % (symbol(proc, large, profiling), ", ".join(call + ["ierror"] + hidden)))
         lines.append("  } else if (ierror != NULL) {")
         lines.append("    *ierror = %s;" % first_error)
         lines.append("  }")
     else:
-        lines.append("  %s(%s);" % (symbol(name, large, profiling), ", ".join(call + ["ierror"] + hidden)))
+        lines.append("  %s(%s);" % (symbol(proc, large, profiling), ", ".join(call + ["ierror"] + hidden)))
     lines += ["  " + s for s in post]
     lines.append("}")
     return "\n".join(lines)
@@ -305,9 +312,13 @@ def wrappers(standard, missing):
         for profiling in (False, True):
             out.append(c_wrapper(proc, large, profiling))
     for proc, large in procs:
-        if needs_f08_adapter(proc):
-            for profiling in (False, True):
+        for profiling in (False, True):
+            if needs_f08_adapter(proc):
                 out.append(f08_adapter(proc, large, profiling))
+            elif proc["name"] not in HAND_WRITTEN:  # support.c names its own (GASKET_F08_NAME)
+                out.append('extern __typeof__(%s) %s __attribute__((alias("%s")));' %
+                           (symbol(proc, large, profiling), symbol(proc, large, profiling, f08=True),
+                            symbol(proc, large, profiling)))
     return "\n".join(out) + "\n"
 
 
@@ -705,10 +716,7 @@ def module_f08(standard, missing, values):
                 specific = prefix + base + "_c"  # its own name: a generic cannot tell them apart
             else:
                 generics.setdefault(prefix + base, []).append(specific)
-            if needs_f08_adapter(proc):
-                sym = symbol(proc["name"], large, prefix == "PMPI_", f08=True)
-            else:
-                sym = symbol(proc["name"], large, prefix == "PMPI_")
+            sym = symbol(proc, large, prefix == "PMPI_", f08=True)
             out.append("  INTERFACE")
             for line in interface_body(specific, proc, large, True, bind=sym):
                 out += wrap(line, "    ")
@@ -730,9 +738,8 @@ def symbols(standard, missing):
     names = []
     for proc, large in procedures(standard, missing)[0]:
         for profiling in (False, True):
-            names.append(symbol(proc["name"], large, profiling))
-            if needs_f08_adapter(proc):
-                names.append(symbol(proc["name"], large, profiling, f08=True))
+            names.append(symbol(proc, large, profiling))
+            names.append(symbol(proc, large, profiling, f08=True))
     names += ["%s_" % n.lower() for n, _ in PREDEFINED_CALLBACKS] + ["%s_" % s for _, _, _, s in SENTINELS]
     return "\n".join(names + ["gasket_f_sizeof", "gasket_f_sync_reg"]) + "\n"
 
