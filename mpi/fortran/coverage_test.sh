@@ -15,12 +15,12 @@ if [ -n "$absent" ]; then
   head -40 <<<"$absent"
   fail=1
 fi
-# each mpi_x_ (an int form) has an interface in `mpi` (MPI_x) and a specific in mpi_f08 (MPI_x_f08)
+# each mpi_x_ (an int form) has an interface in `mpi` (MPI_x) and a specific in mpi_f08 (MPI_x_f08(ts))
 for sym in $(grep -E '^mpi_[a-z0-9_]+_$' <<<"$expected" | grep -vE '_c_$|_fn_$|_f08(ts)?_$|^mpi_fortran_'); do
   name=${sym%_}
   grep -qi "^  \(SUBROUTINE\|.*FUNCTION\) $name(" "$mpi_f90" || grep -qi "_status_f" <<<"$name" || {
     echo "FAILED: no interface for $name in the mpi module"; fail=1; }
-  grep -qi " ${name}_f08(" "$f08_f90" || { echo "FAILED: no specific ${name}_f08 in mpi_f08"; fail=1; }
+  grep -qiE " ${name}_f08(ts)?\(" "$f08_f90" || { echo "FAILED: no specific ${name}_f08(ts) in mpi_f08"; fail=1; }
 done
 procedures=$(grep -E '^mpi_[a-z0-9_]+_$' <<<"$expected" | grep -cvE '_f08(ts)?_$|_fn_$|^mpi_fortran_' || true)
 echo "Fortran bindings: $procedures procedures and large-count forms bound (mpi_x_, pmpi_x_, mpi_f08's"

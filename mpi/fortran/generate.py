@@ -711,7 +711,7 @@ def module_f08(standard, missing, values):
         if large_form == "none":
             continue
         for prefix in ("MPI_", "PMPI_"):
-            specific = prefix + base + ("_c" if large else "") + "_f08"
+            specific = prefix + base + ("_c" if large else "") + ("_f08ts" if has_choice(proc) else "_f08")
             if large_form == "named":
                 specific = prefix + base + "_c"  # its own name: a generic cannot tell them apart
             else:
