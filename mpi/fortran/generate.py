@@ -210,15 +210,18 @@ def c_wrapper(proc, large, profiling):
         args.append("MPI_Fint* ierror")
     sig = ", ".join(args + hidden) or "void"
     lines = []
+    # MPI_x's wrapper is weak, as C's MPI_x is (bindings/profiling.cc): a tool linked statically
+    # may define its own MPI_SEND and call PMPI_SEND.
+    weak = "" if profiling else "__attribute__((weak)) "
     if ret == "ERROR_CODE":
-        lines.append("void %s(%s) {" % (symbol(proc, large, profiling), sig))
+        lines.append("%svoid %s(%s) {" % (weak, symbol(proc, large, profiling), sig))
         lines += ["  " + s for s in pre]
         lines.append("  int e = %s(%s);" % (target, ", ".join(call)))
         lines += ["  " + s for s in post]
         lines.append("  if (ierror != NULL) *ierror = e;")
     else:
         rt = derive.KIND_TYPE[ret]
-        lines.append("%s %s(%s) {" % (rt, symbol(proc, large, profiling), sig))
+        lines.append("%s%s %s(%s) {" % (weak, rt, symbol(proc, large, profiling), sig))
         lines.append("  return %s(%s);" % (target, ", ".join(call)))
     lines.append("}")
     return "\n".join(lines)
@@ -283,7 +286,8 @@ def f08_adapter(proc, large, profiling):
         post.append("gasket_f08_section_close(&s_%s);" % b)
     buffers = list(pairs)
     args.append("MPI_Fint* ierror")
-    lines = ["void %s(%s) {" % (symbol(proc, large, profiling, f08=True), ", ".join(args))]
+    weak = "" if profiling else "__attribute__((weak)) "
+    lines = ["%svoid %s(%s) {" % (weak, symbol(proc, large, profiling, f08=True), ", ".join(args))]
     lines += ["  " + s for s in pre]
     if buffers:
         cond = " && ".join("e_%s == MPI_SUCCESS" % b for b in buffers)
@@ -316,9 +320,9 @@ def wrappers(standard, missing):
             if needs_f08_adapter(proc):
                 out.append(f08_adapter(proc, large, profiling))
             elif proc["name"] not in HAND_WRITTEN:  # support.c names its own (GASKET_F08_NAME)
-                out.append('extern __typeof__(%s) %s __attribute__((alias("%s")));' %
+                out.append('extern __typeof__(%s) %s __attribute__((%salias("%s")));' %
                            (symbol(proc, large, profiling), symbol(proc, large, profiling, f08=True),
-                            symbol(proc, large, profiling)))
+                            "" if profiling else "weak, ", symbol(proc, large, profiling)))
     return "\n".join(out) + "\n"
 
 
