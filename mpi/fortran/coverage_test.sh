@@ -20,7 +20,10 @@ for sym in $(grep -E '^mpi_[a-z0-9_]+_$' <<<"$expected" | grep -vE '_c_$|_fn_$|_
   name=${sym%_}
   grep -qi "^  \(SUBROUTINE\|.*FUNCTION\) $name(" "$mpi_f90" || grep -qi "_status_f" <<<"$name" || {
     echo "FAILED: no interface for $name in the mpi module"; fail=1; }
-  grep -qiE " ${name}_f08(ts)?\(" "$f08_f90" || { echo "FAILED: no specific ${name}_f08(ts) in mpi_f08"; fail=1; }
+  # (not for the procedures the standard leaves out of mpi_f08: the MPI-1 attribute calls)
+  if grep -qE "^${name}_f08(ts)?_$" <<<"$expected"; then
+    grep -qiE " ${name}_f08(ts)?\(" "$f08_f90" || { echo "FAILED: no specific ${name}_f08(ts) in mpi_f08"; fail=1; }
+  fi
 done
 procedures=$(grep -E '^mpi_[a-z0-9_]+_$' <<<"$expected" | grep -cvE '_f08(ts)?_$|_fn_$|^mpi_fortran_' || true)
 echo "Fortran bindings: $procedures procedures and large-count forms bound (mpi_x_, pmpi_x_, mpi_f08's"

@@ -31,13 +31,10 @@ import derive  # noqa: E402  (the C bindings' kind -> C type table)
 HAND_WRITTEN = {
     "MPI_Init", "MPI_Init_thread", "MPI_Comm_create_keyval", "MPI_Win_create_keyval",
     "MPI_Type_create_keyval", "MPI_Comm_get_attr", "MPI_Win_get_attr", "MPI_Type_get_attr",
-    "MPI_Pcontrol",
+    "MPI_Pcontrol", "MPI_Keyval_create", "MPI_Attr_get", "MPI_Attr_put",
 }
 # Procedures without a Fortran binding yet (README: "Not in Fortran"), with the reason.
 NOT_BOUND = {
-    "MPI_Keyval_create": "deprecated MPI-1 callback with INTEGER attributes: use MPI_Comm_create_keyval",
-    "MPI_Attr_get": "deprecated: use MPI_Comm_get_attr",
-    "MPI_Attr_put": "deprecated: use MPI_Comm_set_attr",
     "MPI_Grequest_start": "generalized requests' Fortran callbacks are not adapted yet",
     "MPI_Comm_spawn": "string arrays (argv) are not converted yet",
     "MPI_Comm_spawn_multiple": "string arrays (argv) are not converted yet",
@@ -58,7 +55,8 @@ CALLBACK_TYPES = {"MPI_User_function", "MPI_Comm_errhandler_function", "MPI_Win_
                   "MPI_File_errhandler_function", "MPI_Session_errhandler_function",
                   "MPI_Comm_copy_attr_function", "MPI_Comm_delete_attr_function",
                   "MPI_Win_copy_attr_function", "MPI_Win_delete_attr_function",
-                  "MPI_Type_copy_attr_function", "MPI_Type_delete_attr_function"}
+                  "MPI_Type_copy_attr_function", "MPI_Type_delete_attr_function",
+                  "MPI_Copy_function", "MPI_Delete_function"}
 
 
 def load(json_path, missing_path):
@@ -319,7 +317,8 @@ def wrappers(standard, missing):
         for profiling in (False, True):
             if needs_f08_adapter(proc):
                 out.append(f08_adapter(proc, large, profiling))
-            elif proc["name"] not in HAND_WRITTEN:  # support.c names its own (GASKET_F08_NAME)
+            elif proc["name"] not in HAND_WRITTEN and proc["attributes"]["f08_expressible"]:
+                # (support.c names its own: GASKET_F08_NAME)
                 out.append('extern __typeof__(%s) %s __attribute__((%salias("%s")));' %
                            (symbol(proc, large, profiling), symbol(proc, large, profiling, f08=True),
                             "" if profiling else "weak, ", symbol(proc, large, profiling)))
@@ -443,6 +442,8 @@ PREDEFINED_CALLBACKS = [
     ("MPI_TYPE_NULL_COPY_FN", "MPI_Type_copy_attr_function"), ("MPI_TYPE_DUP_FN", "MPI_Type_copy_attr_function"),
     ("MPI_TYPE_NULL_DELETE_FN", "MPI_Type_delete_attr_function"),
 ]
+# The deprecated MPI_Keyval_create's (INTEGER attribute values; mpif.h and `mpi` only).
+MPI1_CALLBACKS = ["MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN"]
 
 
 def mpif(standard, missing, values):
@@ -457,7 +458,7 @@ def mpif(standard, missing, values):
             "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK",
             "      EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF",
             "      INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD, MPI_AINT_DIFF"]
-    out += ["      EXTERNAL %s" % n for n, _ in PREDEFINED_CALLBACKS]
+    out += ["      EXTERNAL %s" % n for n, _ in PREDEFINED_CALLBACKS] + ["      EXTERNAL %s" % n for n in MPI1_CALLBACKS]
     return "\n".join(l for l in out if l) + "\n"
 
 
@@ -479,6 +480,8 @@ def fortran_type(p, large, f08):
         return "INTEGER"
     if kind in ("EXTRA_STATE", "ATTRIBUTE_VAL"):
         return "INTEGER(KIND=MPI_ADDRESS_KIND)"
+    if kind in ("EXTRA_STATE2", "ATTRIBUTE_VAL_10"):  # the deprecated MPI-1 attribute procedures
+        return "INTEGER"
     if kind in ("C_BUFFER", "C_BUFFER2"):
         return "TYPE(C_PTR)" if f08 else "INTEGER(KIND=MPI_ADDRESS_KIND)"
     t = ctype(p, large).replace("const ", "").strip()
@@ -581,11 +584,12 @@ def module_mpi(standard, missing, values):
     for n, decl, _, sym in SENTINELS:
         out += ["  %s" % decl.replace("CHARACTER*1", "CHARACTER(LEN=1) ::").replace("INTEGER ", "INTEGER :: "),
                 "  COMMON /%s/ %s" % (sym, n)]
-    out += ["  EXTERNAL :: %s" % n for n, _ in PREDEFINED_CALLBACKS]
+    out += ["  EXTERNAL :: %s" % n for n, _ in PREDEFINED_CALLBACKS] + ["  EXTERNAL :: %s" % n for n in MPI1_CALLBACKS]
     out.append("  INTERFACE")
     procs, _ = procedures(standard, missing)
     for proc, large in procs:
-        if large or any(p["kind"] == "F08_STATUS" for p in proc["parameters"]):
+        if large or not proc["attributes"]["f90_expressible"] or \
+                any(p["kind"] == "F08_STATUS" for p in proc["parameters"]):
             continue  # the large-count forms and TYPE(MPI_Status) are mpi_f08's (MPI 4.1 section 19.2)
         for prefix in ("MPI_", "PMPI_"):
             for line in interface_body(prefix + proc["name"][4:], proc, False, False):
@@ -711,6 +715,8 @@ def module_f08(standard, missing, values):
     generics = {}
     for proc, large in procs:
         base = proc["name"][4:]
+        if not proc["attributes"]["f08_expressible"]:
+            continue  # the deprecated MPI-1 attribute procedures, for one (MPI 4.1 section 19.1.1)
         large_form = f08_large_form(proc) if large else "generic"
         if large_form == "none":
             continue
@@ -743,8 +749,10 @@ def symbols(standard, missing):
     for proc, large in procedures(standard, missing)[0]:
         for profiling in (False, True):
             names.append(symbol(proc, large, profiling))
-            names.append(symbol(proc, large, profiling, f08=True))
+            if proc["attributes"]["f08_expressible"]:
+                names.append(symbol(proc, large, profiling, f08=True))
     names += ["%s_" % n.lower() for n, _ in PREDEFINED_CALLBACKS] + ["%s_" % s for _, _, _, s in SENTINELS]
+    names += ["%s_" % n.lower() for n in MPI1_CALLBACKS]
     return "\n".join(names + ["gasket_f_sizeof", "gasket_f_sync_reg"]) + "\n"
 
 

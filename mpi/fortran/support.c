@@ -167,17 +167,29 @@ typedef void FortranCopyFn(MPI_Fint* old, MPI_Fint* keyval, MPI_Aint* extra_stat
                            MPI_Fint* flag, MPI_Fint* ierror);
 typedef void FortranDeleteFn(MPI_Fint* handle, MPI_Fint* keyval, MPI_Aint* value, MPI_Aint* extra_state,
                              MPI_Fint* ierror);
+/* The deprecated MPI_Keyval_create's callbacks: the same with INTEGER values and extra_state. */
+typedef void FortranCopyFn1(MPI_Fint* old, MPI_Fint* keyval, MPI_Fint* extra_state, MPI_Fint* in, MPI_Fint* out,
+                            MPI_Fint* flag, MPI_Fint* ierror);
+typedef void FortranDeleteFn1(MPI_Fint* handle, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* extra_state,
+                              MPI_Fint* ierror);
 struct FortranKeyval {
-  FortranCopyFn* copy;
-  FortranDeleteFn* del;
+  void (*copy)(void);  /* a FortranCopyFn, or a FortranCopyFn1 when integer_values */
+  void (*del)(void);
   MPI_Aint extra_state;
+  int integer_values;
 };
 
 static int copy_adapter(int old, int keyval, void* extra, void* in, void* out, int* flag) {
   struct FortranKeyval* k = extra;
   MPI_Fint o = old, kv = keyval, f = 0, ierror = MPI_SUCCESS;
   MPI_Aint value_in = (MPI_Aint)in, value_out = 0;
-  k->copy(&o, &kv, &k->extra_state, &value_in, &value_out, &f, &ierror);
+  if (k->integer_values) {
+    MPI_Fint extra1 = (MPI_Fint)k->extra_state, in1 = (MPI_Fint)value_in, out1 = 0;
+    ((FortranCopyFn1*)k->copy)(&o, &kv, &extra1, &in1, &out1, &f, &ierror);
+    value_out = out1;
+  } else {
+    ((FortranCopyFn*)k->copy)(&o, &kv, &k->extra_state, &value_in, &value_out, &f, &ierror);
+  }
   *(void**)out = (void*)value_out;
   *flag = f != 0;
   return ierror;
@@ -187,17 +199,22 @@ static int delete_adapter(int handle, int keyval, void* value, void* extra) {
   struct FortranKeyval* k = extra;
   MPI_Fint h = handle, kv = keyval, ierror = MPI_SUCCESS;
   MPI_Aint v = (MPI_Aint)value;
-  k->del(&h, &kv, &v, &k->extra_state, &ierror);
+  if (k->integer_values) {
+    MPI_Fint extra1 = (MPI_Fint)k->extra_state, v1 = (MPI_Fint)v;
+    ((FortranDeleteFn1*)k->del)(&h, &kv, &v1, &extra1, &ierror);
+  } else {
+    ((FortranDeleteFn*)k->del)(&h, &kv, &v, &k->extra_state, &ierror);
+  }
   return ierror;
 }
 
 typedef int CreateKeyval(MPI_Comm_copy_attr_function*, MPI_Comm_delete_attr_function*, int*, void*);
 
-static int create_keyval(CreateKeyval* create, FortranCopyFn* copy, FortranDeleteFn* del, MPI_Fint* keyval,
-                         MPI_Aint* extra_state) {
+static int create_keyval(CreateKeyval* create, void (*copy)(void), void (*del)(void), MPI_Fint* keyval,
+                         MPI_Aint extra_state, int integer_values) {
   struct FortranKeyval* k = malloc(sizeof *k);
   if (k == NULL) return MPI_ERR_NO_MEM;
-  k->copy = copy, k->del = del, k->extra_state = *extra_state;
+  k->copy = copy, k->del = del, k->extra_state = extra_state, k->integer_values = integer_values;
   int e = create(copy_adapter, delete_adapter, keyval, k);
   if (e != MPI_SUCCESS) free(k);
   return e;
@@ -207,7 +224,8 @@ static int create_keyval(CreateKeyval* create, FortranCopyFn* copy, FortranDelet
 #define GASKET_F_KEYVAL(fortran, c_name)                                                           \
   void fortran(FortranCopyFn* copy, FortranDeleteFn* del, MPI_Fint* keyval, MPI_Aint* extra_state,  \
                MPI_Fint* ierror) {                                                                  \
-    GASKET_F_RETURN(create_keyval((CreateKeyval*)c_name, copy, del, keyval, extra_state));          \
+    GASKET_F_RETURN(create_keyval((CreateKeyval*)c_name, (void (*)(void))copy, (void (*)(void))del, keyval, \
+                                  *extra_state, 0));                                                \
   }
 GASKET_F_KEYVAL(mpi_comm_create_keyval_, MPI_Comm_create_keyval)
 GASKET_F_KEYVAL(pmpi_comm_create_keyval_, PMPI_Comm_create_keyval)
@@ -215,6 +233,16 @@ GASKET_F_KEYVAL(mpi_win_create_keyval_, MPI_Win_create_keyval)
 GASKET_F_KEYVAL(pmpi_win_create_keyval_, PMPI_Win_create_keyval)
 GASKET_F_KEYVAL(mpi_type_create_keyval_, MPI_Type_create_keyval)
 GASKET_F_KEYVAL(pmpi_type_create_keyval_, PMPI_Type_create_keyval)
+void mpi_keyval_create_(FortranCopyFn1* copy, FortranDeleteFn1* del, MPI_Fint* keyval, MPI_Fint* extra_state,
+                        MPI_Fint* ierror) {
+  GASKET_F_RETURN(create_keyval((CreateKeyval*)MPI_Keyval_create, (void (*)(void))copy, (void (*)(void))del, keyval,
+                                *extra_state, 1));
+}
+void pmpi_keyval_create_(FortranCopyFn1* copy, FortranDeleteFn1* del, MPI_Fint* keyval, MPI_Fint* extra_state,
+                         MPI_Fint* ierror) {
+  GASKET_F_RETURN(create_keyval((CreateKeyval*)PMPI_Keyval_create, (void (*)(void))copy, (void (*)(void))del, keyval,
+                                *extra_state, 1));
+}
 
 /* The predefined attribute callbacks, Fortran-callable (MPI_COMM_DUP_FN, ...). */
 static void null_copy(MPI_Fint* old, MPI_Fint* keyval, MPI_Aint* extra, MPI_Aint* in, MPI_Aint* out,
@@ -245,6 +273,24 @@ GASKET_F_CALLBACK(mpi_type_dup_fn_, dup_copy)
 FortranDeleteFn mpi_comm_null_delete_fn_ __attribute__((alias("null_delete")));
 FortranDeleteFn mpi_win_null_delete_fn_ __attribute__((alias("null_delete")));
 FortranDeleteFn mpi_type_null_delete_fn_ __attribute__((alias("null_delete")));
+/* and MPI_Keyval_create's: MPI_NULL_COPY_FN, MPI_DUP_FN, MPI_NULL_DELETE_FN */
+void mpi_null_copy_fn_(MPI_Fint* old, MPI_Fint* keyval, MPI_Fint* extra, MPI_Fint* in, MPI_Fint* out, MPI_Fint* flag,
+                       MPI_Fint* ierror) {
+  (void)old, (void)keyval, (void)extra, (void)in, (void)out;
+  *flag = 0;
+  *ierror = MPI_SUCCESS;
+}
+void mpi_dup_fn_(MPI_Fint* old, MPI_Fint* keyval, MPI_Fint* extra, MPI_Fint* in, MPI_Fint* out, MPI_Fint* flag,
+                 MPI_Fint* ierror) {
+  (void)old, (void)keyval, (void)extra;
+  *out = *in;
+  *flag = 1;
+  *ierror = MPI_SUCCESS;
+}
+void mpi_null_delete_fn_(MPI_Fint* handle, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* extra, MPI_Fint* ierror) {
+  (void)handle, (void)keyval, (void)value, (void)extra;
+  *ierror = MPI_SUCCESS;
+}
 
 /* MPI_*_get_attr: Fortran gets the attribute's value. C hands predefined attributes out as
  * pointers to the value (MPI_WIN_BASE: the base itself), user attributes as the value stored. */
@@ -279,6 +325,26 @@ GASKET_F_GET_ATTR(mpi_win_get_attr_, MPI_Win_get_attr, win_int(*keyval), *keyval
 GASKET_F_GET_ATTR(pmpi_win_get_attr_, PMPI_Win_get_attr, win_int(*keyval), *keyval == MPI_WIN_SIZE)
 GASKET_F_GET_ATTR(mpi_type_get_attr_, MPI_Type_get_attr, 0, 0)
 GASKET_F_GET_ATTR(pmpi_type_get_attr_, PMPI_Type_get_attr, 0, 0)
+
+/* The deprecated MPI_Attr_get / MPI_Attr_put: INTEGER attribute values. */
+static int attr_get(GetAttr* get, MPI_Fint comm, MPI_Fint keyval, MPI_Fint* value, MPI_Fint* flag) {
+  MPI_Aint v = 0;
+  int e = get_attr(get, comm, keyval, &v, flag, comm_predefined(keyval), 0);
+  if (e == MPI_SUCCESS && *flag) *value = (MPI_Fint)v;
+  return e;
+}
+void mpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag, MPI_Fint* ierror) {
+  GASKET_F_RETURN(attr_get((GetAttr*)MPI_Attr_get, *comm, *keyval, value, flag));
+}
+void pmpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag, MPI_Fint* ierror) {
+  GASKET_F_RETURN(attr_get((GetAttr*)PMPI_Attr_get, *comm, *keyval, value, flag));
+}
+void mpi_attr_put_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* ierror) {
+  GASKET_F_RETURN(MPI_Attr_put(*comm, *keyval, (void*)(MPI_Aint)*value));
+}
+void pmpi_attr_put_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* ierror) {
+  GASKET_F_RETURN(PMPI_Attr_put(*comm, *keyval, (void*)(MPI_Aint)*value));
+}
 
 /* mpi_f08's linker names (MPI 4.1 section 19.1.5: MPI_x_f08, mangled) of the wrappers above. */
 #define GASKET_F08_NAME(wrapper) extern __typeof__(wrapper) wrapper##f08_ __attribute__((alias(#wrapper)));
