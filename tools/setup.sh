@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   bazel-bootstrap        # Bazel 4.2.3 (offline stubs in third_party/bazel_stubs)
   g++
+  gfortran               # mpi/fortran: the Fortran bindings, mpifort, tests/fortran
   pkg-config
   libhwloc-dev           # core binding and topology
   libboost-test-dev      # Boost.Test

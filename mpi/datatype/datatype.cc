@@ -152,6 +152,28 @@ DatatypeTable::DatatypeTable() {
   set(MPI_LONG_DOUBLE_INT, pair<long double, int>("MPI_LONG_DOUBLE_INT", false, 16));
   set(MPI_UB, basic("MPI_UB", 0));
   set(MPI_LB, basic("MPI_LB", 0));
+  // Fortran named types (gfortran: default INTEGER, REAL and LOGICAL are 4 bytes; REAL*16 is IEEE quad).
+  set(MPI_INTEGER, basic("MPI_INTEGER", 4, 1, 4, true));
+  set(MPI_REAL, basic("MPI_REAL", 4));
+  set(MPI_DOUBLE_PRECISION, basic("MPI_DOUBLE_PRECISION", 8));
+  set(MPI_COMPLEX, basic("MPI_COMPLEX", 4, 2));
+  set(MPI_DOUBLE_COMPLEX, basic("MPI_DOUBLE_COMPLEX", 8, 2));
+  set(MPI_LOGICAL, basic("MPI_LOGICAL", 4, 1, 4, false));
+  set(MPI_CHARACTER, basic("MPI_CHARACTER", 1, 1, 1, false, false));
+  set(MPI_2REAL, pair<float, float>("MPI_2REAL", false, 4));
+  set(MPI_2DOUBLE_PRECISION, pair<double, double>("MPI_2DOUBLE_PRECISION", false, 8));
+  set(MPI_2INTEGER, pair<int32_t, int32_t>("MPI_2INTEGER", true, 4));
+  set(MPI_INTEGER1, basic("MPI_INTEGER1", 1, 1, 1, true, false));
+  set(MPI_INTEGER2, basic("MPI_INTEGER2", 2, 1, 2, true));
+  set(MPI_INTEGER4, basic("MPI_INTEGER4", 4, 1, 4, true));
+  set(MPI_INTEGER8, basic("MPI_INTEGER8", 8, 1, 8, true));
+  set(MPI_INTEGER16, basic("MPI_INTEGER16", 16, 1, 16, true));
+  set(MPI_REAL4, basic("MPI_REAL4", 4));
+  set(MPI_REAL8, basic("MPI_REAL8", 8));
+  set(MPI_REAL16, basic("MPI_REAL16", 16));
+  set(MPI_COMPLEX8, basic("MPI_COMPLEX8", 4, 2));
+  set(MPI_COMPLEX16, basic("MPI_COMPLEX16", 8, 2));
+  set(MPI_COMPLEX32, basic("MPI_COMPLEX32", 16, 2));
 }
 
 Error DatatypeTable::lookup(int handle, const char* call, const Datatype** type) const {

@@ -193,7 +193,33 @@ typedef struct MPI_Status {
 #define MPI_LONG_DOUBLE_INT 38
 #define MPI_UB 39
 #define MPI_LB 40
-#define GASKET_MPI_N_PREDEFINED_TYPES 41
+/* Fortran named datatypes (mpi/fortran; sizes of gfortran's default kinds: INTEGER, REAL, LOGICAL
+ * 4 bytes). gfortran has no REAL*2 / COMPLEX*4: MPI_REAL2 and MPI_COMPLEX4 are MPI_DATATYPE_NULL,
+ * as the standard allows for a kind the compiler lacks. */
+#define MPI_INTEGER 41
+#define MPI_REAL 42
+#define MPI_DOUBLE_PRECISION 43
+#define MPI_COMPLEX 44
+#define MPI_DOUBLE_COMPLEX 45
+#define MPI_LOGICAL 46
+#define MPI_CHARACTER 47
+#define MPI_2REAL 48
+#define MPI_2DOUBLE_PRECISION 49
+#define MPI_2INTEGER 50
+#define MPI_INTEGER1 51
+#define MPI_INTEGER2 52
+#define MPI_INTEGER4 53
+#define MPI_INTEGER8 54
+#define MPI_INTEGER16 55
+#define MPI_REAL2 MPI_DATATYPE_NULL
+#define MPI_REAL4 56
+#define MPI_REAL8 57
+#define MPI_REAL16 58
+#define MPI_COMPLEX4 MPI_DATATYPE_NULL
+#define MPI_COMPLEX8 59
+#define MPI_COMPLEX16 60
+#define MPI_COMPLEX32 61
+#define GASKET_MPI_N_PREDEFINED_TYPES 62
 
 /* reduction operations */
 #define MPI_MAX 1

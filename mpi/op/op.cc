@@ -17,14 +17,19 @@ Kind kind_of(MPI_Datatype t) {
     case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG: case MPI_LONG_LONG:
     case MPI_UNSIGNED_LONG_LONG: case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T:
     case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T: case MPI_UINT64_T: case MPI_AINT: case MPI_OFFSET:
-    case MPI_COUNT:
+    case MPI_COUNT: case MPI_INTEGER: case MPI_INTEGER1: case MPI_INTEGER2: case MPI_INTEGER4: case MPI_INTEGER8:
+    case MPI_INTEGER16:
       return Kind::kInteger;
-    case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: return Kind::kFloat;
-    case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX: return Kind::kComplex;
-    case MPI_C_BOOL: return Kind::kBool;
+    case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: case MPI_REAL: case MPI_DOUBLE_PRECISION: case MPI_REAL4:
+    case MPI_REAL8: case MPI_REAL16:
+      return Kind::kFloat;
+    case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_COMPLEX:
+    case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX8: case MPI_COMPLEX16: case MPI_COMPLEX32:
+      return Kind::kComplex;
+    case MPI_C_BOOL: case MPI_LOGICAL: return Kind::kBool;
     case MPI_BYTE: case MPI_PACKED: return Kind::kByte;
     case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_2INT: case MPI_SHORT_INT:
-    case MPI_LONG_DOUBLE_INT:
+    case MPI_LONG_DOUBLE_INT: case MPI_2REAL: case MPI_2DOUBLE_PRECISION: case MPI_2INTEGER:
       return Kind::kPair;
     default: return Kind::kNone;
   }
@@ -87,23 +92,40 @@ void complex(MPI_Op op, const void* in_v, void* io_v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) io[i] = op == MPI_SUM ? io[i] + in[i] : io[i] * in[i];
 }
 
-template <typename V>
+// Fortran's COMPLEX*32 (two IEEE quads): std::complex is only defined for the standard types.
+void complex_quad(MPI_Op op, const void* in_v, void* io_v, int64_t n) {
+  const __float128* in = static_cast<const __float128*>(in_v);
+  __float128* io = static_cast<__float128*>(io_v);
+  for (int64_t i = 0; i < 2 * n; i += 2) {
+    __float128 re = io[i], im = io[i + 1];
+    if (op == MPI_SUM) {
+      io[i] = re + in[i], io[i + 1] = im + in[i + 1];
+    } else {
+      io[i] = re * in[i] - im * in[i + 1], io[i + 1] = re * in[i + 1] + im * in[i];
+    }
+  }
+}
+
+// A MINLOC/MAXLOC pair: the value and its index (an int in C's pair types; Fortran's MPI_2REAL and
+// MPI_2DOUBLE_PRECISION carry the index in the value's type).
+template <typename V, typename I = int>
 struct Pair {
   V v;
-  int i;
+  I i;
 };
 
 // MINLOC/MAXLOC on (value, index) pairs `stride` bytes apart, the index `sizeof(V)` after the
 // value when packed, at its struct offset in memory. Ties keep the smaller index.
-template <typename V>
+template <typename V, typename I = int>
 void loc(MPI_Op op, const void* in_v, void* io_v, int64_t n, bool packed) {
   const char* in = static_cast<const char*>(in_v);
   char* io = static_cast<char*>(io_v);
-  const int64_t index_at = packed ? sizeof(V) : offsetof(Pair<V>, i);
-  const int64_t stride = packed ? sizeof(V) + sizeof(int) : sizeof(Pair<V>);
+  using P = Pair<V, I>;
+  const int64_t index_at = packed ? sizeof(V) : offsetof(P, i);
+  const int64_t stride = packed ? sizeof(V) + sizeof(I) : sizeof(P);
   for (int64_t k = 0; k < n; ++k, in += stride, io += stride) {
     V a, b;
-    int ia, ib;
+    I ia, ib;
     std::memcpy(&a, in, sizeof a);
     std::memcpy(&b, io, sizeof b);
     std::memcpy(&ia, in + index_at, sizeof ia);
@@ -122,12 +144,18 @@ int64_t element_bytes(MPI_Datatype t, bool packed) {
     case MPI_FLOAT_INT: return packed ? sizeof(float) + 4 : sizeof(Pair<float>);
     case MPI_DOUBLE_INT: return packed ? sizeof(double) + 4 : sizeof(Pair<double>);
     case MPI_LONG_INT: return packed ? sizeof(long) + 4 : sizeof(Pair<long>);
-    case MPI_2INT: return 8;
+    case MPI_2INT: case MPI_2INTEGER: case MPI_2REAL: return 8;
+    case MPI_2DOUBLE_PRECISION: return 16;
     case MPI_SHORT_INT: return packed ? sizeof(short) + 4 : sizeof(Pair<short>);
     case MPI_LONG_DOUBLE_INT: return packed ? sizeof(long double) + 4 : sizeof(Pair<long double>);
     case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_PACKED: case MPI_INT8_T:
-    case MPI_UINT8_T: case MPI_C_BOOL:
+    case MPI_UINT8_T: case MPI_C_BOOL: case MPI_CHARACTER: case MPI_INTEGER1:
       return 1;
+    case MPI_INTEGER2: return 2;
+    case MPI_INTEGER: case MPI_INTEGER4: case MPI_REAL: case MPI_REAL4: case MPI_LOGICAL: return 4;
+    case MPI_INTEGER8: case MPI_DOUBLE_PRECISION: case MPI_REAL8: case MPI_COMPLEX: case MPI_COMPLEX8: return 8;
+    case MPI_INTEGER16: case MPI_REAL16: case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16: return 16;
+    case MPI_COMPLEX32: return 32;
     case MPI_SHORT: case MPI_UNSIGNED_SHORT: case MPI_INT16_T: case MPI_UINT16_T: return 2;
     case MPI_INT: case MPI_UNSIGNED: case MPI_INT32_T: case MPI_UINT32_T: case MPI_FLOAT: return 4;
     case MPI_LONG: case MPI_UNSIGNED_LONG: case MPI_LONG_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_INT64_T:
@@ -165,6 +193,21 @@ void run(MPI_Op op, MPI_Datatype t, const void* in, void* io, int64_t n, bool pa
     case MPI_2INT: return loc<int>(op, in, io, n, packed);
     case MPI_SHORT_INT: return loc<short>(op, in, io, n, packed);
     case MPI_LONG_DOUBLE_INT: return loc<long double>(op, in, io, n, packed);
+    // Fortran's named types
+    case MPI_INTEGER1: return integer<int8_t>(op, in, io, n);
+    case MPI_INTEGER2: return integer<int16_t>(op, in, io, n);
+    case MPI_INTEGER: case MPI_INTEGER4: case MPI_LOGICAL: return integer<int32_t>(op, in, io, n);
+    case MPI_INTEGER8: return integer<int64_t>(op, in, io, n);
+    case MPI_INTEGER16: return integer<__int128>(op, in, io, n);
+    case MPI_REAL: case MPI_REAL4: return floating<float>(op, in, io, n);
+    case MPI_DOUBLE_PRECISION: case MPI_REAL8: return floating<double>(op, in, io, n);
+    case MPI_REAL16: return floating<__float128>(op, in, io, n);
+    case MPI_COMPLEX: case MPI_COMPLEX8: return complex<float>(op, in, io, n);
+    case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16: return complex<double>(op, in, io, n);
+    case MPI_COMPLEX32: return complex_quad(op, in, io, n);
+    case MPI_2REAL: return loc<float, float>(op, in, io, n, packed);
+    case MPI_2DOUBLE_PRECISION: return loc<double, double>(op, in, io, n, packed);
+    case MPI_2INTEGER: return loc<int32_t, int32_t>(op, in, io, n, packed);
     default: return;
   }
 }

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs gasket into a temporary prefix, moves the tree, and from a directory outside the
-# checkout builds and runs the examples through the installed wrappers (mpicc, mpicxx, oshcc,
-# mpiexec, oshrun), pkg-config (mpi, gasket-shmem, oshmem), a CMake project (FindMPI from
-# MPI_C_COMPILER and from PATH, find_package(gasket)) and the modulefile; checks the wrappers'
-# argument handling and options, and that nothing installed names the prefix it was installed in.
-#   install_test.sh INSTALLER CMAKE_PROJECT_DIR EXAMPLE.c...
+# checkout builds and runs the examples through the installed wrappers (mpicc, mpicxx, mpifort,
+# oshcc, mpiexec, oshrun), pkg-config (mpi, mpi-fort, gasket-shmem, oshmem), CMake projects (FindMPI
+# from MPI_C_COMPILER and from PATH, its Fortran component from mpifort, find_package(gasket)) and
+# the modulefile; checks the wrappers' argument handling and options, and that nothing installed
+# names the prefix it was installed in.
+#   install_test.sh INSTALLER CMAKE_PROJECT/CMakeLists.txt CMAKE_FORTRAN/CMakeLists.txt EXAMPLE...
 set -euo pipefail
-installer=$(readlink -f "$1") cmake_project=$(dirname "$(readlink -f "$2")")
-shift 2
+installer=$(readlink -f "$1") cmake_project=$(dirname "$(readlink -f "$2")") cmake_fortran=$(dirname "$(readlink -f "$3")")
+shift 3
 examples=()
 for example in "$@"; do examples+=("$(readlink -f "$example")"); done
 fail() { echo "FAILED: $*" >&2; exit 1; }
@@ -24,9 +25,9 @@ mkdir -p "$(dirname "$prefix")"
 mv "$staging" "$prefix"
 if grep -rlF "$staging" "$prefix"; then fail "the files above hold the install-time prefix $staging"; fi
 version=$(cat "$prefix/share/gasket/version")
-for f in bin/{mpicc,mpicxx,mpic++,mpiexec,mpirun,oshcc,oshc++,oshrun,gasketrun,gasket-info} \
-  include/{mpi.h,shmem.h} lib/{libgasket.so,libgasket.so.0,libgasket.so.$version} \
-  lib/pkgconfig/{mpi,gasket-mpi,gasket-shmem,oshmem}.pc lib/cmake/gasket/gasketConfig.cmake \
+for f in bin/{mpicc,mpicxx,mpic++,mpifort,mpif90,mpif77,mpiexec,mpirun,oshcc,oshc++,oshrun,gasketrun,gasket-info} \
+  include/{mpi.h,shmem.h,mpif.h,mpi.mod,mpi_f08.mod} lib/{libgasket.so,libgasket.so.0,libgasket.so.$version} \
+  lib/pkgconfig/{mpi,mpi-fort,gasket-mpi,gasket-shmem,oshmem}.pc lib/cmake/gasket/gasketConfig.cmake \
   share/modulefiles/gasket/"$version" share/doc/gasket/INSTALL.md; do
   [ -e "$prefix/$f" ] || fail "$f is missing from the installed tree"
 done
@@ -58,6 +59,8 @@ oshcc -O2 -o mpi_shmem_osh mpi_shmem.c
 run oshrun 2 mpi_shmem_osh "^mpi_shmem: ok on 2 ranks"
 mpicxx -std=c++17 -O2 -o halo_stencil halo_stencil.cc
 run mpiexec 4 halo_stencil "^check: PASSED"
+mpifort -O2 -o halo_stencil_f halo_stencil.f90
+run mpiexec 4 halo_stencil_f "matches the serial run$"
 needed=$(readelf -d mpi_shmem | grep NEEDED)
 expect_line "$needed" "\[libgasket\.so\.0\]" "mpi_shmem links the one runtime"
 [ "$(grep -c gasket <<<"$needed")" -eq 1 ] || fail "mpi_shmem needs more than one gasket library: $needed"
@@ -103,6 +106,9 @@ run oshrun 2 atomics_pc "^shmem_atomics: ok on 2 PEs"
 # shellcheck disable=SC2046
 gcc -O2 -o mpi_shmem_pc mpi_shmem.c $(pkg-config --cflags --libs mpi oshmem)
 run mpiexec 2 mpi_shmem_pc "^mpi_shmem: ok on 2 ranks"
+# shellcheck disable=SC2046
+gfortran -O2 -o halo_f_pc halo_stencil.f90 $(pkg-config --cflags --libs mpi-fort)
+run mpiexec 2 halo_f_pc "matches the serial run$"
 unset PKG_CONFIG_PATH
 
 # 4. CMake: FindMPI from MPI_C_COMPILER, then from PATH alone; find_package(gasket) from gasket_DIR
@@ -121,6 +127,12 @@ run mpiexec 2 by_compiler/ring_findmpi "^mpi_ring: ok on 2 ranks"
 run mpiexec 4 by_path/window_findmpi_cxx "^rma_window: ok on 4 ranks"
 run oshrun 2 by_path/atomics_gasket "^shmem_atomics: ok on 2 PEs"
 run mpiexec 2 by_path/mpi_shmem_gasket "^mpi_shmem: ok on 2 ranks"
+# FindMPI's Fortran component from MPI_Fortran_COMPILER=mpifort (mpif.h, mpi and mpi_f08 found)
+cmake -S "$cmake_fortran" -B fortran -DMPI_Fortran_COMPILER="$prefix/bin/mpifort" -DEXAMPLES="$work" \
+  >fortran.log 2>&1 || { cat fortran.log; fail "cmake configure of the Fortran project"; }
+grep -F "FindMPI: MPI 3.1 for Fortran via $prefix/bin/mpifort" fortran.log || fail "FindMPI's Fortran component did not report gasket"
+cmake --build fortran >fortran.build.log 2>&1 || { cat fortran.build.log; fail "cmake --build fortran"; }
+run mpiexec 2 fortran/halo_findmpi_fortran "matches the serial run$"
 
 # 5. The modulefile (Environment Modules): load puts the relocated tree first, unload removes it.
 export PATH=${PATH#"$prefix/bin:"}

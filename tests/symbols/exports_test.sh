@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every dynamic symbol a gasket shared library defines is API (issue 20 item 1): libgasket_mpi.so
-# exports MPI_*/PMPI_*/MPIX_*, the callback functions mpi.h's macros name and the C++ API of
+# exports MPI_*/PMPI_*/MPIX_*, the callback functions mpi.h's macros name, the Fortran bindings'
+# mpi_x_/pmpi_x_/mpi_x_f08(ts)_ (mpi/fortran) and the C++ API of
 # core/gasket.h; libgasket_shmem.so exports shmem_*/pshmem_*/shmemx_*, OpenSHMEM's deprecated
 # names and the same C++ API. Anything else (an internal helper under a plain C name such as
 # `select`, a C++ internal of gasket::mpi or std::) fails the test, naming the symbol.
@@ -9,7 +10,7 @@ dir=${TEST_SRCDIR}/gasket
 fail=0
 
 cxx_api='^gasket::((memreg::)?(init|finalize|abort_job|initialized|my_pe|n_pes|n_nodes|node_of|oversubscribed|transport_name|sym_[a-z_]+|peer_pointer|addr_accessible|pe_accessible|put|put_nbi|get|get_nbi|iput|iget|fence|quiet|barrier_all|progress|atomic|atomic_nbi|expose|release)|detail::(wait_step|back_off))\('
-mpi_c='^(P?MPI_[A-Za-z0-9_]+|MPIX_[A-Za-z0-9_]+|gasket_(comm|win)_(null_copy|null_delete|dup)_fn)$'
+mpi_c='^(P?MPI_[A-Za-z0-9_]+|MPIX_[A-Za-z0-9_]+|gasket_(comm|win)_(null_copy|null_delete|dup)_fn|p?mpi_[a-z0-9_]+_|gasket_f_(sizeof|sync_reg)|__mpi_f08_MOD_[A-Za-z0-9_]+)$'
 shmem_c='^(p?shmem_[a-z0-9_]+|shmemx_[a-z0-9_]+|start_pes|_my_pe|_num_pes|my_pe|num_pes|shmalloc|shfree|shrealloc|shmemalign)$'
 
 # check LIBRARY C_PATTERN REQUIRED...: every defined dynamic symbol matches C_PATTERN or (demangled)
@@ -31,7 +32,7 @@ check() {
   echo "$(basename "$lib"): $(wc -l <<<"$symbols") exported symbols checked"
 }
 
-check "$dir/mpi/libgasket_mpi.so" "$mpi_c" MPI_Init MPI_Send MPI_Group_incl gasket_comm_null_copy_fn \
+check "$dir/mpi/libgasket_mpi.so" "$mpi_c" MPI_Init MPI_Send MPI_Group_incl gasket_comm_null_copy_fn mpi_send_ \
   _ZN6gasket4initERKNS_11InitOptionsE
 check "$dir/shmem-api/libgasket_shmem.so" "$shmem_c" shmem_init shmem_putmem pshmem_putmem pshmem_init \
   shmem_set_lock pshmem_set_lock start_pes my_pe

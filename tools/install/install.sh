@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs gasket into a prefix:  install --prefix DIR   (tools/install.sh builds this and runs it)
 # or builds a Debian package of the same tree under /opt/gasket:  install --deb OUTDIR
-#   bin/      gasketrun, gasket-info, mpiexec, mpirun, oshrun; mpicc, mpicxx, mpic++, oshcc,
-#             oshc++, oshcxx (one wrapper script, chosen by name)
-#   include/  every public header of //mpi:headers and //shmem-api:shmem; gasket/ (the C++ API,
-#             core/gasket.h and the headers it includes, by path)
+#   bin/      gasketrun, gasket-info, mpiexec, mpirun, oshrun; mpicc, mpicxx, mpic++, mpifort,
+#             mpif90, mpif77, oshcc, oshc++, oshcxx (one wrapper script, chosen by name)
+#   include/  every public header of //mpi:headers and //shmem-api:shmem; Fortran's mpif.h,
+#             mpi.mod and mpi_f08.mod (gfortran 12); gasket/ (the C++ API, core/gasket.h and the
+#             headers it includes, by path)
 #   lib/      libgasket.so.VERSION (soname libgasket.so.0: core, MPI and OpenSHMEM in one library)
 #             with libgasket.so.0, libgasket.so, libgasket_mpi.so, libgasket_shmem.so symlinks;
 #             pkgconfig/ (gasket, gasket-mpi, gasket-shmem, and the names users type: mpi,
-#             mpi-c, mpi-cxx, oshmem); cmake/gasket/ (gasket::mpi, gasket::shmem)
+#             mpi-c, mpi-cxx, mpi-fort, oshmem); cmake/gasket/ (gasket::mpi, gasket::shmem)
 #   share/    doc/gasket/ (README, INSTALL.md, examples), modulefiles/gasket/VERSION, gasket/version
 # Nothing written holds the prefix's absolute path: the tree can be moved after installing.
 set -euo pipefail
@@ -46,7 +47,7 @@ mkdir -p "$prefix"/{bin,include,lib/pkgconfig,lib/cmake/gasket,share/gasket,shar
 while read -r dest file; do
   case "$dest" in
     compiler-wrappers)
-      for name in mpicc mpicxx mpic++ oshcc oshc++ oshcxx; do
+      for name in mpicc mpicxx mpic++ mpifort mpif90 mpif77 oshcc oshc++ oshcxx; do
         install -m 755 "$root/$file" "$prefix/bin/$name"
       done
       ;;
@@ -85,7 +86,7 @@ PC
 pc_file gasket "gasket: PGAS runtime, its MPI and OpenSHMEM libraries in one (libgasket)" ""
 pc_file gasket-mpi "gasket's MPI library (mpi.h)" gasket
 pc_file gasket-shmem "gasket's OpenSHMEM 1.5 library (shmem.h)" gasket
-for alias in mpi mpi-c mpi-cxx; do pc_file "$alias" "MPI (gasket $version)" gasket-mpi; done
+for alias in mpi mpi-c mpi-cxx mpi-fort; do pc_file "$alias" "MPI (gasket $version)" gasket-mpi; done
 pc_file oshmem "OpenSHMEM (gasket $version)" gasket-shmem
 
 # CMake: find_package(gasket 0.1) accepts the same major version, not older than asked.

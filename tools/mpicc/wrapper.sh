@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # gasket's compiler wrappers, one script chosen by the name it is called by:
-#   mpicc, mpicxx, mpic++, mpiCC (MPI)     oshcc, oshc++, oshcxx (OpenSHMEM)
+#   mpicc, mpicxx, mpic++, mpiCC, mpifort, mpif90, mpif77 (MPI)     oshcc, oshc++, oshcxx (OpenSHMEM)
 # Each runs the compiler with the include flags and, when linking, the library flags, keeping every
 # argument intact ("$@"). Options of the wrapper itself (the other arguments go to the compiler):
 #   -show, -showme, --showme   print the command instead of running it (MPICH / Open MPI)
 #   -showme:compile, -showme:link, -showme:command, -showme:incdirs, -showme:libdirs,
 #   -showme:libs, -showme:version, -showme:help      (Open MPI's queries, used by CMake's FindMPI)
 #   -compile_info, -compile-info, -link_info, -link-info   (MPICH's)
-#   -cc=COMPILER (C wrappers), -cxx=COMPILER (C++ wrappers)   choose the compiler for this call
-# The compiler is otherwise $GASKET_CC (C, default gcc) or $GASKET_CXX (C++, default g++).
+#   -cc=COMPILER (C wrappers), -cxx=COMPILER (C++ wrappers), -fc=COMPILER (Fortran wrappers)
+# The compiler is otherwise $GASKET_CC (C, default gcc), $GASKET_CXX (C++, default g++) or $GASKET_FC
+# (Fortran, default gfortran; mpif.h, the mpi and mpi_f08 modules are on its include path).
 # Where the library is: an installed prefix (this script in PREFIX/bin, found through its own
 # location, so a moved prefix still works), or the Bazel build this wrapper belongs to (runfiles).
 set -euo pipefail
@@ -17,8 +18,9 @@ name=$(basename "$self")
 case "$name" in
   mpicc | oshcc) lang=c compiler=${GASKET_CC:-gcc} ;;
   mpicxx | mpic++ | mpiCC | oshc++ | oshcxx | oshCC) lang=c++ compiler=${GASKET_CXX:-g++} ;;
+  mpifort | mpif90 | mpif77) lang=fortran compiler=${GASKET_FC:-gfortran} ;;
   *)
-    echo "gasket compiler wrapper: called as '$name'; expected mpicc, mpicxx, mpic++, mpiCC, oshcc, oshc++ or oshcxx" >&2
+    echo "gasket compiler wrapper: called as '$name'; expected mpicc, mpicxx, mpic++, mpiCC, mpifort, mpif90, mpif77, oshcc, oshc++ or oshcxx" >&2
     exit 2
     ;;
 esac
@@ -50,8 +52,12 @@ else
   fi
 fi
 compile_flags=(-I"$incdir")
+# Fortran: mpif.h and the module files (installed beside mpi.h; in the Bazel tree, mpi/fortran's).
+if [ "$lang" = fortran ] && [ ! -f "$incdir/mpi_f08.mod" ]; then
+  compile_flags=(-I"$(cd "$incdir/../fortran" 2>/dev/null && pwd || echo "$incdir")")
+fi
 # An installed prefix's C++ API (#include "core/gasket.h"), for the C++ wrappers.
-[ "$lang" = c ] || [ ! -d "$incdir/gasket" ] || compile_flags+=(-I"$incdir/gasket")
+[ "$lang" != c++ ] || [ ! -d "$incdir/gasket" ] || compile_flags+=(-I"$incdir/gasket")
 link_flags=(-L"$libdir" -Wl,-rpath,"$libdir" -l"$lib")
 
 # The standard's version, read from the header's own macros.
@@ -69,12 +75,16 @@ for arg in "$@"; do
     -compile_info | -compile-info) show=compile_info ;;
     -link_info | -link-info) show=link_info ;;
     -cc=*)
-      [ "$lang" = c ] || { echo "$name: -cc= chooses the C compiler; $name is a C++ wrapper (use -cxx=)" >&2; exit 2; }
+      [ "$lang" = c ] || { echo "$name: -cc= chooses the C compiler; $name is not a C wrapper" >&2; exit 2; }
       compiler=${arg#-cc=}
       ;;
     -cxx=* | -CC=*)
-      [ "$lang" = c++ ] || { echo "$name: $arg chooses the C++ compiler; $name is a C wrapper (use -cc=)" >&2; exit 2; }
+      [ "$lang" = c++ ] || { echo "$name: $arg chooses the C++ compiler; $name is not a C++ wrapper" >&2; exit 2; }
       compiler=${arg#*=}
+      ;;
+    -fc=*)
+      [ "$lang" = fortran ] || { echo "$name: -fc= chooses the Fortran compiler; $name is not a Fortran wrapper" >&2; exit 2; }
+      compiler=${arg#-fc=}
       ;;
     *)
       case "$arg" in -c | -E | -S | -M | -MM | -fsyntax-only) link=0 ;; esac
@@ -96,7 +106,7 @@ case "$show" in
   version) echo "$name: gasket ${version:-(Bazel build)}, $(standard_version)" ;;
   compile_info) echo "$compiler ${args[*]+${args[*]}} ${compile_flags[*]}" ;;
   link_info) echo "$compiler ${args[*]+${args[*]}} ${compile_flags[*]} ${link_flags[*]}" ;;
-  help) sed -n '2,13s/^# \{0,1\}//p' "$(readlink -f "$self")" ;;
+  help) sed -n '2,14s/^# \{0,1\}//p' "$(readlink -f "$self")" ;;
   *)
     echo "$name: unknown option -showme:$show (known: compile, link, command, incdirs, libdirs, libs, version, help)" >&2
     exit 2

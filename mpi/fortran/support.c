@@ -1,0 +1,368 @@
+/* The Fortran bindings' C helpers and the wrappers written by hand (mpi/fortran/README.md). */
+#include "mpi/fortran/support.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint), "a Fortran status is an MPI_Status");
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER and C int are both MPI_Fint");
+_Static_assert(sizeof(MPI_Aint) == 8 && sizeof(MPI_Count) == 8 && sizeof(MPI_Offset) == 8,
+               "MPI_ADDRESS_KIND, MPI_COUNT_KIND and MPI_OFFSET_KIND are 8");
+
+MPI_Fint mpi_fortran_bottom_;
+MPI_Fint mpi_fortran_in_place_;
+MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
+MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
+MPI_Fint mpi_fortran_errcodes_ignore_[1];
+MPI_Fint mpi_fortran_unweighted_[1];
+MPI_Fint mpi_fortran_weights_empty_[1];
+char mpi_fortran_argv_null_[1];
+char mpi_fortran_argvs_null_[1];
+
+/* ---- strings ---- */
+
+char* gasket_f_string_in(const char* s, size_t len) {
+  while (len > 0 && s[len - 1] == ' ') --len;
+  char* c = malloc(len + 1);
+  if (c == NULL) return NULL;
+  memcpy(c, s, len);
+  c[len] = '\0';
+  return c;
+}
+
+char* gasket_f_string_buffer(size_t len) {
+  size_t most = MPI_MAX_INFO_VAL;  /* the longest MPI_MAX_* string a C binding writes */
+  if (most < MPI_MAX_ERROR_STRING) most = MPI_MAX_ERROR_STRING;
+  return calloc((len > most ? len : most) + 1, 1);
+}
+
+void gasket_f_string_out(char* dst, size_t len, const char* src) {
+  if (src == NULL) return;
+  size_t n = strlen(src);
+  if (n > len) n = len;
+  memcpy(dst, src, n);
+  memset(dst + n, ' ', len - n);
+}
+
+/* ---- mpi_f08's choice buffers ---- */
+
+static int section_error(const char* call, int code, const char* fmt, const char* buffer, long long a, long long b) {
+  int rank = -1;
+  int initialized = 0;
+  PMPI_Initialized(&initialized);
+  if (initialized) PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  char what[256];
+  snprintf(what, sizeof what, fmt, buffer, a, b);
+  fprintf(stderr, "%s: rank %d: %s\n", call, rank, what);
+  return initialized ? PMPI_Comm_call_errhandler(MPI_COMM_WORLD, code), code : code;
+}
+
+/* Each dimension's stride is the bytes of the dimensions below it (CFI_is_contiguous is in
+ * libgfortran, which the C library does not link). */
+static int contiguous(const CFI_cdesc_t* d) {
+  CFI_index_t expected = (CFI_index_t)d->elem_len;
+  for (int r = 0; r < d->rank; ++r) {
+    if (d->dim[r].extent > 1 && d->dim[r].sm != expected) return 0;
+    expected *= d->dim[r].extent;
+  }
+  return 1;
+}
+
+int gasket_f08_section_open(const char* call, const char* buffer, CFI_cdesc_t* d, MPI_Count* count,
+                            MPI_Datatype* datatype, struct gasket_f08_section* s) {
+  s->base = d->base_addr;
+  s->made = MPI_DATATYPE_NULL;
+  if (d->base_addr == &mpi_fortran_bottom_ || d->base_addr == &mpi_fortran_in_place_) {
+    s->base = gasket_f_buffer(d->base_addr);
+    return MPI_SUCCESS;
+  }
+  if (d->base_addr == NULL || contiguous(d)) return MPI_SUCCESS;
+  if (count == NULL) {
+    return section_error(call, MPI_ERR_BUFFER, "%s is a non-contiguous array section; this argument needs a contiguous one (rank %lld of the section, element %lld bytes)",
+                         buffer, (long long)d->rank, (long long)d->elem_len);
+  }
+  MPI_Count size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  int e = PMPI_Type_size_c(*datatype, &size);
+  if (e == MPI_SUCCESS) e = PMPI_Type_get_extent(*datatype, &lb, &extent);
+  if (e != MPI_SUCCESS) return e;
+  long long elements = 1;
+  for (int r = 0; r < d->rank; ++r) elements *= d->dim[r].extent;
+  if (size == 0 || lb != 0 || extent != size || (MPI_Count)d->elem_len % size != 0) {
+    return section_error(call, MPI_ERR_BUFFER, "%s: a non-contiguous array section needs a datatype without holes whose size divides the array element (%lld bytes; datatype size %lld)",
+                         buffer, (long long)d->elem_len, (long long)size);
+  }
+  if (*count * size != elements * (MPI_Count)d->elem_len) {
+    return section_error(call, MPI_ERR_COUNT, "%s: count %lld does not cover the non-contiguous array section of %lld elements (gasket moves whole sections)",
+                         buffer, (long long)*count, elements);
+  }
+  MPI_Datatype t = *datatype, next;
+  int per_element = (int)((MPI_Count)d->elem_len / size);
+  if (per_element > 1) {
+    if ((e = PMPI_Type_contiguous(per_element, t, &next)) != MPI_SUCCESS) return e;
+    t = next;
+  }
+  for (int r = 0; r < d->rank; ++r) {
+    if (d->dim[r].extent > INT32_MAX) {
+      return section_error(call, MPI_ERR_COUNT, "%s: dimension of %lld elements in a non-contiguous array section (at most %lld)",
+                           buffer, (long long)d->dim[r].extent, (long long)INT32_MAX);
+    }
+    e = PMPI_Type_create_hvector((int)d->dim[r].extent, 1, d->dim[r].sm, t, &next);
+    if (t != *datatype) PMPI_Type_free(&t);
+    if (e != MPI_SUCCESS) return e;
+    t = next;
+  }
+  if ((e = PMPI_Type_commit(&t)) != MPI_SUCCESS) return e;
+  s->made = t;
+  *datatype = t;
+  *count = 1;
+  return MPI_SUCCESS;
+}
+
+void gasket_f08_section_close(struct gasket_f08_section* s) {
+  if (s->made != MPI_DATATYPE_NULL) PMPI_Type_free(&s->made);
+}
+
+/* MPI_Sizeof (`use mpi`, `use mpi_f08`): the bytes of one element of x. */
+void gasket_f_sizeof(CFI_cdesc_t* x, MPI_Fint* size, MPI_Fint* ierror) {
+  *size = (MPI_Fint)x->elem_len;
+  if (ierror != NULL) *ierror = MPI_SUCCESS;
+}
+
+/* MPI_F_sync_reg: an external procedure the compiler cannot see into, so it must assume `buf` is
+ * read and written here and cannot keep it in a register across the call. Nothing to do. */
+void gasket_f_sync_reg(CFI_cdesc_t* buf) { (void)buf; }
+
+/* ---- wrappers written by hand ---- */
+
+/* Evaluates `call` once, and stores its code where the caller asked (mpi_f08's ierror is optional). */
+#define GASKET_F_RETURN(call)           \
+  do {                                  \
+    int gasket_e = (call);              \
+    if (ierror != NULL) *ierror = gasket_e; \
+  } while (0)
+
+/* Fortran's MPI_Init has no argc/argv (MPI_INFO_ENV's argv comes from /proc/self/cmdline). */
+void mpi_init_(MPI_Fint* ierror) { GASKET_F_RETURN(MPI_Init(NULL, NULL)); }
+void pmpi_init_(MPI_Fint* ierror) { GASKET_F_RETURN(PMPI_Init(NULL, NULL)); }
+void mpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) {
+  GASKET_F_RETURN(MPI_Init_thread(NULL, NULL, *required, provided));
+}
+void pmpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) {
+  GASKET_F_RETURN(PMPI_Init_thread(NULL, NULL, *required, provided));
+}
+
+/* Fortran's MPI_Pcontrol has the level only (C's varargs are not Fortran). */
+void mpi_pcontrol_(MPI_Fint* level, MPI_Fint* ierror) { GASKET_F_RETURN(MPI_Pcontrol(*level)); }
+void pmpi_pcontrol_(MPI_Fint* level, MPI_Fint* ierror) { GASKET_F_RETURN(PMPI_Pcontrol(*level)); }
+
+/* Attribute callbacks written in Fortran take every argument by reference and the attribute
+ * values as INTEGER(KIND=MPI_ADDRESS_KIND): a keyval made from Fortran keeps its two functions and
+ * the user's extra_state in a record passed to C as extra_state, and C calls these adapters. One
+ * adapter serves communicators, windows and datatypes (all int handles). The record lives as long
+ * as the process: attributes may outlive MPI_*_free_keyval. */
+typedef void FortranCopyFn(MPI_Fint* old, MPI_Fint* keyval, MPI_Aint* extra_state, MPI_Aint* in, MPI_Aint* out,
+                           MPI_Fint* flag, MPI_Fint* ierror);
+typedef void FortranDeleteFn(MPI_Fint* handle, MPI_Fint* keyval, MPI_Aint* value, MPI_Aint* extra_state,
+                             MPI_Fint* ierror);
+/* The deprecated MPI_Keyval_create's callbacks: the same with INTEGER values and extra_state. */
+typedef void FortranCopyFn1(MPI_Fint* old, MPI_Fint* keyval, MPI_Fint* extra_state, MPI_Fint* in, MPI_Fint* out,
+                            MPI_Fint* flag, MPI_Fint* ierror);
+typedef void FortranDeleteFn1(MPI_Fint* handle, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* extra_state,
+                              MPI_Fint* ierror);
+struct FortranKeyval {
+  void (*copy)(void);  /* a FortranCopyFn, or a FortranCopyFn1 when integer_values */
+  void (*del)(void);
+  MPI_Aint extra_state;
+  int integer_values;
+};
+
+static int copy_adapter(int old, int keyval, void* extra, void* in, void* out, int* flag) {
+  struct FortranKeyval* k = extra;
+  MPI_Fint o = old, kv = keyval, f = 0, ierror = MPI_SUCCESS;
+  MPI_Aint value_in = (MPI_Aint)in, value_out = 0;
+  if (k->integer_values) {
+    MPI_Fint extra1 = (MPI_Fint)k->extra_state, in1 = (MPI_Fint)value_in, out1 = 0;
+    ((FortranCopyFn1*)k->copy)(&o, &kv, &extra1, &in1, &out1, &f, &ierror);
+    value_out = out1;
+  } else {
+    ((FortranCopyFn*)k->copy)(&o, &kv, &k->extra_state, &value_in, &value_out, &f, &ierror);
+  }
+  *(void**)out = (void*)value_out;
+  *flag = f != 0;
+  return ierror;
+}
+
+static int delete_adapter(int handle, int keyval, void* value, void* extra) {
+  struct FortranKeyval* k = extra;
+  MPI_Fint h = handle, kv = keyval, ierror = MPI_SUCCESS;
+  MPI_Aint v = (MPI_Aint)value;
+  if (k->integer_values) {
+    MPI_Fint extra1 = (MPI_Fint)k->extra_state, v1 = (MPI_Fint)v;
+    ((FortranDeleteFn1*)k->del)(&h, &kv, &v1, &extra1, &ierror);
+  } else {
+    ((FortranDeleteFn*)k->del)(&h, &kv, &v, &k->extra_state, &ierror);
+  }
+  return ierror;
+}
+
+typedef int CreateKeyval(MPI_Comm_copy_attr_function*, MPI_Comm_delete_attr_function*, int*, void*);
+
+static int create_keyval(CreateKeyval* create, void (*copy)(void), void (*del)(void), MPI_Fint* keyval,
+                         MPI_Aint extra_state, int integer_values) {
+  struct FortranKeyval* k = malloc(sizeof *k);
+  if (k == NULL) return MPI_ERR_NO_MEM;
+  k->copy = copy, k->del = del, k->extra_state = extra_state, k->integer_values = integer_values;
+  int e = create(copy_adapter, delete_adapter, keyval, k);
+  if (e != MPI_SUCCESS) free(k);
+  return e;
+}
+
+/* MPI_Win_create_keyval and MPI_Type_create_keyval have the same C signature with int handles. */
+#define GASKET_F_KEYVAL(fortran, c_name)                                                           \
+  void fortran(FortranCopyFn* copy, FortranDeleteFn* del, MPI_Fint* keyval, MPI_Aint* extra_state,  \
+               MPI_Fint* ierror) {                                                                  \
+    GASKET_F_RETURN(create_keyval((CreateKeyval*)c_name, (void (*)(void))copy, (void (*)(void))del, keyval, \
+                                  *extra_state, 0));                                                \
+  }
+GASKET_F_KEYVAL(mpi_comm_create_keyval_, MPI_Comm_create_keyval)
+GASKET_F_KEYVAL(pmpi_comm_create_keyval_, PMPI_Comm_create_keyval)
+GASKET_F_KEYVAL(mpi_win_create_keyval_, MPI_Win_create_keyval)
+GASKET_F_KEYVAL(pmpi_win_create_keyval_, PMPI_Win_create_keyval)
+GASKET_F_KEYVAL(mpi_type_create_keyval_, MPI_Type_create_keyval)
+GASKET_F_KEYVAL(pmpi_type_create_keyval_, PMPI_Type_create_keyval)
+void mpi_keyval_create_(FortranCopyFn1* copy, FortranDeleteFn1* del, MPI_Fint* keyval, MPI_Fint* extra_state,
+                        MPI_Fint* ierror) {
+  GASKET_F_RETURN(create_keyval((CreateKeyval*)MPI_Keyval_create, (void (*)(void))copy, (void (*)(void))del, keyval,
+                                *extra_state, 1));
+}
+void pmpi_keyval_create_(FortranCopyFn1* copy, FortranDeleteFn1* del, MPI_Fint* keyval, MPI_Fint* extra_state,
+                         MPI_Fint* ierror) {
+  GASKET_F_RETURN(create_keyval((CreateKeyval*)PMPI_Keyval_create, (void (*)(void))copy, (void (*)(void))del, keyval,
+                                *extra_state, 1));
+}
+
+/* The predefined attribute callbacks, Fortran-callable (MPI_COMM_DUP_FN, ...). */
+static void null_copy(MPI_Fint* old, MPI_Fint* keyval, MPI_Aint* extra, MPI_Aint* in, MPI_Aint* out,
+                      MPI_Fint* flag, MPI_Fint* ierror) {
+  (void)old, (void)keyval, (void)extra, (void)in, (void)out;
+  *flag = 0;
+  *ierror = MPI_SUCCESS;
+}
+static void dup_copy(MPI_Fint* old, MPI_Fint* keyval, MPI_Aint* extra, MPI_Aint* in, MPI_Aint* out, MPI_Fint* flag,
+                     MPI_Fint* ierror) {
+  (void)old, (void)keyval, (void)extra;
+  *out = *in;
+  *flag = 1;
+  *ierror = MPI_SUCCESS;
+}
+static void null_delete(MPI_Fint* handle, MPI_Fint* keyval, MPI_Aint* value, MPI_Aint* extra, MPI_Fint* ierror) {
+  (void)handle, (void)keyval, (void)value, (void)extra;
+  *ierror = MPI_SUCCESS;
+}
+#define GASKET_F_CALLBACK(name, body) \
+  FortranCopyFn name __attribute__((alias(#body)));
+GASKET_F_CALLBACK(mpi_comm_null_copy_fn_, null_copy)
+GASKET_F_CALLBACK(mpi_win_null_copy_fn_, null_copy)
+GASKET_F_CALLBACK(mpi_type_null_copy_fn_, null_copy)
+GASKET_F_CALLBACK(mpi_comm_dup_fn_, dup_copy)
+GASKET_F_CALLBACK(mpi_win_dup_fn_, dup_copy)
+GASKET_F_CALLBACK(mpi_type_dup_fn_, dup_copy)
+FortranDeleteFn mpi_comm_null_delete_fn_ __attribute__((alias("null_delete")));
+FortranDeleteFn mpi_win_null_delete_fn_ __attribute__((alias("null_delete")));
+FortranDeleteFn mpi_type_null_delete_fn_ __attribute__((alias("null_delete")));
+/* and MPI_Keyval_create's: MPI_NULL_COPY_FN, MPI_DUP_FN, MPI_NULL_DELETE_FN */
+void mpi_null_copy_fn_(MPI_Fint* old, MPI_Fint* keyval, MPI_Fint* extra, MPI_Fint* in, MPI_Fint* out, MPI_Fint* flag,
+                       MPI_Fint* ierror) {
+  (void)old, (void)keyval, (void)extra, (void)in, (void)out;
+  *flag = 0;
+  *ierror = MPI_SUCCESS;
+}
+void mpi_dup_fn_(MPI_Fint* old, MPI_Fint* keyval, MPI_Fint* extra, MPI_Fint* in, MPI_Fint* out, MPI_Fint* flag,
+                 MPI_Fint* ierror) {
+  (void)old, (void)keyval, (void)extra;
+  *out = *in;
+  *flag = 1;
+  *ierror = MPI_SUCCESS;
+}
+void mpi_null_delete_fn_(MPI_Fint* handle, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* extra, MPI_Fint* ierror) {
+  (void)handle, (void)keyval, (void)value, (void)extra;
+  *ierror = MPI_SUCCESS;
+}
+
+/* MPI_*_get_attr: Fortran gets the attribute's value. C hands predefined attributes out as
+ * pointers to the value (MPI_WIN_BASE: the base itself), user attributes as the value stored. */
+typedef int GetAttr(int, int, void*, int*);
+static int get_attr(GetAttr* get, int handle, int keyval, MPI_Aint* value, MPI_Fint* flag, int pointer_to_int,
+                    int pointer_to_aint) {
+  void* c_value = NULL;
+  int f = 0;
+  int e = get(handle, keyval, &c_value, &f);
+  *flag = f != 0;
+  if (e != MPI_SUCCESS || !f) return e;
+  if (pointer_to_int) {
+    *value = *(int*)c_value;
+  } else if (pointer_to_aint) {
+    *value = *(MPI_Aint*)c_value;
+  } else {
+    *value = (MPI_Aint)c_value;
+  }
+  return e;
+}
+static int comm_predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= MPI_LASTUSEDCODE; }
+static int win_int(int keyval) {
+  return keyval == MPI_WIN_DISP_UNIT || keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL;
+}
+#define GASKET_F_GET_ATTR(fortran, c_name, pointer_to_int, pointer_to_aint)                              \
+  void fortran(MPI_Fint* handle, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag, MPI_Fint* ierror) {  \
+    GASKET_F_RETURN(get_attr((GetAttr*)c_name, *handle, *keyval, value, flag, pointer_to_int, pointer_to_aint)); \
+  }
+GASKET_F_GET_ATTR(mpi_comm_get_attr_, MPI_Comm_get_attr, comm_predefined(*keyval), 0)
+GASKET_F_GET_ATTR(pmpi_comm_get_attr_, PMPI_Comm_get_attr, comm_predefined(*keyval), 0)
+GASKET_F_GET_ATTR(mpi_win_get_attr_, MPI_Win_get_attr, win_int(*keyval), *keyval == MPI_WIN_SIZE)
+GASKET_F_GET_ATTR(pmpi_win_get_attr_, PMPI_Win_get_attr, win_int(*keyval), *keyval == MPI_WIN_SIZE)
+GASKET_F_GET_ATTR(mpi_type_get_attr_, MPI_Type_get_attr, 0, 0)
+GASKET_F_GET_ATTR(pmpi_type_get_attr_, PMPI_Type_get_attr, 0, 0)
+
+/* The deprecated MPI_Attr_get / MPI_Attr_put: INTEGER attribute values. */
+static int attr_get(GetAttr* get, MPI_Fint comm, MPI_Fint keyval, MPI_Fint* value, MPI_Fint* flag) {
+  MPI_Aint v = 0;
+  int e = get_attr(get, comm, keyval, &v, flag, comm_predefined(keyval), 0);
+  if (e == MPI_SUCCESS && *flag) *value = (MPI_Fint)v;
+  return e;
+}
+void mpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag, MPI_Fint* ierror) {
+  GASKET_F_RETURN(attr_get((GetAttr*)MPI_Attr_get, *comm, *keyval, value, flag));
+}
+void pmpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag, MPI_Fint* ierror) {
+  GASKET_F_RETURN(attr_get((GetAttr*)PMPI_Attr_get, *comm, *keyval, value, flag));
+}
+void mpi_attr_put_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* ierror) {
+  GASKET_F_RETURN(MPI_Attr_put(*comm, *keyval, (void*)(MPI_Aint)*value));
+}
+void pmpi_attr_put_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* ierror) {
+  GASKET_F_RETURN(PMPI_Attr_put(*comm, *keyval, (void*)(MPI_Aint)*value));
+}
+
+/* mpi_f08's linker names (MPI 4.1 section 19.1.5: MPI_x_f08, mangled) of the wrappers above. */
+#define GASKET_F08_NAME(wrapper) extern __typeof__(wrapper) wrapper##f08_ __attribute__((alias(#wrapper)));
+GASKET_F08_NAME(mpi_init_)
+GASKET_F08_NAME(pmpi_init_)
+GASKET_F08_NAME(mpi_init_thread_)
+GASKET_F08_NAME(pmpi_init_thread_)
+GASKET_F08_NAME(mpi_pcontrol_)
+GASKET_F08_NAME(pmpi_pcontrol_)
+GASKET_F08_NAME(mpi_comm_create_keyval_)
+GASKET_F08_NAME(pmpi_comm_create_keyval_)
+GASKET_F08_NAME(mpi_win_create_keyval_)
+GASKET_F08_NAME(pmpi_win_create_keyval_)
+GASKET_F08_NAME(mpi_type_create_keyval_)
+GASKET_F08_NAME(pmpi_type_create_keyval_)
+GASKET_F08_NAME(mpi_comm_get_attr_)
+GASKET_F08_NAME(pmpi_comm_get_attr_)
+GASKET_F08_NAME(mpi_win_get_attr_)
+GASKET_F08_NAME(pmpi_win_get_attr_)
+GASKET_F08_NAME(mpi_type_get_attr_)
+GASKET_F08_NAME(pmpi_type_get_attr_)

@@ -1,0 +1,64 @@
+/* The Fortran bindings' C helpers (mpi/fortran/README.md): what the generated wrappers
+ * (fortran_wrappers.c) call to turn Fortran's arguments into the C API's. */
+#ifndef GASKET_MPI_FORTRAN_SUPPORT_H_
+#define GASKET_MPI_FORTRAN_SUPPORT_H_
+
+#include <stddef.h>
+
+#include <ISO_Fortran_binding.h>
+
+#include "mpi.h"
+
+/* Library variables behind Fortran's sentinels: mpif.h and the `mpi` module name them through
+ * COMMON blocks of these names, mpi_f08 through BIND(C) variables; the wrappers compare addresses. */
+extern MPI_Fint mpi_fortran_bottom_;
+extern MPI_Fint mpi_fortran_in_place_;
+extern MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint mpi_fortran_errcodes_ignore_[1];
+extern MPI_Fint mpi_fortran_unweighted_[1];
+extern MPI_Fint mpi_fortran_weights_empty_[1];
+extern char mpi_fortran_argv_null_[1];
+extern char mpi_fortran_argvs_null_[1];
+
+/* A choice buffer: MPI_BOTTOM / MPI_IN_PLACE as C's values, any other address as it is. */
+static inline void* gasket_f_buffer(void* p) {
+  if (p == &mpi_fortran_bottom_) return MPI_BOTTOM;
+  if (p == &mpi_fortran_in_place_) return MPI_IN_PLACE;
+  return p;
+}
+/* A Fortran status (MPI_STATUS_SIZE integers) is laid out as MPI_Status (mpi.h; conversion.cc). */
+static inline MPI_Status* gasket_f_status(MPI_Fint* s) {
+  return s == mpi_fortran_status_ignore_ ? MPI_STATUS_IGNORE : (MPI_Status*)(void*)s;
+}
+static inline MPI_Status* gasket_f_statuses(MPI_Fint* s) {
+  return s == mpi_fortran_statuses_ignore_ ? MPI_STATUSES_IGNORE : (MPI_Status*)(void*)s;
+}
+static inline int* gasket_f_weights(MPI_Fint* w) {
+  if (w == mpi_fortran_unweighted_) return MPI_UNWEIGHTED;
+  if (w == mpi_fortran_weights_empty_) return MPI_WEIGHTS_EMPTY;
+  return w;
+}
+static inline int* gasket_f_errcodes(MPI_Fint* e) { return e == mpi_fortran_errcodes_ignore_ ? NULL : e; }
+
+/* CHARACTER arguments: an input copied without its trailing blanks and null-terminated (free()
+ * it); an output buffer large enough for any MPI_MAX_* string or `len`, copied back blank-padded. */
+char* gasket_f_string_in(const char* s, size_t len);
+char* gasket_f_string_buffer(size_t len);
+void gasket_f_string_out(char* dst, size_t len, const char* src);
+
+/* mpi_f08's choice buffers (TS 29113 descriptors). A contiguous one is used in place. A
+ * non-contiguous section becomes a derived datatype describing it, when the buffer has its own
+ * count and datatype (count, datatype non-NULL): the datatype must be contiguous, each array
+ * element whole elements of it, and count must cover the whole section; the call then gets count
+ * 1 of the new type. Anything else is refused (MPI_ERR_BUFFER / MPI_ERR_COUNT naming the call,
+ * the rank and the values). close() frees the type made (pending operations keep it alive). */
+struct gasket_f08_section {
+  void* base;
+  MPI_Datatype made;
+};
+int gasket_f08_section_open(const char* call, const char* buffer, CFI_cdesc_t* d, MPI_Count* count,
+                            MPI_Datatype* datatype, struct gasket_f08_section* s);
+void gasket_f08_section_close(struct gasket_f08_section* s);
+
+#endif /* GASKET_MPI_FORTRAN_SUPPORT_H_ */
