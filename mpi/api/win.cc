@@ -147,7 +147,7 @@ Error accumulate(Context& c, Window& w, const void* origin, int origin_count, MP
   const datatype::Datatype* one = c.types().find_committed(target_type);
   if (one != nullptr && one->predefined && origin_type == target_type && origin_count == 1 && target_count == 1 &&
       (!fetch || (result_type == target_type && result_count == 1)) && rank >= 0 && rank < w.size() &&
-      op >= MPI_MAX && op <= MPI_NO_OP && (op >= MPI_REPLACE || op::apply_predefined(op, target_type, &disp, &disp, 0)) &&
+      op::is_predefined(op) && (op == MPI_REPLACE || op == MPI_NO_OP || op::apply_predefined(op, target_type, &disp, &disp, 0)) &&
       w.atomic_direct(op, target_type, static_cast<int>(one->size), op == MPI_NO_OP ? nullptr : origin, result, rank,
                       disp)) {
     return Error::ok();
@@ -163,7 +163,7 @@ Error accumulate(Context& c, Window& w, const void* origin, int origin_count, MP
   if (e.is_ok()) e = check_types(c, w, origin_type, target_type, call, &ot, &tt);
   if (e.is_ok() && fetch) e = check_types(c, w, result_type, target_type, call, &rt, &tt);
   if (!e.is_ok()) return e;
-  if (op < MPI_MAX || op > MPI_NO_OP) {
+  if (!op::is_predefined(op)) {
     return error(MPI_ERR_OP, "%s: rank %d: %s: op %d is not a predefined operation (RMA accumulates take only those)",
                  call, w.rank(), w.label().c_str(), op);
   }

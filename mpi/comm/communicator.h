@@ -12,6 +12,7 @@
 
 #include "mpi.h"
 #include "mpi/base/error.h"
+#include "mpi/base/handle.h"
 
 namespace gasket::coll {
 class PeSet;  // core/coll: a communicator's group as the core's PE set (same-node collectives)
@@ -80,8 +81,8 @@ class CommTable {
   Error lookup(MPI_Comm handle, const char* call, Communicator** comm);
   // The communicator behind `handle`, or null (the hot path; lookup() explains failures).
   Communicator* find(MPI_Comm handle) {
-    return handle > 0 && static_cast<size_t>(handle) < comms_.size() ? comms_[static_cast<size_t>(handle)].get()
-                                                                      : nullptr;
+    auto* entry = entry_of(comms_, HandleKind::kComm, handle);
+    return entry != nullptr ? entry->get() : nullptr;
   }
   MPI_Comm add(Communicator comm);
   Error free(MPI_Comm* handle, const char* call);

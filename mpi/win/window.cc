@@ -964,21 +964,21 @@ Error Window::free(const Waiter& wait, Arena& pool, const char* call) {
 MPI_Win WinTable::add(std::unique_ptr<Window> w) {
   for (size_t i = 1; i < wins_.size(); ++i) {
     if (!wins_[i]) {
-      w->handle = static_cast<MPI_Win>(i);
+      w->handle = handle_of(HandleKind::kWin, i);
       wins_[i] = std::move(w);
-      return static_cast<MPI_Win>(i);
+      return handle_of(HandleKind::kWin, i);
     }
   }
-  w->handle = static_cast<MPI_Win>(wins_.size());
+  w->handle = handle_of(HandleKind::kWin, wins_.size());
   wins_.push_back(std::move(w));
-  return static_cast<MPI_Win>(wins_.size() - 1);
+  return handle_of(HandleKind::kWin, wins_.size() - 1);
 }
 
 Error WinTable::lookup(MPI_Win handle, const char* call, Window** w) {
   *w = find(handle);
   if (*w == nullptr) {
-    return error(MPI_ERR_WIN, "%s: %d is not a window%s", call, handle,
-                 handle == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : " (never created, or freed)");
+    return error(MPI_ERR_WIN, "%s: %d is not a window (%s)", call, handle,
+                 handle == MPI_WIN_NULL ? "MPI_WIN_NULL" : why_not_found(HandleKind::kWin, handle));
   }
   return Error::ok();
 }

@@ -20,6 +20,7 @@
 #include "mpi.h"
 #include "mpi/base/arena.h"
 #include "mpi/base/error.h"
+#include "mpi/base/handle.h"
 #include "mpi/comm/communicator.h"
 #include "mpi/datatype/datatype.h"
 
@@ -265,9 +266,10 @@ class WinTable {
   // The window behind `handle`, or an error naming `call` (MPI_ERR_WIN).
   Error lookup(MPI_Win handle, const char* call, Window** w);
   Window* find(MPI_Win handle) {
-    return handle > 0 && static_cast<size_t>(handle) < wins_.size() ? wins_[static_cast<size_t>(handle)].get() : nullptr;
+    auto* entry = entry_of(wins_, HandleKind::kWin, handle);
+    return entry != nullptr ? entry->get() : nullptr;
   }
-  void remove(MPI_Win handle) { wins_[static_cast<size_t>(handle)].reset(); }
+  void remove(MPI_Win handle) { entry_of(wins_, HandleKind::kWin, handle)->reset(); }
 
  private:
   std::vector<std::unique_ptr<Window>> wins_ = std::vector<std::unique_ptr<Window>>(1);  // 0: MPI_WIN_NULL
