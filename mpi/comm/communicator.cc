@@ -80,10 +80,10 @@ int CommTable::add_keyval(Keyval k) {
   return static_cast<int>(keyvals_.size() - 1) + MPI_LASTUSEDCODE + 1;
 }
 
-Error CommTable::lookup_keyval(int keyval, const char* call, Keyval** k) {
+Error CommTable::lookup_keyval(int keyval, const char* call, Keyval** k, bool attached) {
   int i = keyval - MPI_LASTUSEDCODE - 1;
-  if (i < 0 || static_cast<size_t>(i) >= keyvals_.size() || keyvals_[static_cast<size_t>(i)].freed) {
-    return error(MPI_ERR_KEYVAL, "%s: %d is not a keyval from MPI_Comm_create_keyval (or it was freed)", call, keyval);
+  if (i < 0 || static_cast<size_t>(i) >= keyvals_.size() || (keyvals_[static_cast<size_t>(i)].freed && !attached)) {
+    return error(MPI_ERR_KEYVAL, "%s: %d is not a keyval from MPI_*_create_keyval (or it was freed)", call, keyval);
   }
   *k = &keyvals_[static_cast<size_t>(i)];
   return Error::ok();

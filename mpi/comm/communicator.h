@@ -101,7 +101,9 @@ class CommTable {
 
   // Keyvals; the predefined ones (MPI_TAG_UB...) are answered by the attribute calls themselves.
   int add_keyval(Keyval k);
-  Error lookup_keyval(int keyval, const char* call, Keyval** k);
+  // A freed keyval stays valid where an attribute still uses it (`attached`): attributes hold a
+  // reference, as MPICH counts them (MPI_*_get_attr on an object still carrying it answers).
+  Error lookup_keyval(int keyval, const char* call, Keyval** k, bool attached = false);
   // The keyval behind `keyval` even when freed (attributes set with it keep their callbacks until
   // deleted); null for a handle never created.
   const Keyval* find_keyval(int keyval) const;

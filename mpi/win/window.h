@@ -126,6 +126,8 @@ class Window {
   int attr_model = MPI_WIN_UNIFIED;
   // What MPI_Win_free gives back: pool blocks and memreg exposures of this rank's memory.
   std::vector<char*> pool_blocks;
+  // MPI_Win_allocate memory the pool could not hold (posix_memalign), freed with the window.
+  std::vector<char*> system_blocks;
   // This rank's region made reachable (Win_create on memory outside every segment).
   Error publish_region(void* base, uint64_t size, const char* call);
   // MPI_Win_shared_query: where `rank`'s memory is mapped here (null when not on this node).
@@ -196,8 +198,12 @@ class Window {
  private:
   struct Location;  // one target range resolved to a region
   Error check_access(int rank, const char* call) const;
+  // may_span: in a dynamic window the range may continue across adjacent attached regions (puts
+  // and gets: transfer() splits at the region ends; accumulates stay within one region).
   Error resolve(int rank, int64_t disp, int64_t target_count, const datatype::Datatype& type, const char* call,
-                Location* loc);
+                Location* loc, bool may_span = false);
+  // The region of `t` holding byte `addr`, or null.
+  static const Region* region_at(const Target& t, uint64_t addr);
   Error refresh_regions(Target& t, const char* call);
   void update_fast(Target& t);
   void set_fast(Target& t, const Region& r);
