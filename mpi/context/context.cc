@@ -222,7 +222,8 @@ int Context::report(MPI_Comm comm_handle, const Error& e) {
     run_callback(g, [&] { function(&comm_handle, &code); });
     return e.error_class();
   }
-  std::string msg = "MPI error on rank " + std::to_string(c->rank) + " of " + c->name + ": " + e.message() + " (" +
+  std::string label = c->name.empty() ? "communicator " + std::to_string(comm_handle) : c->name;
+  std::string msg = "MPI error on rank " + std::to_string(c->rank) + " of " + label + ": " + e.message() + " (" +
                     (error_class_string(code) ? error_class_string(code) : "unknown class") + ")";
   gasket::abort_job(code == 0 ? 1 : code, msg.c_str());
 }
