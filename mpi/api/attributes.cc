@@ -140,11 +140,12 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     gasket::mpi::comm::Keyval* k;
     Error e = lookup_type(c, datatype, call);
-    if (e.is_ok()) e = c.comms().lookup_keyval(type_keyval, call, &k);
     if (!e.is_ok()) return e;
-    if (attribute_val == nullptr || flag == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
     const api::Attributes& attributes = *api::type_attributes(c, datatype);
     auto it = attributes.find(type_keyval);
+    e = c.comms().lookup_keyval(type_keyval, call, &k, it != attributes.end());
+    if (!e.is_ok()) return e;
+    if (attribute_val == nullptr || flag == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
     *flag = it != attributes.end();
     if (*flag) *static_cast<void**>(attribute_val) = it->second;
     return Error::ok();

@@ -40,6 +40,25 @@ MPI_Comm make_comm(Context& c, std::vector<int> pes, uint32_t context, MPI_Errha
   return c.comms().add(std::move(n));
 }
 
+// The two leaders (local rank 0 of each group) of an intercommunicator swap `out` for the other
+// side's `in` (`tag` on the communicator's internal context), then each tells its group.
+void swap_between_groups(Context& c, Guard& g, const cm::Communicator& inter, void* out, int64_t out_bytes, void* in,
+                         int64_t in_bytes, int tag) {
+  cm::Communicator local = inter.local();
+  if (local.rank == 0) {
+    auto* s = api::new_internal(c, gasket::mpi::p2p::RequestKind::kSend, out, out_bytes, 0, tag, inter,
+                                inter.context + 1);
+    auto* r = api::new_internal(c, gasket::mpi::p2p::RequestKind::kRecv, in, in_bytes, 0, tag, inter,
+                                inter.context + 1);
+    c.engine().start_recv(r);
+    c.engine().start_send(s);
+    c.wait(g, [&] { return r->complete && s->complete; });
+    c.engine().requests().release(r);
+    c.engine().requests().release(s);
+  }
+  (void)gasket::mpi::coll::bcast_bytes(c, g, in, in_bytes, 0, local);
+}
+
 // An intercommunicator's agreement: each group agrees locally, the leaders swap their results
 // (and one int of `extra`, e.g. merge's `high`) over the intercommunicator, and tell their group.
 // Returns the context for a new communicator over both groups; *remote_extra is the other side's.
@@ -50,18 +69,7 @@ uint32_t agree_inter(Context& c, Guard& g, const cm::Communicator& inter, int ex
   (void)gasket::mpi::coll::allgather_bytes(c, g, &mine, sizeof mine, all.data(), local);
   int info[2] = {static_cast<int>(*std::max_element(all.begin(), all.end())), extra};
   int remote[2] = {0, 0};
-  if (local.rank == 0) {
-    auto* s = api::new_internal(c, gasket::mpi::p2p::RequestKind::kSend, info, sizeof info, 0, 12, inter,
-                                inter.context + 1);
-    auto* r = api::new_internal(c, gasket::mpi::p2p::RequestKind::kRecv, remote, sizeof remote, 0, 12, inter,
-                                inter.context + 1);
-    c.engine().start_recv(r);
-    c.engine().start_send(s);
-    c.wait(g, [&] { return r->complete && s->complete; });
-    c.engine().requests().release(r);
-    c.engine().requests().release(s);
-  }
-  (void)gasket::mpi::coll::bcast_bytes(c, g, remote, sizeof remote, 0, local);
+  swap_between_groups(c, g, inter, info, sizeof info, remote, sizeof remote, 12);
   uint32_t ctx = std::max(static_cast<uint32_t>(info[0]), static_cast<uint32_t>(remote[0]));
   c.comms().use_context(ctx);
   *remote_extra = remote[1];
@@ -182,15 +190,56 @@ struct SplitRecord {
   int color, key, rank;
 };
 
+// The PEs of `group` whose records have `color`, ordered by key, then by old rank.
+std::vector<int> members_of(const std::vector<SplitRecord>& records, int color, const cm::Group& group) {
+  std::vector<SplitRecord> members;
+  for (const SplitRecord& r : records) {
+    if (r.color == color) members.push_back(r);
+  }
+  std::stable_sort(members.begin(), members.end(), [](const SplitRecord& a, const SplitRecord& b) {
+    return a.key != b.key ? a.key < b.key : a.rank < b.rank;
+  });
+  std::vector<int> pes;
+  for (const SplitRecord& r : members) pes.push_back(group.pes[static_cast<size_t>(r.rank)]);
+  return pes;
+}
+
+// MPI_Comm_split of an intercommunicator: each group splits by colour as an intracommunicator
+// would, and the parts of the same colour on both sides form a new intercommunicator (none when
+// either side has no process of that colour).
+Error split_inter(Context& c, Guard& g, cm::Communicator parent, int color, int key, MPI_Comm* newcomm) {
+  int unused = 0;
+  uint32_t ctx = agree_inter(c, g, parent, 0, &unused);
+  cm::Communicator local = parent.local();
+  SplitRecord mine{color, key, parent.rank};
+  std::vector<SplitRecord> ours(static_cast<size_t>(local.size()));
+  std::vector<SplitRecord> theirs(parent.remote_group->pes.size());
+  Error e = gasket::mpi::coll::allgather_bytes(c, g, &mine, sizeof mine, ours.data(), local);
+  if (!e.is_ok()) return e;
+  swap_between_groups(c, g, parent, ours.data(), static_cast<int64_t>(ours.size() * sizeof(SplitRecord)),
+                      theirs.data(), static_cast<int64_t>(theirs.size() * sizeof(SplitRecord)), 14);
+  std::vector<int> remote = members_of(theirs, color, *parent.remote_group);
+  *newcomm = MPI_COMM_NULL;
+  if (color == MPI_UNDEFINED || remote.empty()) return Error::ok();
+  cm::Communicator n;
+  n.context = ctx;
+  n.group = std::make_shared<cm::Group>(cm::Group{members_of(ours, color, *parent.group)});
+  n.rank = n.group->rank_of_pe(gasket::my_pe());
+  n.remote_group = std::make_shared<cm::Group>(cm::Group{std::move(remote)});
+  n.errhandler = parent.errhandler;
+  *newcomm = c.comms().add(std::move(n));
+  return Error::ok();
+}
+
 Error split(Context& c, Guard& g, MPI_Comm comm, int color, int key, MPI_Comm* newcomm, const char* call) {
   cm::Communicator* old;
   Error e = lookup(c, comm, call, &old);
   if (!e.is_ok()) return e;
-  if (old->is_inter()) return error(MPI_ERR_COMM, "%s: splitting intercommunicators is not supported", call);
   if (newcomm == nullptr) return error(MPI_ERR_ARG, "%s: newcomm is NULL", call);
   if (color < 0 && color != MPI_UNDEFINED) {
     return error(MPI_ERR_ARG, "%s: rank %d: color %d is negative (and not MPI_UNDEFINED)", call, old->rank, color);
   }
+  if (old->is_inter()) return split_inter(c, g, *old, color, key, newcomm);
   cm::Communicator parent = *old;  // the table may grow below
   gasket::mpi::coll::Agreement agreed = gasket::mpi::coll::agree_with_slot(c, g, parent);
   uint32_t ctx = agreed.context;
@@ -203,16 +252,7 @@ Error split(Context& c, Guard& g, MPI_Comm comm, int color, int key, MPI_Comm* n
     *newcomm = MPI_COMM_NULL;
     return Error::ok();
   }
-  std::vector<SplitRecord> members;
-  for (const SplitRecord& r : all) {
-    if (r.color == color) members.push_back(r);
-  }
-  std::stable_sort(members.begin(), members.end(), [](const SplitRecord& a, const SplitRecord& b) {
-    return a.key != b.key ? a.key < b.key : a.rank < b.rank;
-  });
-  std::vector<int> pes;
-  for (const SplitRecord& r : members) pes.push_back(parent.group->pes[static_cast<size_t>(r.rank)]);
-  *newcomm = make_comm(c, std::move(pes), ctx, parent.errhandler, agreed.slot);
+  *newcomm = make_comm(c, members_of(all, color, *parent.group), ctx, parent.errhandler, agreed.slot);
   return Error::ok();
 }
 
@@ -680,10 +720,10 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
       *flag = 1;
       return Error::ok();
     }
-    cm::Keyval* k;
-    e = c.comms().lookup_keyval(keyval, "MPI_Comm_get_attr", &k);
-    if (!e.is_ok()) return e;
     auto it = cmm->attributes.find(keyval);
+    cm::Keyval* k;
+    e = c.comms().lookup_keyval(keyval, "MPI_Comm_get_attr", &k, it != cmm->attributes.end());
+    if (!e.is_ok()) return e;
     *flag = it != cmm->attributes.end();
     if (*flag) *static_cast<void**>(value) = it->second;
     return Error::ok();

@@ -24,12 +24,15 @@ const MPI_Fint f_status_ignore[6] = {}, f_statuses_ignore[6] = {};
 const MPI_F08_status f08_status_ignore = {}, f08_statuses_ignore = {};
 
 // A Fortran handle as C's: `value` when `live` says it names an object (under the lock), else
-// `null`. Before MPI_Init and after MPI_Finalize only the predefined handles, 1..n_predefined, exist.
+// `null`. Before MPI_Init and after MPI_Finalize only the predefined handles of the kind, the
+// first slots up to `last_predefined`'s (0: none), exist.
 template <typename Live>
-int from_fortran(MPI_Fint value, int null, int n_predefined, Live live) {
+int from_fortran(MPI_Fint value, int null, int last_predefined, Live live) {
   if (value == null) return null;
   Context* c = Context::get();
-  if (c == nullptr) return value >= 1 && value <= n_predefined ? value : null;
+  if (c == nullptr) {
+    return gasket::mpi::same_kind(value, last_predefined) && value <= last_predefined ? value : null;
+  }
   Guard g(*c);
   return live(*c) ? value : null;
 }
@@ -62,7 +65,7 @@ MPI_Comm PMPI_Comm_f2c(MPI_Fint comm) {
 
 MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype) { return datatype; }
 MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype) {
-  return from_fortran(datatype, MPI_DATATYPE_NULL, GASKET_MPI_N_PREDEFINED_TYPES - 1, [&](Context& c) {
+  return from_fortran(datatype, MPI_DATATYPE_NULL, MPI_LB, [&](Context& c) {
     const gasket::mpi::datatype::Datatype* t;
     return c.types().lookup(datatype, "MPI_Type_f2c", &t).is_ok();
   });

@@ -132,8 +132,9 @@ Error lookup_request(Context& c, MPI_Request handle, const char* call, Request**
   if (handle == MPI_REQUEST_NULL) return Error::ok();
   Request* found = c.engine().requests().find(handle);
   if (found == nullptr || !found->user_owned) {
-    return error(MPI_ERR_REQUEST, "%s: %d is not an active request handle (never created, or already completed or freed)",
-                 call, handle);
+    const char* why = is_kind(handle, HandleKind::kRequest) ? "never created, or already completed or freed"
+                                                              : why_not_found(HandleKind::kRequest, handle);
+    return error(MPI_ERR_REQUEST, "%s: %d is not an active request (%s)", call, handle, why);
   }
   *r = found;
   return Error::ok();

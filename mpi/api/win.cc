@@ -147,7 +147,7 @@ Error accumulate(Context& c, Window& w, const void* origin, int origin_count, MP
   const datatype::Datatype* one = c.types().find_committed(target_type);
   if (one != nullptr && one->predefined && origin_type == target_type && origin_count == 1 && target_count == 1 &&
       (!fetch || (result_type == target_type && result_count == 1)) && rank >= 0 && rank < w.size() &&
-      op >= MPI_MAX && op <= MPI_NO_OP && (op >= MPI_REPLACE || op::apply_predefined(op, target_type, &disp, &disp, 0)) &&
+      op::is_predefined(op) && (op == MPI_REPLACE || op == MPI_NO_OP || op::apply_predefined(op, target_type, &disp, &disp, 0)) &&
       w.atomic_direct(op, target_type, static_cast<int>(one->size), op == MPI_NO_OP ? nullptr : origin, result, rank,
                       disp)) {
     return Error::ok();
@@ -163,7 +163,7 @@ Error accumulate(Context& c, Window& w, const void* origin, int origin_count, MP
   if (e.is_ok()) e = check_types(c, w, origin_type, target_type, call, &ot, &tt);
   if (e.is_ok() && fetch) e = check_types(c, w, result_type, target_type, call, &rt, &tt);
   if (!e.is_ok()) return e;
-  if (op < MPI_MAX || op > MPI_NO_OP) {
+  if (!op::is_predefined(op)) {
     return error(MPI_ERR_OP, "%s: rank %d: %s: op %d is not a predefined operation (RMA accumulates take only those)",
                  call, w.rank(), w.label().c_str(), op);
   }
@@ -278,7 +278,17 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, int di
   size_t table = flavor == MPI_WIN_FLAVOR_DYNAMIC ? kDynamicTableBytes : kStaticTableBytes;
   char* control = pool.allocate(Window::control_bytes(n, table), 64);
   char* memory = static_cast<char*>(base);
-  if (flavor == MPI_WIN_FLAVOR_ALLOCATE) memory = pool.allocate(static_cast<size_t>(size > 0 ? size : 1), 64);
+  // MPI_Win_allocate beyond what the pool holds: page-aligned system memory, which is then exposed
+  // as MPI_Win_create's memory is (OSU's bandwidth tests at 512 KiB failed here).
+  char* system_memory = nullptr;
+  if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+    size_t bytes = static_cast<size_t>(size > 0 ? size : 1);
+    memory = pool.allocate(bytes, 64);
+    void* p = nullptr;
+    if (memory == nullptr && control != nullptr && posix_memalign(&p, 4096, bytes) == 0) {
+      memory = system_memory = static_cast<char*>(p);
+    }
+  }
   bool ok = control != nullptr && (flavor != MPI_WIN_FLAVOR_ALLOCATE || memory != nullptr);
   if (control != nullptr) std::memset(control, 0, Window::control_bytes(n, table));
 
@@ -334,7 +344,8 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, int di
   for (const win::MemberInfo& m : members) ok = ok && m.in_segment >= 0;
   if (!ok) {
     if (control != nullptr) pool.release(control);
-    if (flavor == MPI_WIN_FLAVOR_ALLOCATE && memory != nullptr) pool.release(memory);
+    if (flavor == MPI_WIN_FLAVOR_ALLOCATE && memory != nullptr && memory != system_memory) pool.release(memory);
+    std::free(system_memory);
     if (shared_block != nullptr) pool.release(shared_block);
     return error(MPI_ERR_NO_MEM,
                  "%s: rank %d: the MPI_Alloc_mem pool (GASKET_MPI_ALLOC_MEM_POOL, %zu bytes, %zu in use) of this or "
@@ -344,14 +355,17 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, int di
 
   auto w = std::make_unique<Window>(flavor, comm, cm->group, me, members, pool.base(), control, table);
   w->pool_blocks.push_back(control);
-  if (flavor == MPI_WIN_FLAVOR_ALLOCATE) w->pool_blocks.push_back(memory);
+  if (flavor == MPI_WIN_FLAVOR_ALLOCATE) (system_memory != nullptr ? w->system_blocks : w->pool_blocks).push_back(memory);
   if (shared_block != nullptr) w->pool_blocks.push_back(shared_block);
   bool published = false;
-  if (flavor == MPI_WIN_FLAVOR_CREATE && mine.in_segment == 0 && size > 0) {
+  auto exposed = [flavor](const win::MemberInfo& m) {  // user or system memory outside the segments
+    return (flavor == MPI_WIN_FLAVOR_CREATE || flavor == MPI_WIN_FLAVOR_ALLOCATE) && m.in_segment == 0 && m.size > 0;
+  };
+  if (exposed(mine)) {
     e = w->publish_region(memory, static_cast<uint64_t>(size), call);
     if (!e.is_ok()) log::fatal("%s", e.message().c_str());  // the other ranks already hold the window
   }
-  for (const win::MemberInfo& m : members) published = published || (flavor == MPI_WIN_FLAVOR_CREATE && m.in_segment == 0 && m.size > 0);
+  for (const win::MemberInfo& m : members) published = published || exposed(m);
   w->attr_size = size;
   w->attr_disp_unit = disp_unit;
   w->attr_base = flavor == MPI_WIN_FLAVOR_SHARED ? w->shared_pointer(me) : memory;
@@ -457,14 +471,11 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit,
     } else if (rank < 0 || rank >= w.size()) {
       return api::lock_rank_check(w, rank, call);
     }
-    char* p = w.flavor() == MPI_WIN_FLAVOR_DYNAMIC ? nullptr : w.shared_pointer(rank);
-    if (p == nullptr) {
-      return error(MPI_ERR_RMA_FLAVOR,
-                   "%s: rank %d: %s (flavor %d): rank %d's memory is not shared with this process (only "
-                   "MPI_Win_allocate_shared windows, and others in segments on this node, are)",
-                   call, w.rank(), w.label().c_str(), w.flavor(), rank);
-    }
-    *size = static_cast<MPI_Aint>(w.target(rank).size);
+    // MPI 4.1: every flavor answers; memory not mapped here (another node, malloc'd memory of
+    // another process, a dynamic window) and a rank of zero size give size 0 and a NULL base.
+    bool has_memory = w.flavor() != MPI_WIN_FLAVOR_DYNAMIC && w.target(rank).size > 0;
+    char* p = has_memory ? w.shared_pointer(rank) : nullptr;
+    *size = p != nullptr ? static_cast<MPI_Aint>(w.target(rank).size) : 0;
     *disp_unit = w.target(rank).disp_unit;
     *static_cast<void**>(baseptr) = p;
     return Error::ok();
@@ -677,10 +688,10 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* fla
       case MPI_WIN_MODEL: *out = &w.attr_model; return Error::ok();
       default: break;
     }
-    gasket::mpi::comm::Keyval* k;
-    Error e = c.comms().lookup_keyval(win_keyval, call, &k);
-    if (!e.is_ok()) return e;
     auto it = w.attributes.find(win_keyval);
+    gasket::mpi::comm::Keyval* k;
+    Error e = c.comms().lookup_keyval(win_keyval, call, &k, it != w.attributes.end());
+    if (!e.is_ok()) return e;
     *flag = it != w.attributes.end();
     if (*flag) *out = it->second;
     return Error::ok();
@@ -884,8 +895,9 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
       return error(MPI_ERR_LOCKTYPE, "%s: rank %d: %s: lock type %d is not MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE", call,
                    w.rank(), w.label().c_str(), lock_type);
     }
-    Error e = api::lock_rank_check(w, rank, call);
-    if (e.is_ok()) e = api::check_assert(w, assert, MPI_MODE_NOCHECK, call);
+    Error e = api::check_assert(w, assert, MPI_MODE_NOCHECK, call);
+    if (e.is_ok() && rank == MPI_PROC_NULL) return e;  // a lock of no process: nothing to do (nor to unlock)
+    if (e.is_ok()) e = api::lock_rank_check(w, rank, call);
     return e.is_ok() ? w.lock(lock_type, rank, (assert & MPI_MODE_NOCHECK) != 0, api::waiter(c, g), call) : e;
   });
 }
@@ -893,6 +905,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
 int PMPI_Win_unlock(int rank, MPI_Win win) {
   const char* call = "MPI_Win_unlock";
   return api::win_call(call, win, [&](Context&, Guard&, Window& w) -> Error {
+    if (rank == MPI_PROC_NULL) return Error::ok();  // MPI_Win_lock of MPI_PROC_NULL locked nothing
     Error e = api::lock_rank_check(w, rank, call);
     return e.is_ok() ? w.unlock(rank, call) : e;
   });
@@ -915,6 +928,7 @@ int PMPI_Win_unlock_all(MPI_Win win) {
 namespace {
 int flush(const char* call, int rank, MPI_Win win) {
   return api::win_call(call, win, [&](Context&, Guard&, Window& w) -> Error {
+    if (rank == MPI_PROC_NULL) return Error::ok();  // no operation can be pending to no process
     if (rank >= 0) {
       Error e = api::lock_rank_check(w, rank, call);
       if (e.is_ok() && !w.passive_epoch(rank)) {

@@ -18,18 +18,18 @@ CommTable::CommTable(int my_pe, int n_pes) {
   world.group = world_group;
   world.rank = my_pe;
   world.name = "MPI_COMM_WORLD";
-  comms_[MPI_COMM_WORLD] = std::make_unique<Communicator>(std::move(world));
+  comms_[slot_of(HandleKind::kComm, MPI_COMM_WORLD)] = std::make_unique<Communicator>(std::move(world));
   Communicator self;
   self.context = 2;
   self.group = std::make_shared<Group>(Group{{my_pe}});
   self.rank = 0;
   self.name = "MPI_COMM_SELF";
-  comms_[MPI_COMM_SELF] = std::make_unique<Communicator>(std::move(self));
+  comms_[slot_of(HandleKind::kComm, MPI_COMM_SELF)] = std::make_unique<Communicator>(std::move(self));
   groups_.resize(2);
-  groups_[MPI_GROUP_EMPTY] = std::make_shared<Group>();
+  groups_[slot_of(HandleKind::kGroup, MPI_GROUP_EMPTY)] = std::make_shared<Group>();
   errhandlers_.resize(3);
-  errhandlers_[MPI_ERRORS_ARE_FATAL] = std::make_unique<Errhandler>();
-  errhandlers_[MPI_ERRORS_RETURN] = std::make_unique<Errhandler>();
+  errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_ARE_FATAL)] = std::make_unique<Errhandler>();
+  errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_RETURN)] = std::make_unique<Errhandler>();
 }
 
 Communicator Communicator::local() const {
@@ -45,19 +45,20 @@ MPI_Group CommTable::add_group(std::shared_ptr<const Group> group) {
   for (size_t i = 2; i < groups_.size(); ++i) {
     if (!groups_[i]) {
       groups_[i] = std::move(group);
-      return static_cast<MPI_Group>(i);
+      return handle_of(HandleKind::kGroup, i);
     }
   }
   groups_.push_back(std::move(group));
-  return static_cast<MPI_Group>(groups_.size() - 1);
+  return handle_of(HandleKind::kGroup, groups_.size() - 1);
 }
 
 Error CommTable::lookup_group(MPI_Group handle, const char* call, std::shared_ptr<const Group>* group) {
   if (handle == MPI_GROUP_NULL) return error(MPI_ERR_GROUP, "%s: the group is MPI_GROUP_NULL", call);
-  if (handle < 0 || static_cast<size_t>(handle) >= groups_.size() || !groups_[static_cast<size_t>(handle)]) {
-    return error(MPI_ERR_GROUP, "%s: %d is not a group handle (never created, or freed)", call, handle);
+  auto* entry = entry_of(groups_, HandleKind::kGroup, handle);
+  if (entry == nullptr || !*entry) {
+    return error(MPI_ERR_GROUP, "%s: %d is not a group (%s)", call, handle, why_not_found(HandleKind::kGroup, handle));
   }
-  *group = groups_[static_cast<size_t>(handle)];
+  *group = *entry;
   return Error::ok();
 }
 
@@ -69,7 +70,7 @@ Error CommTable::free_group(MPI_Group* handle, const char* call) {
     *handle = MPI_GROUP_NULL;
     return Error::ok();
   }
-  groups_[static_cast<size_t>(*handle)].reset();
+  entry_of(groups_, HandleKind::kGroup, *handle)->reset();
   *handle = MPI_GROUP_NULL;
   return Error::ok();
 }
@@ -79,10 +80,10 @@ int CommTable::add_keyval(Keyval k) {
   return static_cast<int>(keyvals_.size() - 1) + MPI_LASTUSEDCODE + 1;
 }
 
-Error CommTable::lookup_keyval(int keyval, const char* call, Keyval** k) {
+Error CommTable::lookup_keyval(int keyval, const char* call, Keyval** k, bool attached) {
   int i = keyval - MPI_LASTUSEDCODE - 1;
-  if (i < 0 || static_cast<size_t>(i) >= keyvals_.size() || keyvals_[static_cast<size_t>(i)].freed) {
-    return error(MPI_ERR_KEYVAL, "%s: %d is not a keyval from MPI_Comm_create_keyval (or it was freed)", call, keyval);
+  if (i < 0 || static_cast<size_t>(i) >= keyvals_.size() || (keyvals_[static_cast<size_t>(i)].freed && !attached)) {
+    return error(MPI_ERR_KEYVAL, "%s: %d is not a keyval from MPI_*_create_keyval (or it was freed)", call, keyval);
   }
   *k = &keyvals_[static_cast<size_t>(i)];
   return Error::ok();
@@ -96,10 +97,10 @@ const Keyval* CommTable::find_keyval(int keyval) const {
 
 Error CommTable::lookup(MPI_Comm handle, const char* call, Communicator** comm) {
   if (handle == MPI_COMM_NULL) return error(MPI_ERR_COMM, "%s: the communicator is MPI_COMM_NULL", call);
-  if (handle < 0 || static_cast<size_t>(handle) >= comms_.size() || !comms_[static_cast<size_t>(handle)]) {
-    return error(MPI_ERR_COMM, "%s: %d is not a communicator handle (never created, or freed)", call, handle);
+  *comm = find(handle);
+  if (*comm == nullptr) {
+    return error(MPI_ERR_COMM, "%s: %d is not a communicator (%s)", call, handle, why_not_found(HandleKind::kComm, handle));
   }
-  *comm = comms_[static_cast<size_t>(handle)].get();
   return Error::ok();
 }
 
@@ -107,11 +108,11 @@ MPI_Comm CommTable::add(Communicator comm) {
   for (size_t i = 3; i < comms_.size(); ++i) {
     if (!comms_[i]) {
       comms_[i] = std::make_unique<Communicator>(std::move(comm));
-      return static_cast<MPI_Comm>(i);
+      return handle_of(HandleKind::kComm, i);
     }
   }
   comms_.push_back(std::make_unique<Communicator>(std::move(comm)));
-  return static_cast<MPI_Comm>(comms_.size() - 1);
+  return handle_of(HandleKind::kComm, comms_.size() - 1);
 }
 
 Error CommTable::free(MPI_Comm* handle, const char* call) {
@@ -121,7 +122,7 @@ Error CommTable::free(MPI_Comm* handle, const char* call) {
   if (*handle == MPI_COMM_WORLD || *handle == MPI_COMM_SELF) {
     return error(MPI_ERR_COMM, "%s: %s is predefined and cannot be freed", call, c->name.c_str());
   }
-  comms_[static_cast<size_t>(*handle)].reset();
+  entry_of(comms_, HandleKind::kComm, *handle)->reset();
   *handle = MPI_COMM_NULL;
   return Error::ok();
 }
@@ -130,14 +131,16 @@ MPI_Errhandler CommTable::add_errhandler(MPI_Comm_errhandler_function* function)
   auto eh = std::make_unique<Errhandler>();
   eh->function = function;
   errhandlers_.push_back(std::move(eh));
-  return static_cast<MPI_Errhandler>(errhandlers_.size() - 1);
+  return handle_of(HandleKind::kErrhandler, errhandlers_.size() - 1);
 }
 
 Error CommTable::lookup_errhandler(MPI_Errhandler handle, const char* call, Errhandler** eh) {
-  if (handle <= 0 || static_cast<size_t>(handle) >= errhandlers_.size() || !errhandlers_[static_cast<size_t>(handle)]) {
-    return error(MPI_ERR_ARG, "%s: %d is not an error handler", call, handle);
+  auto* entry = entry_of(errhandlers_, HandleKind::kErrhandler, handle);
+  if (entry == nullptr || !*entry) {
+    return error(MPI_ERR_ARG, "%s: %d is not an error handler (%s)", call, handle,
+                 why_not_found(HandleKind::kErrhandler, handle));
   }
-  *eh = errhandlers_[static_cast<size_t>(handle)].get();
+  *eh = entry->get();
   return Error::ok();
 }
 

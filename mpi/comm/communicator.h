@@ -12,6 +12,7 @@
 
 #include "mpi.h"
 #include "mpi/base/error.h"
+#include "mpi/base/handle.h"
 
 namespace gasket::coll {
 class PeSet;  // core/coll: a communicator's group as the core's PE set (same-node collectives)
@@ -80,8 +81,8 @@ class CommTable {
   Error lookup(MPI_Comm handle, const char* call, Communicator** comm);
   // The communicator behind `handle`, or null (the hot path; lookup() explains failures).
   Communicator* find(MPI_Comm handle) {
-    return handle > 0 && static_cast<size_t>(handle) < comms_.size() ? comms_[static_cast<size_t>(handle)].get()
-                                                                      : nullptr;
+    auto* entry = entry_of(comms_, HandleKind::kComm, handle);
+    return entry != nullptr ? entry->get() : nullptr;
   }
   MPI_Comm add(Communicator comm);
   Error free(MPI_Comm* handle, const char* call);
@@ -100,7 +101,9 @@ class CommTable {
 
   // Keyvals; the predefined ones (MPI_TAG_UB...) are answered by the attribute calls themselves.
   int add_keyval(Keyval k);
-  Error lookup_keyval(int keyval, const char* call, Keyval** k);
+  // A freed keyval stays valid where an attribute still uses it (`attached`): attributes hold a
+  // reference, as MPICH counts them (MPI_*_get_attr on an object still carrying it answers).
+  Error lookup_keyval(int keyval, const char* call, Keyval** k, bool attached = false);
   // The keyval behind `keyval` even when freed (attributes set with it keep their callbacks until
   // deleted); null for a handle never created.
   const Keyval* find_keyval(int keyval) const;

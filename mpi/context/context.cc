@@ -162,7 +162,7 @@ Error Context::start(int required) {
                    launcher_count(bootstrap::kEnvJobUniverseSize, 1, gasket::n_pes(), &universe_size_)}) {
     if (!le.is_ok()) return le;
   }
-  *infos_[MPI_INFO_ENV] = environment_info(thread_level_, app_size);
+  *infos_[slot_of(HandleKind::kInfo, MPI_INFO_ENV)] = environment_info(thread_level_, app_size);
   wtime_base_ = 0;
   wtime_base_ = wtime();
   return Error::ok();
@@ -222,29 +222,32 @@ int Context::report(MPI_Comm comm_handle, const Error& e) {
     run_callback(g, [&] { function(&comm_handle, &code); });
     return e.error_class();
   }
-  std::string msg = "MPI error on rank " + std::to_string(c->rank) + " of " + c->name + ": " + e.message() + " (" +
+  std::string label = c->name.empty() ? "communicator " + std::to_string(comm_handle) : c->name;
+  std::string msg = "MPI error on rank " + std::to_string(c->rank) + " of " + label + ": " + e.message() + " (" +
                     (error_class_string(code) ? error_class_string(code) : "unknown class") + ")";
   gasket::abort_job(code == 0 ? 1 : code, msg.c_str());
 }
 
 MPI_Message Context::add_message(std::unique_ptr<p2p::Unexpected> msg) {
-  for (size_t i = 0; i < messages_.size(); ++i) {
+  for (size_t i = 1; i < messages_.size(); ++i) {
     if (!messages_[i]) {
       messages_[i] = std::move(msg);
-      return static_cast<MPI_Message>(i + 1);
+      return handle_of(HandleKind::kMessage, i);
     }
   }
   messages_.push_back(std::move(msg));
-  return static_cast<MPI_Message>(messages_.size());
+  return handle_of(HandleKind::kMessage, messages_.size() - 1);
 }
 
 Error Context::take_message(MPI_Message* handle, const char* call, std::unique_ptr<p2p::Unexpected>* msg) {
   if (handle == nullptr) return error(MPI_ERR_ARG, "%s: the message argument is NULL", call);
   MPI_Message h = *handle;
-  if (h <= 0 || static_cast<size_t>(h) > messages_.size() || !messages_[static_cast<size_t>(h - 1)]) {
-    return error(MPI_ERR_REQUEST, "%s: %d is not a message handle from MPI_Mprobe/MPI_Improbe", call, h);
+  auto* entry = entry_of(messages_, HandleKind::kMessage, h);
+  if (entry == nullptr || !*entry) {
+    return error(MPI_ERR_REQUEST, "%s: %d is not a message from MPI_Mprobe/MPI_Improbe (%s)", call, h,
+                 why_not_found(HandleKind::kMessage, h));
   }
-  *msg = std::move(messages_[static_cast<size_t>(h - 1)]);
+  *msg = std::move(*entry);
   *handle = MPI_MESSAGE_NULL;
   return Error::ok();
 }
@@ -253,16 +256,16 @@ MPI_Info Context::add_info(Info info) {
   for (size_t i = 2; i < infos_.size(); ++i) {
     if (!infos_[i]) {
       infos_[i] = std::make_unique<Info>(std::move(info));
-      return static_cast<MPI_Info>(i);
+      return handle_of(HandleKind::kInfo, i);
     }
   }
   infos_.push_back(std::make_unique<Info>(std::move(info)));
-  return static_cast<MPI_Info>(infos_.size() - 1);
+  return handle_of(HandleKind::kInfo, infos_.size() - 1);
 }
 
 Info* Context::find_info(MPI_Info handle) {
-  if (handle <= 0 || static_cast<size_t>(handle) >= infos_.size()) return nullptr;
-  return infos_[static_cast<size_t>(handle)].get();
+  auto* entry = entry_of(infos_, HandleKind::kInfo, handle);
+  return entry != nullptr ? entry->get() : nullptr;
 }
 
 double Context::wtime() const {

@@ -18,6 +18,7 @@
 #include "mpi.h"
 #include "mpi/base/arena.h"
 #include "mpi/base/error.h"
+#include "mpi/base/handle.h"
 #include "mpi/coll/area.h"
 #include "mpi/coll/scratch.h"
 #include "mpi/comm/communicator.h"
@@ -122,7 +123,8 @@ class Context {
   MPI_Message add_message(std::unique_ptr<p2p::Unexpected> msg);
   Error take_message(MPI_Message* handle, const char* call, std::unique_ptr<p2p::Unexpected>* msg);
   bool has_message(MPI_Message h) const {
-    return h > 0 && static_cast<size_t>(h) <= messages_.size() && messages_[static_cast<size_t>(h - 1)] != nullptr;
+    auto* entry = entry_of(messages_, HandleKind::kMessage, h);
+    return entry != nullptr && *entry != nullptr;
   }
 
   // The predefined attributes MPI_APPNUM (0 when the launcher gave none: a launch without ':' is
@@ -133,7 +135,7 @@ class Context {
   // Info objects (MPI_INFO_ENV describes how this process was started, see start()).
   MPI_Info add_info(Info info);
   Info* find_info(MPI_Info handle);
-  void free_info(MPI_Info handle) { infos_[static_cast<size_t>(handle)].reset(); }
+  void free_info(MPI_Info handle) { entry_of(infos_, HandleKind::kInfo, handle)->reset(); }
 
   // Error classes, codes and strings added by the application.
   UserErrors& user_errors() { return user_errors_; }
@@ -167,10 +169,10 @@ class Context {
   std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start
   std::unique_ptr<p2p::Engine> engine_;
   win::WinTable wins_;
-  std::vector<std::unique_ptr<p2p::Unexpected>> messages_;
+  std::vector<std::unique_ptr<p2p::Unexpected>> messages_ = std::vector<std::unique_ptr<p2p::Unexpected>>(1);  // 0: null
   std::vector<std::unique_ptr<Info>> infos_ = [] {
     std::vector<std::unique_ptr<Info>> v(2);  // MPI_INFO_NULL, MPI_INFO_ENV
-    v[MPI_INFO_ENV] = std::make_unique<Info>();
+    v[slot_of(HandleKind::kInfo, MPI_INFO_ENV)] = std::make_unique<Info>();
     return v;
   }();
   UserErrors user_errors_;

@@ -110,7 +110,7 @@ DatatypeTable::DatatypeTable() {
   types_.resize(GASKET_MPI_N_PREDEFINED_TYPES);
   auto set = [this](int h, Datatype t) {
     t.basic_type = h;
-    types_[static_cast<size_t>(h)] = std::make_unique<Datatype>(std::move(t));
+    types_[slot_of(HandleKind::kDatatype, h)] = std::make_unique<Datatype>(std::move(t));
   };
   set(MPI_CHAR, basic("MPI_CHAR", 1, 1, 1, true, false));
   set(MPI_SIGNED_CHAR, basic("MPI_SIGNED_CHAR", 1, 1, 1, true, false));
@@ -178,10 +178,11 @@ DatatypeTable::DatatypeTable() {
 
 Error DatatypeTable::lookup(int handle, const char* call, const Datatype** type) const {
   if (handle == MPI_DATATYPE_NULL) return error(MPI_ERR_TYPE, "%s: the datatype is MPI_DATATYPE_NULL", call);
-  if (handle < 0 || static_cast<size_t>(handle) >= types_.size() || !types_[static_cast<size_t>(handle)]) {
-    return error(MPI_ERR_TYPE, "%s: %d is not a datatype handle (never created, or freed)", call, handle);
+  const auto* entry = entry_of(types_, HandleKind::kDatatype, handle);
+  if (entry == nullptr || !*entry) {
+    return error(MPI_ERR_TYPE, "%s: %d is not a datatype (%s)", call, handle, why_not_found(HandleKind::kDatatype, handle));
   }
-  *type = types_[static_cast<size_t>(handle)].get();
+  *type = entry->get();
   return Error::ok();
 }
 
@@ -198,7 +199,7 @@ int DatatypeTable::parameterized(int base, Combiner combiner, const std::vector<
   auto key = std::make_pair(combiner, parameters);
   auto it = parameterized_.find(key);
   if (it != parameterized_.end()) return it->second;
-  Datatype t = *types_[static_cast<size_t>(base)];
+  Datatype t = *types_[slot_of(HandleKind::kDatatype, base)];
   t.attributes.clear();
   t.combiner = combiner;
   t.ints = parameters;
@@ -213,23 +214,23 @@ int DatatypeTable::add(Datatype type) {
   if (!free_handles_.empty()) {
     int h = free_handles_.back();
     free_handles_.pop_back();
-    types_[static_cast<size_t>(h)] = std::move(p);
+    types_[slot_of(HandleKind::kDatatype, h)] = std::move(p);
     return h;
   }
   types_.push_back(std::move(p));
-  return static_cast<int>(types_.size() - 1);
+  return handle_of(HandleKind::kDatatype, types_.size() - 1);
 }
 
 void DatatypeTable::retain(int handle) {
-  Datatype* t = types_[static_cast<size_t>(handle)].get();
+  Datatype* t = types_[slot_of(HandleKind::kDatatype, handle)].get();
   if (!t->predefined) ++t->references;
 }
 
 void DatatypeTable::release(int handle) {
-  Datatype* t = types_[static_cast<size_t>(handle)].get();
+  Datatype* t = types_[slot_of(HandleKind::kDatatype, handle)].get();
   if (t->predefined || --t->references > 0) return;
   std::vector<int> constituents = t->types;
-  retired_.push_back(std::move(types_[static_cast<size_t>(handle)]));
+  retired_.push_back(std::move(types_[slot_of(HandleKind::kDatatype, handle)]));
   free_handles_.push_back(handle);
   for (int constituent : constituents) release(constituent);
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mpi/base/error.h"
+#include "mpi/base/handle.h"
 
 namespace gasket::mpi::datatype {
 
@@ -70,8 +71,8 @@ class DatatypeTable {
   Error lookup_committed(int handle, const char* call, const Datatype** type) const;
   // The committed type behind `handle`, or null (the hot path; lookup_committed() explains).
   const Datatype* find_committed(int handle) const {
-    if (handle <= 0 || static_cast<size_t>(handle) >= types_.size()) return nullptr;
-    const Datatype* t = types_[static_cast<size_t>(handle)].get();
+    const auto* entry = entry_of(types_, HandleKind::kDatatype, handle);
+    const Datatype* t = entry != nullptr ? entry->get() : nullptr;
     return t != nullptr && t->committed ? t : nullptr;
   }
   // Registers `type` (which references the derived types in its contents) under a new handle.
@@ -84,7 +85,7 @@ class DatatypeTable {
   void retain(int handle);
   // MPI_Type_free: the caller's reference is dropped and *handle set to MPI_DATATYPE_NULL.
   Error free(int* handle, const char* call);
-  Datatype* mutable_type(int handle) { return types_[static_cast<size_t>(handle)].get(); }
+  Datatype* mutable_type(int handle) { return types_[slot_of(HandleKind::kDatatype, handle)].get(); }
 
  private:
   void release(int handle);

@@ -129,113 +129,130 @@ typedef struct MPI_Status {
 #define MPI_SIMILAR 2
 #define MPI_UNEQUAL 3
 
-/* ---- null and predefined handles ----
- * Layout (mpi/README.md, "Handles"): a handle is a non-negative int; 0 is every kind's null
- * handle; predefined handles are small positive constants; created objects get their table's
- * index. No handle is negative, so each survives a round trip through unsigned types (mpi4py
- * keeps handles as unsigned integers). MPI_MESSAGE_NO_PROC is INT_MAX, a value no table reaches. */
+/* ---- handle layout (mpi/README.md, "Handles"; mpi/base/handle.h converts) ----
+ * A handle is a non-negative int: (kind << GASKET_HANDLE_KIND_SHIFT) | slot, the slot being the
+ * object's place in its kind's table (slot 0 is never used). 0 is every kind's null handle. A
+ * value of one kind passed where another is expected is refused with the expected kind's error
+ * class. No handle is negative, so each survives a round trip through unsigned types (mpi4py
+ * keeps handles as unsigned integers). */
+#define GASKET_HANDLE_KIND_SHIFT 26
+#define GASKET_HANDLE_SLOT_MASK ((1 << GASKET_HANDLE_KIND_SHIFT) - 1)
+#define GASKET_HANDLE_KIND_COMM 1
+#define GASKET_HANDLE_KIND_GROUP 2
+#define GASKET_HANDLE_KIND_DATATYPE 3
+#define GASKET_HANDLE_KIND_OP 4
+#define GASKET_HANDLE_KIND_REQUEST 5
+#define GASKET_HANDLE_KIND_INFO 6
+#define GASKET_HANDLE_KIND_WIN 7
+#define GASKET_HANDLE_KIND_ERRHANDLER 8
+#define GASKET_HANDLE_KIND_MESSAGE 9
+#define GASKET_HANDLE_KIND_FILE 10    /* reserved for MPI-IO */
+#define GASKET_HANDLE_KIND_SESSION 11 /* reserved for sessions */
+#define GASKET_HANDLE(kind, slot) ((GASKET_HANDLE_KIND_##kind << GASKET_HANDLE_KIND_SHIFT) | (slot))
+
+/* ---- null and predefined handles ---- */
 #define MPI_COMM_NULL 0
-#define MPI_COMM_WORLD 1
-#define MPI_COMM_SELF 2
+#define MPI_COMM_WORLD GASKET_HANDLE(COMM, 1)
+#define MPI_COMM_SELF GASKET_HANDLE(COMM, 2)
 #define MPI_GROUP_NULL 0
-#define MPI_GROUP_EMPTY 1
+#define MPI_GROUP_EMPTY GASKET_HANDLE(GROUP, 1)
 #define MPI_REQUEST_NULL 0
 #define MPI_MESSAGE_NULL 0
-#define MPI_MESSAGE_NO_PROC 0x7fffffff
+#define MPI_MESSAGE_NO_PROC GASKET_HANDLE(MESSAGE, GASKET_HANDLE_SLOT_MASK) /* a slot no table reaches */
 #define MPI_INFO_NULL 0
-#define MPI_INFO_ENV 1
+#define MPI_INFO_ENV GASKET_HANDLE(INFO, 1)
 #define MPI_ERRHANDLER_NULL 0
-#define MPI_ERRORS_ARE_FATAL 1
-#define MPI_ERRORS_RETURN 2
+#define MPI_ERRORS_ARE_FATAL GASKET_HANDLE(ERRHANDLER, 1)
+#define MPI_ERRORS_RETURN GASKET_HANDLE(ERRHANDLER, 2)
 #define MPI_OP_NULL 0
 
-/* Datatypes: predefined handles are their table index (mpi/datatype/datatype.h keeps the order). */
+/* Datatypes: predefined handles are their slot in the type table (mpi/datatype/datatype.cc). */
 #define MPI_DATATYPE_NULL 0
-#define MPI_CHAR 1
-#define MPI_SIGNED_CHAR 2
-#define MPI_UNSIGNED_CHAR 3
-#define MPI_BYTE 4
-#define MPI_SHORT 5
-#define MPI_UNSIGNED_SHORT 6
-#define MPI_INT 7
-#define MPI_UNSIGNED 8
-#define MPI_LONG 9
-#define MPI_UNSIGNED_LONG 10
-#define MPI_LONG_LONG_INT 11
-#define MPI_LONG_LONG 11
-#define MPI_UNSIGNED_LONG_LONG 12
-#define MPI_FLOAT 13
-#define MPI_DOUBLE 14
-#define MPI_LONG_DOUBLE 15
-#define MPI_WCHAR 16
-#define MPI_C_BOOL 17
-#define MPI_INT8_T 18
-#define MPI_INT16_T 19
-#define MPI_INT32_T 20
-#define MPI_INT64_T 21
-#define MPI_UINT8_T 22
-#define MPI_UINT16_T 23
-#define MPI_UINT32_T 24
-#define MPI_UINT64_T 25
-#define MPI_AINT 26
-#define MPI_OFFSET 27
-#define MPI_COUNT 28
-#define MPI_C_FLOAT_COMPLEX 29
-#define MPI_C_COMPLEX 29
-#define MPI_C_DOUBLE_COMPLEX 30
-#define MPI_C_LONG_DOUBLE_COMPLEX 31
-#define MPI_PACKED 32
-#define MPI_FLOAT_INT 33
-#define MPI_DOUBLE_INT 34
-#define MPI_LONG_INT 35
-#define MPI_2INT 36
-#define MPI_SHORT_INT 37
-#define MPI_LONG_DOUBLE_INT 38
-#define MPI_UB 39
-#define MPI_LB 40
+#define MPI_CHAR GASKET_HANDLE(DATATYPE, 1)
+#define MPI_SIGNED_CHAR GASKET_HANDLE(DATATYPE, 2)
+#define MPI_UNSIGNED_CHAR GASKET_HANDLE(DATATYPE, 3)
+#define MPI_BYTE GASKET_HANDLE(DATATYPE, 4)
+#define MPI_SHORT GASKET_HANDLE(DATATYPE, 5)
+#define MPI_UNSIGNED_SHORT GASKET_HANDLE(DATATYPE, 6)
+#define MPI_INT GASKET_HANDLE(DATATYPE, 7)
+#define MPI_UNSIGNED GASKET_HANDLE(DATATYPE, 8)
+#define MPI_LONG GASKET_HANDLE(DATATYPE, 9)
+#define MPI_UNSIGNED_LONG GASKET_HANDLE(DATATYPE, 10)
+#define MPI_LONG_LONG_INT GASKET_HANDLE(DATATYPE, 11)
+#define MPI_LONG_LONG GASKET_HANDLE(DATATYPE, 11)
+#define MPI_UNSIGNED_LONG_LONG GASKET_HANDLE(DATATYPE, 12)
+#define MPI_FLOAT GASKET_HANDLE(DATATYPE, 13)
+#define MPI_DOUBLE GASKET_HANDLE(DATATYPE, 14)
+#define MPI_LONG_DOUBLE GASKET_HANDLE(DATATYPE, 15)
+#define MPI_WCHAR GASKET_HANDLE(DATATYPE, 16)
+#define MPI_C_BOOL GASKET_HANDLE(DATATYPE, 17)
+#define MPI_INT8_T GASKET_HANDLE(DATATYPE, 18)
+#define MPI_INT16_T GASKET_HANDLE(DATATYPE, 19)
+#define MPI_INT32_T GASKET_HANDLE(DATATYPE, 20)
+#define MPI_INT64_T GASKET_HANDLE(DATATYPE, 21)
+#define MPI_UINT8_T GASKET_HANDLE(DATATYPE, 22)
+#define MPI_UINT16_T GASKET_HANDLE(DATATYPE, 23)
+#define MPI_UINT32_T GASKET_HANDLE(DATATYPE, 24)
+#define MPI_UINT64_T GASKET_HANDLE(DATATYPE, 25)
+#define MPI_AINT GASKET_HANDLE(DATATYPE, 26)
+#define MPI_OFFSET GASKET_HANDLE(DATATYPE, 27)
+#define MPI_COUNT GASKET_HANDLE(DATATYPE, 28)
+#define MPI_C_FLOAT_COMPLEX GASKET_HANDLE(DATATYPE, 29)
+#define MPI_C_COMPLEX GASKET_HANDLE(DATATYPE, 29)
+#define MPI_C_DOUBLE_COMPLEX GASKET_HANDLE(DATATYPE, 30)
+#define MPI_C_LONG_DOUBLE_COMPLEX GASKET_HANDLE(DATATYPE, 31)
+#define MPI_PACKED GASKET_HANDLE(DATATYPE, 32)
+#define MPI_FLOAT_INT GASKET_HANDLE(DATATYPE, 33)
+#define MPI_DOUBLE_INT GASKET_HANDLE(DATATYPE, 34)
+#define MPI_LONG_INT GASKET_HANDLE(DATATYPE, 35)
+#define MPI_2INT GASKET_HANDLE(DATATYPE, 36)
+#define MPI_SHORT_INT GASKET_HANDLE(DATATYPE, 37)
+#define MPI_LONG_DOUBLE_INT GASKET_HANDLE(DATATYPE, 38)
+#define MPI_UB GASKET_HANDLE(DATATYPE, 39)
+#define MPI_LB GASKET_HANDLE(DATATYPE, 40)
 /* Fortran named datatypes (mpi/fortran; sizes of gfortran's default kinds: INTEGER, REAL, LOGICAL
  * 4 bytes). gfortran has no REAL*2 / COMPLEX*4: MPI_REAL2 and MPI_COMPLEX4 are MPI_DATATYPE_NULL,
  * as the standard allows for a kind the compiler lacks. */
-#define MPI_INTEGER 41
-#define MPI_REAL 42
-#define MPI_DOUBLE_PRECISION 43
-#define MPI_COMPLEX 44
-#define MPI_DOUBLE_COMPLEX 45
-#define MPI_LOGICAL 46
-#define MPI_CHARACTER 47
-#define MPI_2REAL 48
-#define MPI_2DOUBLE_PRECISION 49
-#define MPI_2INTEGER 50
-#define MPI_INTEGER1 51
-#define MPI_INTEGER2 52
-#define MPI_INTEGER4 53
-#define MPI_INTEGER8 54
-#define MPI_INTEGER16 55
+#define MPI_INTEGER GASKET_HANDLE(DATATYPE, 41)
+#define MPI_REAL GASKET_HANDLE(DATATYPE, 42)
+#define MPI_DOUBLE_PRECISION GASKET_HANDLE(DATATYPE, 43)
+#define MPI_COMPLEX GASKET_HANDLE(DATATYPE, 44)
+#define MPI_DOUBLE_COMPLEX GASKET_HANDLE(DATATYPE, 45)
+#define MPI_LOGICAL GASKET_HANDLE(DATATYPE, 46)
+#define MPI_CHARACTER GASKET_HANDLE(DATATYPE, 47)
+#define MPI_2REAL GASKET_HANDLE(DATATYPE, 48)
+#define MPI_2DOUBLE_PRECISION GASKET_HANDLE(DATATYPE, 49)
+#define MPI_2INTEGER GASKET_HANDLE(DATATYPE, 50)
+#define MPI_INTEGER1 GASKET_HANDLE(DATATYPE, 51)
+#define MPI_INTEGER2 GASKET_HANDLE(DATATYPE, 52)
+#define MPI_INTEGER4 GASKET_HANDLE(DATATYPE, 53)
+#define MPI_INTEGER8 GASKET_HANDLE(DATATYPE, 54)
+#define MPI_INTEGER16 GASKET_HANDLE(DATATYPE, 55)
 #define MPI_REAL2 MPI_DATATYPE_NULL
-#define MPI_REAL4 56
-#define MPI_REAL8 57
-#define MPI_REAL16 58
+#define MPI_REAL4 GASKET_HANDLE(DATATYPE, 56)
+#define MPI_REAL8 GASKET_HANDLE(DATATYPE, 57)
+#define MPI_REAL16 GASKET_HANDLE(DATATYPE, 58)
 #define MPI_COMPLEX4 MPI_DATATYPE_NULL
-#define MPI_COMPLEX8 59
-#define MPI_COMPLEX16 60
-#define MPI_COMPLEX32 61
+#define MPI_COMPLEX8 GASKET_HANDLE(DATATYPE, 59)
+#define MPI_COMPLEX16 GASKET_HANDLE(DATATYPE, 60)
+#define MPI_COMPLEX32 GASKET_HANDLE(DATATYPE, 61)
 #define GASKET_MPI_N_PREDEFINED_TYPES 62
 
 /* reduction operations */
-#define MPI_MAX 1
-#define MPI_MIN 2
-#define MPI_SUM 3
-#define MPI_PROD 4
-#define MPI_LAND 5
-#define MPI_BAND 6
-#define MPI_LOR 7
-#define MPI_BOR 8
-#define MPI_LXOR 9
-#define MPI_BXOR 10
-#define MPI_MINLOC 11
-#define MPI_MAXLOC 12
-#define MPI_REPLACE 13
-#define MPI_NO_OP 14
+#define MPI_MAX GASKET_HANDLE(OP, 1)
+#define MPI_MIN GASKET_HANDLE(OP, 2)
+#define MPI_SUM GASKET_HANDLE(OP, 3)
+#define MPI_PROD GASKET_HANDLE(OP, 4)
+#define MPI_LAND GASKET_HANDLE(OP, 5)
+#define MPI_BAND GASKET_HANDLE(OP, 6)
+#define MPI_LOR GASKET_HANDLE(OP, 7)
+#define MPI_BOR GASKET_HANDLE(OP, 8)
+#define MPI_LXOR GASKET_HANDLE(OP, 9)
+#define MPI_BXOR GASKET_HANDLE(OP, 10)
+#define MPI_MINLOC GASKET_HANDLE(OP, 11)
+#define MPI_MAXLOC GASKET_HANDLE(OP, 12)
+#define MPI_REPLACE GASKET_HANDLE(OP, 13)
+#define MPI_NO_OP GASKET_HANDLE(OP, 14)
 
 /* ---- error handlers ---- */
 typedef void MPI_Comm_errhandler_function(MPI_Comm*, int*, ...);

@@ -235,34 +235,45 @@ const char* name(MPI_Op op) {
   static const char* const names[] = {"MPI_OP_NULL", "MPI_MAX",  "MPI_MIN",  "MPI_SUM",    "MPI_PROD",
                                       "MPI_LAND",    "MPI_BAND", "MPI_LOR",  "MPI_BOR",    "MPI_LXOR",
                                       "MPI_BXOR",    "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
-  if (op >= 0 && op <= MPI_NO_OP) return names[op];
+  if (op == MPI_OP_NULL || is_predefined(op)) return names[slot_of(HandleKind::kOp, op)];
   return "a user operation";
+}
+
+bool is_predefined(MPI_Op op) {
+  size_t slot = slot_of(HandleKind::kOp, op);
+  return slot >= slot_of(HandleKind::kOp, MPI_MAX) && slot <= slot_of(HandleKind::kOp, MPI_NO_OP);
+}
+
+size_t OpTable::user_index(MPI_Op op) {
+  size_t slot = slot_of(HandleKind::kOp, op), last_predefined = slot_of(HandleKind::kOp, MPI_NO_OP);
+  return slot != kNoSlot && slot > last_predefined ? slot - last_predefined - 1 : kNoSlot;
 }
 
 MPI_Op OpTable::add(MPI_User_function* function, bool commutative) {
   ops_.push_back(UserOp{function, commutative});
   live_.push_back(true);
-  return static_cast<MPI_Op>(MPI_NO_OP + ops_.size());
+  return handle_of(HandleKind::kOp, slot_of(HandleKind::kOp, MPI_NO_OP) + ops_.size());
 }
 
 const UserOp* OpTable::find(MPI_Op op) const {
-  if (op <= MPI_NO_OP) return nullptr;
-  size_t i = static_cast<size_t>(op - MPI_NO_OP - 1);
+  size_t i = user_index(op);
   return i < ops_.size() ? &ops_[i] : nullptr;
 }
 
 bool OpTable::valid(MPI_Op op) const {
-  if (op >= MPI_MAX && op <= MPI_NO_OP) return true;
-  return find(op) != nullptr && live_[static_cast<size_t>(op - MPI_NO_OP - 1)];
+  if (is_predefined(op)) return true;
+  return find(op) != nullptr && live_[user_index(op)];
 }
 
 Error OpTable::free(MPI_Op* op, const char* call) {
   if (op == nullptr) return error(MPI_ERR_ARG, "%s: op is NULL", call);
-  if (*op >= MPI_MAX && *op <= MPI_NO_OP) {
+  if (is_predefined(*op)) {
     return error(MPI_ERR_OP, "%s: %s is predefined and cannot be freed", call, name(*op));
   }
-  if (!valid(*op)) return error(MPI_ERR_OP, "%s: %d is not a user operation (or already freed)", call, *op);
-  live_[static_cast<size_t>(*op - MPI_NO_OP - 1)] = false;  // handles are not reused
+  if (!valid(*op)) {
+    return error(MPI_ERR_OP, "%s: %d is not a user operation (%s)", call, *op, why_not_found(HandleKind::kOp, *op));
+  }
+  live_[user_index(*op)] = false;  // handles are not reused
   *op = MPI_OP_NULL;
   return Error::ok();
 }

@@ -10,6 +10,7 @@
 
 #include "mpi.h"
 #include "mpi/base/error.h"
+#include "mpi/base/handle.h"
 #include "mpi/datatype/datatype.h"
 
 namespace gasket::mpi::op {
@@ -27,7 +28,10 @@ struct UserOp {
   bool commutative = true;
 };
 
-// User-defined operations; their handles follow MPI_NO_OP.
+// Whether `op` is one of the predefined operations (MPI_MAX .. MPI_NO_OP).
+bool is_predefined(MPI_Op op);
+
+// User-defined operations; their slots follow MPI_NO_OP's.
 class OpTable {
  public:
   MPI_Op add(MPI_User_function* function, bool commutative);
@@ -43,7 +47,10 @@ class OpTable {
   }
 
  private:
-  std::vector<UserOp> ops_;  // index = handle - MPI_NO_OP - 1
+  // The index in ops_ of a user operation's handle (kNoSlot for any other value).
+  static size_t user_index(MPI_Op op);
+
+  std::vector<UserOp> ops_;  // index = slot - MPI_NO_OP's slot - 1
   std::vector<bool> live_;
 };
 

@@ -10,6 +10,7 @@
 #include "mpi.h"
 #include "core/memreg/exposure.h"
 #include "mpi/base/error.h"
+#include "mpi/base/handle.h"
 #include "mpi/datatype/datatype.h"
 
 namespace gasket::mpi::p2p {
@@ -124,7 +125,7 @@ class RequestPool {
     } else {
       all_.push_back(std::make_unique<Request>());
       r = all_.back().get();
-      r->handle = static_cast<int>(all_.size());
+      r->handle = handle_of(HandleKind::kRequest, all_.size());  // slot i + 1: all_[i]
     }
     r->kind = kind;
     r->live = true;
@@ -141,8 +142,10 @@ class RequestPool {
   }
   // The live request behind a handle / wire id, or null.
   Request* find(int64_t handle) const {
-    if (handle <= 0 || handle > static_cast<int64_t>(all_.size())) return nullptr;
-    Request* r = all_[static_cast<size_t>(handle - 1)].get();
+    if (handle <= 0 || handle > INT32_MAX) return nullptr;
+    size_t slot = slot_of(HandleKind::kRequest, static_cast<int>(handle));
+    if (slot == 0 || slot > all_.size()) return nullptr;
+    Request* r = all_[slot - 1].get();
     return r->live ? r : nullptr;
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/base/log.h"
@@ -454,8 +455,15 @@ Error Window::check_access(int rank, const char* call) const {
                call, rank_, label().c_str(), rank);
 }
 
+const Region* Window::region_at(const Target& t, uint64_t addr) {
+  for (const Region& r : t.regions) {
+    if (r.contains(addr, 1)) return &r;
+  }
+  return nullptr;
+}
+
 Error Window::resolve(int rank, int64_t disp, int64_t target_count, const datatype::Datatype& type, const char* call,
-                      Location* loc) {
+                      Location* loc, bool may_span) {
   loc->rank = rank;
   if (target_count == 0 || type.size == 0) {
     loc->empty = true;
@@ -482,8 +490,15 @@ Error Window::resolve(int rank, int64_t disp, int64_t target_count, const dataty
       Error e = refresh_regions(t, call);
       if (!e.is_ok()) return e;
     }
+    // Whether attached regions adjacent to r cover the range up to its end.
+    auto spans_from = [&](const Region& r) {
+      if (!may_span || !dynamic || !r.contains(addr, 1)) return false;
+      const Region* last = &r;
+      while (last != nullptr && last->base + last->size < addr + len) last = region_at(t, last->base + last->size);
+      return last != nullptr;
+    };
     for (const Region& r : t.regions) {
-      if (r.contains(addr, len)) {
+      if (r.contains(addr, len) || spans_from(r)) {
         loc->region = &r;
         loc->offset = static_cast<int64_t>(start - r.base);
         if (dynamic) set_fast(t, r);
@@ -504,6 +519,18 @@ Error Window::resolve(int rank, int64_t disp, int64_t target_count, const dataty
 
 Error Window::transfer(bool is_put, const Location& loc, uint64_t offset, char* local, size_t len, const char* call) {
   const Region& r = *loc.region;
+  if (offset + len > r.size) {  // a dynamic window's range continuing into the adjacent region (resolve)
+    uint64_t room = offset < r.size ? r.size - offset : 0;
+    Error e = room > 0 ? transfer(is_put, loc, offset, local, room, call) : Error::ok();
+    if (!e.is_ok()) return e;
+    Location rest = loc;
+    rest.region = region_at(targets_[static_cast<size_t>(loc.rank)], r.base + offset + room);
+    if (rest.region == nullptr) {
+      return error(MPI_ERR_RMA_RANGE, "%s: rank %d: %s: target rank %d: address 0x%llx is in no region it has attached",
+                   call, rank_, label().c_str(), loc.rank, static_cast<unsigned long long>(r.base + offset + room));
+    }
+    return transfer(is_put, rest, r.base + offset + room - rest.region->base, local + room, len - room, call);
+  }
   if (r.direct != nullptr) {
     copy(is_put, r.direct + offset, local, len);
     return Error::ok();
@@ -596,7 +623,7 @@ Error Window::move(bool is_put, char* origin, int64_t origin_count, const dataty
   if (e.is_ok()) e = check_signature(origin_count * origin_type.size, target_count * target_type.size, call, rank_);
   for (int attempt = 0; e.is_ok(); ++attempt) {
     Location loc;
-    e = resolve(rank, disp, target_count, target_type, call, &loc);
+    e = resolve(rank, disp, target_count, target_type, call, &loc, true);
     if (!e.is_ok() || loc.empty) return e;
     if (origin_type.contiguous() && target_type.contiguous()) {
       e = transfer(is_put, loc, static_cast<uint64_t>(loc.offset + target_type.true_lb), origin + origin_type.true_lb,
@@ -956,6 +983,8 @@ Error Window::free(const Waiter& wait, Arena& pool, const char* call) {
   published_.clear();
   for (char* p : pool_blocks) pool.release(p);
   pool_blocks.clear();
+  for (char* p : system_blocks) std::free(p);
+  system_blocks.clear();
   return Error::ok();
 }
 
@@ -964,21 +993,21 @@ Error Window::free(const Waiter& wait, Arena& pool, const char* call) {
 MPI_Win WinTable::add(std::unique_ptr<Window> w) {
   for (size_t i = 1; i < wins_.size(); ++i) {
     if (!wins_[i]) {
-      w->handle = static_cast<MPI_Win>(i);
+      w->handle = handle_of(HandleKind::kWin, i);
       wins_[i] = std::move(w);
-      return static_cast<MPI_Win>(i);
+      return handle_of(HandleKind::kWin, i);
     }
   }
-  w->handle = static_cast<MPI_Win>(wins_.size());
+  w->handle = handle_of(HandleKind::kWin, wins_.size());
   wins_.push_back(std::move(w));
-  return static_cast<MPI_Win>(wins_.size() - 1);
+  return handle_of(HandleKind::kWin, wins_.size() - 1);
 }
 
 Error WinTable::lookup(MPI_Win handle, const char* call, Window** w) {
   *w = find(handle);
   if (*w == nullptr) {
-    return error(MPI_ERR_WIN, "%s: %d is not a window%s", call, handle,
-                 handle == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : " (never created, or freed)");
+    return error(MPI_ERR_WIN, "%s: %d is not a window (%s)", call, handle,
+                 handle == MPI_WIN_NULL ? "MPI_WIN_NULL" : why_not_found(HandleKind::kWin, handle));
   }
   return Error::ok();
 }

@@ -20,6 +20,7 @@
 #include "mpi.h"
 #include "mpi/base/arena.h"
 #include "mpi/base/error.h"
+#include "mpi/base/handle.h"
 #include "mpi/comm/communicator.h"
 #include "mpi/datatype/datatype.h"
 
@@ -125,6 +126,8 @@ class Window {
   int attr_model = MPI_WIN_UNIFIED;
   // What MPI_Win_free gives back: pool blocks and memreg exposures of this rank's memory.
   std::vector<char*> pool_blocks;
+  // MPI_Win_allocate memory the pool could not hold (posix_memalign), freed with the window.
+  std::vector<char*> system_blocks;
   // This rank's region made reachable (Win_create on memory outside every segment).
   Error publish_region(void* base, uint64_t size, const char* call);
   // MPI_Win_shared_query: where `rank`'s memory is mapped here (null when not on this node).
@@ -195,8 +198,12 @@ class Window {
  private:
   struct Location;  // one target range resolved to a region
   Error check_access(int rank, const char* call) const;
+  // may_span: in a dynamic window the range may continue across adjacent attached regions (puts
+  // and gets: transfer() splits at the region ends; accumulates stay within one region).
   Error resolve(int rank, int64_t disp, int64_t target_count, const datatype::Datatype& type, const char* call,
-                Location* loc);
+                Location* loc, bool may_span = false);
+  // The region of `t` holding byte `addr`, or null.
+  static const Region* region_at(const Target& t, uint64_t addr);
   Error refresh_regions(Target& t, const char* call);
   void update_fast(Target& t);
   void set_fast(Target& t, const Region& r);
@@ -265,9 +272,10 @@ class WinTable {
   // The window behind `handle`, or an error naming `call` (MPI_ERR_WIN).
   Error lookup(MPI_Win handle, const char* call, Window** w);
   Window* find(MPI_Win handle) {
-    return handle > 0 && static_cast<size_t>(handle) < wins_.size() ? wins_[static_cast<size_t>(handle)].get() : nullptr;
+    auto* entry = entry_of(wins_, HandleKind::kWin, handle);
+    return entry != nullptr ? entry->get() : nullptr;
   }
-  void remove(MPI_Win handle) { wins_[static_cast<size_t>(handle)].reset(); }
+  void remove(MPI_Win handle) { entry_of(wins_, HandleKind::kWin, handle)->reset(); }
 
  private:
   std::vector<std::unique_ptr<Window>> wins_ = std::vector<std::unique_ptr<Window>>(1);  // 0: MPI_WIN_NULL

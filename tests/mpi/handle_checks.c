@@ -2,9 +2,13 @@
  * mpi.h (handle_checks_table.py: one row per binding and handle it reads). Each row is called,
  * with MPI_ERRORS_RETURN on every object, with the kind's null handle (where null is not a valid
  * value: MPI_INFO_NULL and MPI_REQUEST_NULL mostly are) and with a handle of the right kind that
- * was freed just before; the call must return the kind's error class (MPI_ERR_COMM, MPI_ERR_TYPE,
- * ...). Regression: MPI_Type_dup(MPI_DATATYPE_NULL) segfaulted in datatype::make_dup. Every
- * failing row is listed before the job ends. */
+ * was freed just before, and with a live handle of another kind (wrong kind: MPI_COMM_WORLD, or
+ * MPI_CHAR where a communicator is expected; each has slot 1, which a live object of the expected
+ * kind also has, so a table that ignored the kind would accept it); the call must return the
+ * expected kind's error class (MPI_ERR_COMM, MPI_ERR_TYPE, ...). Regressions:
+ * MPI_Type_dup(MPI_DATATYPE_NULL) segfaulted in datatype::make_dup; a communicator passed as a
+ * datatype was taken as the datatype with the same index. Every failing row is listed before the
+ * job ends. */
 #include <string.h>
 
 #include "check.h"
@@ -85,6 +89,9 @@ static int null_is_invalid(const Row* row) {
 static void user_op(void* in, void* inout, int* len, MPI_Datatype* type) { (void)in, (void)inout, (void)len, (void)type; }
 static void user_handler(MPI_Comm* comm, int* code, ...) { (void)comm, (void)code; }
 
+/* A live handle of another kind than `kind`, whose slot a live object of `kind` has. */
+static int wrong_kind_handle(enum Kind kind) { return kind == COMM ? MPI_CHAR : MPI_COMM_WORLD; }
+
 /* A handle of `kind` made and freed now (collectively where making one is collective). */
 static int freed_handle(Handles* h, enum Kind kind) {
   int v = 0;
@@ -133,7 +140,7 @@ static int freed_handle(Handles* h, enum Kind kind) {
 }
 
 static int run(const Row* row, Handles* h, const char* what, int bad, int rank) {
-  if (getenv("HANDLE_CHECKS_TRACE")) fprintf(stderr, "rank %d: %s(%s = %s)\n", rank, row->binding, row->parameter, what);
+  if (getenv("HANDLE_CHECKS_TRACE")) fprintf(stderr, "rank %d: %s(%s = %s %d)\n", rank, row->binding, row->parameter, what, bad);
   memset(h->numbers, 0, sizeof h->numbers);  /* counts, ranks, displacements: 0 (earlier rows wrote here) */
   int rc = row->call(h, bad), cls = -1;
   if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
@@ -184,7 +191,8 @@ int main(int argc, char** argv) {
       calls++;
     }
     failures += run(row, &h, "freed", freed_handle(&h, row->kind), rank);
-    calls++;
+    failures += run(row, &h, "wrong-kind", wrong_kind_handle(row->kind), rank);
+    calls += 2;
   }
   MPI_OK(MPI_Win_unlock_all(h.win));
   MPI_OK(MPI_Win_free(&h.win));

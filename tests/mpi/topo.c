@@ -14,20 +14,30 @@ static int rank, size;
 
 /* ---- MPI_Dims_create ---- */
 
-/* Reference: the lexicographically smallest non-increasing k factors of m (each <= cap). */
-static int ref_factor(int m, int k, int cap, int* out) {
-  if (k == 0) return m == 1;
+/* Reference: of the non-increasing k factors of m (each <= cap), the one with the smallest ratio
+ * of largest to smallest (the most balanced: 5040 over 3 is 21 x 16 x 15), the lexicographically
+ * smallest among equals. Brute force: every choice is tried. */
+static void ref_search(int m, int k, int cap, int* cur, int depth, int* best, int* found) {
+  if (k == 0) {
+    if (m != 1) return;
+    if (!*found || (long long)cur[0] * best[depth - 1] < (long long)best[0] * cur[depth - 1]) {
+      for (int i = 0; i < depth; ++i) best[i] = cur[i];
+      *found = 1;
+    }
+    return;
+  }
   for (int d = 1; d <= cap && d <= m; ++d) {
     if (m % d) continue;
-    long long p = 1;
-    for (int i = 0; i < k; ++i) p *= d;
-    if (p < m) continue; /* the largest factor is at least the k-th root */
-    if (ref_factor(m / d, k - 1, d, out + 1)) {
-      out[0] = d;
-      return 1;
-    }
+    cur[depth] = d;
+    ref_search(m / d, k - 1, d, cur, depth + 1, best, found);
   }
-  return 0;
+}
+
+static int ref_factor(int m, int k, int cap, int* out) {
+  int cur[MAXD], found = 0;
+  if (k == 0) return m == 1;
+  ref_search(m, k, cap, cur, 0, out, &found);
+  return found;
 }
 
 static void check_dims(int nnodes, int ndims, const int* preset) {
@@ -76,6 +86,9 @@ static void dims_create(void) {
   d[0] = d[1] = d[2] = 0;
   MPI_OK(MPI_Dims_create(24, 3, d));
   CHECK(d[0] == 4 && d[1] == 3 && d[2] == 2);
+  d[0] = d[1] = d[2] = 0; /* regression: 20 x 18 x 14 was given (lexicographically first, ratio 1.43) */
+  MPI_OK(MPI_Dims_create(5040, 3, d));
+  CHECK(d[0] == 21 && d[1] == 16 && d[2] == 15);
   MPI_OK(MPI_Dims_create(1, 0, NULL));
   CHECK_EQ(MPI_Dims_create(5, 0, NULL), MPI_ERR_DIMS); /* no dimension to hold 5 processes */
   /* Many cases, with and without presets. */
