@@ -111,11 +111,13 @@ typedef struct {
 /* extended AMOs (fetch, set, swap) add float and double */
 #define SHMEM_GASKET_AMO_EXT_BASE_TYPES(X) SHMEM_GASKET_AMO_BASE_TYPES(X) X(float, float) X(double, double)
 #define SHMEM_GASKET_AMO_EXT_TYPES(X) SHMEM_GASKET_AMO_TYPES(X) X(float, float) X(double, double)
-/* bitwise AMOs */
+/* bitwise AMOs: the unsigned base types, and the signed fixed-width types, which the generics
+ * and the C++ overloads also dispatch on (no signed base type is in the list) */
 #define SHMEM_GASKET_AMO_BIT_BASE_TYPES(X)                                                    \
   X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define SHMEM_GASKET_AMO_BIT_SIGNED_TYPES(X) X(int32_t, int32) X(int64_t, int64)
 #define SHMEM_GASKET_AMO_BIT_TYPES(X)                                                         \
-  SHMEM_GASKET_AMO_BIT_BASE_TYPES(X) X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32)  \
+  SHMEM_GASKET_AMO_BIT_BASE_TYPES(X) SHMEM_GASKET_AMO_BIT_SIGNED_TYPES(X) X(uint32_t, uint32) \
   X(uint64_t, uint64)
 /* point-to-point synchronisation (`long` apart: shmem_wait_until(long*, int, long) is also the
  * deprecated untyped routine, which the C++ overload set reuses) */
@@ -130,10 +132,12 @@ typedef struct {
 #define SHMEM_GASKET_REDUCE_BIT_BASE_TYPES(X)                                                 \
   X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)                     \
   X(unsigned long, ulong) X(unsigned long long, ulonglong)
+/* (the signed fixed-width types are dispatched on too, like the bitwise AMOs') */
+#define SHMEM_GASKET_REDUCE_BIT_SIGNED_TYPES(X)                                               \
+  X(int8_t, int8) X(int16_t, int16) X(int32_t, int32) X(int64_t, int64)
 #define SHMEM_GASKET_REDUCE_BIT_TYPES(X)                                                      \
-  SHMEM_GASKET_REDUCE_BIT_BASE_TYPES(X) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)   \
-  X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32)                 \
-  X(uint64_t, uint64) X(size_t, size)
+  SHMEM_GASKET_REDUCE_BIT_BASE_TYPES(X) SHMEM_GASKET_REDUCE_BIT_SIGNED_TYPES(X)               \
+  X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
 #define SHMEM_GASKET_REDUCE_MINMAX_BASE_TYPES(X)                                              \
   X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)               \
   X(long long, longlong) X(unsigned char, uchar) X(unsigned short, ushort)                    \
@@ -507,8 +511,9 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
   unsigned long long: pre##ulonglong##suf
 #define SHMEM_GASKET_G_AMO_EXT(pre, suf) \
   SHMEM_GASKET_G_AMO(pre, suf), float: pre##float##suf, double: pre##double##suf
-#define SHMEM_GASKET_G_AMO_BIT(pre, suf) \
-  unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf, unsigned long long: pre##ulonglong##suf
+#define SHMEM_GASKET_G_AMO_BIT(pre, suf)                                                       \
+  unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf,                                \
+  unsigned long long: pre##ulonglong##suf, int32_t: pre##int32##suf, int64_t: pre##int64##suf
 #define SHMEM_GASKET_G_P2P(pre, suf)                                                           \
   short: pre##short##suf, int: pre##int##suf, long: pre##long##suf,                            \
   long long: pre##longlong##suf, unsigned short: pre##ushort##suf,                             \
@@ -517,7 +522,8 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
 #define SHMEM_GASKET_G_BIT_REDUCE(pre, suf)                                                    \
   unsigned char: pre##uchar##suf, unsigned short: pre##ushort##suf,                            \
   unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf,                                \
-  unsigned long long: pre##ulonglong##suf
+  unsigned long long: pre##ulonglong##suf, int8_t: pre##int8##suf, int16_t: pre##int16##suf,  \
+  int32_t: pre##int32##suf, int64_t: pre##int64##suf
 #define SHMEM_GASKET_G_MINMAX_REDUCE(pre, suf)                                                 \
   char: pre##char##suf, signed char: pre##schar##suf, short: pre##short##suf,                  \
   int: pre##int##suf, long: pre##long##suf, long long: pre##longlong##suf,                     \
@@ -616,6 +622,35 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
 #define shmem_atomic_xor(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_xor_, __VA_ARGS__)
 #define SHMEM_GASKET_xor_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_BIT, _atomic_xor, d)(d, __VA_ARGS__)
 #define SHMEM_GASKET_xor_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_BIT, _atomic_xor, d)(c, d, __VA_ARGS__)
+
+/* fetching non-blocking atomics (dispatch on the destination, the argument after fetch) */
+#define shmem_atomic_fetch_nbi(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_fetch_nbi_, __VA_ARGS__)
+#define SHMEM_GASKET_fetch_nbi_3(f, s, pe) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_EXT, _atomic_fetch_nbi, s)(f, s, pe)
+#define SHMEM_GASKET_fetch_nbi_4(c, f, s, pe) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_EXT, _atomic_fetch_nbi, s)(c, f, s, pe)
+#define shmem_atomic_swap_nbi(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_swap_nbi_, __VA_ARGS__)
+#define SHMEM_GASKET_swap_nbi_4(f, d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_EXT, _atomic_swap_nbi, d)(f, d, __VA_ARGS__)
+#define SHMEM_GASKET_swap_nbi_5(c, f, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_EXT, _atomic_swap_nbi, d)(c, f, d, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_cswap_nbi_, __VA_ARGS__)
+#define SHMEM_GASKET_cswap_nbi_5(f, d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO, _atomic_compare_swap_nbi, d)(f, d, __VA_ARGS__)
+#define SHMEM_GASKET_cswap_nbi_6(c, f, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO, _atomic_compare_swap_nbi, d)(c, f, d, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_finc_nbi_, __VA_ARGS__)
+#define SHMEM_GASKET_finc_nbi_3(f, d, pe) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO, _atomic_fetch_inc_nbi, d)(f, d, pe)
+#define SHMEM_GASKET_finc_nbi_4(c, f, d, pe) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO, _atomic_fetch_inc_nbi, d)(c, f, d, pe)
+/* fetch_add, fetch_and, fetch_or, fetch_xor: (fetch, dest, value, pe) */
+#define SHMEM_GASKET_VALUE_NBI_4(list, suf, f, d, ...) SHMEM_GASKET_SEL(list, suf, d)(f, d, __VA_ARGS__)
+#define SHMEM_GASKET_VALUE_NBI_5(list, suf, c, f, d, ...) SHMEM_GASKET_SEL_CTX(list, suf, d)(c, f, d, __VA_ARGS__)
+#define SHMEM_GASKET_VALUE_NBI(list, suf, ...) \
+  SHMEM_GASKET_CAT(SHMEM_GASKET_VALUE_NBI_, SHMEM_GASKET_NARGS(__VA_ARGS__))(list, suf, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) SHMEM_GASKET_VALUE_NBI(SHMEM_GASKET_G_AMO, _atomic_fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) SHMEM_GASKET_VALUE_NBI(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) SHMEM_GASKET_VALUE_NBI(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) SHMEM_GASKET_VALUE_NBI(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_xor_nbi, __VA_ARGS__)
+
+/* shmem_sync(team) (1.5) beside the deprecated active-set shmem_sync(PE_start, logPE_stride,
+ * PE_size, pSync): the argument count picks the routine. */
+#define shmem_sync(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_sync_, __VA_ARGS__)
+#define SHMEM_GASKET_sync_1(team) shmem_team_sync(team)
+#define SHMEM_GASKET_sync_4(start, log_stride, size, psync) (shmem_sync)(start, log_stride, size, psync)
 
 /* point-to-point synchronisation (dispatch on the first argument) */
 #define SHMEM_GASKET_P2P_G(suf, x) _Generic(*(x), SHMEM_GASKET_G_P2P(shmem_, suf))
@@ -725,6 +760,7 @@ SHMEM_GASKET_AMO_EXT_BASE_TYPES(SHMEM_GASKET_CXX_AMO_EXT)
   SHMEM_GASKET_CXX_AMO_BIT_OP(T, N, and)                                                      \
   SHMEM_GASKET_CXX_AMO_BIT_OP(T, N, or) SHMEM_GASKET_CXX_AMO_BIT_OP(T, N, xor)
 SHMEM_GASKET_AMO_BIT_BASE_TYPES(SHMEM_GASKET_CXX_AMO_BIT)
+SHMEM_GASKET_AMO_BIT_SIGNED_TYPES(SHMEM_GASKET_CXX_AMO_BIT)
 
 /* point-to-point synchronisation */
 #define SHMEM_GASKET_CXX_WAIT_UNTIL(T, N) \
@@ -751,6 +787,8 @@ SHMEM_GASKET_P2P_BASE_NOT_LONG_TYPES(SHMEM_GASKET_CXX_WAIT_UNTIL)
   SHMEM_GASKET_CXX_P2P_FAMILY(T, N, int, size_t, size_t, test)
 SHMEM_GASKET_P2P_BASE_TYPES(SHMEM_GASKET_CXX_P2P)
 
+inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
+
 /* team reductions */
 #define SHMEM_GASKET_CXX_REDUCE(T, N, OP)                                                      \
   inline int shmem_##OP##_reduce(shmem_team_t t, T* d, const T* s, size_t n) {                \
@@ -761,6 +799,7 @@ SHMEM_GASKET_P2P_BASE_TYPES(SHMEM_GASKET_CXX_P2P)
 #define SHMEM_GASKET_CXX_REDUCE_MINMAX(T, N) SHMEM_GASKET_CXX_REDUCE(T, N, max) SHMEM_GASKET_CXX_REDUCE(T, N, min)
 #define SHMEM_GASKET_CXX_REDUCE_ARITH(T, N) SHMEM_GASKET_CXX_REDUCE(T, N, sum) SHMEM_GASKET_CXX_REDUCE(T, N, prod)
 SHMEM_GASKET_REDUCE_BIT_BASE_TYPES(SHMEM_GASKET_CXX_REDUCE_BIT)
+SHMEM_GASKET_REDUCE_BIT_SIGNED_TYPES(SHMEM_GASKET_CXX_REDUCE_BIT)
 SHMEM_GASKET_REDUCE_MINMAX_BASE_TYPES(SHMEM_GASKET_CXX_REDUCE_MINMAX)
 SHMEM_GASKET_REDUCE_ARITH_BASE_TYPES(SHMEM_GASKET_CXX_REDUCE_ARITH)
 #endif /* __cplusplus */
