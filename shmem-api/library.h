@@ -4,6 +4,7 @@
 // arguments through this object and call the core (core/gasket.h) and core/coll.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -81,6 +82,11 @@ class Library {
   coll::CellSlot cell_slot(Team& t) const { return coll::CellSlot{&cells_, t.slot, t.tag, &t.cell_seq}; }
   const coll::CellWait& cell_wait() const { return cell_wait_; }
 
+  // Where the next _any search starts (wait_until_any/test_any and their vector forms): one past
+  // the index the last one returned, so successive calls return every satisfied index in turn.
+  size_t any_cursor() const { return any_cursor_.load(std::memory_order_relaxed); }
+  void any_returned(size_t index) { any_cursor_.store(index + 1, std::memory_order_relaxed); }
+
   // Checks (under SHMEM_DEBUG) that [addr, addr+bytes) is symmetric memory.
   void check_symmetric(const void* addr, size_t bytes, const char* role, const char* call) const;
 
@@ -100,6 +106,7 @@ class Library {
   uint32_t last_tag_ = 0;  // the highest team tag given out on this PE
   std::vector<Team> teams_;  // 0: SHMEM_TEAM_WORLD, 1: SHMEM_TEAM_SHARED
   std::vector<Context> contexts_;  // 0: SHMEM_CTX_DEFAULT
+  std::atomic<size_t> any_cursor_{0};
 };
 
 // Maps SHMEM_CMP_* to the core's comparison; ends the job naming `call` on any other value.

@@ -108,21 +108,24 @@ void wait_one(T* ivar, int cmp, T value, const char* call) {
 
 // The _all/_any/_some families (scalar or _vector comparison values). `status[i]` != 0 excludes
 // element i. Returns the number of satisfied elements found in one pass; fills `indices` (some) or
-// `first` (any).
+// `any`: the first satisfied index at or after `start`, else the first one before it (so that
+// successive _any calls, each starting past the last answer, return every satisfied index).
 template <typename T>
 size_t scan(const T* ivars, size_t n, const int* status, Cmp cmp, const T* values, T value,
-            size_t* indices, size_t* first, size_t* active) {
-  size_t found = 0;
+            size_t* indices, size_t start, size_t* any, size_t* active) {
+  size_t found = 0, before = SIZE_MAX;
   *active = 0;
   for (size_t i = 0; i < n; ++i) {
     if (status != nullptr && status[i] != 0) continue;
     ++*active;
     if (satisfied(&ivars[i], cmp, values != nullptr ? values[i] : value)) {
       if (indices != nullptr) indices[found] = i;
-      if (found == 0 && first != nullptr) *first = i;
+      if (i < start) before = std::min(before, i);
+      else if (*any == SIZE_MAX) *any = i;
       ++found;
     }
   }
+  if (*any == SIZE_MAX) *any = before;
   return found;
 }
 
@@ -136,19 +139,22 @@ size_t multi(bool wait, Want want, T* ivars, size_t n, size_t* indices, const in
   if (n != 0 && ivars == nullptr) log::fatal("%s: null ivars with %zu elements", call, n);
   lib(call).check_symmetric(ivars, n * sizeof(T), "ivars", call);
   size_t result = want == Want::kAny ? SIZE_MAX : 0;  // nothing satisfied
+  Library& l = lib(call);
+  const size_t start = want == Want::kAny && n != 0 ? l.any_cursor() % n : 0;
   // The core's polling primitive serves incoming traffic before every scan, tests included.
   poll(wait, [&] {
-    size_t first = SIZE_MAX, active = 0;
-    size_t found = scan(ivars, n, status, c, values, value, want == Want::kSome ? indices : nullptr, &first, &active);
+    size_t any = SIZE_MAX, active = 0;
+    size_t found = scan(ivars, n, status, c, values, value, want == Want::kSome ? indices : nullptr, start, &any, &active);
     if (want == Want::kAll) {
       if (found != active) return false;
       result = 1;
     } else if (active != 0) {  // none active: done, nothing satisfied
       if (found == 0) return false;
-      result = want == Want::kAny ? first : found;
+      result = want == Want::kAny ? any : found;
     }
     return true;
   });
+  if (want == Want::kAny && result != SIZE_MAX) l.any_returned(result);
   return result;
 }
 
