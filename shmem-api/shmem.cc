@@ -195,6 +195,17 @@ int team_reduce(shmem_team_t t, T* dest, const T* src, size_t n, coll::ReduceOp 
   return 0;
 }
 
+// 1.6 scans (always the SyncArea algorithm: every member reads the sources of the members below it).
+template <typename T>
+int team_scan(shmem_team_t t, T* dest, const T* src, size_t n, bool inclusive, const char* call) {
+  Team& team = team_of(t, call);
+  using C = typename Compute<T>::type;
+  lib(call).check_symmetric(dest, n * sizeof(T), "destination", call);
+  coll::scan(team.set, team.sync, reinterpret_cast<C*>(dest), reinterpret_cast<const C*>(src), n,
+             coll::ReduceOp::kSum, inclusive, call);
+  return 0;
+}
+
 template <typename T>
 void to_all(T* dest, const T* src, int n, int start, int log_stride, int size, long* psync,
             coll::ReduceOp op, const char* call) {
@@ -807,6 +818,15 @@ GASKET_ACTIVE_SET(64)
 SHMEM_GASKET_REDUCE_BIT_TYPES(GASKET_REDUCE_BIT)
 SHMEM_GASKET_REDUCE_MINMAX_TYPES(GASKET_REDUCE_MINMAX)
 SHMEM_GASKET_REDUCE_ARITH_TYPES(GASKET_REDUCE_ARITH)
+
+#define GASKET_SCAN(T, N)                                                                         \
+  int shmem_##N##_sum_inscan(shmem_team_t t, T* d, const T* s, size_t n) {                       \
+    return team_scan<T>(t, d, s, n, true, "shmem_" #N "_sum_inscan");                            \
+  }                                                                                              \
+  int shmem_##N##_sum_exscan(shmem_team_t t, T* d, const T* s, size_t n) {                       \
+    return team_scan<T>(t, d, s, n, false, "shmem_" #N "_sum_exscan");                           \
+  }
+SHMEM_GASKET_REDUCE_ARITH_TYPES(GASKET_SCAN)
 
 #define GASKET_TO_ALL(T, N, OP, KOP)                                                              \
   void shmem_##N##_##OP##_to_all(T* d, const T* s, int n, int start, int ls, int size, T*, long* ps) { \

@@ -21,6 +21,7 @@ extern "C" {
  * 1.6 exists): shmem_ibput/ibget, shmem_signal_add/set, shmem_pe_quiet, shmem_team_ptr,
  * shmem_query_initialized. Portable programs test this to use them early. */
 #define SHMEM_GASKET_HAS_1_6_RMA 1
+#define SHMEM_GASKET_HAS_1_6_SCAN 1 /* shmem_sum_inscan/exscan */
 #define SHMEM_MAX_NAME_LEN 256
 #define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
 #define SHMEM_VENDOR_STRING "gasket OpenSHMEM 1.5"
@@ -470,6 +471,13 @@ SHMEM_GASKET_REDUCE_BIT_TYPES(SHMEM_GASKET_DECL_REDUCE_BIT)
 SHMEM_GASKET_REDUCE_MINMAX_TYPES(SHMEM_GASKET_DECL_REDUCE_MINMAX)
 SHMEM_GASKET_REDUCE_ARITH_TYPES(SHMEM_GASKET_DECL_REDUCE_ARITH)
 
+/* 1.6 scans: prefix sums over the team, inclusive (dest on team PE k = source of PEs 0..k) and
+ * exclusive (PEs 0..k-1; 0 on PE 0), for the sum/prod reduction types */
+#define SHMEM_GASKET_DECL_SCAN(T, N)                                                           \
+  int shmem_##N##_sum_inscan(shmem_team_t team, T* dest, const T* source, size_t nelems);     \
+  int shmem_##N##_sum_exscan(shmem_team_t team, T* dest, const T* source, size_t nelems);
+SHMEM_GASKET_REDUCE_ARITH_TYPES(SHMEM_GASKET_DECL_SCAN)
+
 #define SHMEM_GASKET_DECL_TO_ALL(T, N, OP)                                                     \
   void shmem_##N##_##OP##_to_all(T* dest, const T* source, int nreduce, int PE_start,         \
                                  int logPE_stride, int PE_size, T* pWrk, long* pSync);
@@ -683,6 +691,8 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
 #define shmem_min_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_MINMAX_REDUCE, _min_reduce, __VA_ARGS__)
 #define shmem_sum_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_ARITH_REDUCE, _sum_reduce, __VA_ARGS__)
 #define shmem_prod_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_ARITH_REDUCE, _prod_reduce, __VA_ARGS__)
+#define shmem_sum_inscan(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_ARITH_REDUCE, _sum_inscan, __VA_ARGS__)
+#define shmem_sum_exscan(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_ARITH_REDUCE, _sum_exscan, __VA_ARGS__)
 #endif /* C11 */
 
 #ifdef __cplusplus
@@ -797,7 +807,10 @@ inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
 #define SHMEM_GASKET_CXX_REDUCE_BIT(T, N) \
   SHMEM_GASKET_CXX_REDUCE(T, N, and) SHMEM_GASKET_CXX_REDUCE(T, N, or) SHMEM_GASKET_CXX_REDUCE(T, N, xor)
 #define SHMEM_GASKET_CXX_REDUCE_MINMAX(T, N) SHMEM_GASKET_CXX_REDUCE(T, N, max) SHMEM_GASKET_CXX_REDUCE(T, N, min)
-#define SHMEM_GASKET_CXX_REDUCE_ARITH(T, N) SHMEM_GASKET_CXX_REDUCE(T, N, sum) SHMEM_GASKET_CXX_REDUCE(T, N, prod)
+#define SHMEM_GASKET_CXX_REDUCE_ARITH(T, N)                                                    \
+  SHMEM_GASKET_CXX_REDUCE(T, N, sum) SHMEM_GASKET_CXX_REDUCE(T, N, prod)                      \
+  SHMEM_GASKET_CXX_PLAIN(int, sum_inscan, N, (shmem_team_t t, T* d, const T* s, size_t n), (t, d, s, n)) \
+  SHMEM_GASKET_CXX_PLAIN(int, sum_exscan, N, (shmem_team_t t, T* d, const T* s, size_t n), (t, d, s, n))
 SHMEM_GASKET_REDUCE_BIT_BASE_TYPES(SHMEM_GASKET_CXX_REDUCE_BIT)
 SHMEM_GASKET_REDUCE_BIT_SIGNED_TYPES(SHMEM_GASKET_CXX_REDUCE_BIT)
 SHMEM_GASKET_REDUCE_MINMAX_BASE_TYPES(SHMEM_GASKET_CXX_REDUCE_MINMAX)

@@ -290,6 +290,10 @@ SHMEM_GASKET_REDUCE_MINMAX_TYPES(REDUCE_MINMAX_CASE)
     EXPECT(T, N, d[0], npes * (npes + 1) / 2);                                                \
     EXPECT(T, N, d[1], npes + npes / 2);                                                      \
     EXPECT(T, N, d[3], 1 << (npes / 2));                                                      \
+    CHECK_EQ(shmem_sum_inscan(SHMEM_TEAM_WORLD, d + 4, s, 2), 0);                             \
+    CHECK_EQ(shmem_sum_exscan(SHMEM_TEAM_WORLD, d + 6, s, 2), 0);                             \
+    EXPECT(T, N, d[4], (me + 1) * (me + 2) / 2);                                              \
+    EXPECT(T, N, d[6], me * (me + 1) / 2);                                                    \
     shmem_barrier_all();                                                                      \
   }
 SHMEM_GASKET_REDUCE_ARITH_TYPES(REDUCE_ARITH_CASE)
