@@ -158,6 +158,22 @@ size_t multi(bool wait, Want want, T* ivars, size_t n, size_t* indices, const in
   return result;
 }
 
+// ---- memory ----
+// shmem_realloc (1.6): a NULL ptr allocates (NULL for 0 bytes, like shmem_malloc(0)); size 0
+// frees and returns NULL; otherwise a barrier on entry, so that every PE's puts into the old block
+// have landed before its contents move, and the heap's barrier on exit. A block that cannot grow
+// stays as it was and NULL is returned on every PE.
+void* realloc_block(void* ptr, size_t size, const char* call) {
+  lib(call);
+  if (ptr == nullptr) return size == 0 ? nullptr : sym_malloc(size, call);
+  if (size == 0) {
+    sym_free(ptr, call);
+    return nullptr;
+  }
+  barrier_all();
+  return sym_realloc(ptr, size, call);
+}
+
 // ---- collectives ----
 Team& team_of(shmem_team_t t, const char* call) {
   Team& team = lib(call).team(t, call);
@@ -329,12 +345,12 @@ void* shmem_malloc_with_hints(size_t size, long) {
 void* shmem_calloc(size_t count, size_t size) {
   return lib("shmem_calloc"), count == 0 || size == 0 ? nullptr : sym_calloc(count, size, "shmem_calloc");
 }
-void* shmem_realloc(void* ptr, size_t size) { return lib("shmem_realloc"), sym_realloc(ptr, size, "shmem_realloc"); }
+void* shmem_realloc(void* ptr, size_t size) { return realloc_block(ptr, size, "shmem_realloc"); }
 void* shmem_align(size_t alignment, size_t size) { return lib("shmem_align"), sym_align(alignment, size, "shmem_align"); }
 void shmem_free(void* ptr) { lib("shmem_free"), sym_free(ptr, "shmem_free"); }
 void* shmalloc(size_t size) { return lib("shmalloc"), sym_malloc(size, "shmalloc"); }
 void shfree(void* ptr) { lib("shfree"), sym_free(ptr, "shfree"); }
-void* shrealloc(void* ptr, size_t size) { return lib("shrealloc"), sym_realloc(ptr, size, "shrealloc"); }
+void* shrealloc(void* ptr, size_t size) { return realloc_block(ptr, size, "shrealloc"); }
 void* shmemalign(size_t alignment, size_t size) { return lib("shmemalign"), sym_align(alignment, size, "shmemalign"); }
 
 // ---- teams ----
