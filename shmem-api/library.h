@@ -41,6 +41,7 @@ struct Context {
   bool alive = false;
   int team = 0;  // index into the team table
   long options = 0;
+  bool in_session = false;  // between shmem_ctx_session_start and _stop (hints only)
 };
 
 class Library {
@@ -68,6 +69,10 @@ class Library {
   int create_context(int team_index, long options, shmem_ctx_t* out, const char* call);
   void destroy_context(shmem_ctx_t handle, const char* call);
   shmem_team_t context_team(shmem_ctx_t handle, const char* call);
+  // Sessions (1.6) are hints: operations are issued at once either way. open_session returns
+  // false when one is already open on the context.
+  bool open_session(shmem_ctx_t handle, const char* call);
+  void close_session(shmem_ctx_t handle, const char* call);
 
   // Collective over `parent`: the teams given by `groups` (for each of `count` new teams, the
   // parent ranks of this PE's team, empty when it is not in one). Returns 0, or non-zero when the
