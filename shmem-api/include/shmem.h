@@ -1,4 +1,4 @@
-/* OpenSHMEM 1.5 for gasket. The typed families are declared from the type tables below (the
+/* OpenSHMEM 1.6 for gasket. The typed families are declared from the type tables below (the
  * standard's lists, one X-macro per list) and implemented once, with C++ templates, in
  * shmem-api/shmem.cc. C11 type-generic macros (and C++ overloads) cover the routines the
  * specification defines generics for. Deprecated names still found in programs are kept. */
@@ -14,17 +14,17 @@ extern "C" {
 
 /* ---- constants ---- */
 #define SHMEM_MAJOR_VERSION 1
-#define SHMEM_MINOR_VERSION 5
+#define SHMEM_MINOR_VERSION 6
 #define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
 #define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
-/* gasket has these OpenSHMEM 1.6 routines while SHMEM_MINOR_VERSION still says 5 (until all of
- * 1.6 exists): shmem_ibput/ibget, shmem_signal_add/set, shmem_pe_quiet, shmem_team_ptr,
- * shmem_query_initialized. Portable programs test this to use them early. */
+/* Said while gasket had these 1.6 routines under SHMEM_MINOR_VERSION 5 (kept for programs that
+ * test them): shmem_ibput/ibget, shmem_signal_add/set, shmem_pe_quiet, shmem_team_ptr,
+ * shmem_query_initialized; the scans. */
 #define SHMEM_GASKET_HAS_1_6_RMA 1
 #define SHMEM_GASKET_HAS_1_6_SCAN 1 /* shmem_sum_inscan/exscan */
 #define SHMEM_MAX_NAME_LEN 256
 #define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
-#define SHMEM_VENDOR_STRING "gasket OpenSHMEM 1.5"
+#define SHMEM_VENDOR_STRING "gasket OpenSHMEM 1.6"
 #define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
 
 #define SHMEM_THREAD_SINGLE 0
