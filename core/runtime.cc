@@ -346,17 +346,18 @@ void Runtime::start_user_memory() {
   user_memory_ = std::make_unique<memreg::UserMemory>(std::move(o));
 }
 
-uint64_t* Runtime::stage_fetch(void* dst, unsigned width) {
+uint64_t Runtime::fetches_staged() {
   std::lock_guard<std::mutex> lock(fetch_mutex_);
-  pending_fetches_.push_back(PendingFetch{0, dst, width});
-  return &pending_fetches_.back().staged;
+  return fetches_staged_;
 }
 
-std::deque<Runtime::PendingFetch> Runtime::take_fetches() {
-  std::deque<PendingFetch> taken;  // swapping keeps every element where the backend writes it
+void Runtime::complete_fetches(uint64_t upto) {
   std::lock_guard<std::mutex> lock(fetch_mutex_);
-  taken.swap(pending_fetches_);
-  return taken;
+  for (; fetches_completed_ < upto; ++fetches_completed_) {
+    const PendingFetch& f = pending_fetches_.front();
+    std::memcpy(f.dst, &f.staged, f.width);  // little-endian: the low bytes
+    pending_fetches_.pop_front();  // pop_front keeps the others in place
+  }
 }
 
 void Runtime::progress() {

@@ -17,6 +17,13 @@ static uint64_t* sig;
   CHECK((got) == (T)(want), "%s: %s is %g, expected %g", #N, #got, (double)(got), (double)(T)(want))
 /* completes what this PE issued on both contexts (non-fetching and _nbi operations) */
 #define SETTLE() (shmem_quiet(), shmem_ctx_quiet(ctx))
+/* a fetching _nbi call, completed, then its fetched value `f` checked */
+#define NBI_STEP(T, N, call, want) \
+  do {                             \
+    call;                          \
+    SETTLE();                      \
+    EXPECT(T, N, f, want);         \
+  } while (0)
 
 /* Every PE writes to its right neighbour; values name the writer. */
 #define RMA_CASE(T, N)                                                                        \
@@ -110,24 +117,12 @@ SHMEM_GASKET_RMA_TYPES(RMA_CASE)
     EXPECT(T, N, shmem_atomic_fetch_add(ctx, w, (T)1, right), 9);                             \
     EXPECT(T, N, shmem_atomic_compare_swap(w, (T)10, (T)20, right), 10);                      \
     EXPECT(T, N, shmem_atomic_compare_swap(ctx, w, (T)20, (T)30, right), 20);                 \
-    shmem_atomic_fetch_inc_nbi(&f, w, right);                                                 \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 30);                                                                      \
-    shmem_atomic_fetch_inc_nbi(ctx, &f, w, right);                                            \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 31);                                                                      \
-    shmem_atomic_fetch_add_nbi(&f, w, (T)3, right);                                           \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 32);                                                                      \
-    shmem_atomic_fetch_add_nbi(ctx, &f, w, (T)3, right);                                      \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 35);                                                                      \
-    shmem_atomic_compare_swap_nbi(&f, w, (T)38, (T)40, right);                                \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 38);                                                                      \
-    shmem_atomic_compare_swap_nbi(ctx, &f, w, (T)40, (T)41, right);                           \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 40);                                                                      \
+    NBI_STEP(T, N, shmem_atomic_fetch_inc_nbi(&f, w, right), 30); \
+    NBI_STEP(T, N, shmem_atomic_fetch_inc_nbi(ctx, &f, w, right), 31); \
+    NBI_STEP(T, N, shmem_atomic_fetch_add_nbi(&f, w, (T)3, right), 32); \
+    NBI_STEP(T, N, shmem_atomic_fetch_add_nbi(ctx, &f, w, (T)3, right), 35); \
+    NBI_STEP(T, N, shmem_atomic_compare_swap_nbi(&f, w, (T)38, (T)40, right), 38); \
+    NBI_STEP(T, N, shmem_atomic_compare_swap_nbi(ctx, &f, w, (T)40, (T)41, right), 40); \
     shmem_barrier_all();                                                                      \
     EXPECT(T, N, *w, 41);                                                                     \
     shmem_barrier_all();                                                                      \
@@ -148,18 +143,10 @@ SHMEM_GASKET_AMO_TYPES(AMO_CASE)
     SETTLE();                                                                                 \
     EXPECT(T, N, shmem_atomic_swap(w, (T)4, right), 3);                                       \
     EXPECT(T, N, shmem_atomic_swap(ctx, w, (T)5, right), 4);                                  \
-    shmem_atomic_fetch_nbi(&f, w, right);                                                     \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 5);                                                                       \
-    shmem_atomic_swap_nbi(&f, w, (T)6, right);                                                \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 5);                                                                       \
-    shmem_atomic_swap_nbi(ctx, &f, w, (T)7, right);                                           \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 6);                                                                       \
-    shmem_atomic_fetch_nbi(ctx, &f, w, right);                                                \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 7);                                                                       \
+    NBI_STEP(T, N, shmem_atomic_fetch_nbi(&f, w, right), 5); \
+    NBI_STEP(T, N, shmem_atomic_swap_nbi(&f, w, (T)6, right), 5); \
+    NBI_STEP(T, N, shmem_atomic_swap_nbi(ctx, &f, w, (T)7, right), 6); \
+    NBI_STEP(T, N, shmem_atomic_fetch_nbi(ctx, &f, w, right), 7); \
     shmem_barrier_all();                                                                      \
     EXPECT(T, N, *w, 7);                                                                      \
     shmem_barrier_all();                                                                      \
@@ -185,24 +172,12 @@ SHMEM_GASKET_AMO_EXT_TYPES(AMO_EXT_CASE)
     EXPECT(T, N, shmem_atomic_fetch_and(ctx, w, (T)0x1c, right), 0x1e);                       \
     EXPECT(T, N, shmem_atomic_fetch_or(ctx, w, (T)0x01, right), 0x1c);                        \
     EXPECT(T, N, shmem_atomic_fetch_xor(ctx, w, (T)0x10, right), 0x1d);                       \
-    shmem_atomic_fetch_and_nbi(&f, w, (T)0x0e, right);   /* 0x0d -> 0x0c */                   \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 0x0d);                                                                    \
-    shmem_atomic_fetch_or_nbi(&f, w, (T)0x20, right);    /* -> 0x2c */                        \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 0x0c);                                                                    \
-    shmem_atomic_fetch_xor_nbi(&f, w, (T)0x04, right);   /* -> 0x28 */                        \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 0x2c);                                                                    \
-    shmem_atomic_fetch_and_nbi(ctx, &f, w, (T)0x2f, right); /* -> 0x28 */                     \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 0x28);                                                                    \
-    shmem_atomic_fetch_or_nbi(ctx, &f, w, (T)0x01, right);  /* -> 0x29 */                     \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 0x28);                                                                    \
-    shmem_atomic_fetch_xor_nbi(ctx, &f, w, (T)0x09, right); /* -> 0x20 */                     \
-    SETTLE();                                                                                  \
-    EXPECT(T, N, f, 0x29);                                                                    \
+    NBI_STEP(T, N, shmem_atomic_fetch_and_nbi(&f, w, (T)0x0e, right), 0x0d);   /* 0x0d -> 0x0c */ \
+    NBI_STEP(T, N, shmem_atomic_fetch_or_nbi(&f, w, (T)0x20, right), 0x0c);    /* -> 0x2c */ \
+    NBI_STEP(T, N, shmem_atomic_fetch_xor_nbi(&f, w, (T)0x04, right), 0x2c);   /* -> 0x28 */ \
+    NBI_STEP(T, N, shmem_atomic_fetch_and_nbi(ctx, &f, w, (T)0x2f, right), 0x28); /* -> 0x28 */ \
+    NBI_STEP(T, N, shmem_atomic_fetch_or_nbi(ctx, &f, w, (T)0x01, right), 0x28);  /* -> 0x29 */ \
+    NBI_STEP(T, N, shmem_atomic_fetch_xor_nbi(ctx, &f, w, (T)0x09, right), 0x29); /* -> 0x20 */ \
     shmem_barrier_all();                                                                      \
     EXPECT(T, N, *w, 0x20);                                                                   \
     shmem_barrier_all();                                                                      \
