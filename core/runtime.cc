@@ -346,17 +346,14 @@ void Runtime::start_user_memory() {
   user_memory_ = std::make_unique<memreg::UserMemory>(std::move(o));
 }
 
-uint64_t Runtime::fetches_staged() {
-  std::lock_guard<std::mutex> lock(fetch_mutex_);
-  return fetches_staged_;
-}
-
 void Runtime::complete_fetches(uint64_t upto) {
+  if (fetches_completed_.load(std::memory_order_acquire) >= upto) return;
   std::lock_guard<std::mutex> lock(fetch_mutex_);
-  for (; fetches_completed_ < upto; ++fetches_completed_) {
+  for (uint64_t done = fetches_completed_.load(std::memory_order_relaxed); done < upto; ++done) {
     const PendingFetch& f = pending_fetches_.front();
     std::memcpy(f.dst, &f.staged, f.width);  // little-endian: the low bytes
     pending_fetches_.pop_front();  // pop_front keeps the others in place
+    fetches_completed_.store(done + 1, std::memory_order_release);
   }
 }
 

@@ -118,10 +118,10 @@ class Runtime {
     std::lock_guard<std::mutex> lock(fetch_mutex_);
     pending_fetches_.push_back(PendingFetch{0, dst, width});  // push_back keeps older elements in place
     Status st = issue(&pending_fetches_.back().staged);
-    ++fetches_staged_;
+    fetches_staged_.fetch_add(1, std::memory_order_release);
     return st;
   }
-  uint64_t fetches_staged();
+  uint64_t fetches_staged() const { return fetches_staged_.load(std::memory_order_acquire); }
   void complete_fetches(uint64_t upto);
 
   int my_pe() const { return my_pe_; }
@@ -193,8 +193,10 @@ class Runtime {
   uint32_t native_atomic_ops_[2] = {0, 0};  // 32- and 64-bit op masks used natively
   std::mutex fetch_mutex_;
   std::deque<PendingFetch> pending_fetches_;  // stable addresses: the backend writes into them
-  uint64_t fetches_staged_ = 0;     // fetches staged so far (serials 1..fetches_staged_)
-  uint64_t fetches_completed_ = 0;  // of which the first fetches_completed_ are copied out and popped
+  // Fetches staged so far, and how many of the first ones are copied out and popped (both change
+  // under fetch_mutex_; read without it, a quiet with nothing staged takes no lock).
+  std::atomic<uint64_t> fetches_staged_{0};
+  std::atomic<uint64_t> fetches_completed_{0};
   std::thread progress_thread_;
   std::atomic<bool> progress_thread_stop_{false};
 };
