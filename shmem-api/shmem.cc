@@ -433,7 +433,9 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx) {
   if (l.team(team, call).set.my_rank() < 0) log::fatal("%s: PE %d is not a member of the team", call, gasket::my_pe());
   return l.create_context(static_cast<int>(reinterpret_cast<uintptr_t>(team) - 1), options, ctx, call);
 }
-void shmem_ctx_destroy(shmem_ctx_t ctx) { lib("shmem_ctx_destroy").destroy_context(ctx, "shmem_ctx_destroy"); }
+void shmem_ctx_destroy(shmem_ctx_t ctx) {
+  if (ctx != SHMEM_CTX_INVALID) lib("shmem_ctx_destroy").destroy_context(ctx, "shmem_ctx_destroy");  // else no operation
+}
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
   if (team == nullptr) return -1;
   if (ctx == SHMEM_CTX_INVALID) {
