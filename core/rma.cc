@@ -71,9 +71,9 @@ bool get_pending(Runtime& r, int pe) { return r.path(pe) == Path::kBackend && r.
 void put_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
   Runtime& r = rt(call);
   r.check_pe(pe, call);
+  if (bytes == 0) return;  // nothing moves: any address, NULL included, is legal (OpenSHMEM 1.6)
   size_t offset;
   const segments::Segment& seg = r.translate(dst, bytes, call, "destination", &offset);
-  if (bytes == 0) return;
   if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
     kernel_put(r, pe, seg, offset, src, bytes, call);
   } else if (r.path(pe) == Path::kDirect) {
@@ -91,9 +91,9 @@ void put(void* dst, const void* src, size_t bytes, int pe, const char* call) {
 void get_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
   Runtime& r = rt(call);
   r.check_pe(pe, call);
+  if (bytes == 0) return;  // nothing moves: any address, NULL included, is legal (OpenSHMEM 1.6)
   size_t offset;
   const segments::Segment& seg = r.translate(src, bytes, call, "source", &offset);
-  if (bytes == 0) return;
   if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
     kernel_get(r, pe, dst, seg, offset, bytes, call);
   } else if (r.path(pe) == Path::kDirect) {
@@ -185,12 +185,12 @@ void quiet() {
   Runtime& r = rt("gasket::quiet");
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (r.backend() != nullptr) {
-    // Taken before the backend completes: a fetch another thread stages meanwhile waits for the
-    // next quiet rather than being copied out unfinished.
-    std::deque<Runtime::PendingFetch> fetches = r.take_fetches();
+    // Noted before the backend completes: fetches staged (and issued) up to here are complete
+    // after it; one another thread stages meanwhile waits for a later quiet.
+    const uint64_t staged = r.fetches_staged();
     Status st = r.backend()->quiet();
     if (!st.is_ok()) log::fatal("gasket::quiet: %s", st.message().c_str());
-    for (const Runtime::PendingFetch& f : fetches) std::memcpy(f.dst, &f.staged, f.width);  // little-endian: the low bytes
+    r.complete_fetches(staged);
   }
 }
 
@@ -270,9 +270,11 @@ uint64_t run_atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint
   }
   uint64_t fetched = 0;
   const bool later = nbi_fetched != nullptr;
-  uint64_t* into = later ? r.stage_fetch(nbi_fetched, static_cast<unsigned>(width)) : &fetched;
-  Status st = r.backend()->remote_atomics()->atomic(pe, target, bop, static_cast<unsigned>(width), operand, compare,
-                                                    into, !later);
+  auto issue = [&](uint64_t* into) {
+    return r.backend()->remote_atomics()->atomic(pe, target, bop, static_cast<unsigned>(width), operand, compare, into,
+                                                 !later);
+  };
+  Status st = later ? r.stage_fetch(nbi_fetched, static_cast<unsigned>(width), issue) : issue(&fetched);
   if (!st.is_ok()) log::fatal("%s: atomic %s on PE %d failed: %s", call, op_name(op), pe, st.message().c_str());
   *deferred = later;
   return fetched;

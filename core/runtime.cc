@@ -346,17 +346,15 @@ void Runtime::start_user_memory() {
   user_memory_ = std::make_unique<memreg::UserMemory>(std::move(o));
 }
 
-uint64_t* Runtime::stage_fetch(void* dst, unsigned width) {
+void Runtime::complete_fetches(uint64_t upto) {
+  if (fetches_completed_.load(std::memory_order_acquire) >= upto) return;
   std::lock_guard<std::mutex> lock(fetch_mutex_);
-  pending_fetches_.push_back(PendingFetch{0, dst, width});
-  return &pending_fetches_.back().staged;
-}
-
-std::deque<Runtime::PendingFetch> Runtime::take_fetches() {
-  std::deque<PendingFetch> taken;  // swapping keeps every element where the backend writes it
-  std::lock_guard<std::mutex> lock(fetch_mutex_);
-  taken.swap(pending_fetches_);
-  return taken;
+  for (uint64_t done = fetches_completed_.load(std::memory_order_relaxed); done < upto; ++done) {
+    const PendingFetch& f = pending_fetches_.front();
+    std::memcpy(f.dst, &f.staged, f.width);  // little-endian: the low bytes
+    pending_fetches_.pop_front();  // pop_front keeps the others in place
+    fetches_completed_.store(done + 1, std::memory_order_release);
+  }
 }
 
 void Runtime::progress() {

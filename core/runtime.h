@@ -99,16 +99,30 @@ class Runtime {
   // User memory exposed to peers (gasket::memreg::expose/put/get).
   memreg::UserMemory* user_memory() const { return user_memory_.get(); }
   // Non-blocking fetching atomics run natively by the backend (gasket::atomic_nbi): the backend
-  // writes the old value into a staging word, which quiet() copies to the caller's `width` bytes
+  // writes the old value into a staging word, which a quiet copies to the caller's `width` bytes
   // at `dst` once the backend has completed (the caller's buffer may be 4 bytes, the backend
-  // writes 8). take_fetches() hands the staged ones to the quiet that will complete them.
+  // writes 8). Any thread's quiet may complete any thread's fetch:
+  // - stage_fetch stages and issues (`issue(staging word)`) under one lock, so a fetch is never
+  //   seen staged but not yet issued;
+  // - a quiet notes fetches_staged() before the backend's quiet and then complete_fetches(upto)
+  //   copies out every fetch staged up to then that no other quiet has copied yet: when a quiet
+  //   returns, every fetch issued before it began is in its caller's buffer, whichever thread's
+  //   quiet did the copy.
   struct PendingFetch {
     uint64_t staged = 0;
     void* dst = nullptr;
     unsigned width = 0;
   };
-  uint64_t* stage_fetch(void* dst, unsigned width);
-  std::deque<PendingFetch> take_fetches();
+  template <typename Issue>
+  Status stage_fetch(void* dst, unsigned width, Issue&& issue) {
+    std::lock_guard<std::mutex> lock(fetch_mutex_);
+    pending_fetches_.push_back(PendingFetch{0, dst, width});  // push_back keeps older elements in place
+    Status st = issue(&pending_fetches_.back().staged);
+    fetches_staged_.fetch_add(1, std::memory_order_release);
+    return st;
+  }
+  uint64_t fetches_staged() const { return fetches_staged_.load(std::memory_order_acquire); }
+  void complete_fetches(uint64_t upto);
 
   int my_pe() const { return my_pe_; }
   int n_pes() const { return n_pes_; }
@@ -179,6 +193,10 @@ class Runtime {
   uint32_t native_atomic_ops_[2] = {0, 0};  // 32- and 64-bit op masks used natively
   std::mutex fetch_mutex_;
   std::deque<PendingFetch> pending_fetches_;  // stable addresses: the backend writes into them
+  // Fetches staged so far, and how many of the first ones are copied out and popped (both change
+  // under fetch_mutex_; read without it, a quiet with nothing staged takes no lock).
+  std::atomic<uint64_t> fetches_staged_{0};
+  std::atomic<uint64_t> fetches_completed_{0};
   std::thread progress_thread_;
   std::atomic<bool> progress_thread_stop_{false};
 };

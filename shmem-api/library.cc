@@ -209,6 +209,19 @@ void Library::destroy_context(shmem_ctx_t handle, const char* call) {
   c.alive = false;
 }
 
+bool Library::open_session(shmem_ctx_t handle, const char* call) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Context& c = context(handle, call);
+  if (c.in_session) return false;
+  c.in_session = true;
+  return true;
+}
+
+void Library::close_session(shmem_ctx_t handle, const char* call) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  context(handle, call).in_session = false;
+}
+
 shmem_team_t Library::context_team(shmem_ctx_t handle, const char* call) {
   return team_handle(context(handle, call).team);
 }

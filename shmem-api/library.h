@@ -4,6 +4,7 @@
 // arguments through this object and call the core (core/gasket.h) and core/coll.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -40,6 +41,7 @@ struct Context {
   bool alive = false;
   int team = 0;  // index into the team table
   long options = 0;
+  bool in_session = false;  // between shmem_ctx_session_start and _stop (hints only)
 };
 
 class Library {
@@ -67,6 +69,10 @@ class Library {
   int create_context(int team_index, long options, shmem_ctx_t* out, const char* call);
   void destroy_context(shmem_ctx_t handle, const char* call);
   shmem_team_t context_team(shmem_ctx_t handle, const char* call);
+  // Sessions (1.6) are hints: operations are issued at once either way. open_session returns
+  // false when one is already open on the context.
+  bool open_session(shmem_ctx_t handle, const char* call);
+  void close_session(shmem_ctx_t handle, const char* call);
 
   // Collective over `parent`: the teams given by `groups` (for each of `count` new teams, the
   // parent ranks of this PE's team, empty when it is not in one). Returns 0, or non-zero when the
@@ -80,6 +86,11 @@ class Library {
   bool on_cells(const Team& t, size_t bytes) const { return t.on_cells && bytes <= coll::CellArea::kCellBytes; }
   coll::CellSlot cell_slot(Team& t) const { return coll::CellSlot{&cells_, t.slot, t.tag, &t.cell_seq}; }
   const coll::CellWait& cell_wait() const { return cell_wait_; }
+
+  // Where the next _any search starts (wait_until_any/test_any and their vector forms): one past
+  // the index the last one returned, so successive calls return every satisfied index in turn.
+  size_t any_cursor() const { return any_cursor_.load(std::memory_order_relaxed); }
+  void any_returned(size_t index) { any_cursor_.store(index + 1, std::memory_order_relaxed); }
 
   // Checks (under SHMEM_DEBUG) that [addr, addr+bytes) is symmetric memory.
   void check_symmetric(const void* addr, size_t bytes, const char* role, const char* call) const;
@@ -100,6 +111,7 @@ class Library {
   uint32_t last_tag_ = 0;  // the highest team tag given out on this PE
   std::vector<Team> teams_;  // 0: SHMEM_TEAM_WORLD, 1: SHMEM_TEAM_SHARED
   std::vector<Context> contexts_;  // 0: SHMEM_CTX_DEFAULT
+  std::atomic<size_t> any_cursor_{0};
 };
 
 // Maps SHMEM_CMP_* to the core's comparison; ends the job naming `call` on any other value.

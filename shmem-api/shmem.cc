@@ -108,21 +108,24 @@ void wait_one(T* ivar, int cmp, T value, const char* call) {
 
 // The _all/_any/_some families (scalar or _vector comparison values). `status[i]` != 0 excludes
 // element i. Returns the number of satisfied elements found in one pass; fills `indices` (some) or
-// `first` (any).
+// `any`: the first satisfied index at or after `start`, else the first one before it (so that
+// successive _any calls, each starting past the last answer, return every satisfied index).
 template <typename T>
 size_t scan(const T* ivars, size_t n, const int* status, Cmp cmp, const T* values, T value,
-            size_t* indices, size_t* first, size_t* active) {
-  size_t found = 0;
+            size_t* indices, size_t start, size_t* any, size_t* active) {
+  size_t found = 0, before = SIZE_MAX;
   *active = 0;
   for (size_t i = 0; i < n; ++i) {
     if (status != nullptr && status[i] != 0) continue;
     ++*active;
     if (satisfied(&ivars[i], cmp, values != nullptr ? values[i] : value)) {
       if (indices != nullptr) indices[found] = i;
-      if (found == 0 && first != nullptr) *first = i;
+      if (i < start) before = std::min(before, i);
+      else if (*any == SIZE_MAX) *any = i;
       ++found;
     }
   }
+  if (*any == SIZE_MAX) *any = before;
   return found;
 }
 
@@ -136,20 +139,39 @@ size_t multi(bool wait, Want want, T* ivars, size_t n, size_t* indices, const in
   if (n != 0 && ivars == nullptr) log::fatal("%s: null ivars with %zu elements", call, n);
   lib(call).check_symmetric(ivars, n * sizeof(T), "ivars", call);
   size_t result = want == Want::kAny ? SIZE_MAX : 0;  // nothing satisfied
+  Library& l = lib(call);
+  const size_t start = want == Want::kAny && n != 0 ? l.any_cursor() % n : 0;
   // The core's polling primitive serves incoming traffic before every scan, tests included.
   poll(wait, [&] {
-    size_t first = SIZE_MAX, active = 0;
-    size_t found = scan(ivars, n, status, c, values, value, want == Want::kSome ? indices : nullptr, &first, &active);
+    size_t any = SIZE_MAX, active = 0;
+    size_t found = scan(ivars, n, status, c, values, value, want == Want::kSome ? indices : nullptr, start, &any, &active);
     if (want == Want::kAll) {
       if (found != active) return false;
       result = 1;
     } else if (active != 0) {  // none active: done, nothing satisfied
       if (found == 0) return false;
-      result = want == Want::kAny ? first : found;
+      result = want == Want::kAny ? any : found;
     }
     return true;
   });
+  if (want == Want::kAny && result != SIZE_MAX) l.any_returned(result);
   return result;
+}
+
+// ---- memory ----
+// shmem_realloc (1.6): a NULL ptr allocates (NULL for 0 bytes, like shmem_malloc(0)); size 0
+// frees and returns NULL; otherwise a barrier on entry, so that every PE's puts into the old block
+// have landed before its contents move, and the heap's barrier on exit. A block that cannot grow
+// stays as it was and NULL is returned on every PE.
+void* realloc_block(void* ptr, size_t size, const char* call) {
+  lib(call);
+  if (ptr == nullptr) return size == 0 ? nullptr : sym_malloc(size, call);
+  if (size == 0) {
+    sym_free(ptr, call);
+    return nullptr;
+  }
+  barrier_all();
+  return sym_realloc(ptr, size, call);
 }
 
 // ---- collectives ----
@@ -186,6 +208,17 @@ int team_reduce(shmem_team_t t, T* dest, const T* src, size_t n, coll::ReduceOp 
     return 0;
   }
   coll::reduce(team.set, team.sync, reinterpret_cast<C*>(dest), reinterpret_cast<const C*>(src), n, op, call);
+  return 0;
+}
+
+// 1.6 scans (always the SyncArea algorithm: every member reads the sources of the members below it).
+template <typename T>
+int team_scan(shmem_team_t t, T* dest, const T* src, size_t n, bool inclusive, const char* call) {
+  Team& team = team_of(t, call);
+  using C = typename Compute<T>::type;
+  lib(call).check_symmetric(dest, n * sizeof(T), "destination", call);
+  coll::scan(team.set, team.sync, reinterpret_cast<C*>(dest), reinterpret_cast<const C*>(src), n,
+             coll::ReduceOp::kSum, inclusive, call);
   return 0;
 }
 
@@ -312,12 +345,12 @@ void* shmem_malloc_with_hints(size_t size, long) {
 void* shmem_calloc(size_t count, size_t size) {
   return lib("shmem_calloc"), count == 0 || size == 0 ? nullptr : sym_calloc(count, size, "shmem_calloc");
 }
-void* shmem_realloc(void* ptr, size_t size) { return lib("shmem_realloc"), sym_realloc(ptr, size, "shmem_realloc"); }
+void* shmem_realloc(void* ptr, size_t size) { return realloc_block(ptr, size, "shmem_realloc"); }
 void* shmem_align(size_t alignment, size_t size) { return lib("shmem_align"), sym_align(alignment, size, "shmem_align"); }
 void shmem_free(void* ptr) { lib("shmem_free"), sym_free(ptr, "shmem_free"); }
 void* shmalloc(size_t size) { return lib("shmalloc"), sym_malloc(size, "shmalloc"); }
 void shfree(void* ptr) { lib("shfree"), sym_free(ptr, "shfree"); }
-void* shrealloc(void* ptr, size_t size) { return lib("shrealloc"), sym_realloc(ptr, size, "shrealloc"); }
+void* shrealloc(void* ptr, size_t size) { return realloc_block(ptr, size, "shrealloc"); }
 void* shmemalign(size_t alignment, size_t size) { return lib("shmemalign"), sym_align(alignment, size, "shmemalign"); }
 
 // ---- teams ----
@@ -400,7 +433,9 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx) {
   if (l.team(team, call).set.my_rank() < 0) log::fatal("%s: PE %d is not a member of the team", call, gasket::my_pe());
   return l.create_context(static_cast<int>(reinterpret_cast<uintptr_t>(team) - 1), options, ctx, call);
 }
-void shmem_ctx_destroy(shmem_ctx_t ctx) { lib("shmem_ctx_destroy").destroy_context(ctx, "shmem_ctx_destroy"); }
+void shmem_ctx_destroy(shmem_ctx_t ctx) {
+  if (ctx != SHMEM_CTX_INVALID) lib("shmem_ctx_destroy").destroy_context(ctx, "shmem_ctx_destroy");  // else no operation
+}
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
   if (team == nullptr) return -1;
   if (ctx == SHMEM_CTX_INVALID) {
@@ -409,6 +444,19 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
   }
   *team = lib("shmem_ctx_get_team").context_team(ctx, "shmem_ctx_get_team");
   return 0;
+}
+
+// Sessions (1.6): hints only, every operation is issued at once; the standard's return codes.
+int shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t* config, long mask) {
+  const char* call = "shmem_ctx_session_start";
+  Library& l = lib(call);
+  if (ctx == SHMEM_CTX_INVALID) return -1;
+  if ((options & ~SHMEM_SESSION_SAME_AMO) != 0 || (mask & ~SHMEM_SESSION_TOTAL_OPS) != 0) return -1;
+  if ((mask & SHMEM_SESSION_TOTAL_OPS) != 0 && (config == nullptr || config->total_ops < 0)) return -1;
+  return l.open_session(ctx, call) ? 0 : -1;
+}
+void shmem_ctx_session_stop(shmem_ctx_t ctx) {
+  if (ctx != SHMEM_CTX_INVALID) lib("shmem_ctx_session_stop").close_session(ctx, "shmem_ctx_session_stop");
 }
 
 // ---- RMA ----
@@ -801,6 +849,15 @@ GASKET_ACTIVE_SET(64)
 SHMEM_GASKET_REDUCE_BIT_TYPES(GASKET_REDUCE_BIT)
 SHMEM_GASKET_REDUCE_MINMAX_TYPES(GASKET_REDUCE_MINMAX)
 SHMEM_GASKET_REDUCE_ARITH_TYPES(GASKET_REDUCE_ARITH)
+
+#define GASKET_SCAN(T, N)                                                                         \
+  int shmem_##N##_sum_inscan(shmem_team_t t, T* d, const T* s, size_t n) {                       \
+    return team_scan<T>(t, d, s, n, true, "shmem_" #N "_sum_inscan");                            \
+  }                                                                                              \
+  int shmem_##N##_sum_exscan(shmem_team_t t, T* d, const T* s, size_t n) {                       \
+    return team_scan<T>(t, d, s, n, false, "shmem_" #N "_sum_exscan");                           \
+  }
+SHMEM_GASKET_REDUCE_ARITH_TYPES(GASKET_SCAN)
 
 #define GASKET_TO_ALL(T, N, OP, KOP)                                                              \
   void shmem_##N##_##OP##_to_all(T* d, const T* s, int n, int start, int ls, int size, T*, long* ps) { \

@@ -234,7 +234,7 @@ namespace detail {
 }
 
 void reduce_common(const PeSet& set, SyncArea sync, void* acc, const void* src, size_t count,
-                   size_t elem_bytes, CombineFn combine, const char* call) {
+                   size_t elem_bytes, CombineFn combine, const char* call, int below) {
   check_member(set, call);
   size_t bytes = count * elem_bytes;
   if (bytes != 0 && !addr_accessible(src, bytes, my_pe())) {
@@ -245,6 +245,7 @@ void reduce_common(const PeSet& set, SyncArea sync, void* acc, const void* src, 
   std::vector<char> bounce;
   int me = set.my_rank(), n = set.size();
   for (int i = 1; i < n; ++i) {
+    if (below >= 0 && (me + i) % n >= below) continue;
     int pe = set.pe((me + i) % n);
     if (const void* mapped = bytes != 0 ? peer_pointer(src, pe) : nullptr) {
       combine(acc, mapped, count);

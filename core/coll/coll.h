@@ -94,10 +94,11 @@ namespace detail {
 // member either its mapped `src` (same node) or a copy fetched into `bounce` is passed to
 // `combine(data, count)`; then an exit barrier (every member has read every `src`).
 // `src` needs to be symmetric; the result is written by the caller after the exit barrier, which
-// makes dest == src safe.
+// makes dest == src safe. `below` < 0 combines every other member; otherwise only the members of
+// rank < below (a scan: below = my rank).
 using CombineFn = void (*)(void* acc, const void* data, size_t count);
 void reduce_common(const PeSet& set, SyncArea sync, void* acc, const void* src, size_t count,
-                   size_t elem_bytes, CombineFn combine, const char* call);
+                   size_t elem_bytes, CombineFn combine, const char* call, int below = -1);
 
 template <typename T>
 struct IsComplex : std::false_type {};
@@ -162,6 +163,18 @@ void reduce(const PeSet& set, SyncArea sync, T* dest, const T* src, size_t count
   std::vector<T> acc(count);
   if (count != 0) std::memcpy(acc.data(), src, count * sizeof(T));
   detail::reduce_common(set, sync, acc.data(), src, count, sizeof(T), detail::combiner<T>(op), call);
+  if (count != 0) std::memcpy(dest, acc.data(), count * sizeof(T));
+}
+
+// Prefix reduction: dest[i] = op over src[i] of the members of rank < mine (exclusive; rank 0 gets
+// T{}, zero) or <= mine (inclusive). Same rules as reduce (symmetric src, dest == src allowed).
+template <typename T>
+void scan(const PeSet& set, SyncArea sync, T* dest, const T* src, size_t count, ReduceOp op, bool inclusive,
+          const char* call) {
+  if (!detail::op_defined<T>(op)) detail::undefined_op(op, typeid(T).name(), call);
+  std::vector<T> acc(count, T{});
+  if (inclusive && count != 0) std::memcpy(acc.data(), src, count * sizeof(T));
+  detail::reduce_common(set, sync, acc.data(), src, count, sizeof(T), detail::combiner<T>(op), call, set.my_rank());
   if (count != 0) std::memcpy(dest, acc.data(), count * sizeof(T));
 }
 

@@ -1,4 +1,4 @@
-/* OpenSHMEM 1.5 for gasket. The typed families are declared from the type tables below (the
+/* OpenSHMEM 1.6 for gasket. The typed families are declared from the type tables below (the
  * standard's lists, one X-macro per list) and implemented once, with C++ templates, in
  * shmem-api/shmem.cc. C11 type-generic macros (and C++ overloads) cover the routines the
  * specification defines generics for. Deprecated names still found in programs are kept. */
@@ -14,16 +14,17 @@ extern "C" {
 
 /* ---- constants ---- */
 #define SHMEM_MAJOR_VERSION 1
-#define SHMEM_MINOR_VERSION 5
+#define SHMEM_MINOR_VERSION 6
 #define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
 #define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
-/* gasket has these OpenSHMEM 1.6 routines while SHMEM_MINOR_VERSION still says 5 (until all of
- * 1.6 exists): shmem_ibput/ibget, shmem_signal_add/set, shmem_pe_quiet, shmem_team_ptr,
- * shmem_query_initialized. Portable programs test this to use them early. */
+/* Said while gasket had these 1.6 routines under SHMEM_MINOR_VERSION 5 (kept for programs that
+ * test them): shmem_ibput/ibget, shmem_signal_add/set, shmem_pe_quiet, shmem_team_ptr,
+ * shmem_query_initialized; the scans. */
 #define SHMEM_GASKET_HAS_1_6_RMA 1
+#define SHMEM_GASKET_HAS_1_6_SCAN 1 /* shmem_sum_inscan/exscan */
 #define SHMEM_MAX_NAME_LEN 256
 #define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
-#define SHMEM_VENDOR_STRING "gasket OpenSHMEM 1.5"
+#define SHMEM_VENDOR_STRING "gasket OpenSHMEM 1.6"
 #define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
 
 #define SHMEM_THREAD_SINGLE 0
@@ -111,11 +112,13 @@ typedef struct {
 /* extended AMOs (fetch, set, swap) add float and double */
 #define SHMEM_GASKET_AMO_EXT_BASE_TYPES(X) SHMEM_GASKET_AMO_BASE_TYPES(X) X(float, float) X(double, double)
 #define SHMEM_GASKET_AMO_EXT_TYPES(X) SHMEM_GASKET_AMO_TYPES(X) X(float, float) X(double, double)
-/* bitwise AMOs */
+/* bitwise AMOs: the unsigned base types, and the signed fixed-width types, which the generics
+ * and the C++ overloads also dispatch on (no signed base type is in the list) */
 #define SHMEM_GASKET_AMO_BIT_BASE_TYPES(X)                                                    \
   X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define SHMEM_GASKET_AMO_BIT_SIGNED_TYPES(X) X(int32_t, int32) X(int64_t, int64)
 #define SHMEM_GASKET_AMO_BIT_TYPES(X)                                                         \
-  SHMEM_GASKET_AMO_BIT_BASE_TYPES(X) X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32)  \
+  SHMEM_GASKET_AMO_BIT_BASE_TYPES(X) SHMEM_GASKET_AMO_BIT_SIGNED_TYPES(X) X(uint32_t, uint32) \
   X(uint64_t, uint64)
 /* point-to-point synchronisation (`long` apart: shmem_wait_until(long*, int, long) is also the
  * deprecated untyped routine, which the C++ overload set reuses) */
@@ -130,10 +133,12 @@ typedef struct {
 #define SHMEM_GASKET_REDUCE_BIT_BASE_TYPES(X)                                                 \
   X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)                     \
   X(unsigned long, ulong) X(unsigned long long, ulonglong)
+/* (the signed fixed-width types are dispatched on too, like the bitwise AMOs') */
+#define SHMEM_GASKET_REDUCE_BIT_SIGNED_TYPES(X)                                               \
+  X(int8_t, int8) X(int16_t, int16) X(int32_t, int32) X(int64_t, int64)
 #define SHMEM_GASKET_REDUCE_BIT_TYPES(X)                                                      \
-  SHMEM_GASKET_REDUCE_BIT_BASE_TYPES(X) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)   \
-  X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32)                 \
-  X(uint64_t, uint64) X(size_t, size)
+  SHMEM_GASKET_REDUCE_BIT_BASE_TYPES(X) SHMEM_GASKET_REDUCE_BIT_SIGNED_TYPES(X)               \
+  X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
 #define SHMEM_GASKET_REDUCE_MINMAX_BASE_TYPES(X)                                              \
   X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)               \
   X(long long, longlong) X(unsigned char, uchar) X(unsigned short, ushort)                    \
@@ -211,6 +216,18 @@ int shmem_ctx_create(long options, shmem_ctx_t* ctx);
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx);
 void shmem_ctx_destroy(shmem_ctx_t ctx);
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team);
+
+/* 1.6 sessions: hints that the calling thread is about to issue a series of operations on ctx.
+ * start returns 0, or non-zero (SHMEM_CTX_INVALID, an unknown option or mask bit, a missing or
+ * negative total_ops, a session already open on ctx); stop ends it (nothing if none is open). */
+#define SHMEM_SESSION_SAME_AMO 1L  /* option: the session's atomics are one operation on one type */
+#define SHMEM_SESSION_TOTAL_OPS 1L /* config_mask: config->total_ops is the expected count */
+typedef struct {
+  long total_ops;
+} shmem_ctx_session_config_t;
+int shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t* config,
+                            long config_mask);
+void shmem_ctx_session_stop(shmem_ctx_t ctx);
 
 /* ---- RMA, signals, atomics: every routine with its ctx form ---- */
 #define SHMEM_GASKET_DECL_RMA(T, N)                                                            \
@@ -466,6 +483,13 @@ SHMEM_GASKET_REDUCE_BIT_TYPES(SHMEM_GASKET_DECL_REDUCE_BIT)
 SHMEM_GASKET_REDUCE_MINMAX_TYPES(SHMEM_GASKET_DECL_REDUCE_MINMAX)
 SHMEM_GASKET_REDUCE_ARITH_TYPES(SHMEM_GASKET_DECL_REDUCE_ARITH)
 
+/* 1.6 scans: prefix sums over the team, inclusive (dest on team PE k = source of PEs 0..k) and
+ * exclusive (PEs 0..k-1; 0 on PE 0), for the sum/prod reduction types */
+#define SHMEM_GASKET_DECL_SCAN(T, N)                                                           \
+  int shmem_##N##_sum_inscan(shmem_team_t team, T* dest, const T* source, size_t nelems);     \
+  int shmem_##N##_sum_exscan(shmem_team_t team, T* dest, const T* source, size_t nelems);
+SHMEM_GASKET_REDUCE_ARITH_TYPES(SHMEM_GASKET_DECL_SCAN)
+
 #define SHMEM_GASKET_DECL_TO_ALL(T, N, OP)                                                     \
   void shmem_##N##_##OP##_to_all(T* dest, const T* source, int nreduce, int PE_start,         \
                                  int logPE_stride, int PE_size, T* pWrk, long* pSync);
@@ -507,8 +531,9 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
   unsigned long long: pre##ulonglong##suf
 #define SHMEM_GASKET_G_AMO_EXT(pre, suf) \
   SHMEM_GASKET_G_AMO(pre, suf), float: pre##float##suf, double: pre##double##suf
-#define SHMEM_GASKET_G_AMO_BIT(pre, suf) \
-  unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf, unsigned long long: pre##ulonglong##suf
+#define SHMEM_GASKET_G_AMO_BIT(pre, suf)                                                       \
+  unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf,                                \
+  unsigned long long: pre##ulonglong##suf, int32_t: pre##int32##suf, int64_t: pre##int64##suf
 #define SHMEM_GASKET_G_P2P(pre, suf)                                                           \
   short: pre##short##suf, int: pre##int##suf, long: pre##long##suf,                            \
   long long: pre##longlong##suf, unsigned short: pre##ushort##suf,                             \
@@ -517,7 +542,8 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
 #define SHMEM_GASKET_G_BIT_REDUCE(pre, suf)                                                    \
   unsigned char: pre##uchar##suf, unsigned short: pre##ushort##suf,                            \
   unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf,                                \
-  unsigned long long: pre##ulonglong##suf
+  unsigned long long: pre##ulonglong##suf, int8_t: pre##int8##suf, int16_t: pre##int16##suf,  \
+  int32_t: pre##int32##suf, int64_t: pre##int64##suf
 #define SHMEM_GASKET_G_MINMAX_REDUCE(pre, suf)                                                 \
   char: pre##char##suf, signed char: pre##schar##suf, short: pre##short##suf,                  \
   int: pre##int##suf, long: pre##long##suf, long long: pre##longlong##suf,                     \
@@ -617,6 +643,35 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
 #define SHMEM_GASKET_xor_3(d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_BIT, _atomic_xor, d)(d, __VA_ARGS__)
 #define SHMEM_GASKET_xor_4(c, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_BIT, _atomic_xor, d)(c, d, __VA_ARGS__)
 
+/* fetching non-blocking atomics (dispatch on the destination, the argument after fetch) */
+#define shmem_atomic_fetch_nbi(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_fetch_nbi_, __VA_ARGS__)
+#define SHMEM_GASKET_fetch_nbi_3(f, s, pe) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_EXT, _atomic_fetch_nbi, s)(f, s, pe)
+#define SHMEM_GASKET_fetch_nbi_4(c, f, s, pe) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_EXT, _atomic_fetch_nbi, s)(c, f, s, pe)
+#define shmem_atomic_swap_nbi(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_swap_nbi_, __VA_ARGS__)
+#define SHMEM_GASKET_swap_nbi_4(f, d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO_EXT, _atomic_swap_nbi, d)(f, d, __VA_ARGS__)
+#define SHMEM_GASKET_swap_nbi_5(c, f, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO_EXT, _atomic_swap_nbi, d)(c, f, d, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_cswap_nbi_, __VA_ARGS__)
+#define SHMEM_GASKET_cswap_nbi_5(f, d, ...) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO, _atomic_compare_swap_nbi, d)(f, d, __VA_ARGS__)
+#define SHMEM_GASKET_cswap_nbi_6(c, f, d, ...) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO, _atomic_compare_swap_nbi, d)(c, f, d, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_finc_nbi_, __VA_ARGS__)
+#define SHMEM_GASKET_finc_nbi_3(f, d, pe) SHMEM_GASKET_SEL(SHMEM_GASKET_G_AMO, _atomic_fetch_inc_nbi, d)(f, d, pe)
+#define SHMEM_GASKET_finc_nbi_4(c, f, d, pe) SHMEM_GASKET_SEL_CTX(SHMEM_GASKET_G_AMO, _atomic_fetch_inc_nbi, d)(c, f, d, pe)
+/* fetch_add, fetch_and, fetch_or, fetch_xor: (fetch, dest, value, pe) */
+#define SHMEM_GASKET_VALUE_NBI_4(list, suf, f, d, ...) SHMEM_GASKET_SEL(list, suf, d)(f, d, __VA_ARGS__)
+#define SHMEM_GASKET_VALUE_NBI_5(list, suf, c, f, d, ...) SHMEM_GASKET_SEL_CTX(list, suf, d)(c, f, d, __VA_ARGS__)
+#define SHMEM_GASKET_VALUE_NBI(list, suf, ...) \
+  SHMEM_GASKET_CAT(SHMEM_GASKET_VALUE_NBI_, SHMEM_GASKET_NARGS(__VA_ARGS__))(list, suf, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) SHMEM_GASKET_VALUE_NBI(SHMEM_GASKET_G_AMO, _atomic_fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) SHMEM_GASKET_VALUE_NBI(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) SHMEM_GASKET_VALUE_NBI(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) SHMEM_GASKET_VALUE_NBI(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_xor_nbi, __VA_ARGS__)
+
+/* shmem_sync(team) (1.5) beside the deprecated active-set shmem_sync(PE_start, logPE_stride,
+ * PE_size, pSync): the argument count picks the routine. */
+#define shmem_sync(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_sync_, __VA_ARGS__)
+#define SHMEM_GASKET_sync_1(team) shmem_team_sync(team)
+#define SHMEM_GASKET_sync_4(start, log_stride, size, psync) (shmem_sync)(start, log_stride, size, psync)
+
 /* point-to-point synchronisation (dispatch on the first argument) */
 #define SHMEM_GASKET_P2P_G(suf, x) _Generic(*(x), SHMEM_GASKET_G_P2P(shmem_, suf))
 #define shmem_wait_until(ivar, ...) SHMEM_GASKET_P2P_G(_wait_until, ivar)(ivar, __VA_ARGS__)
@@ -648,6 +703,8 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
 #define shmem_min_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_MINMAX_REDUCE, _min_reduce, __VA_ARGS__)
 #define shmem_sum_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_ARITH_REDUCE, _sum_reduce, __VA_ARGS__)
 #define shmem_prod_reduce(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_ARITH_REDUCE, _prod_reduce, __VA_ARGS__)
+#define shmem_sum_inscan(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_ARITH_REDUCE, _sum_inscan, __VA_ARGS__)
+#define shmem_sum_exscan(...) SHMEM_GASKET_TEAM_G(SHMEM_GASKET_G_ARITH_REDUCE, _sum_exscan, __VA_ARGS__)
 #endif /* C11 */
 
 #ifdef __cplusplus
@@ -725,6 +782,7 @@ SHMEM_GASKET_AMO_EXT_BASE_TYPES(SHMEM_GASKET_CXX_AMO_EXT)
   SHMEM_GASKET_CXX_AMO_BIT_OP(T, N, and)                                                      \
   SHMEM_GASKET_CXX_AMO_BIT_OP(T, N, or) SHMEM_GASKET_CXX_AMO_BIT_OP(T, N, xor)
 SHMEM_GASKET_AMO_BIT_BASE_TYPES(SHMEM_GASKET_CXX_AMO_BIT)
+SHMEM_GASKET_AMO_BIT_SIGNED_TYPES(SHMEM_GASKET_CXX_AMO_BIT)
 
 /* point-to-point synchronisation */
 #define SHMEM_GASKET_CXX_WAIT_UNTIL(T, N) \
@@ -751,6 +809,8 @@ SHMEM_GASKET_P2P_BASE_NOT_LONG_TYPES(SHMEM_GASKET_CXX_WAIT_UNTIL)
   SHMEM_GASKET_CXX_P2P_FAMILY(T, N, int, size_t, size_t, test)
 SHMEM_GASKET_P2P_BASE_TYPES(SHMEM_GASKET_CXX_P2P)
 
+inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
+
 /* team reductions */
 #define SHMEM_GASKET_CXX_REDUCE(T, N, OP)                                                      \
   inline int shmem_##OP##_reduce(shmem_team_t t, T* d, const T* s, size_t n) {                \
@@ -759,8 +819,12 @@ SHMEM_GASKET_P2P_BASE_TYPES(SHMEM_GASKET_CXX_P2P)
 #define SHMEM_GASKET_CXX_REDUCE_BIT(T, N) \
   SHMEM_GASKET_CXX_REDUCE(T, N, and) SHMEM_GASKET_CXX_REDUCE(T, N, or) SHMEM_GASKET_CXX_REDUCE(T, N, xor)
 #define SHMEM_GASKET_CXX_REDUCE_MINMAX(T, N) SHMEM_GASKET_CXX_REDUCE(T, N, max) SHMEM_GASKET_CXX_REDUCE(T, N, min)
-#define SHMEM_GASKET_CXX_REDUCE_ARITH(T, N) SHMEM_GASKET_CXX_REDUCE(T, N, sum) SHMEM_GASKET_CXX_REDUCE(T, N, prod)
+#define SHMEM_GASKET_CXX_REDUCE_ARITH(T, N)                                                    \
+  SHMEM_GASKET_CXX_REDUCE(T, N, sum) SHMEM_GASKET_CXX_REDUCE(T, N, prod)                      \
+  SHMEM_GASKET_CXX_PLAIN(int, sum_inscan, N, (shmem_team_t t, T* d, const T* s, size_t n), (t, d, s, n)) \
+  SHMEM_GASKET_CXX_PLAIN(int, sum_exscan, N, (shmem_team_t t, T* d, const T* s, size_t n), (t, d, s, n))
 SHMEM_GASKET_REDUCE_BIT_BASE_TYPES(SHMEM_GASKET_CXX_REDUCE_BIT)
+SHMEM_GASKET_REDUCE_BIT_SIGNED_TYPES(SHMEM_GASKET_CXX_REDUCE_BIT)
 SHMEM_GASKET_REDUCE_MINMAX_BASE_TYPES(SHMEM_GASKET_CXX_REDUCE_MINMAX)
 SHMEM_GASKET_REDUCE_ARITH_BASE_TYPES(SHMEM_GASKET_CXX_REDUCE_ARITH)
 #endif /* __cplusplus */

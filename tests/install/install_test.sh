@@ -79,7 +79,7 @@ mpicc -DMSG='"a b  \"c\"  $HOME"' -o "dir with space/message prog" message.c
 [ "$(oshcc -showme:libs)" = gasket ] || fail "oshcc -showme:libs: $(oshcc -showme:libs)"
 [ "$(mpicc -showme:incdirs)" = "$prefix/include" ] || fail "mpicc -showme:incdirs: $(mpicc -showme:incdirs)"
 [ "$(mpicc -showme:version)" = "mpicc: gasket $version, MPI 3.1" ] || fail "mpicc -showme:version: $(mpicc -showme:version)"
-[ "$(oshcc -showme:version)" = "oshcc: gasket $version, OpenSHMEM 1.5" ] || fail "oshcc -showme:version: $(oshcc -showme:version)"
+[ "$(oshcc -showme:version)" = "oshcc: gasket $version, OpenSHMEM 1.6" ] || fail "oshcc -showme:version: $(oshcc -showme:version)"
 [ "$(mpicc -show -O2 x.c -o x)" = "gcc -I$prefix/include -O2 x.c -o x -L$prefix/lib -Wl,-rpath,$prefix/lib -lgasket" ] ||
   fail "mpicc -show: $(mpicc -show -O2 x.c -o x)"
 [ "$(mpicxx -showme -c y.cc)" = "g++ -I$prefix/include -I$prefix/include/gasket -c y.cc" ] || fail "mpicxx -showme -c (no link flags): $(mpicxx -showme -c y.cc)"

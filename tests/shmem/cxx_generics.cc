@@ -313,6 +313,34 @@ int main() {
   shmem_xor_reduce(SHMEM_TEAM_WORLD, &ures, ru, 1);
   CHECK_EQ(ures, mask);
 
+  // 1.6 scans; bitwise atomics and reductions on the signed fixed-width types; shmem_sync(team)
+  CHECK_EQ(shmem_sum_inscan(SHMEM_TEAM_WORLD, &ires, ri, 1), 0);
+  CHECK_EQ(ires, (me + 1) * (me + 2) / 2);
+  CHECK_EQ(shmem_sum_exscan(SHMEM_TEAM_WORLD, &lres, rl, 1), 0);
+  CHECK_EQ(lres, 5L * me * (me - 1) / 2 - 3L * me);
+  int32_t* w32 = sym<int32_t>(1);
+  int64_t* w64 = sym<int64_t>(1);
+  int8_t* r8 = sym<int8_t>(2);
+  shmem_barrier_all();
+  shmem_atomic_or(w32, static_cast<int32_t>(1) << (me % 31), 0);
+  shmem_atomic_xor(ctx, w64, static_cast<int64_t>(1) << (me % 63), 0);
+  shmem_quiet();
+  shmem_ctx_quiet(ctx);
+  r8[0] = static_cast<int8_t>(1 << (me % 7));
+  CHECK_EQ(shmem_sync(SHMEM_TEAM_WORLD), 0);
+  shmem_barrier_all();
+  CHECK_EQ(shmem_or_reduce(SHMEM_TEAM_WORLD, r8 + 1, r8, 1), 0);
+  int8_t any8 = 0;
+  for (int p = 0; p < n; ++p) any8 = static_cast<int8_t>(any8 | (1 << (p % 7)));
+  CHECK_EQ(r8[1], any8);
+  if (me == 0) {
+    int64_t parity = 0;
+    for (int p = 0; p < n; ++p) parity ^= static_cast<int64_t>(1) << (p % 63);
+    CHECK_EQ(shmem_atomic_fetch_and(w32, static_cast<int32_t>(-1), 0), static_cast<int32_t>(mask));
+    CHECK_EQ(shmem_atomic_fetch_or(ctx, w64, static_cast<int64_t>(0), 0), parity);
+  }
+  shmem_barrier_all();
+
   shmem_ctx_destroy(ctx);
   shmem_barrier_all();
   if (me == 0) std::printf("cxx_generics: ok on %d PEs\n", n);

@@ -1,7 +1,7 @@
 /* OpenSHMEM 1.5 corners where bad or empty arguments are not errors: shmem_malloc(0) and
  * shmem_calloc(0, n) return NULL; shmem_align takes every power of two the heap can hold; team
  * splits with invalid arguments return non-zero and SHMEM_TEAM_INVALID on every PE;
- * shmem_ctx_quiet/fence (and 1.6 shmem_ctx_pe_quiet) on SHMEM_CTX_INVALID do nothing. */
+ * shmem_ctx_quiet/fence/destroy (and 1.6 shmem_ctx_pe_quiet) on SHMEM_CTX_INVALID do nothing. */
 #include <stdint.h>
 #include <string.h>
 
@@ -73,6 +73,7 @@ int main(void) {
   shmem_ctx_quiet(SHMEM_CTX_INVALID);
   shmem_ctx_fence(SHMEM_CTX_INVALID);
   shmem_ctx_pe_quiet(SHMEM_CTX_INVALID, &right, 1);
+  shmem_ctx_destroy(SHMEM_CTX_INVALID); /* no operation either */
 
   shmem_free(sum);
   shmem_free(v);

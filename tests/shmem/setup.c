@@ -13,10 +13,11 @@ int main(void) {
   CHECK_EQ(provided, SHMEM_THREAD_SINGLE);
   int major, minor;
   shmem_info_get_version(&major, &minor);
-  CHECK_EQ(major * 10 + minor, 15);
+  CHECK_EQ(major * 10 + minor, 16);
+  CHECK_EQ(major * 10 + minor, SHMEM_MAJOR_VERSION * 10 + SHMEM_MINOR_VERSION);
   char name[SHMEM_MAX_NAME_LEN];
   shmem_info_get_name(name);
-  CHECK(strstr(name, "gasket") != NULL, "%s", name);
+  CHECK(strstr(name, "gasket") != NULL && strstr(name, "1.6") != NULL, "%s", name);
   CHECK_EQ(shmem_pe_accessible(n - 1), 1);
   CHECK_EQ(shmem_pe_accessible(n), 0);
 

@@ -85,7 +85,7 @@ PC
 }
 pc_file gasket "gasket: PGAS runtime, its MPI and OpenSHMEM libraries in one (libgasket)" ""
 pc_file gasket-mpi "gasket's MPI library (mpi.h)" gasket
-pc_file gasket-shmem "gasket's OpenSHMEM 1.5 library (shmem.h)" gasket
+pc_file gasket-shmem "gasket's OpenSHMEM 1.6 library (shmem.h)" gasket
 for alias in mpi mpi-c mpi-cxx mpi-fort; do pc_file "$alias" "MPI (gasket $version)" gasket-mpi; done
 pc_file oshmem "OpenSHMEM (gasket $version)" gasket-shmem
 
