@@ -43,6 +43,7 @@ __attribute__((weak)) int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 __attribute__((weak)) int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) { return PMPI_Comm_compare(comm1, comm2, result); }
 __attribute__((weak)) int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) { return PMPI_Comm_create(comm, group, newcomm); }
 __attribute__((weak)) int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler); }
+__attribute__((weak)) int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm) { return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm); }
 __attribute__((weak)) int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) { return PMPI_Comm_create_group(comm, group, tag, newcomm); }
 __attribute__((weak)) int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state) { return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state); }
 __attribute__((weak)) int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) { return PMPI_Comm_delete_attr(comm, comm_keyval); }
@@ -114,6 +115,7 @@ __attribute__((weak)) int MPI_Group_difference(MPI_Group group1, MPI_Group group
 __attribute__((weak)) int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { return PMPI_Group_excl(group, n, ranks, newgroup); }
 __attribute__((weak)) MPI_Group MPI_Group_f2c(MPI_Fint group) { return PMPI_Group_f2c(group); }
 __attribute__((weak)) int MPI_Group_free(MPI_Group* group) { return PMPI_Group_free(group); }
+__attribute__((weak)) int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup) { return PMPI_Group_from_session_pset(session, pset_name, newgroup); }
 __attribute__((weak)) int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { return PMPI_Group_incl(group, n, ranks, newgroup); }
 __attribute__((weak)) int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { return PMPI_Group_intersection(group1, group2, newgroup); }
 __attribute__((weak)) int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) { return PMPI_Group_range_excl(group, n, ranges, newgroup); }
@@ -145,6 +147,7 @@ __attribute__((weak)) int MPI_Ineighbor_alltoallv(const void* sendbuf, const int
 __attribute__((weak)) int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
 __attribute__((weak)) MPI_Fint MPI_Info_c2f(MPI_Info info) { return PMPI_Info_c2f(info); }
 __attribute__((weak)) int MPI_Info_create(MPI_Info* info) { return PMPI_Info_create(info); }
+__attribute__((weak)) int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info) { return PMPI_Info_create_env(argc, argv, info); }
 __attribute__((weak)) int MPI_Info_delete(MPI_Info info, const char* key) { return PMPI_Info_delete(info, key); }
 __attribute__((weak)) int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) { return PMPI_Info_dup(info, newinfo); }
 __attribute__((weak)) MPI_Info MPI_Info_f2c(MPI_Fint info) { return PMPI_Info_f2c(info); }
@@ -159,6 +162,7 @@ __attribute__((weak)) int MPI_Init(int* argc, char*** argv) { return PMPI_Init(a
 __attribute__((weak)) int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) { return PMPI_Init_thread(argc, argv, required, provided); }
 __attribute__((weak)) int MPI_Initialized(int* flag) { return PMPI_Initialized(flag); }
 __attribute__((weak)) int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm) { return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm); }
+__attribute__((weak)) int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm) { return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm); }
 __attribute__((weak)) int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) { return PMPI_Intercomm_merge(intercomm, high, newintracomm); }
 __attribute__((weak)) int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) { return PMPI_Iprobe(source, tag, comm, flag, status); }
 __attribute__((weak)) int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Irecv(buf, count, datatype, source, tag, comm, request); }
@@ -237,7 +241,17 @@ __attribute__((weak)) int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcoun
 __attribute__((weak)) int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
 __attribute__((weak)) int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
 __attribute__((weak)) MPI_Fint MPI_Session_c2f(MPI_Session session) { return PMPI_Session_c2f(session); }
+__attribute__((weak)) int MPI_Session_call_errhandler(MPI_Session session, int errorcode) { return PMPI_Session_call_errhandler(session, errorcode); }
+__attribute__((weak)) int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler); }
 __attribute__((weak)) MPI_Session MPI_Session_f2c(MPI_Fint session) { return PMPI_Session_f2c(session); }
+__attribute__((weak)) int MPI_Session_finalize(MPI_Session* session) { return PMPI_Session_finalize(session); }
+__attribute__((weak)) int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler) { return PMPI_Session_get_errhandler(session, errhandler); }
+__attribute__((weak)) int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) { return PMPI_Session_get_info(session, info_used); }
+__attribute__((weak)) int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name) { return PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name); }
+__attribute__((weak)) int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names) { return PMPI_Session_get_num_psets(session, info, npset_names); }
+__attribute__((weak)) int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info) { return PMPI_Session_get_pset_info(session, pset_name, info); }
+__attribute__((weak)) int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) { return PMPI_Session_init(info, errhandler, session); }
+__attribute__((weak)) int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) { return PMPI_Session_set_errhandler(session, errhandler); }
 __attribute__((weak)) int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend(buf, count, datatype, dest, tag, comm); }
 __attribute__((weak)) int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm); }
 __attribute__((weak)) int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request); }
