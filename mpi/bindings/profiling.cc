@@ -205,8 +205,14 @@ __attribute__((weak)) int MPI_Pack(const void* inbuf, int incount, MPI_Datatype 
 __attribute__((weak)) int MPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position) { return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position); }
 __attribute__((weak)) int MPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) { return PMPI_Pack_external_size(datarep, incount, datatype, size); }
 __attribute__((weak)) int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) { return PMPI_Pack_size(incount, datatype, comm, size); }
+__attribute__((weak)) int MPI_Parrived(MPI_Request request, int partition, int* flag) { return PMPI_Parrived(request, partition, flag); }
 __attribute__((weak)) int MPI_Pcontrol(int level, ...) { return PMPI_Pcontrol(level); }
+__attribute__((weak)) int MPI_Pready(int partition, MPI_Request request) { return PMPI_Pready(partition, request); }
+__attribute__((weak)) int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) { return PMPI_Pready_list(length, array_of_partitions, request); }
+__attribute__((weak)) int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) { return PMPI_Pready_range(partition_low, partition_high, request); }
+__attribute__((weak)) int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request); }
 __attribute__((weak)) int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) { return PMPI_Probe(source, tag, comm, status); }
+__attribute__((weak)) int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request); }
 __attribute__((weak)) int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
 __attribute__((weak)) int MPI_Query_thread(int* provided) { return PMPI_Query_thread(provided); }
 __attribute__((weak)) int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
