@@ -273,6 +273,57 @@ __attribute__((weak)) int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_sta
 __attribute__((weak)) int MPI_Status_set_cancelled(MPI_Status* status, int flag) { return PMPI_Status_set_cancelled(status, flag); }
 __attribute__((weak)) int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) { return PMPI_Status_set_elements(status, datatype, count); }
 __attribute__((weak)) int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) { return PMPI_Status_set_elements_x(status, datatype, count); }
+__attribute__((weak)) int MPI_T_category_changed(int* update_number) { return PMPI_T_category_changed(update_number); }
+__attribute__((weak)) int MPI_T_category_get_categories(int cat_index, int len, int indices[]) { return PMPI_T_category_get_categories(cat_index, len, indices); }
+__attribute__((weak)) int MPI_T_category_get_cvars(int cat_index, int len, int indices[]) { return PMPI_T_category_get_cvars(cat_index, len, indices); }
+__attribute__((weak)) int MPI_T_category_get_events(int cat_index, int len, int indices[]) { return PMPI_T_category_get_events(cat_index, len, indices); }
+__attribute__((weak)) int MPI_T_category_get_index(const char* name, int* cat_index) { return PMPI_T_category_get_index(name, cat_index); }
+__attribute__((weak)) int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories) { return PMPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories); }
+__attribute__((weak)) int MPI_T_category_get_num(int* num_cat) { return PMPI_T_category_get_num(num_cat); }
+__attribute__((weak)) int MPI_T_category_get_num_events(int cat_index, int* num_events) { return PMPI_T_category_get_num_events(cat_index, num_events); }
+__attribute__((weak)) int MPI_T_category_get_pvars(int cat_index, int len, int indices[]) { return PMPI_T_category_get_pvars(cat_index, len, indices); }
+__attribute__((weak)) int MPI_T_cvar_get_index(const char* name, int* cvar_index) { return PMPI_T_cvar_get_index(name, cvar_index); }
+__attribute__((weak)) int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope) { return PMPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope); }
+__attribute__((weak)) int MPI_T_cvar_get_num(int* num_cvar) { return PMPI_T_cvar_get_num(num_cvar); }
+__attribute__((weak)) int MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count) { return PMPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count); }
+__attribute__((weak)) int MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle) { return PMPI_T_cvar_handle_free(handle); }
+__attribute__((weak)) int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf) { return PMPI_T_cvar_read(handle, buf); }
+__attribute__((weak)) int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) { return PMPI_T_cvar_write(handle, buf); }
+__attribute__((weak)) int MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len) { return PMPI_T_enum_get_info(enumtype, num, name, name_len); }
+__attribute__((weak)) int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len) { return PMPI_T_enum_get_item(enumtype, index, value, name, name_len); }
+__attribute__((weak)) int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used) { return PMPI_T_event_callback_get_info(event_registration, cb_safety, info_used); }
+__attribute__((weak)) int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info) { return PMPI_T_event_callback_set_info(event_registration, cb_safety, info); }
+__attribute__((weak)) int MPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer) { return PMPI_T_event_copy(event_instance, buffer); }
+__attribute__((weak)) int MPI_T_event_get_index(const char* name, int* event_index) { return PMPI_T_event_get_index(name, event_index); }
+__attribute__((weak)) int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind) { return PMPI_T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind); }
+__attribute__((weak)) int MPI_T_event_get_num(int* num_events) { return PMPI_T_event_get_num(num_events); }
+__attribute__((weak)) int MPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index) { return PMPI_T_event_get_source(event_instance, source_index); }
+__attribute__((weak)) int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp) { return PMPI_T_event_get_timestamp(event_instance, event_timestamp); }
+__attribute__((weak)) int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration) { return PMPI_T_event_handle_alloc(event_index, obj_handle, info, event_registration); }
+__attribute__((weak)) int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function* free_cb_function) { return PMPI_T_event_handle_free(event_registration, user_data, free_cb_function); }
+__attribute__((weak)) int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used) { return PMPI_T_event_handle_get_info(event_registration, info_used); }
+__attribute__((weak)) int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info) { return PMPI_T_event_handle_set_info(event_registration, info); }
+__attribute__((weak)) int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer) { return PMPI_T_event_read(event_instance, element_index, buffer); }
+__attribute__((weak)) int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function* event_cb_function) { return PMPI_T_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function); }
+__attribute__((weak)) int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function* dropped_cb_function) { return PMPI_T_event_set_dropped_handler(event_registration, dropped_cb_function); }
+__attribute__((weak)) int MPI_T_finalize(void) { return PMPI_T_finalize(); }
+__attribute__((weak)) int MPI_T_init_thread(int required, int* provided) { return PMPI_T_init_thread(required, provided); }
+__attribute__((weak)) int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index) { return PMPI_T_pvar_get_index(name, var_class, pvar_index); }
+__attribute__((weak)) int MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic) { return PMPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic); }
+__attribute__((weak)) int MPI_T_pvar_get_num(int* num_pvar) { return PMPI_T_pvar_get_num(num_pvar); }
+__attribute__((weak)) int MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count) { return PMPI_T_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count); }
+__attribute__((weak)) int MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle) { return PMPI_T_pvar_handle_free(pe_session, handle); }
+__attribute__((weak)) int MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf) { return PMPI_T_pvar_read(pe_session, handle, buf); }
+__attribute__((weak)) int MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf) { return PMPI_T_pvar_readreset(pe_session, handle, buf); }
+__attribute__((weak)) int MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) { return PMPI_T_pvar_reset(pe_session, handle); }
+__attribute__((weak)) int MPI_T_pvar_session_create(MPI_T_pvar_session* pe_session) { return PMPI_T_pvar_session_create(pe_session); }
+__attribute__((weak)) int MPI_T_pvar_session_free(MPI_T_pvar_session* pe_session) { return PMPI_T_pvar_session_free(pe_session); }
+__attribute__((weak)) int MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) { return PMPI_T_pvar_start(pe_session, handle); }
+__attribute__((weak)) int MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) { return PMPI_T_pvar_stop(pe_session, handle); }
+__attribute__((weak)) int MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf) { return PMPI_T_pvar_write(pe_session, handle, buf); }
+__attribute__((weak)) int MPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info) { return PMPI_T_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info); }
+__attribute__((weak)) int MPI_T_source_get_num(int* num_sources) { return PMPI_T_source_get_num(num_sources); }
+__attribute__((weak)) int MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp) { return PMPI_T_source_get_timestamp(source_index, timestamp); }
 __attribute__((weak)) int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) { return PMPI_Test(request, flag, status); }
 __attribute__((weak)) int MPI_Test_cancelled(const MPI_Status* status, int* flag) { return PMPI_Test_cancelled(status, flag); }
 __attribute__((weak)) int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) { return PMPI_Testall(count, array_of_requests, flag, array_of_statuses); }
