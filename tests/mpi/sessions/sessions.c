@@ -214,6 +214,7 @@ int main(int argc, char** argv) {
   CHECK(strcmp(value, argv[0]) == 0);
   CHECK(info_value(env, "maxprocs", value, sizeof value));
   CHECK(atoi(value) >= 2);
+  CHECK(!info_value(env, "thread_level", value, sizeof value)); /* no level provided yet */
   MPI_OK(MPI_Info_free(&env));
 
   if (strcmp(mode, "bad_session") == 0) {
@@ -225,6 +226,13 @@ int main(int argc, char** argv) {
   }
   if (strcmp(mode, "with_init") == 0) {
     MPI_OK(MPI_Init(&argc, &argv));
+    /* Once a level is provided, MPI_Info_create_env says it; without argv, the process's own. */
+    MPI_OK(MPI_Info_create_env(0, NULL, &env));
+    CHECK(info_value(env, "thread_level", value, sizeof value));
+    CHECK(strcmp(value, "MPI_THREAD_SINGLE") == 0);
+    CHECK(info_value(env, "command", value, sizeof value));
+    CHECK(strstr(value, "sessions") != NULL);
+    MPI_OK(MPI_Info_free(&env));
     MPI_Session s;
     MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
     MPI_Group g;
