@@ -277,16 +277,15 @@ Error init(Context& c, bool send, const void* buf, int partitions, MPI_Count cou
   cm::Communicator* cmm;
   const dt::Datatype* type;
   Error e = api::check_comm(c, comm, call, &cmm);
-  if (!e.is_ok()) return e;
-  if (partitions < 1) {
-    return error(MPI_ERR_ARG, "%s: rank %d: partitions %d must be at least 1", call, cmm->rank, partitions);
-  }
-  e = api::check_count(count, call, *cmm);
   if (e.is_ok()) e = api::check_type(c, datatype, call, *cmm, &type);
+  if (e.is_ok()) e = api::check_info(c, info, call);
+  if (e.is_ok()) e = api::check_count(count, call, *cmm);
+  if (e.is_ok() && partitions < 1) {
+    e = error(MPI_ERR_ARG, "%s: rank %d: partitions %d must be at least 1", call, cmm->rank, partitions);
+  }
   if (e.is_ok()) e = api::check_buffer(buf, count * partitions, *type, call, *cmm);
   if (e.is_ok()) e = api::check_rank(peer, false, call, *cmm);  // no MPI_ANY_SOURCE for partitioned receives
   if (e.is_ok()) e = api::check_tag(tag, false, call, *cmm);    // nor MPI_ANY_TAG
-  if (e.is_ok()) e = api::check_info(c, info, call);
   if (!e.is_ok()) return e;
   if (request == nullptr) return error(MPI_ERR_ARG, "%s: rank %d: request is NULL", call, cmm->rank);
   Request* r = c.engine().requests().create(RequestKind::kOperation);

@@ -27,19 +27,30 @@ namespace ss = gasket::mpi::session;
 
 namespace {
 
+constexpr MPI_Errhandler kNoHandler = -1;  // raise(): the object has no valid handler
+
 // Raises `e` on the error handler `eh`, for the object `*handle` (a session, or MPI_COMM_NULL when
-// a communicator could not be made): returns the code the call returns.
+// a communicator could not be made): returns the code the call returns. No handler to raise it on
+// (`eh` not one; an invalid session): the World model's MPI_COMM_SELF handler when MPI_Init ran
+// (MPI 4.1 section 9.3), else the initial handler, MPI_ERRORS_ARE_FATAL.
 int raise(Context& c, MPI_Errhandler eh, int handle, const Error& e) {
   int code = e.error_class();
   if (eh == MPI_ERRORS_RETURN) return code;
   cm::Errhandler* user = nullptr;
-  if (eh != MPI_ERRORS_ARE_FATAL) {
+  if (eh != MPI_ERRORS_ARE_FATAL && eh != kNoHandler) {
     Guard g(c);
+    if (!api::check_errhandler(c, eh, "").is_ok()) {
+      g.unlock();
+      return raise(c, kNoHandler, handle, e);
+    }
     if (c.comms().lookup_errhandler(eh, "", &user).is_ok() && user->function != nullptr) {
       auto* function = reinterpret_cast<MPI_Session_errhandler_function*>(user->function);
       c.run_callback(g, [&] { function(&handle, &code); });
       return e.error_class();
     }
+  }
+  if (eh == kNoHandler && Context::state() == gasket::mpi::LibraryState::kInitialized) {
+    return c.report(MPI_COMM_SELF, e);
   }
   std::string msg = "MPI error on PE " + std::to_string(gasket::my_pe()) + ": " + e.message();
   gasket::abort_job(code == 0 ? 1 : code, msg.c_str());
@@ -49,7 +60,7 @@ int raise(Context& c, MPI_Errhandler eh, int handle, const Error& e) {
 MPI_Errhandler errhandler_of(Context& c, MPI_Session session) {
   Guard g(c);
   ss::Session* s = c.sessions().find(session);
-  return s != nullptr ? s->errhandler : MPI_ERRORS_ARE_FATAL;
+  return s != nullptr ? s->errhandler : kNoHandler;
 }
 
 // Runs body(Context&, Guard&, Session&) -> Error under the lock; errors go to the session's handler.
@@ -172,7 +183,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
   if (!e.is_ok()) {
     g.unlock();
     Context::release();
-    return raise(c, MPI_ERRORS_ARE_FATAL, MPI_SESSION_NULL, e);
+    return raise(c, kNoHandler, MPI_SESSION_NULL, e);
   }
   ss::Session s;
   s.errhandler = errhandler;
@@ -184,7 +195,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
 
 int PMPI_Session_finalize(MPI_Session* session) {
   const char* call = "MPI_Session_finalize";
-  if (session == nullptr) return raise(api::context(call), MPI_ERRORS_ARE_FATAL, MPI_SESSION_NULL,
+  if (session == nullptr) return raise(api::context(call), kNoHandler, MPI_SESSION_NULL,
                                        error(MPI_ERR_ARG, "%s: session is NULL", call));
   int rc = session_call(call, *session, [&](Context& c, Guard&, ss::Session&) -> Error {
     c.sessions().remove(*session);
