@@ -14,6 +14,10 @@ Context& context(const char* call) {
   return *c;
 }
 
+int fail_unstarted(const Error& e) {
+  log::fatal("MPI error: %s (%s)", e.message().c_str(), error_class_string(e.error_class()));
+}
+
 Error check_comm(Context& c, MPI_Comm handle, const char* call, comm::Communicator** comm) {
   return c.comms().lookup(handle, call, comm);
 }

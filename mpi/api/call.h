@@ -30,6 +30,23 @@ int call(const char* name, MPI_Comm comm, Body body) {
   return call_ref(name, comm, body);
 }
 
+// Info objects may be used before MPI_Init and after MPI_Finalize (MPI 4.1 section 11.4.1): the
+// body runs on the context even when none is started (Context::dormant); an error then ends the
+// process, as the initial error handler MPI_ERRORS_ARE_FATAL does.
+int fail_unstarted(const Error& e);
+template <typename Body>
+int info_call(const char* name, Body body) {
+  (void)name;
+  Context& c = Context::dormant();
+  Error e;
+  {
+    Guard g(c);
+    e = body(c, g);
+  }
+  if (e.is_ok()) return MPI_SUCCESS;
+  return c.started() ? c.report(MPI_COMM_WORLD, e) : fail_unstarted(e);
+}
+
 // Argument checks shared by the bindings (each names the call and this rank).
 Error check_comm(Context& c, MPI_Comm handle, const char* call, comm::Communicator** comm);
 Error check_count(MPI_Count count, const char* call, const comm::Communicator& comm);

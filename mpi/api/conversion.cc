@@ -116,9 +116,11 @@ MPI_Message PMPI_Message_f2c(MPI_Fint message) {
   return from_fortran(message, MPI_MESSAGE_NULL, 0, [&](Context& c) { return c.has_message(message); });
 }
 
-// Sessions and files: gasket creates neither yet, so only their null handle converts.
 MPI_Fint PMPI_Session_c2f(MPI_Session session) { return session; }
-MPI_Session PMPI_Session_f2c(MPI_Fint) { return 0; }
+MPI_Session PMPI_Session_f2c(MPI_Fint session) {
+  return from_fortran(session, MPI_SESSION_NULL, 0, [&](Context& c) { return c.sessions().find(session) != nullptr; });
+}
+// Files: gasket creates none yet, so only their null handle converts.
 MPI_Fint PMPI_File_c2f(MPI_File file) { return file; }
 MPI_File PMPI_File_f2c(MPI_Fint) { return 0; }
 

@@ -292,15 +292,24 @@ std::vector<std::pair<std::string, std::string>>::iterator find_key(gasket::mpi:
 extern "C" {
 
 int PMPI_Info_create(MPI_Info* info) {
-  return api::call("MPI_Info_create", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  return api::info_call("MPI_Info_create", [&](Context& c, Guard&) -> Error {
     if (info == nullptr) return error(MPI_ERR_ARG, "MPI_Info_create: info is NULL");
     *info = c.add_info(gasket::mpi::Info());
     return Error::ok();
   });
 }
 
+int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+  return api::info_call("MPI_Info_create_env", [&](Context& c, Guard&) -> Error {
+    if (info == nullptr) return error(MPI_ERR_ARG, "MPI_Info_create_env: info is NULL");
+    if (argc < 0) return error(MPI_ERR_ARG, "MPI_Info_create_env: argc %d is negative", argc);
+    *info = c.add_info(c.environment(argc, argv));
+    return Error::ok();
+  });
+}
+
 int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
-  return api::call("MPI_Info_dup", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  return api::info_call("MPI_Info_dup", [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_dup", &in);
     if (!e.is_ok()) return e;
@@ -311,7 +320,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
 }
 
 int PMPI_Info_free(MPI_Info* info) {
-  return api::call("MPI_Info_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  return api::info_call("MPI_Info_free", [&](Context& c, Guard&) -> Error {
     if (info == nullptr) return error(MPI_ERR_ARG, "MPI_Info_free: info is NULL");
     gasket::mpi::Info* in;
     Error e = info_of(c, *info, "MPI_Info_free", &in);
@@ -324,7 +333,7 @@ int PMPI_Info_free(MPI_Info* info) {
 }
 
 int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
-  return api::call("MPI_Info_set", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  return api::info_call("MPI_Info_set", [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_set", &in);
     if (e.is_ok()) e = check_key(key, "MPI_Info_set");
@@ -343,7 +352,7 @@ int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
 }
 
 int PMPI_Info_delete(MPI_Info info, const char* key) {
-  return api::call("MPI_Info_delete", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  return api::info_call("MPI_Info_delete", [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_delete", &in);
     if (e.is_ok()) e = check_key(key, "MPI_Info_delete");
@@ -356,7 +365,7 @@ int PMPI_Info_delete(MPI_Info info, const char* key) {
 }
 
 int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
-  return api::call("MPI_Info_get", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  return api::info_call("MPI_Info_get", [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_get", &in);
     if (e.is_ok()) e = check_key(key, "MPI_Info_get");
@@ -376,7 +385,7 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
 // MPI 4.0: *buflen in is the space in value (with its terminating null); out, when the key is
 // set, the value's length + 1. The value is truncated to fit; absent key: flag 0, nothing changed.
 int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
-  return api::call("MPI_Info_get_string", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  return api::info_call("MPI_Info_get_string", [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_get_string", &in);
     if (e.is_ok()) e = check_key(key, "MPI_Info_get_string");
@@ -399,7 +408,7 @@ int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* valu
 }
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
-  return api::call("MPI_Info_get_valuelen", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  return api::info_call("MPI_Info_get_valuelen", [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_get_valuelen", &in);
     if (e.is_ok()) e = check_key(key, "MPI_Info_get_valuelen");
@@ -412,7 +421,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* f
 }
 
 int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
-  return api::call("MPI_Info_get_nkeys", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  return api::info_call("MPI_Info_get_nkeys", [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_get_nkeys", &in);
     if (!e.is_ok()) return e;
@@ -422,7 +431,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
 }
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
-  return api::call("MPI_Info_get_nthkey", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  return api::info_call("MPI_Info_get_nthkey", [&](Context& c, Guard&) -> Error {
     gasket::mpi::Info* in;
     Error e = info_of(c, info, "MPI_Info_get_nthkey", &in);
     if (!e.is_ok()) return e;

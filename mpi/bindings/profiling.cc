@@ -43,6 +43,7 @@ __attribute__((weak)) int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 __attribute__((weak)) int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) { return PMPI_Comm_compare(comm1, comm2, result); }
 __attribute__((weak)) int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) { return PMPI_Comm_create(comm, group, newcomm); }
 __attribute__((weak)) int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler); }
+__attribute__((weak)) int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm) { return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm); }
 __attribute__((weak)) int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) { return PMPI_Comm_create_group(comm, group, tag, newcomm); }
 __attribute__((weak)) int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state) { return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state); }
 __attribute__((weak)) int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) { return PMPI_Comm_delete_attr(comm, comm_keyval); }
@@ -114,6 +115,7 @@ __attribute__((weak)) int MPI_Group_difference(MPI_Group group1, MPI_Group group
 __attribute__((weak)) int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { return PMPI_Group_excl(group, n, ranks, newgroup); }
 __attribute__((weak)) MPI_Group MPI_Group_f2c(MPI_Fint group) { return PMPI_Group_f2c(group); }
 __attribute__((weak)) int MPI_Group_free(MPI_Group* group) { return PMPI_Group_free(group); }
+__attribute__((weak)) int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup) { return PMPI_Group_from_session_pset(session, pset_name, newgroup); }
 __attribute__((weak)) int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { return PMPI_Group_incl(group, n, ranks, newgroup); }
 __attribute__((weak)) int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { return PMPI_Group_intersection(group1, group2, newgroup); }
 __attribute__((weak)) int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) { return PMPI_Group_range_excl(group, n, ranges, newgroup); }
@@ -145,6 +147,7 @@ __attribute__((weak)) int MPI_Ineighbor_alltoallv(const void* sendbuf, const int
 __attribute__((weak)) int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
 __attribute__((weak)) MPI_Fint MPI_Info_c2f(MPI_Info info) { return PMPI_Info_c2f(info); }
 __attribute__((weak)) int MPI_Info_create(MPI_Info* info) { return PMPI_Info_create(info); }
+__attribute__((weak)) int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info) { return PMPI_Info_create_env(argc, argv, info); }
 __attribute__((weak)) int MPI_Info_delete(MPI_Info info, const char* key) { return PMPI_Info_delete(info, key); }
 __attribute__((weak)) int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) { return PMPI_Info_dup(info, newinfo); }
 __attribute__((weak)) MPI_Info MPI_Info_f2c(MPI_Fint info) { return PMPI_Info_f2c(info); }
@@ -159,6 +162,7 @@ __attribute__((weak)) int MPI_Init(int* argc, char*** argv) { return PMPI_Init(a
 __attribute__((weak)) int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) { return PMPI_Init_thread(argc, argv, required, provided); }
 __attribute__((weak)) int MPI_Initialized(int* flag) { return PMPI_Initialized(flag); }
 __attribute__((weak)) int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm) { return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm); }
+__attribute__((weak)) int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm) { return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm); }
 __attribute__((weak)) int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) { return PMPI_Intercomm_merge(intercomm, high, newintracomm); }
 __attribute__((weak)) int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) { return PMPI_Iprobe(source, tag, comm, flag, status); }
 __attribute__((weak)) int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Irecv(buf, count, datatype, source, tag, comm, request); }
@@ -201,8 +205,14 @@ __attribute__((weak)) int MPI_Pack(const void* inbuf, int incount, MPI_Datatype 
 __attribute__((weak)) int MPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position) { return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position); }
 __attribute__((weak)) int MPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) { return PMPI_Pack_external_size(datarep, incount, datatype, size); }
 __attribute__((weak)) int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) { return PMPI_Pack_size(incount, datatype, comm, size); }
+__attribute__((weak)) int MPI_Parrived(MPI_Request request, int partition, int* flag) { return PMPI_Parrived(request, partition, flag); }
 __attribute__((weak)) int MPI_Pcontrol(int level, ...) { return PMPI_Pcontrol(level); }
+__attribute__((weak)) int MPI_Pready(int partition, MPI_Request request) { return PMPI_Pready(partition, request); }
+__attribute__((weak)) int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) { return PMPI_Pready_list(length, array_of_partitions, request); }
+__attribute__((weak)) int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) { return PMPI_Pready_range(partition_low, partition_high, request); }
+__attribute__((weak)) int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request); }
 __attribute__((weak)) int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) { return PMPI_Probe(source, tag, comm, status); }
+__attribute__((weak)) int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request); }
 __attribute__((weak)) int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
 __attribute__((weak)) int MPI_Query_thread(int* provided) { return PMPI_Query_thread(provided); }
 __attribute__((weak)) int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
@@ -237,7 +247,17 @@ __attribute__((weak)) int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcoun
 __attribute__((weak)) int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
 __attribute__((weak)) int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
 __attribute__((weak)) MPI_Fint MPI_Session_c2f(MPI_Session session) { return PMPI_Session_c2f(session); }
+__attribute__((weak)) int MPI_Session_call_errhandler(MPI_Session session, int errorcode) { return PMPI_Session_call_errhandler(session, errorcode); }
+__attribute__((weak)) int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler); }
 __attribute__((weak)) MPI_Session MPI_Session_f2c(MPI_Fint session) { return PMPI_Session_f2c(session); }
+__attribute__((weak)) int MPI_Session_finalize(MPI_Session* session) { return PMPI_Session_finalize(session); }
+__attribute__((weak)) int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler) { return PMPI_Session_get_errhandler(session, errhandler); }
+__attribute__((weak)) int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) { return PMPI_Session_get_info(session, info_used); }
+__attribute__((weak)) int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name) { return PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name); }
+__attribute__((weak)) int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names) { return PMPI_Session_get_num_psets(session, info, npset_names); }
+__attribute__((weak)) int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info) { return PMPI_Session_get_pset_info(session, pset_name, info); }
+__attribute__((weak)) int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) { return PMPI_Session_init(info, errhandler, session); }
+__attribute__((weak)) int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) { return PMPI_Session_set_errhandler(session, errhandler); }
 __attribute__((weak)) int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend(buf, count, datatype, dest, tag, comm); }
 __attribute__((weak)) int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm); }
 __attribute__((weak)) int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request); }
@@ -253,6 +273,57 @@ __attribute__((weak)) int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_sta
 __attribute__((weak)) int MPI_Status_set_cancelled(MPI_Status* status, int flag) { return PMPI_Status_set_cancelled(status, flag); }
 __attribute__((weak)) int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) { return PMPI_Status_set_elements(status, datatype, count); }
 __attribute__((weak)) int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) { return PMPI_Status_set_elements_x(status, datatype, count); }
+__attribute__((weak)) int MPI_T_category_changed(int* update_number) { return PMPI_T_category_changed(update_number); }
+__attribute__((weak)) int MPI_T_category_get_categories(int cat_index, int len, int indices[]) { return PMPI_T_category_get_categories(cat_index, len, indices); }
+__attribute__((weak)) int MPI_T_category_get_cvars(int cat_index, int len, int indices[]) { return PMPI_T_category_get_cvars(cat_index, len, indices); }
+__attribute__((weak)) int MPI_T_category_get_events(int cat_index, int len, int indices[]) { return PMPI_T_category_get_events(cat_index, len, indices); }
+__attribute__((weak)) int MPI_T_category_get_index(const char* name, int* cat_index) { return PMPI_T_category_get_index(name, cat_index); }
+__attribute__((weak)) int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories) { return PMPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories); }
+__attribute__((weak)) int MPI_T_category_get_num(int* num_cat) { return PMPI_T_category_get_num(num_cat); }
+__attribute__((weak)) int MPI_T_category_get_num_events(int cat_index, int* num_events) { return PMPI_T_category_get_num_events(cat_index, num_events); }
+__attribute__((weak)) int MPI_T_category_get_pvars(int cat_index, int len, int indices[]) { return PMPI_T_category_get_pvars(cat_index, len, indices); }
+__attribute__((weak)) int MPI_T_cvar_get_index(const char* name, int* cvar_index) { return PMPI_T_cvar_get_index(name, cvar_index); }
+__attribute__((weak)) int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope) { return PMPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope); }
+__attribute__((weak)) int MPI_T_cvar_get_num(int* num_cvar) { return PMPI_T_cvar_get_num(num_cvar); }
+__attribute__((weak)) int MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count) { return PMPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count); }
+__attribute__((weak)) int MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle) { return PMPI_T_cvar_handle_free(handle); }
+__attribute__((weak)) int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf) { return PMPI_T_cvar_read(handle, buf); }
+__attribute__((weak)) int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) { return PMPI_T_cvar_write(handle, buf); }
+__attribute__((weak)) int MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len) { return PMPI_T_enum_get_info(enumtype, num, name, name_len); }
+__attribute__((weak)) int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len) { return PMPI_T_enum_get_item(enumtype, index, value, name, name_len); }
+__attribute__((weak)) int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used) { return PMPI_T_event_callback_get_info(event_registration, cb_safety, info_used); }
+__attribute__((weak)) int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info) { return PMPI_T_event_callback_set_info(event_registration, cb_safety, info); }
+__attribute__((weak)) int MPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer) { return PMPI_T_event_copy(event_instance, buffer); }
+__attribute__((weak)) int MPI_T_event_get_index(const char* name, int* event_index) { return PMPI_T_event_get_index(name, event_index); }
+__attribute__((weak)) int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind) { return PMPI_T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind); }
+__attribute__((weak)) int MPI_T_event_get_num(int* num_events) { return PMPI_T_event_get_num(num_events); }
+__attribute__((weak)) int MPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index) { return PMPI_T_event_get_source(event_instance, source_index); }
+__attribute__((weak)) int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp) { return PMPI_T_event_get_timestamp(event_instance, event_timestamp); }
+__attribute__((weak)) int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration) { return PMPI_T_event_handle_alloc(event_index, obj_handle, info, event_registration); }
+__attribute__((weak)) int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function* free_cb_function) { return PMPI_T_event_handle_free(event_registration, user_data, free_cb_function); }
+__attribute__((weak)) int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used) { return PMPI_T_event_handle_get_info(event_registration, info_used); }
+__attribute__((weak)) int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info) { return PMPI_T_event_handle_set_info(event_registration, info); }
+__attribute__((weak)) int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer) { return PMPI_T_event_read(event_instance, element_index, buffer); }
+__attribute__((weak)) int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function* event_cb_function) { return PMPI_T_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function); }
+__attribute__((weak)) int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function* dropped_cb_function) { return PMPI_T_event_set_dropped_handler(event_registration, dropped_cb_function); }
+__attribute__((weak)) int MPI_T_finalize(void) { return PMPI_T_finalize(); }
+__attribute__((weak)) int MPI_T_init_thread(int required, int* provided) { return PMPI_T_init_thread(required, provided); }
+__attribute__((weak)) int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index) { return PMPI_T_pvar_get_index(name, var_class, pvar_index); }
+__attribute__((weak)) int MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic) { return PMPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic); }
+__attribute__((weak)) int MPI_T_pvar_get_num(int* num_pvar) { return PMPI_T_pvar_get_num(num_pvar); }
+__attribute__((weak)) int MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count) { return PMPI_T_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count); }
+__attribute__((weak)) int MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle) { return PMPI_T_pvar_handle_free(pe_session, handle); }
+__attribute__((weak)) int MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf) { return PMPI_T_pvar_read(pe_session, handle, buf); }
+__attribute__((weak)) int MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf) { return PMPI_T_pvar_readreset(pe_session, handle, buf); }
+__attribute__((weak)) int MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) { return PMPI_T_pvar_reset(pe_session, handle); }
+__attribute__((weak)) int MPI_T_pvar_session_create(MPI_T_pvar_session* pe_session) { return PMPI_T_pvar_session_create(pe_session); }
+__attribute__((weak)) int MPI_T_pvar_session_free(MPI_T_pvar_session* pe_session) { return PMPI_T_pvar_session_free(pe_session); }
+__attribute__((weak)) int MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) { return PMPI_T_pvar_start(pe_session, handle); }
+__attribute__((weak)) int MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) { return PMPI_T_pvar_stop(pe_session, handle); }
+__attribute__((weak)) int MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf) { return PMPI_T_pvar_write(pe_session, handle, buf); }
+__attribute__((weak)) int MPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info) { return PMPI_T_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info); }
+__attribute__((weak)) int MPI_T_source_get_num(int* num_sources) { return PMPI_T_source_get_num(num_sources); }
+__attribute__((weak)) int MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp) { return PMPI_T_source_get_timestamp(source_index, timestamp); }
 __attribute__((weak)) int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) { return PMPI_Test(request, flag, status); }
 __attribute__((weak)) int MPI_Test_cancelled(const MPI_Status* status, int* flag) { return PMPI_Test_cancelled(status, flag); }
 __attribute__((weak)) int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) { return PMPI_Testall(count, array_of_requests, flag, array_of_statuses); }

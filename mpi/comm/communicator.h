@@ -114,7 +114,7 @@ class CommTable {
   void use_context(uint32_t context) { next_context_ = std::max(next_context_, context + kContextStride); }
 
  private:
-  uint32_t next_context_ = 4;
+  uint32_t next_context_ = 8;  // 4..7: the sessions' bootstrap communicator (session::kBootstrapContext)
   std::vector<std::shared_ptr<const Group>> groups_;
   std::vector<Keyval> keyvals_;
   std::vector<std::unique_ptr<Communicator>> comms_;

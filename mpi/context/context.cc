@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -34,17 +35,21 @@ Error launcher_count(const char* variable, int min, int fallback, int* out) {
   return Error::ok();
 }
 
-// MPI_INFO_ENV (MPI 4.1 section 11.8.4's keys): this process's command line (from
-// /proc/self/cmdline, which holds it whatever MPI_Init was given), the size of its part of the
-// launch, and where it runs.
-Info environment_info(int thread_level, int maxprocs) {
+// MPI_INFO_ENV's keys (MPI 4.1 section 11.8.4): the command line (`args`, else
+// /proc/self/cmdline, which holds it whatever MPI_Init was given), the size of this process's part
+// of the launch, where it runs, and the thread level provided (thread_level < 0: none yet).
+Info environment_info(int thread_level, int maxprocs, int argc, char** argv) {
   Info info;
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::string> args;
-  for (size_t at = 0; at < all.size(); at = all.find('\0', at) + 1) {
-    args.push_back(all.substr(at, all.find('\0', at) - at));
-    if (all.find('\0', at) == std::string::npos) break;
+  if (argc > 0 && argv != nullptr) {
+    for (int i = 0; i < argc && argv[i] != nullptr; ++i) args.emplace_back(argv[i]);
+  } else {
+    std::ifstream in("/proc/self/cmdline", std::ios::binary);
+    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (size_t at = 0; at < all.size(); at = all.find('\0', at) + 1) {
+      args.push_back(all.substr(at, all.find('\0', at) - at));
+      if (all.find('\0', at) == std::string::npos) break;
+    }
   }
   if (!args.empty()) {
     info.emplace_back("command", args[0]);
@@ -62,7 +67,7 @@ Info environment_info(int thread_level, int maxprocs) {
   if (::getcwd(cwd, sizeof cwd) != nullptr) info.emplace_back("wdir", cwd);
   static const char* const kLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
                                         "MPI_THREAD_MULTIPLE"};
-  info.emplace_back("thread_level", kLevels[thread_level - MPI_THREAD_SINGLE]);
+  if (thread_level >= 0) info.emplace_back("thread_level", kLevels[thread_level - MPI_THREAD_SINGLE]);
   return info;
 }
 
@@ -70,6 +75,7 @@ Info environment_info(int thread_level, int maxprocs) {
 
 Context* Context::instance_ = nullptr;
 LibraryState Context::state_ = LibraryState::kNotInitialized;
+int Context::users_ = 0;
 
 Guard::Guard(Context& c) {
   if (c.thread_level() != MPI_THREAD_MULTIPLE || c.lock_holder_.load() == std::this_thread::get_id()) return;
@@ -91,21 +97,74 @@ void Guard::relock() {
   held_ = true;
 }
 
+Context& Context::dormant() {
+  if (instance_ == nullptr) instance_ = new Context();
+  return *instance_;
+}
+
+Info Context::environment(int argc, char** argv) const {
+  // Before the runtime starts, the launcher's counts (this part's size, else the job's; 1 alone).
+  int size = 1;
+  if (started_) {
+    for (const auto& [key, value] : *infos_[slot_of(HandleKind::kInfo, MPI_INFO_ENV)]) {
+      if (key == "maxprocs") size = std::stoi(value);
+    }
+  } else {
+    for (const char* variable : {bootstrap::kEnvJobSize, bootstrap::kEnvJobAppSize}) {
+      Result<int64_t> v = parse_int(std::getenv(variable) ? std::getenv(variable) : "", 1, 1 << 30);
+      if (v.is_ok()) size = static_cast<int>(*v);
+    }
+  }
+  return environment_info(started_ ? thread_level_ : -1, size, argc, argv);
+}
+
+Error Context::start_instance(int required, const char* call) {
+  Context& c = dormant();
+  if (c.started_) return Error::ok();
+  if (state_ == LibraryState::kFinalized) {
+    return error(MPI_ERR_OTHER, "%s: gasket's runtime ended at MPI_Finalize and cannot start again", call);
+  }
+  Error e = c.start(required);
+  if (!e.is_ok()) return e;
+  c.started_ = true;
+  return Error::ok();
+}
+
 Error Context::initialize(int required, int* provided) {
   if (state_ == LibraryState::kInitialized) return error(MPI_ERR_OTHER, "MPI_Init: MPI is already initialised");
   if (state_ == LibraryState::kFinalized) {
     return error(MPI_ERR_OTHER, "MPI_Init: MPI was finalised and cannot be initialised again");
   }
-  auto* c = new Context();
-  Error e = c->start(required);
-  if (!e.is_ok()) {
-    delete c;
-    return e;
-  }
-  instance_ = c;
+  Error e = start_instance(required, "MPI_Init");
+  if (!e.is_ok()) return e;
+  ++users_;
   state_ = LibraryState::kInitialized;
-  if (provided != nullptr) *provided = c->thread_level_;
+  if (provided != nullptr) *provided = instance_->thread_level_;
   return Error::ok();
+}
+
+Error Context::acquire(int required, int* provided, const char* call) {
+  Error e = start_instance(required, call);
+  if (!e.is_ok()) return e;
+  static bool registered = false;  // once per process: the runtime may outlive its last session
+  if (!registered) std::atexit(teardown_at_exit);
+  registered = true;
+  ++users_;
+  if (provided != nullptr) *provided = instance_->thread_level_;
+  return Error::ok();
+}
+
+void Context::release() { --users_; }
+
+// A runtime started by sessions and not ended by MPI_Finalize ends with the process: collective
+// like MPI_Finalize (every PE exits through here).
+void Context::teardown_at_exit() {
+  Context* c = instance_;
+  if (c == nullptr || !c->started_) return;
+  c->stop();
+  instance_ = nullptr;
+  delete c;
+  (void)gasket::finalize();
 }
 
 Error Context::start(int required) {
@@ -162,18 +221,21 @@ Error Context::start(int required) {
                    launcher_count(bootstrap::kEnvJobUniverseSize, 1, gasket::n_pes(), &universe_size_)}) {
     if (!le.is_ok()) return le;
   }
-  *infos_[slot_of(HandleKind::kInfo, MPI_INFO_ENV)] = environment_info(thread_level_, app_size);
+  *infos_[slot_of(HandleKind::kInfo, MPI_INFO_ENV)] = environment_info(thread_level_, app_size, 0, nullptr);
   wtime_base_ = 0;
   wtime_base_ = wtime();
   return Error::ok();
 }
 
 Error Context::finalize() {
-  Context* c = instance_;
-  if (c == nullptr) return error(MPI_ERR_OTHER, "MPI_Finalize: MPI is not initialised");
+  Context* c = get();
+  if (c == nullptr || state_ != LibraryState::kInitialized) {
+    return error(MPI_ERR_OTHER, "MPI_Finalize: MPI is not initialised");
+  }
+  state_ = LibraryState::kFinalized;
+  if (--users_ > 0) return Error::ok();  // sessions still use the runtime: it ends at exit
   c->stop();
   instance_ = nullptr;
-  state_ = LibraryState::kFinalized;
   delete c;
   Status st = gasket::finalize();
   if (!st.is_ok()) return error(MPI_ERR_OTHER, "MPI_Finalize: %s", st.message().c_str());

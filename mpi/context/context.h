@@ -26,6 +26,7 @@
 #include "mpi/datatype/datatype.h"
 #include "mpi/op/op.h"
 #include "mpi/p2p/engine.h"
+#include "mpi/session/session.h"
 #include "mpi/win/window.h"
 
 namespace gasket::mpi {
@@ -57,14 +58,27 @@ class Guard {
   bool held_ = false;
 };
 
+// The World model's state (MPI_Initialized / MPI_Finalized answer from it; sessions do not change it).
 enum class LibraryState { kNotInitialized, kInitialized, kFinalized };
 
 class Context {
  public:
-  static Context* get() { return instance_; }
+  // The started context (MPI_Init or a session made it), or null.
+  static Context* get() { return instance_ != nullptr && instance_->started_ ? instance_ : nullptr; }
   static LibraryState state() { return state_; }
+  // The World model: MPI_Init_thread / MPI_Finalize.
   static Error initialize(int required, int* provided);
   static Error finalize();
+  // Users of the runtime besides the World model (each MPI session): the first user of the
+  // process starts it (collectively, as MPI_Init does); the context is reference counted. The
+  // core cannot restart once finalized, so a context whose last session ends stays started
+  // (idle) until MPI_Finalize or the process's exit, and a later session or MPI_Init reuses it.
+  static Error acquire(int required, int* provided, const char* call);
+  static void release();
+  // The context, made (not started) when there is none: what may be used before MPI_Init and
+  // after MPI_Finalize (info objects, MPI 4.1 section 11.4.1).
+  static Context& dormant();
+  bool started() const { return started_; }
 
   int thread_level() const { return thread_level_; }
   bool is_main_thread() const { return std::this_thread::get_id() == main_thread_; }
@@ -134,8 +148,13 @@ class Context {
 
   // Info objects (MPI_INFO_ENV describes how this process was started, see start()).
   MPI_Info add_info(Info info);
+  // MPI_INFO_ENV's keys for the command line argc/argv (none given: this process's own).
+  Info environment(int argc, char** argv) const;
   Info* find_info(MPI_Info handle);
   void free_info(MPI_Info handle) { entry_of(infos_, HandleKind::kInfo, handle)->reset(); }
+
+  // MPI sessions (mpi/session).
+  session::SessionTable& sessions() { return sessions_; }
 
   // Error classes, codes and strings added by the application.
   UserErrors& user_errors() { return user_errors_; }
@@ -154,6 +173,11 @@ class Context {
 
   static Context* instance_;
   static LibraryState state_;
+  static int users_;  // the World model (while initialised) and each live session
+  // Starts the context made by dormant() (required: the thread level asked).
+  static Error start_instance(int required, const char* call);
+  static void teardown_at_exit();
+  bool started_ = false;
 
   int thread_level_ = MPI_THREAD_SINGLE;
   std::thread::id main_thread_;
@@ -176,6 +200,7 @@ class Context {
     return v;
   }();
   UserErrors user_errors_;
+  session::SessionTable sessions_;
   Arena bsend_;
   Arena alloc_pool_;
   char* alloc_pool_base_ = nullptr;

@@ -99,7 +99,27 @@ typedef struct MPI_Status {
 #define MPI_ERR_RMA_ATTACH 55
 #define MPI_ERR_RMA_SHARED 56
 #define MPI_ERR_RMA_FLAVOR 57
-#define MPI_ERR_LASTCODE 57
+/* sessions and the tools interface (mpi4: mpi/session, mpi/tools) */
+#define MPI_ERR_SESSION 58
+#define MPI_T_ERR_MEMORY 59
+#define MPI_T_ERR_NOT_INITIALIZED 60
+#define MPI_T_ERR_CANNOT_INIT 61
+#define MPI_T_ERR_INVALID_INDEX 62
+#define MPI_T_ERR_INVALID_ITEM 63
+#define MPI_T_ERR_INVALID_HANDLE 64
+#define MPI_T_ERR_OUT_OF_HANDLES 65
+#define MPI_T_ERR_OUT_OF_SESSIONS 66
+#define MPI_T_ERR_INVALID_SESSION 67
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 68
+#define MPI_T_ERR_CVAR_SET_NEVER 69
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 70
+#define MPI_T_ERR_PVAR_NO_WRITE 71
+#define MPI_T_ERR_PVAR_NO_ATOMIC 72
+#define MPI_T_ERR_INVALID_NAME 73
+#define MPI_T_ERR_INVALID 74
+#define MPI_T_ERR_NOT_SUPPORTED 75
+#define MPI_T_ERR_NOT_ACCESSIBLE 76
+#define MPI_ERR_LASTCODE 76
 
 /* ---- special values ---- */
 #define MPI_ANY_SOURCE (-1)
@@ -404,6 +424,51 @@ extern MPI_Fint* const MPI_F_STATUS_IGNORE;
 extern MPI_Fint* const MPI_F_STATUSES_IGNORE;
 extern MPI_F08_status* const MPI_F08_STATUS_IGNORE;
 extern MPI_F08_status* const MPI_F08_STATUSES_IGNORE;
+/* ---- sessions (MPI 4.1 section 11.3; mpi/session) ---- */
+#define MPI_SESSION_NULL 0
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+
+/* ---- the tools interface (MPI 4.1 section 15.3; mpi/tools) ---- */
+#define MPI_T_VERBOSITY_USER_BASIC 1
+#define MPI_T_VERBOSITY_USER_DETAIL 2
+#define MPI_T_VERBOSITY_USER_ALL 3
+#define MPI_T_VERBOSITY_TUNER_BASIC 4
+#define MPI_T_VERBOSITY_TUNER_DETAIL 5
+#define MPI_T_VERBOSITY_TUNER_ALL 6
+#define MPI_T_VERBOSITY_MPIDEV_BASIC 7
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 8
+#define MPI_T_VERBOSITY_MPIDEV_ALL 9
+#define MPI_T_BIND_NO_OBJECT 0
+#define MPI_T_BIND_MPI_COMM 1
+#define MPI_T_BIND_MPI_DATATYPE 2
+#define MPI_T_BIND_MPI_ERRHANDLER 3
+#define MPI_T_BIND_MPI_FILE 4
+#define MPI_T_BIND_MPI_GROUP 5
+#define MPI_T_BIND_MPI_OP 6
+#define MPI_T_BIND_MPI_REQUEST 7
+#define MPI_T_BIND_MPI_WIN 8
+#define MPI_T_BIND_MPI_MESSAGE 9
+#define MPI_T_BIND_MPI_INFO 10
+#define MPI_T_BIND_MPI_SESSION 11
+#define MPI_T_SCOPE_CONSTANT 0
+#define MPI_T_SCOPE_READONLY 1
+#define MPI_T_SCOPE_LOCAL 2
+#define MPI_T_SCOPE_GROUP 3
+#define MPI_T_SCOPE_GROUP_EQ 4
+#define MPI_T_SCOPE_ALL 5
+#define MPI_T_SCOPE_ALL_EQ 6
+#define MPI_T_PVAR_CLASS_STATE 0
+#define MPI_T_PVAR_CLASS_LEVEL 1
+#define MPI_T_PVAR_CLASS_SIZE 2
+#define MPI_T_PVAR_CLASS_PERCENTAGE 3
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 4
+#define MPI_T_PVAR_CLASS_LOWWATERMARK 5
+#define MPI_T_PVAR_CLASS_COUNTER 6
+#define MPI_T_PVAR_CLASS_AGGREGATE 7
+#define MPI_T_PVAR_CLASS_TIMER 8
+#define MPI_T_PVAR_CLASS_GENERIC 9
+
 /* The tools interface (MPI_T): opaque handles and the callback types. */
 typedef struct gasket_T_enum* MPI_T_enum;
 typedef struct gasket_T_cvar_handle* MPI_T_cvar_handle;
@@ -425,6 +490,11 @@ typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registr
                                           void* user_data);
 typedef void MPI_T_event_dropped_cb_function(MPI_Count count, MPI_T_event_registration event_registration,
                                              int source_index, MPI_T_cb_safety cb_safety, void* user_data);
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)-1)
 
 /* Every procedure: MPI_x, its profiling name PMPI_x and its large-count form MPI_x_c, generated
  * from the standard's list (mpi/bindings). Those gasket does not provide yet (listed in

@@ -76,11 +76,11 @@ Status Engine::init() {
     }
   }
   rings_ = std::make_unique<ShmRings>(std::move(peers), my_pe_, options_.shm_slots, slot_bytes);
-  shm_eager_ = options_.shm_eager_limit;
+  shm_eager_ = shm_eager_max_ = options_.shm_eager_limit;
   // Active messages exist when some peer is reached through a backend (else the core starts none).
   if (core::am::MessageLayer* am = rt->messages()) {
     size_t am_room = am->max_payload() - sizeof(Header) - sizeof(FinBody);
-    am_eager_ = std::min(options_.eager_limit, am_room);
+    am_eager_ = am_eager_max_ = std::min(options_.eager_limit, am_room);
     am_out_.resize(am->max_payload());
     am->register_handler(kMpiHandler, [this](int src, const void* p, size_t len) { on_active_message(src, p, len); });
   } else if (any_backend_peer_) {
@@ -1091,6 +1091,20 @@ std::string Engine::describe() const {
          std::to_string(stat_rndv_bounce_) + " through the bounce zone; " + std::to_string(stat_over_budget_) +
          " eager-sized sends by rendezvous (over the receiver's budget); same-node eager limit " +
          std::to_string(shm_eager_) + " B, backend eager limit " + std::to_string(am_eager_) + " B, eager budget per receiver " + std::to_string(eager_budget_) + " B";
+}
+
+Engine::Counters Engine::counters() const {
+  uint64_t posted = 0;
+  for (const Request* r = posted_head_; r != nullptr; r = r->next) ++posted;
+  return Counters{stat_eager_, stat_rndv_pull_, stat_rndv_get_, stat_rndv_scattered_, stat_rndv_split_,
+                  stat_rndv_put_, stat_rndv_bounce_, stat_over_budget_, posted, unexpected_.size(),
+                  unexpected_bytes_};
+}
+
+bool Engine::set_eager_limit(bool same_node, size_t bytes) {
+  if (bytes > eager_limit_max(same_node)) return false;
+  (same_node ? shm_eager_ : am_eager_) = bytes;
+  return true;
 }
 
 }  // namespace gasket::mpi::p2p

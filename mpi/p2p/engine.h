@@ -131,6 +131,17 @@ class Engine {
   // Statistics for debug output.
   std::string describe() const;
 
+  // For the tools interface (mpi/tools): the counters, and the eager limits, which may change at
+  // run time up to what the rings and active messages were sized for at init (false beyond).
+  struct Counters {
+    uint64_t eager_received, rndv_pull, rndv_get, rndv_scattered, rndv_split, rndv_put, rndv_bounce, over_budget;
+    uint64_t posted_receives, unexpected_messages, unexpected_bytes;
+  };
+  Counters counters() const;
+  size_t eager_limit_of(bool same_node) const { return same_node ? shm_eager_ : am_eager_; }
+  size_t eager_limit_max(bool same_node) const { return same_node ? shm_eager_max_ : am_eager_max_; }
+  bool set_eager_limit(bool same_node, size_t bytes);
+
  private:
   explicit Engine(const EngineOptions& options);
   Status init();
@@ -223,6 +234,7 @@ class Engine {
   std::unique_ptr<ShmRings> rings_;
   std::vector<int> shm_peers_;
   size_t shm_eager_ = 0, am_eager_ = 0;
+  size_t shm_eager_max_ = 0, am_eager_max_ = 0;  // as sized at init
   bool any_backend_peer_ = false;
   // The backend reads remote memory (ucx): the receiver of a rendezvous over it gets the data
   // where the sender's buffer is remotely readable (else: CTS and puts, e.g. pciddc). Set once.

@@ -37,6 +37,7 @@ typedef struct {
   MPI_Info info, out_info;
   MPI_Message message, out_message;
   MPI_Win win, out_win;
+  MPI_Session session, out_session;  /* a live session (MPI_ERRORS_RETURN) for the session calls' rows */
   MPI_Comm comm_array[4];
   MPI_Datatype type_array[4];
   MPI_Request request_array[4];
@@ -178,6 +179,7 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &h.comm_keyval, NULL));
   MPI_OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &h.win_keyval, NULL));
   strcpy(h.text, "gasket");
+  MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &h.session));
   MPI_OK(MPI_Win_create(h.window_memory, sizeof h.window_memory, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &h.win));
   MPI_OK(MPI_Win_set_errhandler(h.win, MPI_ERRORS_RETURN));
   MPI_OK(MPI_Win_lock_all(0, h.win));  /* RMA rows run inside an epoch: only the bad handle is wrong */
@@ -196,6 +198,7 @@ int main(int argc, char** argv) {
   }
   MPI_OK(MPI_Win_unlock_all(h.win));
   MPI_OK(MPI_Win_free(&h.win));
+  MPI_OK(MPI_Session_finalize(&h.session));
   if (failures > 0) {
     fprintf(stderr, "rank %d: handle_checks: %d of %d calls did not return the handle's error class\n", rank,
             failures, calls);
