@@ -18,7 +18,7 @@ def fortran_object(name, src, testonly = False, fflags = ""):
     )
     return name + ".o"
 
-def fortran_binary(name, src, c_srcs = [], testonly = False, deps = [], fflags = ""):
+def fortran_binary(name, src, c_srcs = [], testonly = False, deps = [], fflags = "", visibility = None):
     """An MPI program written in Fortran (plus optional C sources linked with it). fflags: more
     gfortran options (mpif.h programs passing buffers of several types to one routine need
     -fallow-argument-mismatch since gfortran 10)."""
@@ -29,4 +29,5 @@ def fortran_binary(name, src, c_srcs = [], testonly = False, deps = [], fflags =
         testonly = testonly,
         deps = ["//mpi", "//mpi/fortran:bindings"] + deps,
         linkopts = ["-lgfortran", "-lm"],
+        visibility = visibility,
     )
