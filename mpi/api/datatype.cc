@@ -30,12 +30,13 @@ MPI_Count whole(int64_t bytes, int64_t size) {
   return bytes % size == 0 ? bytes / size : MPI_UNDEFINED;
 }
 
-// The int forms' answer: MPI_UNDEFINED when the value does not fit in an int (MPI 4.1 5.2.4).
-int as_int(MPI_Count value) { return value > INT_MAX ? MPI_UNDEFINED : static_cast<int>(value); }
+}  // namespace
 
-// MPI_Get_count, MPI_Get_elements(_x) and MPI_Type_size(_x) in every form (int, _x, _c): one
-// implementation each, answering an MPI_Count.
-int get_count(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+namespace gasket::mpi::large_count {
+
+// MPI_Get_count, MPI_Get_elements(_x) and MPI_Type_size(_x) in every form (int, _x, _c; the int/_c
+// pairs are generated, mpi/bindings/large_count.txt): one implementation each, answering an MPI_Count.
+int Get_count(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, call, &t);
@@ -46,7 +47,7 @@ int get_count(const char* call, const MPI_Status* status, MPI_Datatype datatype,
   });
 }
 
-int get_elements(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+int Get_elements(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, call, &t);
@@ -58,7 +59,7 @@ int get_elements(const char* call, const MPI_Status* status, MPI_Datatype dataty
   });
 }
 
-int type_size(const char* call, MPI_Datatype datatype, MPI_Count* size) {
+int Type_size(const char* call, MPI_Datatype datatype, MPI_Count* size) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, call, &t);
@@ -69,15 +70,7 @@ int type_size(const char* call, MPI_Datatype datatype, MPI_Count* size) {
   });
 }
 
-// Runs one of the above for an int form: *out gets the value or MPI_UNDEFINED.
-template <typename Query>
-int int_form(int* out, Query query) {
-  MPI_Count value = 0;
-  int rc = query(out != nullptr ? &value : nullptr);
-  if (rc == MPI_SUCCESS) *out = as_int(value);
-  return rc;
-}
-}  // namespace
+}  // namespace gasket::mpi::large_count
 
 // MPI_Status_set_elements(_x): the status then reports `count` basic elements of `datatype`.
 static int set_elements(const char* call, MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
@@ -96,32 +89,12 @@ static int set_elements(const char* call, MPI_Status* status, MPI_Datatype datat
 
 extern "C" {
 
-int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  return int_form(count, [&](MPI_Count* n) { return get_count("MPI_Get_count", status, datatype, n); });
-}
-int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  return get_count("MPI_Get_count_c", status, datatype, count);
-}
-
-int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  return int_form(count,
-                  [&](MPI_Count* n) { return get_elements("MPI_Get_elements", status, datatype, n); });
-}
-int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  return get_elements("MPI_Get_elements_c", status, datatype, count);
-}
-
 int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
   return set_elements("MPI_Status_set_elements", status, datatype, count);
 }
 int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   return set_elements("MPI_Status_set_elements_x", status, datatype, count);
 }
-
-int PMPI_Type_size(MPI_Datatype datatype, int* size) {
-  return int_form(size, [&](MPI_Count* n) { return type_size("MPI_Type_size", datatype, n); });
-}
-int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) { return type_size("MPI_Type_size_c", datatype, size); }
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return api::call("MPI_Type_get_extent", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -420,7 +393,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
   });
 }
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) { return type_size("MPI_Type_size_x", datatype, size); }
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) { return gasket::mpi::large_count::Type_size("MPI_Type_size_x", datatype, size); }
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   return api::call("MPI_Type_get_extent_x", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -452,7 +425,7 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_C
 }
 
 int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  return get_elements("MPI_Get_elements_x", status, datatype, count);
+  return gasket::mpi::large_count::Get_elements("MPI_Get_elements_x", status, datatype, count);
 }
 
 int PMPI_Get_address(const void* location, MPI_Aint* address) {

@@ -74,6 +74,7 @@ const char* error_class_string(int error_class) {
       "MPI_ERR_RMA_ATTACH: memory cannot be attached",
       "MPI_ERR_RMA_SHARED: memory cannot be shared",
       "MPI_ERR_RMA_FLAVOR: passed window has the wrong flavor for the called function",
+      "MPI_ERR_VALUE_TOO_LARGE: value is too large to store",
   };
   if (error_class < 0 || error_class >= static_cast<int>(sizeof kStrings / sizeof kStrings[0])) return nullptr;
   return kStrings[error_class];

@@ -99,7 +99,8 @@ typedef struct MPI_Status {
 #define MPI_ERR_RMA_ATTACH 55
 #define MPI_ERR_RMA_SHARED 56
 #define MPI_ERR_RMA_FLAVOR 57
-#define MPI_ERR_LASTCODE 57
+#define MPI_ERR_VALUE_TOO_LARGE 58 /* MPI 4.0: an int OUT argument cannot hold the value */
+#define MPI_ERR_LASTCODE 58
 
 /* ---- special values ---- */
 #define MPI_ANY_SOURCE (-1)
