@@ -122,6 +122,11 @@ Error start(Context& c, Request* r, const char* call) {
     c.engine().start_recv(r);
     return Error::ok();
   }
+  if (r->kind == RequestKind::kOperation) {  // a persistent collective
+    Error e = r->operation->restart(call);
+    if (e.is_ok()) c.engine().start_operation(r);
+    return e;
+  }
   if (r->mode == SendMode::kBuffered) return start_buffered(c, r, call);
   c.engine().start_send(r);
   return Error::ok();

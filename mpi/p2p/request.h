@@ -99,6 +99,11 @@ class Operation {
   // Advances as far as possible without blocking; true once complete. May start internal sends
   // and receives. A failure is reported by returning true with *error set (it names the call).
   virtual bool progress(Error* error) = 0;
+  // A persistent request's operation, completed, made ready to run again (MPI_Start); `call`
+  // names the caller in errors. Only persistent collectives are restartable.
+  virtual Error restart(const char* call) {
+    return gasket::mpi::error(MPI_ERR_REQUEST, "%s: this operation cannot be restarted", call);
+  }
 };
 
 struct Request : RequestState {
