@@ -9,6 +9,7 @@
 
 #include "mpi.h"
 #include "mpi/api/call.h"
+#include "mpi/api/collective_form.h"
 #include "mpi/bindings/large_count.h"
 #include "mpi/coll/algorithms.h"
 #include "mpi/coll/schedule.h"
@@ -18,6 +19,7 @@
 using gasket::mpi::Context;
 using gasket::mpi::Error;
 using gasket::mpi::Guard;
+using gasket::mpi::api::Form;
 using gasket::mpi::error;
 using gasket::mpi::coll::Schedule;
 using gasket::mpi::coll::Typed;
@@ -155,19 +157,6 @@ void unpack_output(Schedule& s, const Reduction& r, const char* packed, void* bu
   s.next();
   s.local([t, packed, bytes, buf, count] { dt::unpack(*t, packed, bytes, buf, count); });
 }
-
-// How a collective runs: blocking (MPI_x: at once, or through the shared-memory shortcuts),
-// non-blocking (MPI_Ix: a started request) or persistent (MPI_x_init: an inactive request whose
-// schedule, built once here, MPI_Start runs again and again).
-struct Form {
-  enum Kind { kBlocking, kNonblocking, kPersistent } kind;
-  MPI_Request* request;
-  MPI_Info info;
-  static Form blocking_form() { return Form{kBlocking, nullptr, MPI_INFO_NULL}; }
-  static Form nonblocking_form(MPI_Request* request) { return Form{kNonblocking, request, MPI_INFO_NULL}; }
-  static Form persistent_form(MPI_Info info, MPI_Request* request) { return Form{kPersistent, request, info}; }
-  bool blocking() const { return kind == kBlocking; }
-};
 
 Error finish(Context& c, Guard& g, std::unique_ptr<Schedule> s, MPI_Comm handle, Form form) {
   if (form.blocking()) return s->run(g);
@@ -499,14 +488,8 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, l
 template <typename Builder, typename... Args>
 int binding(const char* call, MPI_Comm comm, Form form, Builder build, const Args&... args) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
-    if (!form.blocking() && form.request == nullptr) {
-      return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
-    }
-    if (form.kind == Form::kPersistent) {
-      Error e = api::check_info(c, form.info, call);
-      if (!e.is_ok()) return e;
-    }
-    return build(c, g, args..., form, call);
+    Error e = form.check(c, call);
+    return e.is_ok() ? build(c, g, args..., form, call) : e;
   });
 }
 

@@ -2,7 +2,7 @@
  * buffer contents each time (the results are checked after each MPI_Wait), some together through
  * MPI_Startall and interleaved with blocking collectives on the same communicator; _c forms with
  * MPI_Count / MPI_Aint arrays; MPI_Request_free of an inactive request; MPI_Start of an active one
- * fails with MPI_ERR_REQUEST; a NULL request argument fails with MPI_ERR_ARG. */
+ * fails with MPI_ERR_REQUEST; the five neighborhood ones on a periodic ring; a NULL request argument fails with MPI_ERR_ARG. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,6 +226,53 @@ static void test_c_forms(void) {
   MPI_OK(MPI_Request_free(&ar));
 }
 
+/* The five neighborhood collectives on a periodic ring (sources and destinations: left, right). */
+static void test_neighborhood(void) {
+  MPI_Comm ring;
+  int dims[1] = {size}, periods[1] = {1};
+  MPI_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+  int left = (rank + size - 1) % size, right = (rank + 1) % size;
+  int mine[N] = {0}, to[2 * N] = {0}, from[5][2 * N];
+  int counts[2] = {N, N}, displs[2] = {0, N}, vcounts[2] = {2, 3}, vdispls[2] = {0, N};
+  MPI_Aint bdispls[2] = {0, N * sizeof(int)};
+  MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+  MPI_Request reqs[5];
+  MPI_OK(MPI_Neighbor_allgather_init(mine, N, MPI_INT, from[0], N, MPI_INT, ring, MPI_INFO_NULL, &reqs[0]));
+  MPI_OK(MPI_Neighbor_allgatherv_init(mine, N, MPI_INT, from[1], counts, displs, MPI_INT, ring, MPI_INFO_NULL,
+                                      &reqs[1]));
+  MPI_OK(MPI_Neighbor_alltoall_init(to, N, MPI_INT, from[2], N, MPI_INT, ring, MPI_INFO_NULL, &reqs[2]));
+  /* Block 0 goes left with 2 elements, block 1 right with 3: the left neighbour's block 1 (3) arrives
+   * first, so the receive counts are {3, 2}. */
+  int rcounts[2] = {3, 2};
+  MPI_OK(MPI_Neighbor_alltoallv_init(to, vcounts, vdispls, MPI_INT, from[3], rcounts, vdispls, MPI_INT, ring,
+                                     MPI_INFO_NULL, &reqs[3]));
+  MPI_OK(MPI_Neighbor_alltoallw_init(to, counts, bdispls, types, from[4], counts, bdispls, types, ring, MPI_INFO_NULL,
+                                     &reqs[4]));
+  for (int k = 0; k < ROUNDS; k++) {
+    fill(mine, N, rank, k);
+    fill(to, N, rank * 10, k);         /* to the left */
+    fill(to + N, N, rank * 10 + 1, k); /* to the right */
+    memset(from, 0, sizeof from);
+    MPI_OK(MPI_Startall(5, reqs));
+    MPI_OK(MPI_Waitall(5, reqs, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < N; i++) {
+      for (int a = 0; a < 2; a++) {
+        CHECK_EQ(from[a][i], value(left, k, i));
+        CHECK_EQ(from[a][N + i], value(right, k, i));
+      }
+      /* From the left neighbour its right block, from the right one its left block. */
+      CHECK_EQ(from[2][i], value(left * 10 + 1, k, i));
+      CHECK_EQ(from[2][N + i], value(right * 10, k, i));
+      CHECK_EQ(from[4][i], value(left * 10 + 1, k, i));
+      CHECK_EQ(from[4][N + i], value(right * 10, k, i));
+    }
+    for (int i = 0; i < 3; i++) CHECK_EQ(from[3][i], value(left * 10 + 1, k, i));
+    for (int i = 0; i < 2; i++) CHECK_EQ(from[3][N + i], value(right * 10, k, i));
+  }
+  for (int i = 0; i < 5; i++) MPI_OK(MPI_Request_free(&reqs[i]));
+  MPI_OK(MPI_Comm_free(&ring));
+}
+
 /* Misuse: MPI_Start of an active request, a NULL request argument, a bad info. */
 static void test_errors(void) {
   MPI_Comm comm;
@@ -260,6 +307,7 @@ int main(int argc, char** argv) {
   test_all_to_all();
   test_reductions();
   test_c_forms();
+  test_neighborhood();
   test_errors();
   MPI_OK(MPI_Finalize());
   if (rank == 0) printf("persistent collectives: ok at %d ranks\n", size);
