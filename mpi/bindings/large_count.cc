@@ -6,6 +6,13 @@
 
 extern "C" {
 
+int PMPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  return gasket::mpi::large_count::Accumulate("MPI_Accumulate_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  return gasket::mpi::large_count::Accumulate("MPI_Accumulate", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
 int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return gasket::mpi::large_count::Allgather("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -158,6 +165,20 @@ int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
 }
 int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return gasket::mpi::large_count::Gatherv_init("MPI_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+}
+
+int PMPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return gasket::mpi::large_count::Get("MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+}
+int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return gasket::mpi::large_count::Get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+}
+
+int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  return gasket::mpi::large_count::Get_accumulate("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  return gasket::mpi::large_count::Get_accumulate("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
 int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
@@ -460,6 +481,20 @@ int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], co
   return gasket::mpi::large_count::Neighbor_alltoallw_init("MPI_Neighbor_alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 }
 
+int PMPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return gasket::mpi::large_count::Put("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+}
+int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return gasket::mpi::large_count::Put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+}
+
+int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  return gasket::mpi::large_count::Raccumulate("MPI_Raccumulate_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+}
+int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  return gasket::mpi::large_count::Raccumulate("MPI_Raccumulate", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+}
+
 int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
   return gasket::mpi::large_count::Recv("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
 }
@@ -521,6 +556,27 @@ int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Cou
 }
 int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return gasket::mpi::large_count::Reduce_scatter_init("MPI_Reduce_scatter_init", sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+}
+
+int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+  return gasket::mpi::large_count::Rget("MPI_Rget_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+}
+int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+  return gasket::mpi::large_count::Rget("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+}
+
+int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  return gasket::mpi::large_count::Rget_accumulate("MPI_Rget_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+}
+int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  return gasket::mpi::large_count::Rget_accumulate("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+}
+
+int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+  return gasket::mpi::large_count::Rput("MPI_Rput_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+}
+int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+  return gasket::mpi::large_count::Rput("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
 
 int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
@@ -628,6 +684,37 @@ int PMPI_Type_size(MPI_Datatype datatype, int* size) {
   MPI_Count size_wide = 0;
   int rc = gasket::mpi::large_count::Type_size("MPI_Type_size", datatype, size ? &size_wide : nullptr);
   if (rc == MPI_SUCCESS && size) rc = gasket::mpi::large_count::narrow("MPI_Type_size", "size", size_wide, size, true);
+  return rc;
+}
+
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  return gasket::mpi::large_count::Win_allocate("MPI_Win_allocate_c", size, disp_unit, info, comm, baseptr, win);
+}
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  return gasket::mpi::large_count::Win_allocate("MPI_Win_allocate", size, disp_unit, info, comm, baseptr, win);
+}
+
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  return gasket::mpi::large_count::Win_allocate_shared("MPI_Win_allocate_shared_c", size, disp_unit, info, comm, baseptr, win);
+}
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  return gasket::mpi::large_count::Win_allocate_shared("MPI_Win_allocate_shared", size, disp_unit, info, comm, baseptr, win);
+}
+
+int PMPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  return gasket::mpi::large_count::Win_create("MPI_Win_create_c", base, size, disp_unit, info, comm, win);
+}
+int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  return gasket::mpi::large_count::Win_create("MPI_Win_create", base, size, disp_unit, info, comm, win);
+}
+
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr) {
+  return gasket::mpi::large_count::Win_shared_query("MPI_Win_shared_query_c", win, rank, size, disp_unit, baseptr);
+}
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
+  MPI_Aint disp_unit_wide = 0;
+  int rc = gasket::mpi::large_count::Win_shared_query("MPI_Win_shared_query", win, rank, size, disp_unit ? &disp_unit_wide : nullptr, baseptr);
+  if (rc == MPI_SUCCESS && disp_unit) rc = gasket::mpi::large_count::narrow("MPI_Win_shared_query", "disp_unit", disp_unit_wide, disp_unit, false);
   return rc;
 }
 

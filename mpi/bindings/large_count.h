@@ -8,6 +8,7 @@
 
 namespace gasket::mpi::large_count {
 
+int Accumulate(const char* call, const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
 int Allgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int Allgather_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request);
 int Allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, gasket::mpi::large_count::WideArray<MPI_Count> recvcounts, gasket::mpi::large_count::WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm);
@@ -30,6 +31,8 @@ int Gather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datat
 int Gather_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
 int Gatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, gasket::mpi::large_count::WideArray<MPI_Count> recvcounts, gasket::mpi::large_count::WideArray<MPI_Aint> displs, MPI_Datatype recvtype, int root, MPI_Comm comm);
 int Gatherv_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, gasket::mpi::large_count::WideArray<MPI_Count> recvcounts, gasket::mpi::large_count::WideArray<MPI_Aint> displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int Get(const char* call, void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win);
+int Get_accumulate(const char* call, const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
 int Get_count(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
 int Get_elements(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
 int Iallgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
@@ -72,6 +75,8 @@ int Neighbor_alltoallv(const char* call, const void* sendbuf, gasket::mpi::large
 int Neighbor_alltoallv_init(const char* call, const void* sendbuf, gasket::mpi::large_count::WideArray<MPI_Count> sendcounts, gasket::mpi::large_count::WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, gasket::mpi::large_count::WideArray<MPI_Count> recvcounts, gasket::mpi::large_count::WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request);
 int Neighbor_alltoallw(const char* call, const void* sendbuf, gasket::mpi::large_count::WideArray<MPI_Count> sendcounts, const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, gasket::mpi::large_count::WideArray<MPI_Count> recvcounts, const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 int Neighbor_alltoallw_init(const char* call, const void* sendbuf, gasket::mpi::large_count::WideArray<MPI_Count> sendcounts, const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, gasket::mpi::large_count::WideArray<MPI_Count> recvcounts, const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int Put(const char* call, const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win);
+int Raccumulate(const char* call, const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request);
 int Recv(const char* call, void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status);
 int Recv_init(const char* call, void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request);
 int Reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
@@ -81,6 +86,9 @@ int Reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, gasket:
 int Reduce_scatter_block(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int Reduce_scatter_block_init(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
 int Reduce_scatter_init(const char* call, const void* sendbuf, void* recvbuf, gasket::mpi::large_count::WideArray<MPI_Count> recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int Rget(const char* call, void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request);
+int Rget_accumulate(const char* call, const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request);
+int Rput(const char* call, const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request);
 int Rsend(const char* call, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int Rsend_init(const char* call, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
 int Scan(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
@@ -96,5 +104,9 @@ int Sendrecv_replace(const char* call, void* buf, MPI_Count count, MPI_Datatype 
 int Ssend(const char* call, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int Ssend_init(const char* call, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
 int Type_size(const char* call, MPI_Datatype datatype, MPI_Count* size);
+int Win_allocate(const char* call, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win);
+int Win_allocate_shared(const char* call, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win);
+int Win_create(const char* call, void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win);
+int Win_shared_query(const char* call, MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr);
 
 }  // namespace gasket::mpi::large_count
