@@ -255,16 +255,12 @@ int Sendrecv_replace(const char* call, void* buf, MPI_Count count, MPI_Datatype 
   });
 }
 
-}  // namespace gasket::mpi::large_count
-
-extern "C" {
-
-int PMPI_Buffer_attach(void* buffer, int size) {
-  return api::call("MPI_Buffer_attach", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    if (size < 0) return error(MPI_ERR_ARG, "MPI_Buffer_attach: size %d is negative", size);
-    if (buffer == nullptr && size > 0) return error(MPI_ERR_BUFFER, "MPI_Buffer_attach: the buffer is NULL");
+int Buffer_attach(const char* call, void* buffer, MPI_Count size) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (size < 0) return error(MPI_ERR_ARG, "%s: size %lld is negative", call, static_cast<long long>(size));
+    if (buffer == nullptr && size > 0) return error(MPI_ERR_BUFFER, "%s: the buffer is NULL", call);
     if (c.bsend_buffer().base() != nullptr) {
-      return error(MPI_ERR_BUFFER, "MPI_Buffer_attach: a buffer of %zu bytes is already attached (detach it first)",
+      return error(MPI_ERR_BUFFER, "%s: a buffer of %zu bytes is already attached (detach it first)", call,
                    c.bsend_buffer().size());
     }
     c.bsend_buffer() = gasket::mpi::Arena(static_cast<char*>(buffer), static_cast<size_t>(size));
@@ -272,21 +268,23 @@ int PMPI_Buffer_attach(void* buffer, int size) {
   });
 }
 
-int PMPI_Buffer_detach(void* buffer_addr, int* size) {
-  return api::call("MPI_Buffer_detach", MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
-    if (buffer_addr == nullptr || size == nullptr) return error(MPI_ERR_ARG, "MPI_Buffer_detach: a NULL argument");
+int Buffer_detach(const char* call, void* buffer_addr, MPI_Count* size) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
+    if (buffer_addr == nullptr || size == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
     // Blocks until every buffered message has left the buffer.
     c.wait(g, [&] { return c.bsend_buffer().in_use() == 0; });
     *static_cast<void**>(buffer_addr) = c.bsend_buffer().base();
-    *size = static_cast<int>(c.bsend_buffer().size());
+    *size = static_cast<MPI_Count>(c.bsend_buffer().size());
     c.bsend_buffer() = gasket::mpi::Arena();
     return Error::ok();
   });
 }
 
+}  // namespace gasket::mpi::large_count
+
 // ---- probes ----
 
-}  // extern "C" (helpers below have internal linkage, not C linkage)
+
 namespace {
 Error check_probe(Context& c, int source, int tag, MPI_Comm comm, const char* call,
                   gasket::mpi::comm::Communicator** cm) {

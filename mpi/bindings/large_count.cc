@@ -125,6 +125,23 @@ int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
   return gasket::mpi::large_count::Bsend_init("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, request);
 }
 
+int PMPI_Buffer_attach_c(void* buffer, MPI_Count size) {
+  return gasket::mpi::large_count::Buffer_attach("MPI_Buffer_attach_c", buffer, size);
+}
+int PMPI_Buffer_attach(void* buffer, int size) {
+  return gasket::mpi::large_count::Buffer_attach("MPI_Buffer_attach", buffer, size);
+}
+
+int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
+  return gasket::mpi::large_count::Buffer_detach("MPI_Buffer_detach_c", buffer_addr, size);
+}
+int PMPI_Buffer_detach(void* buffer_addr, int* size) {
+  MPI_Count size_wide = 0;
+  int rc = gasket::mpi::large_count::Buffer_detach("MPI_Buffer_detach", buffer_addr, size ? &size_wide : nullptr);
+  if (rc == MPI_SUCCESS && size) rc = gasket::mpi::large_count::narrow("MPI_Buffer_detach", "size", size_wide, size, false);
+  return rc;
+}
+
 int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return gasket::mpi::large_count::Exscan("MPI_Exscan_c", sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -481,6 +498,46 @@ int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], co
   return gasket::mpi::large_count::Neighbor_alltoallw_init("MPI_Neighbor_alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 }
 
+int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+  return gasket::mpi::large_count::Pack("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm) {
+  MPI_Count position_wide = position ? *position : 0;
+  int rc = gasket::mpi::large_count::Pack("MPI_Pack", inbuf, incount, datatype, outbuf, outsize, position ? &position_wide : nullptr, comm);
+  if (rc == MPI_SUCCESS && position) rc = gasket::mpi::large_count::narrow("MPI_Pack", "position", position_wide, position, false);
+  return rc;
+}
+
+int PMPI_Pack_external_c(const char* datarep, const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position) {
+  return gasket::mpi::large_count::Pack_external("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
+  MPI_Count position_wide = position ? *position : 0;
+  int rc = gasket::mpi::large_count::Pack_external("MPI_Pack_external", datarep, inbuf, incount, datatype, outbuf, outsize, position ? &position_wide : nullptr);
+  if (rc == MPI_SUCCESS && position) rc = gasket::mpi::large_count::narrow("MPI_Pack_external", "position", position_wide, position, false);
+  return rc;
+}
+
+int PMPI_Pack_external_size_c(const char* datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count* size) {
+  return gasket::mpi::large_count::Pack_external_size("MPI_Pack_external_size_c", datarep, incount, datatype, size);
+}
+int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) {
+  MPI_Count size_wide = 0;
+  int rc = gasket::mpi::large_count::Pack_external_size("MPI_Pack_external_size", datarep, incount, datatype, size ? &size_wide : nullptr);
+  if (rc == MPI_SUCCESS && size) rc = gasket::mpi::large_count::narrow("MPI_Pack_external_size", "size", size_wide, size, false);
+  return rc;
+}
+
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+  return gasket::mpi::large_count::Pack_size("MPI_Pack_size_c", incount, datatype, comm, size);
+}
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  MPI_Count size_wide = 0;
+  int rc = gasket::mpi::large_count::Pack_size("MPI_Pack_size", incount, datatype, comm, size ? &size_wide : nullptr);
+  if (rc == MPI_SUCCESS && size) rc = gasket::mpi::large_count::narrow("MPI_Pack_size", "size", size_wide, size, false);
+  return rc;
+}
+
 int PMPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
   return gasket::mpi::large_count::Put("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
@@ -677,6 +734,100 @@ int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
   return gasket::mpi::large_count::Ssend_init("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, request);
 }
 
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_contiguous("MPI_Type_contiguous_c", count, oldtype, newtype);
+}
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_contiguous("MPI_Type_contiguous", count, oldtype, newtype);
+}
+
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_darray("MPI_Type_create_darray_c", size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+}
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_darray("MPI_Type_create_darray", size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+}
+
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_hindexed("MPI_Type_create_hindexed_c", count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+}
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_hindexed("MPI_Type_create_hindexed", count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+}
+
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_hindexed_block("MPI_Type_create_hindexed_block_c", count, blocklength, array_of_displacements, oldtype, newtype);
+}
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_hindexed_block("MPI_Type_create_hindexed_block", count, blocklength, array_of_displacements, oldtype, newtype);
+}
+
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_hvector("MPI_Type_create_hvector_c", count, blocklength, stride, oldtype, newtype);
+}
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_hvector("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype);
+}
+
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_indexed_block("MPI_Type_create_indexed_block_c", count, blocklength, array_of_displacements, oldtype, newtype);
+}
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_indexed_block("MPI_Type_create_indexed_block", count, blocklength, array_of_displacements, oldtype, newtype);
+}
+
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_resized("MPI_Type_create_resized_c", oldtype, lb, extent, newtype);
+}
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_resized("MPI_Type_create_resized", oldtype, lb, extent, newtype);
+}
+
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_struct("MPI_Type_create_struct_c", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+}
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_struct("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+}
+
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_subarray("MPI_Type_create_subarray_c", ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+}
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_create_subarray("MPI_Type_create_subarray", ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+}
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return gasket::mpi::large_count::Type_get_extent("MPI_Type_get_extent_c", datatype, lb, extent);
+}
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+  MPI_Count lb_wide = 0;
+  MPI_Count extent_wide = 0;
+  int rc = gasket::mpi::large_count::Type_get_extent("MPI_Type_get_extent", datatype, lb ? &lb_wide : nullptr, extent ? &extent_wide : nullptr);
+  if (rc == MPI_SUCCESS && lb) rc = gasket::mpi::large_count::narrow("MPI_Type_get_extent", "lb", lb_wide, lb, false);
+  if (rc == MPI_SUCCESS && extent) rc = gasket::mpi::large_count::narrow("MPI_Type_get_extent", "extent", extent_wide, extent, false);
+  return rc;
+}
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  return gasket::mpi::large_count::Type_get_true_extent("MPI_Type_get_true_extent_c", datatype, true_lb, true_extent);
+}
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+  MPI_Count true_lb_wide = 0;
+  MPI_Count true_extent_wide = 0;
+  int rc = gasket::mpi::large_count::Type_get_true_extent("MPI_Type_get_true_extent", datatype, true_lb ? &true_lb_wide : nullptr, true_extent ? &true_extent_wide : nullptr);
+  if (rc == MPI_SUCCESS && true_lb) rc = gasket::mpi::large_count::narrow("MPI_Type_get_true_extent", "true_lb", true_lb_wide, true_lb, false);
+  if (rc == MPI_SUCCESS && true_extent) rc = gasket::mpi::large_count::narrow("MPI_Type_get_true_extent", "true_extent", true_extent_wide, true_extent, false);
+  return rc;
+}
+
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_indexed("MPI_Type_indexed_c", count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+}
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_indexed("MPI_Type_indexed", count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+}
+
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
   return gasket::mpi::large_count::Type_size("MPI_Type_size_c", datatype, size);
 }
@@ -684,6 +835,33 @@ int PMPI_Type_size(MPI_Datatype datatype, int* size) {
   MPI_Count size_wide = 0;
   int rc = gasket::mpi::large_count::Type_size("MPI_Type_size", datatype, size ? &size_wide : nullptr);
   if (rc == MPI_SUCCESS && size) rc = gasket::mpi::large_count::narrow("MPI_Type_size", "size", size_wide, size, true);
+  return rc;
+}
+
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_vector("MPI_Type_vector_c", count, blocklength, stride, oldtype, newtype);
+}
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return gasket::mpi::large_count::Type_vector("MPI_Type_vector", count, blocklength, stride, oldtype, newtype);
+}
+
+int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  return gasket::mpi::large_count::Unpack("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  MPI_Count position_wide = position ? *position : 0;
+  int rc = gasket::mpi::large_count::Unpack("MPI_Unpack", inbuf, insize, position ? &position_wide : nullptr, outbuf, outcount, datatype, comm);
+  if (rc == MPI_SUCCESS && position) rc = gasket::mpi::large_count::narrow("MPI_Unpack", "position", position_wide, position, false);
+  return rc;
+}
+
+int PMPI_Unpack_external_c(const char* datarep, const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+  return gasket::mpi::large_count::Unpack_external("MPI_Unpack_external_c", datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+int PMPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype) {
+  MPI_Count position_wide = position ? *position : 0;
+  int rc = gasket::mpi::large_count::Unpack_external("MPI_Unpack_external", datarep, inbuf, insize, position ? &position_wide : nullptr, outbuf, outcount, datatype);
+  if (rc == MPI_SUCCESS && position) rc = gasket::mpi::large_count::narrow("MPI_Unpack_external", "position", position_wide, position, false);
   return rc;
 }
 
