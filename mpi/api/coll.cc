@@ -515,13 +515,29 @@ extern "C" {
 
 // ---- reduction operations ----
 
-int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
-  return api::call("MPI_Op_create", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    if (user_fn == nullptr) return error(MPI_ERR_ARG, "MPI_Op_create: the user function is NULL");
-    if (op == nullptr) return error(MPI_ERR_ARG, "MPI_Op_create: op is NULL");
-    *op = c.ops().add(user_fn, commute != 0);
+}  // extern "C"
+
+namespace {
+// MPI_Op_create and MPI_Op_create_c: the function takes an int or an MPI_Count length.
+int op_create(const char* call, const op::UserOp& user, MPI_Op* op) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (user.function == nullptr && user.function_c == nullptr) {
+      return error(MPI_ERR_ARG, "%s: the user function is NULL", call);
+    }
+    if (op == nullptr) return error(MPI_ERR_ARG, "%s: op is NULL", call);
+    *op = c.ops().add(user);
     return Error::ok();
   });
+}
+}  // namespace
+
+extern "C" {
+
+int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  return op_create("MPI_Op_create", op::UserOp{user_fn, nullptr, commute != 0}, op);
+}
+int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+  return op_create("MPI_Op_create_c", op::UserOp{nullptr, user_fn, commute != 0}, op);
 }
 
 int PMPI_Op_free(MPI_Op* op) {

@@ -267,6 +267,7 @@ __attribute__((weak)) int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, con
 __attribute__((weak)) MPI_Fint MPI_Op_c2f(MPI_Op op) { return PMPI_Op_c2f(op); }
 __attribute__((weak)) int MPI_Op_commutative(MPI_Op op, int* commute) { return PMPI_Op_commutative(op, commute); }
 __attribute__((weak)) int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) { return PMPI_Op_create(user_fn, commute, op); }
+__attribute__((weak)) int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) { return PMPI_Op_create_c(user_fn, commute, op); }
 __attribute__((weak)) MPI_Op MPI_Op_f2c(MPI_Fint op) { return PMPI_Op_f2c(op); }
 __attribute__((weak)) int MPI_Op_free(MPI_Op* op) { return PMPI_Op_free(op); }
 __attribute__((weak)) int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm) { return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm); }
