@@ -460,28 +460,23 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
 // (mpi/bindings/large_count.txt) ----
 namespace gasket::mpi::large_count {
 
-int Type_get_extent(const char* call, MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+// The bounds of a type: its lb and extent, or (true_bounds) its true lb and true extent.
+int bounds(const char* call, MPI_Datatype datatype, bool true_bounds, MPI_Count* lb, MPI_Count* extent) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, call, &t);
     if (!e.is_ok()) return e;
     if (lb == nullptr || extent == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
-    *lb = t->lb;
-    *extent = t->extent();
+    *lb = true_bounds ? t->true_lb : t->lb;
+    *extent = true_bounds ? t->true_ub - t->true_lb : t->extent();
     return Error::ok();
   });
 }
-
+int Type_get_extent(const char* call, MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return bounds(call, datatype, false, lb, extent);
+}
 int Type_get_true_extent(const char* call, MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
-  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = lookup(c, datatype, call, &t);
-    if (!e.is_ok()) return e;
-    if (true_lb == nullptr || true_extent == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
-    *true_lb = t->true_lb;
-    *true_extent = t->true_ub - t->true_lb;
-    return Error::ok();
-  });
+  return bounds(call, datatype, true, true_lb, true_extent);
 }
 
 int Type_contiguous(const char* call, MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {

@@ -190,6 +190,7 @@ static void test_rma(void) {
   MPI_OK(MPI_Put_c(mine, N, MPI_INT, right, (MPI_Aint)rank * N, N, MPI_INT, win));
   MPI_OK(MPI_Win_fence(0, win));
   for (int i = 0; i < N; i++) CHECK_EQ(base[((rank + size - 1) % size) * N + i], ((rank + size - 1) % size) * 10 + i);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* checked before the left neighbour accumulates into it */
   MPI_OK(MPI_Accumulate_c(one, N, MPI_INT, right, (MPI_Aint)rank * N, N, MPI_INT, MPI_SUM, win));
   MPI_OK(MPI_Win_fence(0, win));
   MPI_OK(MPI_Get_c(got, N, MPI_INT, right, (MPI_Aint)rank * N, N, MPI_INT, win));
