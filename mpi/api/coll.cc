@@ -9,6 +9,8 @@
 
 #include "mpi.h"
 #include "mpi/api/call.h"
+#include "mpi/api/collective_form.h"
+#include "mpi/bindings/large_count.h"
 #include "mpi/coll/algorithms.h"
 #include "mpi/coll/schedule.h"
 #include "mpi/coll/shm.h"
@@ -17,6 +19,7 @@
 using gasket::mpi::Context;
 using gasket::mpi::Error;
 using gasket::mpi::Guard;
+using gasket::mpi::api::Form;
 using gasket::mpi::error;
 using gasket::mpi::coll::Schedule;
 using gasket::mpi::coll::Typed;
@@ -25,6 +28,8 @@ namespace cm = gasket::mpi::comm;
 namespace coll = gasket::mpi::coll;
 namespace dt = gasket::mpi::datatype;
 namespace op = gasket::mpi::op;
+namespace large_count = gasket::mpi::large_count;
+namespace p2p = gasket::mpi::p2p;
 
 namespace {
 
@@ -55,7 +60,7 @@ Error no_in_place(const void* buf, const char* which, const cm::Communicator& co
 }
 
 // `count` elements of `type` at `buf`, checked.
-Error typed(Context& c, const void* buf, int count, MPI_Datatype type, const cm::Communicator& comm, const char* call,
+Error typed(Context& c, const void* buf, MPI_Count count, MPI_Datatype type, const cm::Communicator& comm, const char* call,
             Typed* out) {
   const dt::Datatype* t;
   Error e = api::check_count(count, call, comm);
@@ -70,29 +75,29 @@ Error typed(Context& c, const void* buf, int count, MPI_Datatype type, const cm:
 // in elements of the type, or bytes for the w-forms), else `count` elements each, back to back.
 struct Layout {
   const void* buf;
-  const int* counts;
-  const int* displs;
+  large_count::CountArray counts;
+  large_count::AintArray displs;
   const MPI_Datatype* types;
-  int count;
+  MPI_Count count;
   MPI_Datatype type;
   bool byte_displs;
 };
 
 Error blocks(Context& c, const Layout& l, int n, const cm::Communicator& comm, const char* call,
              std::vector<Typed>* out) {
-  if (l.counts == nullptr && l.count < 0) {
+  if (!l.counts && l.count < 0) {
     return error(MPI_ERR_ARG, "%s: rank %d: the counts array is NULL", call, comm.rank);
   }
   out->clear();
   for (int i = 0; i < n; ++i) {
-    int count = l.counts != nullptr ? l.counts[i] : l.count;
+    MPI_Count count = l.counts ? l.counts[i] : l.count;
     MPI_Datatype type = l.types != nullptr ? l.types[i] : l.type;
     const dt::Datatype* t;
     Error e = api::check_count(count, call, comm);
     if (e.is_ok()) e = api::check_type(c, type, call, comm, &t);
     if (e.is_ok()) e = api::check_buffer(l.buf, count, *t, call, comm);
     if (!e.is_ok()) return e;
-    int64_t disp = l.displs == nullptr ? static_cast<int64_t>(i) * count * t->extent()
+    int64_t disp = !l.displs ? static_cast<int64_t>(i) * count * t->extent()
                    : l.byte_displs       ? l.displs[i]
                                          : static_cast<int64_t>(l.displs[i]) * t->extent();
     out->push_back(Typed{static_cast<char*>(const_cast<void*>(l.buf)) + disp, count, t, type});
@@ -100,8 +105,9 @@ Error blocks(Context& c, const Layout& l, int n, const cm::Communicator& comm, c
   return Error::ok();
 }
 
-Layout uniform(const void* buf, int count, MPI_Datatype type) { return Layout{buf, nullptr, nullptr, nullptr, count, type, false}; }
-Layout varying(const void* buf, const int* counts, const int* displs, MPI_Datatype type) {
+Layout uniform(const void* buf, MPI_Count count, MPI_Datatype type) { return Layout{buf, nullptr, nullptr, nullptr, count, type, false}; }
+Layout varying(const void* buf, large_count::CountArray counts, large_count::AintArray displs,
+               MPI_Datatype type) {
   return Layout{buf, counts, displs, nullptr, -1, type, false};
 }
 
@@ -115,7 +121,7 @@ struct Reduction {
   int64_t bytes(int64_t count) const { return count * type->size; }
 };
 
-Error reduction(Context& c, int count, MPI_Datatype type, MPI_Op op, const cm::Communicator& comm, const char* call,
+Error reduction(Context& c, MPI_Count count, MPI_Datatype type, MPI_Op op, const cm::Communicator& comm, const char* call,
                 Reduction* out) {
   const dt::Datatype* t;
   Error e = api::check_count(count, call, comm);
@@ -152,9 +158,19 @@ void unpack_output(Schedule& s, const Reduction& r, const char* packed, void* bu
   s.local([t, packed, bytes, buf, count] { dt::unpack(*t, packed, bytes, buf, count); });
 }
 
-Error finish(Context& c, Guard& g, std::unique_ptr<Schedule> s, MPI_Comm handle, MPI_Request* request) {
-  if (request == nullptr) return s->run(g);
-  coll::start(c, std::move(s), handle, request);
+Error finish(Context& c, Guard& g, std::unique_ptr<Schedule> s, MPI_Comm handle, Form form) {
+  if (form.blocking()) return s->run(g);
+  if (form.kind == Form::kNonblocking) {
+    coll::start(c, std::move(s), handle, form.request);
+    return Error::ok();
+  }
+  s->make_persistent(handle);
+  p2p::Request* r = c.engine().requests().create(p2p::RequestKind::kOperation);
+  r->comm = handle;
+  r->persistent = true;
+  r->my_rank = s->peers().rank;
+  r->operation = std::move(s);
+  *form.request = r->handle;
   return Error::ok();
 }
 
@@ -173,17 +189,17 @@ void inter_exchange(Schedule& s, const cm::Communicator& comm, char* acc, char* 
   if (spread) coll::bcast(s, s.local(), coll::as_bytes(s, theirs, bytes), 0);
 }
 
-// ---- the collectives (request null: blocking) ----
+// ---- the collectives (blocking, non-blocking or persistent: Form) ----
 
-Error barrier(Context& c, Guard& g, MPI_Comm handle, MPI_Request* request, const char* call) {
+Error barrier(Context& c, Guard& g, MPI_Comm handle, Form form, const char* call) {
   cm::Communicator* comm;
   Error e = api::check_comm(c, handle, call, &comm);
   if (!e.is_ok()) return e;
-  if (request == nullptr && coll::shm_applies(c, *comm, 0)) {
+  if (form.blocking() && coll::shm_applies(c, *comm, 0)) {
     coll::shm_barrier(c, g, *comm);
     return Error::ok();
   }
-  if (request == nullptr && coll::shm_nodes_apply(c, *comm, 0)) {
+  if (form.blocking() && coll::shm_nodes_apply(c, *comm, 0)) {
     const dt::Datatype* bytes = c.types().find_committed(MPI_BYTE);
     coll::shm_allreduce_nodes(c, g, *comm, nullptr, nullptr, 0, MPI_BOR, MPI_BYTE, *bytes);
     return Error::ok();
@@ -201,18 +217,18 @@ Error barrier(Context& c, Guard& g, MPI_Comm handle, MPI_Request* request, const
     s->next();
     coll::barrier(*s, s->local());
   }
-  return finish(c, g, std::move(s), handle, request);
+  return finish(c, g, std::move(s), handle, form);
 }
 
-Error bcast(Context& c, Guard& g, void* buf, int count, MPI_Datatype type, int root, MPI_Comm handle,
-            MPI_Request* request, const char* call) {
+Error bcast(Context& c, Guard& g, void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm handle,
+            Form form, const char* call) {
   cm::Communicator* comm;
   Typed d;
   Error e = api::check_comm(c, handle, call, &comm);
   if (e.is_ok()) e = check_root(root, *comm, call);
   if (e.is_ok() && root != MPI_PROC_NULL) e = typed(c, buf, count, type, *comm, call, &d);
   if (!e.is_ok()) return e;
-  if (request == nullptr && !comm->is_inter() && d.type->contiguous() && coll::shm_applies(c, *comm, d.bytes())) {
+  if (form.blocking() && !comm->is_inter() && d.type->contiguous() && coll::shm_applies(c, *comm, d.bytes())) {
     coll::shm_bcast(c, g, *comm, static_cast<char*>(buf) + d.type->true_lb, d.bytes(), root);
     return Error::ok();
   }
@@ -226,13 +242,13 @@ Error bcast(Context& c, Guard& g, void* buf, int count, MPI_Datatype type, int r
     s->next();
     coll::bcast(*s, s->local(), d, 0);
   }
-  return finish(c, g, std::move(s), handle, request);
+  return finish(c, g, std::move(s), handle, form);
 }
 
 // Gather and scatter share their checks: `gathering` says which way the data flows.
-Error rooted(Context& c, Guard& g, bool gathering, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-             const Layout& root_side, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-             MPI_Comm handle, MPI_Request* request, const char* call) {
+Error rooted(Context& c, Guard& g, bool gathering, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+             const Layout& root_side, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+             MPI_Comm handle, Form form, const char* call) {
   cm::Communicator* comm;
   Error e = api::check_comm(c, handle, call, &comm);
   if (e.is_ok()) e = check_root(root, *comm, call);
@@ -242,7 +258,7 @@ Error rooted(Context& c, Guard& g, bool gathering, const void* sendbuf, int send
   bool member = !inter || (root != MPI_ROOT && root != MPI_PROC_NULL);  // sends (gather) / receives (scatter)
   // This rank's own block: the send side of a gather, the receive side of a scatter.
   const void* own = gathering ? sendbuf : recvbuf;
-  int own_count = gathering ? sendcount : recvcount;
+  MPI_Count own_count = gathering ? sendcount : recvcount;
   MPI_Datatype own_type = gathering ? sendtype : recvtype;
   bool in_place = own == MPI_IN_PLACE;
   if (in_place && !(is_root && !inter)) {
@@ -269,11 +285,11 @@ Error rooted(Context& c, Guard& g, bool gathering, const void* sendbuf, int send
       coll::scatter(*s, s->peers(), all, mine, root, !inter);
     }
   }
-  return finish(c, g, std::move(s), handle, request);
+  return finish(c, g, std::move(s), handle, form);
 }
 
-Error allgather(Context& c, Guard& g, const void* sendbuf, int sendcount, MPI_Datatype sendtype, const Layout& out,
-                MPI_Comm handle, MPI_Request* request, const char* call) {
+Error allgather(Context& c, Guard& g, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, const Layout& out,
+                MPI_Comm handle, Form form, const char* call) {
   cm::Communicator* comm;
   Error e = api::check_comm(c, handle, call, &comm);
   if (!e.is_ok()) return e;
@@ -295,11 +311,10 @@ Error allgather(Context& c, Guard& g, const void* sendbuf, int sendcount, MPI_Da
     }
   }
   coll::allgather(*s, s->peers(), mine, all, !inter);
-  return finish(c, g, std::move(s), handle, request);
+  return finish(c, g, std::move(s), handle, form);
 }
 
-Error alltoall(Context& c, Guard& g, Layout in, const Layout& out, MPI_Comm handle, MPI_Request* request,
-               const char* call) {
+Error alltoall(Context& c, Guard& g, Layout in, const Layout& out, MPI_Comm handle, Form form, const char* call) {
   cm::Communicator* comm;
   Error e = api::check_comm(c, handle, call, &comm);
   if (!e.is_ok()) return e;
@@ -329,11 +344,11 @@ Error alltoall(Context& c, Guard& g, Layout in, const Layout& out, MPI_Comm hand
     });
   }
   coll::alltoall(*s, s->peers(), to, from, !comm->is_inter());
-  return finish(c, g, std::move(s), handle, request);
+  return finish(c, g, std::move(s), handle, form);
 }
 
-Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
-             int root, MPI_Comm handle, MPI_Request* request, const char* call) {
+Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+             int root, MPI_Comm handle, Form form, const char* call) {
   cm::Communicator* comm;
   Reduction r;
   Error e = api::check_comm(c, handle, call, &comm);
@@ -348,7 +363,7 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, int count
   if (e.is_ok() && member) e = api::check_buffer(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *r.type, call, *comm);
   if (e.is_ok() && is_root) e = api::check_buffer(recvbuf, count, *r.type, call, *comm);
   if (!e.is_ok()) return e;
-  if (request == nullptr && r.type->contiguous() && coll::shm_applies(c, *comm, r.bytes(count))) {
+  if (form.blocking() && r.type->contiguous() && coll::shm_applies(c, *comm, r.bytes(count))) {
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     coll::shm_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
                      static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, root);
@@ -368,14 +383,14 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, int count
     if (comm->rank == 0) s->send_bytes(s->peers(), root, out, r.bytes(count));
   }
   if (is_root) unpack_output(*s, r, out, recvbuf, count);
-  return finish(c, g, std::move(s), handle, request);
+  return finish(c, g, std::move(s), handle, form);
 }
 
 // Allreduce, scan and exscan: every rank contributes and receives `count` elements.
 enum class AllKind { kAllreduce, kScan, kExscan };
 
-Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                 MPI_Op op, MPI_Comm handle, MPI_Request* request, const char* call) {
+Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+                 MPI_Op op, MPI_Comm handle, Form form, const char* call) {
   cm::Communicator* comm;
   Reduction r;
   Error e = api::check_comm(c, handle, call, &comm);
@@ -386,14 +401,14 @@ Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* 
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = api::check_buffer(sendbuf, count, *r.type, call, *comm);
   if (e.is_ok()) e = api::check_buffer(recvbuf, count, *r.type, call, *comm);
   if (!e.is_ok()) return e;
-  if (kind == AllKind::kAllreduce && request == nullptr && r.type->contiguous() &&
+  if (kind == AllKind::kAllreduce && form.blocking() && r.type->contiguous() &&
       coll::shm_applies(c, *comm, r.bytes(count))) {
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     coll::shm_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
                      static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, -1);
     return Error::ok();
   }
-  if (kind == AllKind::kAllreduce && request == nullptr && r.type->contiguous() && r.commutative &&
+  if (kind == AllKind::kAllreduce && form.blocking() && r.type->contiguous() && r.commutative &&
       coll::shm_nodes_apply(c, *comm, r.bytes(count))) {
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     coll::shm_allreduce_nodes(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
@@ -418,23 +433,24 @@ Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* 
     coll::scan(*s, s->peers(), acc, out, count, kind == AllKind::kExscan, r.commutative);
   }
   if (!(kind == AllKind::kExscan && comm->rank == 0)) unpack_output(*s, r, out, recvbuf, count);
-  return finish(c, g, std::move(s), handle, request);
+  return finish(c, g, std::move(s), handle, form);
 }
 
 // counts == null: every rank gets `count` elements (the block form).
-Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, const int* counts, int count,
-                     MPI_Datatype type, MPI_Op op, MPI_Comm handle, MPI_Request* request, const char* call) {
+Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, large_count::CountArray counts, MPI_Count count,
+                     MPI_Datatype type, MPI_Op op, MPI_Comm handle, Form form, const char* call) {
   cm::Communicator* comm;
   Reduction r;
   Error e = api::check_comm(c, handle, call, &comm);
-  if (e.is_ok()) e = reduction(c, counts != nullptr ? 0 : count, type, op, *comm, call, &r);
+  if (e.is_ok()) e = reduction(c, counts ? 0 : count, type, op, *comm, call, &r);
   if (!e.is_ok()) return e;
   int n = comm->size();
   std::vector<int64_t> parts(static_cast<size_t>(n), count);
-  if (counts != nullptr) {
+  if (counts) {
     for (int i = 0; i < n; ++i) {
       if (counts[i] < 0) {
-        return error(MPI_ERR_COUNT, "%s: rank %d: recvcounts[%d] = %d is negative", call, comm->rank, i, counts[i]);
+        return error(MPI_ERR_COUNT, "%s: rank %d: recvcounts[%d] = %lld is negative", call, comm->rank, i,
+                     static_cast<long long>(counts[i]));
       }
       parts[static_cast<size_t>(i)] = counts[i];
     }
@@ -443,8 +459,8 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, c
   int64_t mine = parts[static_cast<size_t>(comm->rank)];
   if (comm->is_inter()) e = no_in_place(sendbuf, "sendbuf", *comm, call);
   if (e.is_ok()) e = no_in_place(recvbuf, "recvbuf", *comm, call);
-  if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = api::check_buffer(sendbuf, static_cast<int>(total), *r.type, call, *comm);
-  if (e.is_ok()) e = api::check_buffer(recvbuf, static_cast<int>(mine), *r.type, call, *comm);
+  if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = api::check_buffer(sendbuf, total, *r.type, call, *comm);
+  if (e.is_ok()) e = api::check_buffer(recvbuf, mine, *r.type, call, *comm);
   if (!e.is_ok()) return e;
   auto s = reducing(c, *comm, r, call);
   char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total);
@@ -464,29 +480,33 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, c
     coll::scatter(*s, s->local(), pieces, coll::as_bytes(*s, out, r.bytes(mine)), 0, true);
   }
   unpack_output(*s, r, out, recvbuf, mine);
-  return finish(c, g, std::move(s), handle, request);
+  return finish(c, g, std::move(s), handle, form);
 }
 
-// Runs `body(c, g, request)` for a binding: blocking (request null) or non-blocking.
-template <typename Body>
-int blocking(const char* call, MPI_Comm comm, Body body) {
-  return api::call(call, comm, [&](Context& c, Guard& g) { return body(c, g, nullptr); });
-}
-template <typename Body>
-int nonblocking(const char* call, MPI_Comm comm, MPI_Request* request, Body body) {
+// Runs build(c, g, args..., form, call) for a binding in the form asked, after the checks of the
+// request (non-blocking, persistent) and info (persistent) arguments.
+template <typename Builder, typename... Args>
+int binding(const char* call, MPI_Comm comm, Form form, Builder build, const Args&... args) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
-    if (request == nullptr) return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
-    return body(c, g, request);
+    Error e = form.check(c, call);
+    return e.is_ok() ? build(c, g, args..., form, call) : e;
   });
 }
 
-// The bindings of allreduce, scan and exscan (blocking or not).
-int all_reduce_binding(const char* call, AllKind kind, const void* sendbuf, void* recvbuf, int count,
-                       MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool is_nonblocking, MPI_Request* request) {
-  auto body = [&](Context& c, Guard& g, MPI_Request* q) {
-    return all_reduce(c, g, kind, sendbuf, recvbuf, count, type, op, comm, q, call);
-  };
-  return is_nonblocking ? nonblocking(call, comm, request, body) : blocking(call, comm, body);
+// The w-forms' layout: a type per rank, displacements in bytes.
+Layout by_type(const void* buf, large_count::CountArray counts, large_count::AintArray displs,
+               const MPI_Datatype* types) {
+  return Layout{buf, counts, displs, types, -1, 0, true};
+}
+
+Error reduce_scatter_counts(Context& c, Guard& g, const void* sendbuf, void* recvbuf, large_count::CountArray counts,
+                            MPI_Datatype type, MPI_Op op, MPI_Comm handle, Form form, const char* call) {
+  if (!counts) return error(MPI_ERR_ARG, "%s: recvcounts is NULL", call);
+  return reduce_scatter(c, g, sendbuf, recvbuf, counts, 0, type, op, handle, form, call);
+}
+Error reduce_scatter_block(Context& c, Guard& g, const void* sendbuf, void* recvbuf, MPI_Count count,
+                           MPI_Datatype type, MPI_Op op, MPI_Comm handle, Form form, const char* call) {
+  return reduce_scatter(c, g, sendbuf, recvbuf, nullptr, count, type, op, handle, form, call);
 }
 
 }  // namespace
@@ -495,13 +515,29 @@ extern "C" {
 
 // ---- reduction operations ----
 
-int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
-  return api::call("MPI_Op_create", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    if (user_fn == nullptr) return error(MPI_ERR_ARG, "MPI_Op_create: the user function is NULL");
-    if (op == nullptr) return error(MPI_ERR_ARG, "MPI_Op_create: op is NULL");
-    *op = c.ops().add(user_fn, commute != 0);
+}  // extern "C"
+
+namespace {
+// MPI_Op_create and MPI_Op_create_c: the function takes an int or an MPI_Count length.
+int op_create(const char* call, const op::UserOp& user, MPI_Op* op) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (user.function == nullptr && user.function_c == nullptr) {
+      return error(MPI_ERR_ARG, "%s: the user function is NULL", call);
+    }
+    if (op == nullptr) return error(MPI_ERR_ARG, "%s: op is NULL", call);
+    *op = c.ops().add(user);
     return Error::ok();
   });
+}
+}  // namespace
+
+extern "C" {
+
+int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  return op_create("MPI_Op_create", op::UserOp{user_fn, nullptr, commute != 0}, op);
+}
+int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+  return op_create("MPI_Op_create_c", op::UserOp{nullptr, user_fn, commute != 0}, op);
 }
 
 int PMPI_Op_free(MPI_Op* op) {
@@ -517,8 +553,22 @@ int PMPI_Op_commutative(MPI_Op op, int* commute) {
   });
 }
 
-int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
-  const char* call = "MPI_Reduce_local";
+int PMPI_Barrier(MPI_Comm comm) { return binding("MPI_Barrier", comm, Form::blocking_form(), barrier, comm); }
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  return binding("MPI_Ibarrier", comm, Form::nonblocking_form(request), barrier, comm);
+}
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding("MPI_Barrier_init", comm, Form::persistent_form(info, request), barrier, comm);
+}
+
+}  // extern "C"
+
+// The collectives with counts, each in its blocking, non-blocking and persistent form; the int
+// and _c bindings of each are generated (mpi/bindings/large_count.txt).
+namespace gasket::mpi::large_count {
+
+int Reduce_local(const char* call, const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Op op) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     cm::Communicator* world;
     Reduction r;
@@ -544,232 +594,164 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
   });
 }
 
-// ---- collectives ----
-
-int PMPI_Barrier(MPI_Comm comm) {
-  return blocking("MPI_Barrier", comm, [&](Context& c, Guard& g, MPI_Request* q) { return barrier(c, g, comm, q, "MPI_Barrier"); });
+int Bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), bcast, buffer, count, datatype, root, comm);
 }
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Ibarrier", comm, request,
-                     [&](Context& c, Guard& g, MPI_Request* q) { return barrier(c, g, comm, q, "MPI_Ibarrier"); });
+int Ibcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), bcast, buffer, count, datatype, root, comm);
 }
-
-int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return blocking("MPI_Bcast", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return bcast(c, g, buffer, count, datatype, root, comm, q, "MPI_Bcast");
-  });
-}
-int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Ibcast", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return bcast(c, g, buffer, count, datatype, root, comm, q, "MPI_Ibcast");
-  });
+int Bcast_init(const char* call, void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), bcast, buffer, count, datatype, root, comm);
 }
 
-int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-               MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return blocking("MPI_Gather", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return rooted(c, g, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0,
-                  recvtype, root, comm, q, "MPI_Gather");
-  });
+int Gather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), rooted, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0, recvtype, root, comm);
 }
-int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Igather", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return rooted(c, g, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0,
-                  recvtype, root, comm, q, "MPI_Igather");
-  });
+int Igather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), rooted, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0, recvtype, root, comm);
+}
+int Gather_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), rooted, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0, recvtype, root, comm);
 }
 
-int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return blocking("MPI_Gatherv", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return rooted(c, g, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf,
-                  0, recvtype, root, comm, q, "MPI_Gatherv");
-  });
+int Gatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), rooted, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf, 0, recvtype, root, comm);
 }
-int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Igatherv", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return rooted(c, g, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf,
-                  0, recvtype, root, comm, q, "MPI_Igatherv");
-  });
+int Igatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), rooted, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf, 0, recvtype, root, comm);
+}
+int Gatherv_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), rooted, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf, 0, recvtype, root, comm);
 }
 
-int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return blocking("MPI_Scatter", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return rooted(c, g, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount,
-                  recvtype, root, comm, q, "MPI_Scatter");
-  });
+int Scatter(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), rooted, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount, recvtype, root, comm);
 }
-int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Iscatter", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return rooted(c, g, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount,
-                  recvtype, root, comm, q, "MPI_Iscatter");
-  });
+int Iscatter(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), rooted, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount, recvtype, root, comm);
+}
+int Scatter_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), rooted, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount, recvtype, root, comm);
 }
 
-int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return blocking("MPI_Scatterv", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return rooted(c, g, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf,
-                  recvcount, recvtype, root, comm, q, "MPI_Scatterv");
-  });
+int Scatterv(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), rooted, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf, recvcount, recvtype, root, comm);
 }
-int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Iscatterv", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return rooted(c, g, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf,
-                  recvcount, recvtype, root, comm, q, "MPI_Iscatterv");
-  });
+int Iscatterv(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), rooted, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf, recvcount, recvtype, root, comm);
+}
+int Scatterv_init(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), rooted, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf, recvcount, recvtype, root, comm);
 }
 
-int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm) {
-  return blocking("MPI_Allgather", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return allgather(c, g, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm, q,
-                     "MPI_Allgather");
-  });
+int Allgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), allgather, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm);
 }
-int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Iallgather", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return allgather(c, g, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm, q,
-                     "MPI_Iallgather");
-  });
+int Iallgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), allgather, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm);
+}
+int Allgather_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), allgather, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm);
 }
 
-int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return blocking("MPI_Allgatherv", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return allgather(c, g, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm, q,
-                     "MPI_Allgatherv");
-  });
+int Allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), allgather, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm);
 }
-int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Iallgatherv", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return allgather(c, g, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm, q,
-                     "MPI_Iallgatherv");
-  });
+int Iallgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), allgather, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm);
+}
+int Allgatherv_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), allgather, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm);
 }
 
-int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                 MPI_Datatype recvtype, MPI_Comm comm) {
-  return blocking("MPI_Alltoall", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return alltoall(c, g, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm, q,
-                    "MPI_Alltoall");
-  });
+int Alltoall(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), alltoall, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm);
 }
-int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Ialltoall", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return alltoall(c, g, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm, q,
-                    "MPI_Ialltoall");
-  });
+int Ialltoall(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), alltoall, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm);
+}
+int Alltoall_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), alltoall, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm);
 }
 
-int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return blocking("MPI_Alltoallv", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return alltoall(c, g, varying(sendbuf, sendcounts, sdispls, sendtype),
-                    varying(recvbuf, recvcounts, rdispls, recvtype), comm, q, "MPI_Alltoallv");
-  });
+int Alltoallv(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), alltoall, varying(sendbuf, sendcounts, sdispls, sendtype), varying(recvbuf, recvcounts, rdispls, recvtype), comm);
 }
-int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                   MPI_Request* request) {
-  return nonblocking("MPI_Ialltoallv", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return alltoall(c, g, varying(sendbuf, sendcounts, sdispls, sendtype),
-                    varying(recvbuf, recvcounts, rdispls, recvtype), comm, q, "MPI_Ialltoallv");
-  });
+int Ialltoallv(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), alltoall, varying(sendbuf, sendcounts, sdispls, sendtype), varying(recvbuf, recvcounts, rdispls, recvtype), comm);
+}
+int Alltoallv_init(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), alltoall, varying(sendbuf, sendcounts, sdispls, sendtype), varying(recvbuf, recvcounts, rdispls, recvtype), comm);
 }
 
-int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-                  void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                  MPI_Comm comm) {
-  return blocking("MPI_Alltoallw", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return alltoall(c, g, Layout{sendbuf, sendcounts, sdispls, sendtypes, -1, 0, true},
-                    Layout{recvbuf, recvcounts, rdispls, recvtypes, -1, 0, true}, comm, q, "MPI_Alltoallw");
-  });
+int Alltoallw(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), alltoall, by_type(sendbuf, sendcounts, sdispls, sendtypes), by_type(recvbuf, recvcounts, rdispls, recvtypes), comm);
 }
-int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                   MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Ialltoallw", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return alltoall(c, g, Layout{sendbuf, sendcounts, sdispls, sendtypes, -1, 0, true},
-                    Layout{recvbuf, recvcounts, rdispls, recvtypes, -1, 0, true}, comm, q, "MPI_Ialltoallw");
-  });
+int Ialltoallw(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), alltoall, by_type(sendbuf, sendcounts, sdispls, sendtypes), by_type(recvbuf, recvcounts, rdispls, recvtypes), comm);
+}
+int Alltoallw_init(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), alltoall, by_type(sendbuf, sendcounts, sdispls, sendtypes), by_type(recvbuf, recvcounts, rdispls, recvtypes), comm);
 }
 
-int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-               MPI_Comm comm) {
-  return blocking("MPI_Reduce", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return reduce(c, g, sendbuf, recvbuf, count, datatype, op, root, comm, q, "MPI_Reduce");
-  });
+int Reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), reduce, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
-int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Ireduce", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return reduce(c, g, sendbuf, recvbuf, count, datatype, op, root, comm, q, "MPI_Ireduce");
-  });
+int Ireduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), reduce, sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+int Reduce_init(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), reduce, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
-int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return all_reduce_binding("MPI_Allreduce", AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, false,
-                            nullptr);
+int Allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), all_reduce, AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm);
 }
-int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                   MPI_Request* request) {
-  return all_reduce_binding("MPI_Iallreduce", AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm, true,
-                            request);
+int Iallreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), all_reduce, AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm);
 }
-int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return all_reduce_binding("MPI_Scan", AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm, false, nullptr);
-}
-int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-              MPI_Request* request) {
-  return all_reduce_binding("MPI_Iscan", AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm, true, request);
-}
-int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return all_reduce_binding("MPI_Exscan", AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm, false,
-                            nullptr);
-}
-int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                MPI_Request* request) {
-  return all_reduce_binding("MPI_Iexscan", AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm, true,
-                            request);
+int Allreduce_init(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), all_reduce, AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
-                       MPI_Comm comm) {
-  return blocking("MPI_Reduce_scatter", comm, [&](Context& c, Guard& g, MPI_Request* q) -> Error {
-    if (recvcounts == nullptr) return error(MPI_ERR_ARG, "MPI_Reduce_scatter: recvcounts is NULL");
-    return reduce_scatter(c, g, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, q, "MPI_Reduce_scatter");
-  });
+int Scan(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), all_reduce, AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm);
 }
-int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
-                        MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Ireduce_scatter", comm, request, [&](Context& c, Guard& g, MPI_Request* q) -> Error {
-    if (recvcounts == nullptr) return error(MPI_ERR_ARG, "MPI_Ireduce_scatter: recvcounts is NULL");
-    return reduce_scatter(c, g, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, q, "MPI_Ireduce_scatter");
-  });
+int Iscan(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), all_reduce, AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm);
+}
+int Scan_init(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), all_reduce, AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm) {
-  return blocking("MPI_Reduce_scatter_block", comm, [&](Context& c, Guard& g, MPI_Request* q) {
-    return reduce_scatter(c, g, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, q,
-                          "MPI_Reduce_scatter_block");
-  });
+int Exscan(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), all_reduce, AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm);
 }
-int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-                              MPI_Comm comm, MPI_Request* request) {
-  return nonblocking("MPI_Ireduce_scatter_block", comm, request, [&](Context& c, Guard& g, MPI_Request* q) {
-    return reduce_scatter(c, g, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, q,
-                          "MPI_Ireduce_scatter_block");
-  });
+int Iexscan(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), all_reduce, AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm);
+}
+int Exscan_init(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), all_reduce, AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-}  // extern "C"
+int Reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, WideArray<MPI_Count> recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), reduce_scatter_counts, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+int Ireduce_scatter(const char* call, const void* sendbuf, void* recvbuf, WideArray<MPI_Count> recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), reduce_scatter_counts, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+int Reduce_scatter_init(const char* call, const void* sendbuf, void* recvbuf, WideArray<MPI_Count> recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), reduce_scatter_counts, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+int Reduce_scatter_block(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return binding(call, comm, Form::blocking_form(), reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+int Ireduce_scatter_block(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return binding(call, comm, Form::nonblocking_form(request), reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+int Reduce_scatter_block_init(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return binding(call, comm, Form::persistent_form(info, request), reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+}  // namespace gasket::mpi::large_count

@@ -9,6 +9,7 @@
 #include "mpi.h"
 #include "mpi/api/attributes.h"
 #include "mpi/api/call.h"
+#include "mpi/bindings/large_count.h"
 
 using gasket::mpi::Context;
 using gasket::mpi::Error;
@@ -30,12 +31,13 @@ MPI_Count whole(int64_t bytes, int64_t size) {
   return bytes % size == 0 ? bytes / size : MPI_UNDEFINED;
 }
 
-// The int forms' answer: MPI_UNDEFINED when the value does not fit in an int (MPI 4.1 5.2.4).
-int as_int(MPI_Count value) { return value > INT_MAX ? MPI_UNDEFINED : static_cast<int>(value); }
+}  // namespace
 
-// MPI_Get_count, MPI_Get_elements(_x) and MPI_Type_size(_x) in every form (int, _x, _c): one
-// implementation each, answering an MPI_Count.
-int get_count(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+namespace gasket::mpi::large_count {
+
+// MPI_Get_count, MPI_Get_elements(_x) and MPI_Type_size(_x) in every form (int, _x, _c; the int/_c
+// pairs are generated, mpi/bindings/large_count.txt): one implementation each, answering an MPI_Count.
+int Get_count(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, call, &t);
@@ -46,7 +48,7 @@ int get_count(const char* call, const MPI_Status* status, MPI_Datatype datatype,
   });
 }
 
-int get_elements(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+int Get_elements(const char* call, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, call, &t);
@@ -58,7 +60,7 @@ int get_elements(const char* call, const MPI_Status* status, MPI_Datatype dataty
   });
 }
 
-int type_size(const char* call, MPI_Datatype datatype, MPI_Count* size) {
+int Type_size(const char* call, MPI_Datatype datatype, MPI_Count* size) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, call, &t);
@@ -69,15 +71,7 @@ int type_size(const char* call, MPI_Datatype datatype, MPI_Count* size) {
   });
 }
 
-// Runs one of the above for an int form: *out gets the value or MPI_UNDEFINED.
-template <typename Query>
-int int_form(int* out, Query query) {
-  MPI_Count value = 0;
-  int rc = query(out != nullptr ? &value : nullptr);
-  if (rc == MPI_SUCCESS) *out = as_int(value);
-  return rc;
-}
-}  // namespace
+}  // namespace gasket::mpi::large_count
 
 // MPI_Status_set_elements(_x): the status then reports `count` basic elements of `datatype`.
 static int set_elements(const char* call, MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
@@ -96,21 +90,6 @@ static int set_elements(const char* call, MPI_Status* status, MPI_Datatype datat
 
 extern "C" {
 
-int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  return int_form(count, [&](MPI_Count* n) { return get_count("MPI_Get_count", status, datatype, n); });
-}
-int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  return get_count("MPI_Get_count_c", status, datatype, count);
-}
-
-int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  return int_form(count,
-                  [&](MPI_Count* n) { return get_elements("MPI_Get_elements", status, datatype, n); });
-}
-int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  return get_elements("MPI_Get_elements_c", status, datatype, count);
-}
-
 int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
   return set_elements("MPI_Status_set_elements", status, datatype, count);
 }
@@ -118,50 +97,8 @@ int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Co
   return set_elements("MPI_Status_set_elements_x", status, datatype, count);
 }
 
-int PMPI_Type_size(MPI_Datatype datatype, int* size) {
-  return int_form(size, [&](MPI_Count* n) { return type_size("MPI_Type_size", datatype, n); });
-}
-int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) { return type_size("MPI_Type_size_c", datatype, size); }
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
-  return api::call("MPI_Type_get_extent", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Type_get_extent", &t);
-    if (!e.is_ok()) return e;
-    if (lb == nullptr || extent == nullptr) return error(MPI_ERR_ARG, "MPI_Type_get_extent: a NULL argument");
-    *lb = t->lb;
-    *extent = t->extent();
-    return Error::ok();
-  });
-}
 
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return api::call("MPI_Type_contiguous", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* old;
-    Error e = lookup(c, oldtype, "MPI_Type_contiguous", &old);
-    if (!e.is_ok()) return e;
-    if (newtype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_contiguous: newtype is NULL");
-    dt::Datatype t;
-    e = dt::make_contiguous(*old, oldtype, count, "MPI_Type_contiguous", &t);
-    if (!e.is_ok()) return e;
-    *newtype = c.types().add(std::move(t));
-    return Error::ok();
-  });
-}
-
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return api::call("MPI_Type_vector", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* old;
-    Error e = lookup(c, oldtype, "MPI_Type_vector", &old);
-    if (!e.is_ok()) return e;
-    if (newtype == nullptr) return error(MPI_ERR_ARG, "MPI_Type_vector: newtype is NULL");
-    dt::Datatype t;
-    e = dt::make_vector(*old, oldtype, count, blocklength, stride, true, "MPI_Type_vector", &t);
-    if (!e.is_ok()) return e;
-    *newtype = c.types().add(std::move(t));
-    return Error::ok();
-  });
-}
 
 int PMPI_Type_commit(MPI_Datatype* datatype) {
   return api::call("MPI_Type_commit", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
@@ -191,6 +128,12 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
 
 namespace {
 
+// A constructor's type as the _c forms record it (MPI_Type_get_contents_c's large counts).
+bool large_form(const char* call) {
+  size_t n = std::strlen(call);
+  return n > 2 && std::strcmp(call + n - 2, "_c") == 0;
+}
+
 // Shared by every constructor binding: look up the old type, build, register.
 template <typename Build>
 int construct(const char* call, MPI_Datatype oldtype, MPI_Datatype* newtype, Build build) {
@@ -202,14 +145,43 @@ int construct(const char* call, MPI_Datatype oldtype, MPI_Datatype* newtype, Bui
     dt::Datatype t;
     e = build(c, old, &t);
     if (!e.is_ok()) return e;
+    if (large_form(call)) dt::record_large_counts(&t);
     *newtype = c.types().add(std::move(t));
     return Error::ok();
   });
 }
 
-Error count_ok(int count, const char* call) {
-  return count < 0 ? error(MPI_ERR_COUNT, "%s: count %d is negative", call, count) : Error::ok();
+Error count_ok(MPI_Count count, const char* call) {
+  return count < 0 ? error(MPI_ERR_COUNT, "%s: count %lld is negative", call, static_cast<long long>(count))
+                   : Error::ok();
 }
+
+// The first n elements of a count array (checked non-null when n > 0).
+template <typename T>
+Error widened(const gasket::mpi::large_count::WideArray<T>& a, MPI_Count n, const char* what, const char* call,
+              std::vector<int64_t>* out) {
+  if (n > 0 && !a) return error(MPI_ERR_ARG, "%s: %s is NULL", call, what);
+  out->resize(static_cast<size_t>(n));
+  for (MPI_Count i = 0; i < n; ++i) (*out)[static_cast<size_t>(i)] = a[i];
+  return Error::ok();
+}
+
+// The per-dimension arguments of subarray/darray, which the datatype module keeps as int: a _c
+// value beyond INT_MAX is refused (MPI_ERR_VALUE_TOO_LARGE; README.md).
+Error dimensions(const gasket::mpi::large_count::WideArray<MPI_Count>& a, int n, const char* what, const char* call,
+                 std::vector<int>* out) {
+  if (n > 0 && !a) return error(MPI_ERR_ARG, "%s: %s is NULL", call, what);
+  out->resize(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    if (a[i] > INT_MAX || a[i] < INT_MIN) {
+      return error(MPI_ERR_VALUE_TOO_LARGE, "%s: %s[%d] = %lld: gasket's subarray and darray types take int sizes", call,
+                   what, i, static_cast<long long>(a[i]));
+    }
+    (*out)[static_cast<size_t>(i)] = static_cast<int>(a[i]);
+  }
+  return Error::ok();
+}
+
 
 int combiner_code(dt::Combiner c) {
   switch (c) {
@@ -245,108 +217,14 @@ Error check_datarep(const char* datarep, const char* call) {
 
 extern "C" {
 
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_hvector", oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) {
-    return dt::make_vector(*old, oldtype, count, blocklength, stride, false, "MPI_Type_create_hvector", t);
-  });
-}
 
-int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
-                     MPI_Datatype* newtype) {
-  const char* call = "MPI_Type_indexed";
-  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
-    Error e = count_ok(count, call);
-    if (!e.is_ok()) return e;
-    return dt::make_indexed(*old, oldtype, std::vector<int64_t>(blocklengths, blocklengths + count),
-                            std::vector<int64_t>(displacements, displacements + count), false, false, call, t);
-  });
-}
 
-int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype,
-                             MPI_Datatype* newtype) {
-  const char* call = "MPI_Type_create_hindexed";
-  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
-    Error e = count_ok(count, call);
-    if (!e.is_ok()) return e;
-    return dt::make_indexed(*old, oldtype, std::vector<int64_t>(blocklengths, blocklengths + count),
-                            std::vector<int64_t>(displacements, displacements + count), true, false, call, t);
-  });
-}
 
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
-                                  MPI_Datatype* newtype) {
-  const char* call = "MPI_Type_create_indexed_block";
-  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
-    Error e = count_ok(count, call);
-    if (!e.is_ok()) return e;
-    return dt::make_indexed(*old, oldtype, {blocklength}, std::vector<int64_t>(displacements, displacements + count),
-                            false, true, call, t);
-  });
-}
 
-int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype,
-                                   MPI_Datatype* newtype) {
-  const char* call = "MPI_Type_create_hindexed_block";
-  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
-    Error e = count_ok(count, call);
-    if (!e.is_ok()) return e;
-    return dt::make_indexed(*old, oldtype, {blocklength}, std::vector<int64_t>(displacements, displacements + count),
-                            true, true, call, t);
-  });
-}
 
-int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
-                           const MPI_Datatype types[], MPI_Datatype* newtype) {
-  const char* call = "MPI_Type_create_struct";
-  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    Error e = count_ok(count, call);
-    if (!e.is_ok()) return e;
-    if (newtype == nullptr || (count > 0 && (blocklengths == nullptr || displacements == nullptr || types == nullptr))) {
-      return error(MPI_ERR_ARG, "%s: a NULL array or newtype", call);
-    }
-    std::vector<const dt::Datatype*> ts(static_cast<size_t>(count));
-    for (int i = 0; i < count; ++i) {
-      e = lookup(c, types[i], call, &ts[static_cast<size_t>(i)]);
-      if (!e.is_ok()) return e;
-    }
-    dt::Datatype t;
-    e = dt::make_struct(ts, std::vector<int>(types, types + count), std::vector<int64_t>(blocklengths, blocklengths + count),
-                        std::vector<int64_t>(displacements, displacements + count), call, &t);
-    if (!e.is_ok()) return e;
-    *newtype = c.types().add(std::move(t));
-    return Error::ok();
-  });
-}
 
-int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
-                             MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  const char* call = "MPI_Type_create_subarray";
-  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
-    if (ndims <= 0) return error(MPI_ERR_ARG, "%s: ndims %d must be positive", call, ndims);
-    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) return error(MPI_ERR_ARG, "%s: order %d", call, order);
-    return dt::make_subarray(*old, oldtype, std::vector<int>(sizes, sizes + ndims),
-                             std::vector<int>(subsizes, subsizes + ndims), std::vector<int>(starts, starts + ndims),
-                             order == MPI_ORDER_FORTRAN, call, t);
-  });
-}
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
-                           const int psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  const char* call = "MPI_Type_create_darray";
-  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
-    if (ndims <= 0) return error(MPI_ERR_ARG, "%s: ndims %d must be positive", call, ndims);
-    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) return error(MPI_ERR_ARG, "%s: order %d", call, order);
-    return dt::make_darray(*old, oldtype, size, rank, std::vector<int>(gsizes, gsizes + ndims),
-                           std::vector<int>(distribs, distribs + ndims), std::vector<int>(dargs, dargs + ndims),
-                           std::vector<int>(psizes, psizes + ndims), order == MPI_ORDER_FORTRAN, call, t);
-  });
-}
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
-  return construct("MPI_Type_create_resized", oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) {
-    return dt::make_resized(*old, oldtype, lb, extent, t);
-  });
-}
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   int rc = construct("MPI_Type_dup", oldtype, newtype,
@@ -364,38 +242,86 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   });
 }
 
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
-                          int* combiner) {
-  return api::call("MPI_Type_get_envelope", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+}  // extern "C"
+
+namespace {
+// MPI_Type_get_envelope and _c: the int form (large null) refuses a type made by a _c constructor,
+// whose large counts it has no argument for.
+int envelope(const char* call, MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
+             MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Type_get_envelope", &t);
+    Error e = lookup(c, datatype, call, &t);
     if (!e.is_ok()) return e;
-    *num_integers = static_cast<int>(t->ints.size());
-    *num_addresses = static_cast<int>(t->aints.size());
-    *num_datatypes = static_cast<int>(t->types.size());
+    if (num_integers == nullptr || num_addresses == nullptr || num_datatypes == nullptr || combiner == nullptr) {
+      return error(MPI_ERR_ARG, "%s: a NULL argument", call);
+    }
+    if (num_large_counts == nullptr && !t->large_counts.empty()) {
+      return error(MPI_ERR_TYPE, "%s: type %d was made by a large-count (_c) constructor: call %s_c", call, datatype,
+                   call);
+    }
+    *num_integers = static_cast<MPI_Count>(t->ints.size());
+    *num_addresses = static_cast<MPI_Count>(t->aints.size());
+    if (num_large_counts != nullptr) *num_large_counts = static_cast<MPI_Count>(t->large_counts.size());
+    *num_datatypes = static_cast<MPI_Count>(t->types.size());
     *combiner = combiner_code(t->combiner);
     return Error::ok();
   });
 }
 
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
-                          int integers[], MPI_Aint addresses[], MPI_Datatype datatypes[]) {
-  const char* call = "MPI_Type_get_contents";
+int contents(const char* call, MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+             MPI_Count max_large_counts, MPI_Count max_datatypes, int integers[], MPI_Aint addresses[],
+             MPI_Count large_counts[], MPI_Datatype datatypes[]) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, call, &t);
     if (!e.is_ok()) return e;
     if (t->combiner == dt::Combiner::kNamed) return error(MPI_ERR_TYPE, "%s: %s is a named type", call, t->name.c_str());
-    if (max_integers < static_cast<int>(t->ints.size()) || max_addresses < static_cast<int>(t->aints.size()) ||
-        max_datatypes < static_cast<int>(t->types.size())) {
+    if (max_integers < static_cast<MPI_Count>(t->ints.size()) ||
+        max_addresses < static_cast<MPI_Count>(t->aints.size()) ||
+        max_large_counts < static_cast<MPI_Count>(t->large_counts.size()) ||
+        max_datatypes < static_cast<MPI_Count>(t->types.size())) {
       return error(MPI_ERR_ARG, "%s: the arrays are smaller than MPI_Type_get_envelope's counts", call);
     }
-    std::copy(t->ints.begin(), t->ints.end(), integers);
+    for (size_t i = 0; i < t->ints.size(); ++i) integers[i] = static_cast<int>(t->ints[i]);
     for (size_t i = 0; i < t->aints.size(); ++i) addresses[i] = static_cast<MPI_Aint>(t->aints[i]);
+    std::copy(t->large_counts.begin(), t->large_counts.end(), large_counts);
     std::copy(t->types.begin(), t->types.end(), datatypes);
     for (MPI_Datatype handed_out : t->types) c.types().retain(handed_out);  // the caller frees them
     return Error::ok();
   });
+}
+}  // namespace
+
+extern "C" {
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
+                           int* combiner) {
+  MPI_Count ni = 0, na = 0, nd = 0;
+  bool given = num_integers != nullptr && num_addresses != nullptr && num_datatypes != nullptr;
+  int rc = envelope("MPI_Type_get_envelope", datatype, given ? &ni : nullptr, &na, nullptr, &nd, combiner);
+  if (rc == MPI_SUCCESS) *num_integers = static_cast<int>(ni), *num_addresses = static_cast<int>(na),
+                         *num_datatypes = static_cast<int>(nd);
+  return rc;
+}
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
+                             MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner) {
+  MPI_Count unused;
+  return envelope("MPI_Type_get_envelope_c", datatype, num_integers, num_addresses,
+                  num_large_counts != nullptr ? num_large_counts : &unused, num_datatypes, combiner);
+}
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                           int integers[], MPI_Aint addresses[], MPI_Datatype datatypes[]) {
+  return contents("MPI_Type_get_contents", datatype, max_integers, max_addresses, 0, max_datatypes, integers,
+                  addresses, nullptr, datatypes);
+}
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
+                             MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                             MPI_Datatype array_of_datatypes[]) {
+  return contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses, max_large_counts, max_datatypes,
+                  array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
 }
 
 int PMPI_Type_set_name(MPI_Datatype datatype, const char* name) {
@@ -420,39 +346,19 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
   });
 }
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) { return type_size("MPI_Type_size_x", datatype, size); }
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) { return gasket::mpi::large_count::Type_size("MPI_Type_size_x", datatype, size); }
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
-  return api::call("MPI_Type_get_extent_x", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Type_get_extent_x", &t);
-    if (!e.is_ok()) return e;
-    *lb = t->lb;
-    *extent = t->extent();
-    return Error::ok();
-  });
+  return gasket::mpi::large_count::Type_get_extent("MPI_Type_get_extent_x", datatype, lb, extent);
 }
 
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
-  return api::call("MPI_Type_get_true_extent", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = lookup(c, datatype, "MPI_Type_get_true_extent", &t);
-    if (!e.is_ok()) return e;
-    *true_lb = t->true_lb;
-    *true_extent = t->true_ub - t->true_lb;
-    return Error::ok();
-  });
-}
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
-  MPI_Aint a, b;
-  int rc = PMPI_Type_get_true_extent(datatype, &a, &b);
-  if (rc == MPI_SUCCESS) *true_lb = a, *true_extent = b;
-  return rc;
+  return gasket::mpi::large_count::Type_get_true_extent("MPI_Type_get_true_extent_x", datatype, true_lb, true_extent);
 }
 
 int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  return get_elements("MPI_Get_elements_x", status, datatype, count);
+  return gasket::mpi::large_count::Get_elements("MPI_Get_elements_x", status, datatype, count);
 }
 
 int PMPI_Get_address(const void* location, MPI_Aint* address) {
@@ -462,113 +368,11 @@ int PMPI_Get_address(const void* location, MPI_Aint* address) {
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
 
-int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
-             MPI_Comm comm) {
-  const char* call = "MPI_Pack";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = checked_comm(c, comm, call);
-    if (e.is_ok()) e = lookup(c, datatype, call, &t);
-    if (e.is_ok()) e = count_ok(incount, call);
-    if (!e.is_ok()) return e;
-    int64_t need = incount * t->size;
-    if (position == nullptr || *position < 0 || *position + need > outsize) {
-      return error(MPI_ERR_TRUNCATE, "%s: %lld bytes at position %d do not fit the %d-byte buffer", call,
-                   static_cast<long long>(need), position ? *position : -1, outsize);
-    }
-    dt::pack(*t, inbuf, incount, static_cast<char*>(outbuf) + *position);
-    *position += static_cast<int>(need);
-    return Error::ok();
-  });
-}
 
-int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
-               MPI_Comm comm) {
-  const char* call = "MPI_Unpack";
-  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = checked_comm(c, comm, call);
-    if (e.is_ok()) e = lookup(c, datatype, call, &t);
-    if (e.is_ok()) e = count_ok(outcount, call);
-    if (!e.is_ok()) return e;
-    int64_t need = outcount * t->size;
-    if (position == nullptr || *position < 0 || *position + need > insize) {
-      return error(MPI_ERR_TRUNCATE, "%s: %lld bytes at position %d run past the %d-byte buffer", call,
-                   static_cast<long long>(need), position ? *position : -1, insize);
-    }
-    dt::unpack(*t, static_cast<const char*>(inbuf) + *position, need, outbuf, outcount);
-    *position += static_cast<int>(need);
-    return Error::ok();
-  });
-}
 
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
-  return api::call("MPI_Pack_size", comm, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = checked_comm(c, comm, "MPI_Pack_size");
-    if (e.is_ok()) e = lookup(c, datatype, "MPI_Pack_size", &t);
-    if (e.is_ok()) e = count_ok(incount, "MPI_Pack_size");
-    if (!e.is_ok()) return e;
-    *size = static_cast<int>(incount * t->size);
-    return Error::ok();
-  });
-}
 
-int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
-                      MPI_Aint outsize, MPI_Aint* position) {
-  const char* call = "MPI_Pack_external";
-  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = check_datarep(datarep, call);
-    if (e.is_ok()) e = lookup(c, datatype, call, &t);
-    if (e.is_ok()) e = count_ok(incount, call);
-    if (!e.is_ok()) return e;
-    int64_t need = incount * dt::external32_size(*t);
-    if (position == nullptr || *position < 0 || *position + need > outsize) {
-      return error(MPI_ERR_TRUNCATE, "%s: %lld bytes do not fit the %lld-byte buffer", call, static_cast<long long>(need),
-                   static_cast<long long>(outsize));
-    }
-    std::vector<char> native(static_cast<size_t>(incount * t->size));
-    dt::pack(*t, inbuf, incount, native.data());
-    dt::to_external32(*t, incount, native.data(), static_cast<char*>(outbuf) + *position);
-    *position += need;
-    return Error::ok();
-  });
-}
 
-int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
-                        int outcount, MPI_Datatype datatype) {
-  const char* call = "MPI_Unpack_external";
-  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = check_datarep(datarep, call);
-    if (e.is_ok()) e = lookup(c, datatype, call, &t);
-    if (e.is_ok()) e = count_ok(outcount, call);
-    if (!e.is_ok()) return e;
-    int64_t need = outcount * dt::external32_size(*t);
-    if (position == nullptr || *position < 0 || *position + need > insize) {
-      return error(MPI_ERR_TRUNCATE, "%s: %lld bytes run past the %lld-byte buffer", call, static_cast<long long>(need),
-                   static_cast<long long>(insize));
-    }
-    std::vector<char> native(static_cast<size_t>(outcount * t->size));
-    dt::from_external32(*t, outcount, static_cast<const char*>(inbuf) + *position, native.data());
-    dt::unpack(*t, native.data(), static_cast<int64_t>(native.size()), outbuf, outcount);
-    *position += need;
-    return Error::ok();
-  });
-}
 
-int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
-  const char* call = "MPI_Pack_external_size";
-  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    const dt::Datatype* t;
-    Error e = check_datarep(datarep, call);
-    if (e.is_ok()) e = lookup(c, datatype, call, &t);
-    if (!e.is_ok()) return e;
-    *size = incount * dt::external32_size(*t);
-    return Error::ok();
-  });
-}
 
 // The predefined type of a class with `size` bytes (MPI 4.1 section 19.3.3). gasket has no
 // Fortran named types yet, so the candidates are C's, each class's in the order tried.
@@ -651,3 +455,222 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
 }
 
 }  // extern "C"
+
+// ---- the procedures with counts: the int and _c bindings of each are generated
+// (mpi/bindings/large_count.txt) ----
+namespace gasket::mpi::large_count {
+
+// The bounds of a type: its lb and extent, or (true_bounds) its true lb and true extent.
+int bounds(const char* call, MPI_Datatype datatype, bool true_bounds, MPI_Count* lb, MPI_Count* extent) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = lookup(c, datatype, call, &t);
+    if (!e.is_ok()) return e;
+    if (lb == nullptr || extent == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
+    *lb = true_bounds ? t->true_lb : t->lb;
+    *extent = true_bounds ? t->true_ub - t->true_lb : t->extent();
+    return Error::ok();
+  });
+}
+int Type_get_extent(const char* call, MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return bounds(call, datatype, false, lb, extent);
+}
+int Type_get_true_extent(const char* call, MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  return bounds(call, datatype, true, true_lb, true_extent);
+}
+
+int Type_contiguous(const char* call, MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) {
+    return dt::make_contiguous(*old, oldtype, count, call, t);
+  });
+}
+
+int Type_vector(const char* call, MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                MPI_Datatype* newtype) {
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) {
+    return dt::make_vector(*old, oldtype, count, blocklength, stride, true, call, t);
+  });
+}
+
+int Type_create_hvector(const char* call, MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                        MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) {
+    return dt::make_vector(*old, oldtype, count, blocklength, stride, false, call, t);
+  });
+}
+
+// The indexed family: displacements in elements (indexed) or bytes (h*), one blocklength for the
+// block forms.
+int indexed(const char* call, MPI_Count count, CountArray blocklengths, MPI_Count blocklength, CountArray displacements,
+            bool bytes, bool block, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
+    std::vector<int64_t> lengths{blocklength}, displs;
+    Error e = count_ok(count, call);
+    if (e.is_ok() && !block) e = widened(blocklengths, count, "array_of_blocklengths", call, &lengths);
+    if (e.is_ok()) e = widened(displacements, count, "array_of_displacements", call, &displs);
+    if (!e.is_ok()) return e;
+    return dt::make_indexed(*old, oldtype, lengths, displs, bytes, block, call, t);
+  });
+}
+
+int Type_indexed(const char* call, MPI_Count count, CountArray array_of_blocklengths,
+                 CountArray array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return indexed(call, count, array_of_blocklengths, 0, array_of_displacements, false, false, oldtype, newtype);
+}
+int Type_create_hindexed(const char* call, MPI_Count count, CountArray array_of_blocklengths,
+                         CountArray array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return indexed(call, count, array_of_blocklengths, 0, array_of_displacements, true, false, oldtype, newtype);
+}
+int Type_create_indexed_block(const char* call, MPI_Count count, MPI_Count blocklength,
+                              CountArray array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return indexed(call, count, nullptr, blocklength, array_of_displacements, false, true, oldtype, newtype);
+}
+int Type_create_hindexed_block(const char* call, MPI_Count count, MPI_Count blocklength,
+                               CountArray array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return indexed(call, count, nullptr, blocklength, array_of_displacements, true, true, oldtype, newtype);
+}
+
+int Type_create_struct(const char* call, MPI_Count count, CountArray array_of_blocklengths,
+                       CountArray array_of_displacements, const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    std::vector<int64_t> lengths, displs;
+    Error e = count_ok(count, call);
+    if (e.is_ok()) e = widened(array_of_blocklengths, count, "array_of_blocklengths", call, &lengths);
+    if (e.is_ok()) e = widened(array_of_displacements, count, "array_of_displacements", call, &displs);
+    if (!e.is_ok()) return e;
+    if (newtype == nullptr || (count > 0 && array_of_types == nullptr)) {
+      return error(MPI_ERR_ARG, "%s: a NULL types array or newtype", call);
+    }
+    std::vector<const dt::Datatype*> ts(static_cast<size_t>(count));
+    for (MPI_Count i = 0; i < count; ++i) {
+      e = lookup(c, array_of_types[i], call, &ts[static_cast<size_t>(i)]);
+      if (!e.is_ok()) return e;
+    }
+    dt::Datatype t;
+    e = dt::make_struct(ts, std::vector<int>(array_of_types, array_of_types + count), lengths, displs, call, &t);
+    if (!e.is_ok()) return e;
+    if (large_form(call)) dt::record_large_counts(&t);
+    *newtype = c.types().add(std::move(t));
+    return Error::ok();
+  });
+}
+
+int Type_create_subarray(const char* call, int ndims, CountArray array_of_sizes, CountArray array_of_subsizes,
+                         CountArray array_of_starts, int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
+    if (ndims <= 0) return error(MPI_ERR_ARG, "%s: ndims %d must be positive", call, ndims);
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) return error(MPI_ERR_ARG, "%s: order %d", call, order);
+    std::vector<int> sizes, subsizes, starts;
+    Error e = dimensions(array_of_sizes, ndims, "array_of_sizes", call, &sizes);
+    if (e.is_ok()) e = dimensions(array_of_subsizes, ndims, "array_of_subsizes", call, &subsizes);
+    if (e.is_ok()) e = dimensions(array_of_starts, ndims, "array_of_starts", call, &starts);
+    if (!e.is_ok()) return e;
+    return dt::make_subarray(*old, oldtype, sizes, subsizes, starts, order == MPI_ORDER_FORTRAN, call, t);
+  });
+}
+
+int Type_create_darray(const char* call, int size, int rank, int ndims, CountArray array_of_gsizes,
+                       const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+                       int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) -> Error {
+    if (ndims <= 0) return error(MPI_ERR_ARG, "%s: ndims %d must be positive", call, ndims);
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) return error(MPI_ERR_ARG, "%s: order %d", call, order);
+    if (array_of_distribs == nullptr || array_of_dargs == nullptr || array_of_psizes == nullptr) {
+      return error(MPI_ERR_ARG, "%s: a NULL array", call);
+    }
+    std::vector<int> gsizes;
+    Error e = dimensions(array_of_gsizes, ndims, "array_of_gsizes", call, &gsizes);
+    if (!e.is_ok()) return e;
+    return dt::make_darray(*old, oldtype, size, rank, gsizes, std::vector<int>(array_of_distribs, array_of_distribs + ndims),
+                           std::vector<int>(array_of_dargs, array_of_dargs + ndims),
+                           std::vector<int>(array_of_psizes, array_of_psizes + ndims), order == MPI_ORDER_FORTRAN, call, t);
+  });
+}
+
+int Type_create_resized(const char* call, MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                        MPI_Datatype* newtype) {
+  return construct(call, oldtype, newtype, [&](Context&, const dt::Datatype* old, dt::Datatype* t) {
+    return dt::make_resized(*old, oldtype, lb, extent, t);
+  });
+}
+
+// Pack, Unpack and their external32 forms: `size` bytes per element in the packed form.
+int pack(const char* call, bool packing, bool external, const void* inbuf, MPI_Count insize, MPI_Count* position,
+         void* outbuf, MPI_Count outsize, MPI_Count count, MPI_Datatype datatype, MPI_Comm comm) {
+  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = comm == MPI_COMM_WORLD && external ? Error::ok() : checked_comm(c, comm, call);
+    if (e.is_ok()) e = lookup(c, datatype, call, &t);
+    if (e.is_ok()) e = count_ok(count, call);
+    if (!e.is_ok()) return e;
+    int64_t need = count * (external ? dt::external32_size(*t) : t->size);
+    MPI_Count limit = packing ? outsize : insize;
+    if (position == nullptr || *position < 0 || *position + need > limit) {
+      return error(MPI_ERR_TRUNCATE, "%s: %lld bytes at position %lld %s the %lld-byte buffer", call,
+                   static_cast<long long>(need), static_cast<long long>(position ? *position : -1),
+                   packing ? "do not fit" : "run past", static_cast<long long>(limit));
+    }
+    std::vector<char> native(external ? static_cast<size_t>(count * t->size) : 0);
+    if (packing) {
+      char* at = static_cast<char*>(outbuf) + *position;
+      dt::pack(*t, inbuf, count, external ? native.data() : at);
+      if (external) dt::to_external32(*t, count, native.data(), at);
+    } else {
+      const char* at = static_cast<const char*>(inbuf) + *position;
+      if (external) dt::from_external32(*t, count, at, native.data());
+      dt::unpack(*t, external ? native.data() : at, count * t->size, outbuf, count);
+    }
+    *position += need;
+    return Error::ok();
+  });
+}
+
+int Pack(const char* call, const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+         MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+  return pack(call, true, false, inbuf, 0, position, outbuf, outsize, incount, datatype, comm);
+}
+int Unpack(const char* call, const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+           MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  return pack(call, false, false, inbuf, insize, position, outbuf, 0, outcount, datatype, comm);
+}
+int Pack_external(const char* call, const char* datarep, const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
+                  void* outbuf, MPI_Count outsize, MPI_Count* position) {
+  int rc = api::call(call, MPI_COMM_WORLD, [&](Context&, Guard&) { return check_datarep(datarep, call); });
+  return rc != MPI_SUCCESS ? rc : pack(call, true, true, inbuf, 0, position, outbuf, outsize, incount, datatype,
+                                       MPI_COMM_WORLD);
+}
+int Unpack_external(const char* call, const char* datarep, const void* inbuf, MPI_Count insize, MPI_Count* position,
+                    void* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+  int rc = api::call(call, MPI_COMM_WORLD, [&](Context&, Guard&) { return check_datarep(datarep, call); });
+  return rc != MPI_SUCCESS ? rc : pack(call, false, true, inbuf, insize, position, outbuf, 0, outcount, datatype,
+                                       MPI_COMM_WORLD);
+}
+
+int Pack_size(const char* call, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+  return api::call(call, comm, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = checked_comm(c, comm, call);
+    if (e.is_ok()) e = lookup(c, datatype, call, &t);
+    if (e.is_ok()) e = count_ok(incount, call);
+    if (e.is_ok() && size == nullptr) e = error(MPI_ERR_ARG, "%s: size is NULL", call);
+    if (!e.is_ok()) return e;
+    *size = incount * t->size;
+    return Error::ok();
+  });
+}
+
+int Pack_external_size(const char* call, const char* datarep, MPI_Count incount, MPI_Datatype datatype,
+                       MPI_Count* size) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    const dt::Datatype* t;
+    Error e = check_datarep(datarep, call);
+    if (e.is_ok()) e = lookup(c, datatype, call, &t);
+    if (e.is_ok()) e = count_ok(incount, call);
+    if (e.is_ok() && size == nullptr) e = error(MPI_ERR_ARG, "%s: size is NULL", call);
+    if (!e.is_ok()) return e;
+    *size = incount * dt::external32_size(*t);
+    return Error::ok();
+  });
+}
+
+}  // namespace gasket::mpi::large_count

@@ -7,6 +7,7 @@
 
 #include "mpi.h"
 #include "mpi/api/requests.h"
+#include "mpi/bindings/large_count.h"
 
 using gasket::mpi::Context;
 using gasket::mpi::Error;
@@ -83,36 +84,22 @@ Error isendrecv(Context& c, const void* sendbuf, MPI_Count sendcount, MPI_Dataty
 
 }  // namespace
 
-extern "C" {
+namespace gasket::mpi::large_count {
 
-int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
-  return api::call("MPI_Isendrecv", comm, [&](Context& c, Guard&) {
+int Isendrecv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+              int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+              MPI_Comm comm, MPI_Request* request) {
+  return api::call(call, comm, [&](Context& c, Guard&) {
     return isendrecv(c, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
-                     comm, request, false, "MPI_Isendrecv");
+                     comm, request, false, call);
   });
 }
-int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                     MPI_Request* request) {
-  return api::call("MPI_Isendrecv_c", comm, [&](Context& c, Guard&) {
-    return isendrecv(c, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
-                     comm, request, false, "MPI_Isendrecv_c");
-  });
-}
-int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
-                           MPI_Comm comm, MPI_Request* request) {
-  return api::call("MPI_Isendrecv_replace", comm, [&](Context& c, Guard&) {
+int Isendrecv_replace(const char* call, void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                      int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return api::call(call, comm, [&](Context& c, Guard&) {
     return isendrecv(c, nullptr, 0, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, request, true,
-                     "MPI_Isendrecv_replace");
-  });
-}
-int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
-                             int recvtag, MPI_Comm comm, MPI_Request* request) {
-  return api::call("MPI_Isendrecv_replace_c", comm, [&](Context& c, Guard&) {
-    return isendrecv(c, nullptr, 0, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, request, true,
-                     "MPI_Isendrecv_replace_c");
+                     call);
   });
 }
 
-}  // extern "C"
+}  // namespace gasket::mpi::large_count

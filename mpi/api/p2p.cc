@@ -5,6 +5,7 @@
 
 #include "mpi.h"
 #include "mpi/api/requests.h"
+#include "mpi/bindings/large_count.h"
 
 using gasket::mpi::Context;
 using gasket::mpi::Error;
@@ -112,65 +113,69 @@ int persistent(const char* call, RequestKind kind, SendMode mode, const void* bu
 
 }  // namespace
 
-extern "C" {
+namespace gasket::mpi::large_count {
 
-int PMPI_Send(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  return blocking("MPI_Send", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
+int Send(const char* call, const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking(call, RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
                   MPI_STATUS_IGNORE);
 }
-int PMPI_Ssend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  return blocking("MPI_Ssend", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm,
+int Ssend(const char* call, const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking(call, RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm,
                   MPI_STATUS_IGNORE);
 }
-int PMPI_Rsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  return blocking("MPI_Rsend", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm,
+int Rsend(const char* call, const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking(call, RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm,
                   MPI_STATUS_IGNORE);
 }
-int PMPI_Bsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  return blocking("MPI_Bsend", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
+int Bsend(const char* call, const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return blocking(call, RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
                   MPI_STATUS_IGNORE);
 }
-int PMPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status* status) {
-  return blocking("MPI_Recv", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, status);
+int Recv(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return blocking(call, RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, status);
 }
-int PMPI_Isend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
-  return post("MPI_Isend", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm, request);
+int Isend(const char* call, const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  return post(call, RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm, request);
 }
-int PMPI_Issend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
-  return post("MPI_Issend", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
+int Issend(const char* call, const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  return post(call, RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
 }
-int PMPI_Irsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
-  return post("MPI_Irsend", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
+int Irsend(const char* call, const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  return post(call, RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
 }
-int PMPI_Ibsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
-  return post("MPI_Ibsend", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm, request);
+int Ibsend(const char* call, const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  return post(call, RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm, request);
 }
-int PMPI_Irecv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
-  return post("MPI_Irecv", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, request);
+int Irecv(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  return post(call, RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, request);
 }
 
-int PMPI_Send_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int Send_init(const char* call, const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   MPI_Request* request) {
-  return persistent("MPI_Send_init", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
+  return persistent(call, RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
                     request);
 }
-int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int Ssend_init(const char* call, const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
-  return persistent("MPI_Ssend_init", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
+  return persistent(call, RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
 }
-int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int Rsend_init(const char* call, const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
-  return persistent("MPI_Rsend_init", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
+  return persistent(call, RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
 }
-int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int Bsend_init(const char* call, const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
-  return persistent("MPI_Bsend_init", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
+  return persistent(call, RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
                     request);
 }
-int PMPI_Recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
-  return persistent("MPI_Recv_init", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm,
+int Recv_init(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  return persistent(call, RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm,
                     request);
 }
+
+}  // namespace gasket::mpi::large_count
+
+extern "C" {
 
 int PMPI_Start(MPI_Request* request) { return PMPI_Startall(1, request); }
 
@@ -209,10 +214,10 @@ Error complete_pair(Context& c, Guard& g, Request* s, Request* r, MPI_Status* st
   return op;
 }
 }  // namespace
-extern "C" {
 
-// MPI_Sendrecv and MPI_Sendrecv_c.
-static int sendrecv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+namespace gasket::mpi::large_count {
+
+int Sendrecv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
                     int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
                     MPI_Comm comm, MPI_Status* status) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
@@ -230,8 +235,7 @@ static int sendrecv(const char* call, const void* sendbuf, MPI_Count sendcount, 
   });
 }
 
-// MPI_Sendrecv_replace and MPI_Sendrecv_replace_c.
-static int sendrecv_replace(const char* call, void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+int Sendrecv_replace(const char* call, void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
                             int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
     Request *s, *r;
@@ -251,12 +255,12 @@ static int sendrecv_replace(const char* call, void* buf, MPI_Count count, MPI_Da
   });
 }
 
-int PMPI_Buffer_attach(void* buffer, int size) {
-  return api::call("MPI_Buffer_attach", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    if (size < 0) return error(MPI_ERR_ARG, "MPI_Buffer_attach: size %d is negative", size);
-    if (buffer == nullptr && size > 0) return error(MPI_ERR_BUFFER, "MPI_Buffer_attach: the buffer is NULL");
+int Buffer_attach(const char* call, void* buffer, MPI_Count size) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+    if (size < 0) return error(MPI_ERR_ARG, "%s: size %lld is negative", call, static_cast<long long>(size));
+    if (buffer == nullptr && size > 0) return error(MPI_ERR_BUFFER, "%s: the buffer is NULL", call);
     if (c.bsend_buffer().base() != nullptr) {
-      return error(MPI_ERR_BUFFER, "MPI_Buffer_attach: a buffer of %zu bytes is already attached (detach it first)",
+      return error(MPI_ERR_BUFFER, "%s: a buffer of %zu bytes is already attached (detach it first)", call,
                    c.bsend_buffer().size());
     }
     c.bsend_buffer() = gasket::mpi::Arena(static_cast<char*>(buffer), static_cast<size_t>(size));
@@ -264,21 +268,23 @@ int PMPI_Buffer_attach(void* buffer, int size) {
   });
 }
 
-int PMPI_Buffer_detach(void* buffer_addr, int* size) {
-  return api::call("MPI_Buffer_detach", MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
-    if (buffer_addr == nullptr || size == nullptr) return error(MPI_ERR_ARG, "MPI_Buffer_detach: a NULL argument");
+int Buffer_detach(const char* call, void* buffer_addr, MPI_Count* size) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
+    if (buffer_addr == nullptr || size == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
     // Blocks until every buffered message has left the buffer.
     c.wait(g, [&] { return c.bsend_buffer().in_use() == 0; });
     *static_cast<void**>(buffer_addr) = c.bsend_buffer().base();
-    *size = static_cast<int>(c.bsend_buffer().size());
+    *size = static_cast<MPI_Count>(c.bsend_buffer().size());
     c.bsend_buffer() = gasket::mpi::Arena();
     return Error::ok();
   });
 }
 
+}  // namespace gasket::mpi::large_count
+
 // ---- probes ----
 
-}  // extern "C" (helpers below have internal linkage, not C linkage)
+
 namespace {
 Error check_probe(Context& c, int source, int tag, MPI_Comm comm, const char* call,
                   gasket::mpi::comm::Communicator** cm) {
@@ -405,11 +411,14 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_St
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
   return probe("MPI_Improbe", false, true, source, tag, comm, flag, message, status);
 }
-int PMPI_Mrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
-  return matched_receive("MPI_Mrecv", buf, count, dt, message, nullptr, status);
+}  // extern "C"
+
+namespace gasket::mpi::large_count {
+
+int Mrecv(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
+  return matched_receive(call, buf, count, dt, message, nullptr, status);
 }
-// MPI_Imrecv and MPI_Imrecv_c.
-static int imrecv(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message,
+int Imrecv(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message,
                   MPI_Request* request) {
   if (request == nullptr) return api::call(call, MPI_COMM_WORLD, [call](Context&, Guard&) {
       return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
@@ -417,9 +426,10 @@ static int imrecv(const char* call, void* buf, MPI_Count count, MPI_Datatype dt,
   return matched_receive(call, buf, count, dt, message, request, MPI_STATUS_IGNORE);
 }
 
+}  // namespace gasket::mpi::large_count
+
 // ---- completion ----
 
-}  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
 
 // Gathers the requests of an array (null/inactive entries stay null).
@@ -730,104 +740,5 @@ int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
   return MPI_SUCCESS;
 }
 
-
-// ---- large-count forms (MPI 4.1): the same implementations, with MPI_Count counts ----
-
-int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  return blocking("MPI_Send_c", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
-                  MPI_STATUS_IGNORE);
-}
-int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  return blocking("MPI_Ssend_c", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm,
-                  MPI_STATUS_IGNORE);
-}
-int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  return blocking("MPI_Rsend_c", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm,
-                  MPI_STATUS_IGNORE);
-}
-int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  return blocking("MPI_Bsend_c", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
-                  MPI_STATUS_IGNORE);
-}
-int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status* status) {
-  return blocking("MPI_Recv_c", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, status);
-}
-int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                 MPI_Request* request) {
-  return post("MPI_Isend_c", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm, request);
-}
-int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                  MPI_Request* request) {
-  return post("MPI_Issend_c", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm, request);
-}
-int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                  MPI_Request* request) {
-  return post("MPI_Irsend_c", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm, request);
-}
-int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                  MPI_Request* request) {
-  return post("MPI_Ibsend_c", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm, request);
-}
-int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-                 MPI_Request* request) {
-  return post("MPI_Irecv_c", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm, request);
-}
-int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                     MPI_Request* request) {
-  return persistent("MPI_Send_init_c", RequestKind::kSend, SendMode::kStandard, buf, count, dt, dest, tag, comm,
-                    request);
-}
-int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                      MPI_Request* request) {
-  return persistent("MPI_Ssend_init_c", RequestKind::kSend, SendMode::kSync, buf, count, dt, dest, tag, comm,
-                    request);
-}
-int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                      MPI_Request* request) {
-  return persistent("MPI_Rsend_init_c", RequestKind::kSend, SendMode::kReady, buf, count, dt, dest, tag, comm,
-                    request);
-}
-int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                      MPI_Request* request) {
-  return persistent("MPI_Bsend_init_c", RequestKind::kSend, SendMode::kBuffered, buf, count, dt, dest, tag, comm,
-                    request);
-}
-int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-                     MPI_Request* request) {
-  return persistent("MPI_Recv_init_c", RequestKind::kRecv, SendMode::kStandard, buf, count, dt, source, tag, comm,
-                    request);
-}
-int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
-  return matched_receive("MPI_Mrecv_c", buf, count, dt, message, nullptr, status);
-}
-
-int PMPI_Imrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Request* request) {
-  return imrecv("MPI_Imrecv", buf, count, dt, message, request);
-}
-int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message, MPI_Request* request) {
-  return imrecv("MPI_Imrecv_c", buf, count, dt, message, request);
-}
-
-int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
-                  recvtag, comm, status);
-}
-int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                    MPI_Status* status) {
-  return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
-                  recvtag, comm, status);
-}
-
-int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
-                          MPI_Comm comm, MPI_Status* status) {
-  return sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-}
-int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
-                            int recvtag, MPI_Comm comm, MPI_Status* status) {
-  return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm,
-                          status);
-}
 
 }  // extern "C"

@@ -122,7 +122,7 @@ Error start(Context& c, Request* r, const char* call) {
     c.engine().start_recv(r);
     return Error::ok();
   }
-  if (r->kind == RequestKind::kOperation) {  // a persistent operation: its next round
+  if (r->kind == RequestKind::kOperation) {  // a persistent operation (partitioned, collective): its next round
     Error e = r->operation->restart(call);
     if (e.is_ok()) c.engine().start_operation(r);
     return e;

@@ -16,12 +16,15 @@
 
 #include "mpi.h"
 #include "mpi/coll/agree.h"
+#include "mpi/api/collective_form.h"
 #include "mpi/api/requests.h"
+#include "mpi/bindings/large_count.h"
 #include "mpi/topo/topology.h"
 
 using gasket::mpi::Context;
 using gasket::mpi::Error;
 using gasket::mpi::Guard;
+using gasket::mpi::api::Form;
 using gasket::mpi::error;
 using gasket::mpi::datatype::Datatype;
 using gasket::mpi::p2p::Request;
@@ -31,6 +34,7 @@ using gasket::mpi::topo::Topology;
 namespace api = gasket::mpi::api;
 namespace cm = gasket::mpi::comm;
 namespace topo = gasket::mpi::topo;
+namespace large_count = gasket::mpi::large_count;
 
 namespace {
 
@@ -82,6 +86,11 @@ constexpr Kind kCart = Kind::kCartesian, kGraph = Kind::kGraph, kDist = Kind::kD
 Error null_arg(const void* p, bool needed, const char* what, const char* call, const cm::Communicator& comm) {
   if (needed && p == nullptr) return error(MPI_ERR_ARG, "%s: rank %d: %s is NULL", call, comm.rank, what);
   return Error::ok();
+}
+template <typename T>
+Error null_arg(const large_count::WideArray<T>& a, bool needed, const char* what, const char* call,
+               const cm::Communicator& comm) {
+  return null_arg(a ? &a : nullptr, needed, what, call, comm);
 }
 
 // What a creation call describes: the parent's ranks that take part (in their new order) and
@@ -168,36 +177,36 @@ std::vector<int> first_ranks(int n) {
 // ---- the exchange behind the neighborhood collectives (and MPI_Dist_graph_create) ----
 
 // Internal sends and receives on the collective context, started together; done when all are.
+// The transfers are recorded first and become requests at start(): a persistent neighborhood
+// collective (MPI_Neighbor_*_init) starts the same exchange again at each MPI_Start.
 class Exchange final : public gasket::mpi::p2p::Operation {
  public:
   Exchange(Context& c, const cm::Communicator& comm, const char* call) : c_(c), rank_(comm.rank), call_(call) {}
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
 
-  void reserve(size_t recvs, size_t sends) {
-    recvs_.reserve(recvs);
-    sends_.reserve(sends);
-  }
+  void reserve(size_t transfers) { transfers_.reserve(transfers); }
   // count elements of `type` at buf to / from `peer` of comm (nothing for MPI_PROC_NULL).
-  void add(const cm::Communicator& comm, RequestKind kind, int peer, const void* buf, int count, int type_handle,
-           const Datatype* type, int tag) {
+  void add(RequestKind kind, int peer, const void* buf, int64_t count, int type_handle, const Datatype* type, int tag) {
     if (peer == MPI_PROC_NULL) return;
-    Request* r = add_bytes(comm, kind, peer, buf, 0, tag);
-    r->count = count;
-    r->type = type;
-    r->type_handle = type_handle;
+    transfers_.push_back(Transfer{kind, peer, buf, count, type_handle, type, tag});
   }
-  Request* add_bytes(const cm::Communicator& comm, RequestKind kind, int peer, const void* buf, int64_t bytes,
-                     int tag) {
-    Request* r = api::new_internal(c_, kind, const_cast<void*>(buf), bytes, peer, tag, comm, comm.context + 1);
-    (kind == RequestKind::kRecv ? recvs_ : sends_).push_back(r);
-    return r;
+  void add_bytes(RequestKind kind, int peer, const void* buf, int64_t bytes, int tag) {
+    add(kind, peer, buf, bytes, MPI_BYTE, nullptr, tag);
   }
-  // Receives first (fewer unexpected messages), each list in order: repeated edges between two
+  // Receives first (fewer unexpected messages), each kind in order: repeated edges between two
   // processes pair up in order (the engine keeps the order per source).
-  void start() {
-    for (Request* r : recvs_) c_.engine().start_recv(r);
-    for (Request* r : sends_) c_.engine().start_send(r);
+  void start(const cm::Communicator& comm) {
+    for (RequestKind kind : {RequestKind::kRecv, RequestKind::kSend}) {
+      for (const Transfer& t : transfers_) {
+        if (t.kind != kind) continue;
+        Request* r = api::new_internal(c_, kind, const_cast<void*>(t.buf), t.count, t.peer, t.tag, comm,
+                                       comm.context + 1);
+        if (t.type != nullptr) r->type = t.type, r->type_handle = t.type_handle;
+        (kind == RequestKind::kRecv ? recvs_ : sends_).push_back(r);
+        kind == RequestKind::kRecv ? c_.engine().start_recv(r) : c_.engine().start_send(r);
+      }
+    }
   }
   bool progress(Error* e) override {
     for (Request* r : recvs_) {
@@ -220,25 +229,47 @@ class Exchange final : public gasket::mpi::p2p::Operation {
     sends_.clear();
     return true;
   }
+  // Persistent: the communicator whose exchange MPI_Start starts again.
+  void make_persistent(MPI_Comm handle) { persistent_comm_ = handle; }
+  Error restart(const char* call) override {
+    cm::Communicator* comm;
+    if (persistent_comm_ == MPI_COMM_NULL || !recvs_.empty() || !sends_.empty()) {
+      return error(MPI_ERR_REQUEST, "%s: rank %d: the %s exchange is not a persistent one at rest", call, rank_, call_);
+    }
+    Error e = c_.comms().lookup(persistent_comm_, call, &comm);
+    if (e.is_ok()) start(*comm);
+    return e;
+  }
   // Blocking: start, then progress until done.
-  Error run(Guard& g) {
-    start();
+  Error run(Guard& g, const cm::Communicator& comm) {
+    start(comm);
     Error e;
     c_.wait(g, [&] { return progress(&e); });
     return e;
   }
 
  private:
+  struct Transfer {
+    RequestKind kind;
+    int peer;
+    const void* buf;
+    int64_t count;  // of `type`; bytes when type is null
+    int type_handle;
+    const Datatype* type;
+    int tag;
+  };
   Context& c_;
   int rank_;
   const char* call_;
+  std::vector<Transfer> transfers_;
   std::vector<Request*> recvs_, sends_;
+  MPI_Comm persistent_comm_ = MPI_COMM_NULL;
 };
 
 // One block of a neighborhood collective in the user's buffer.
 struct Block {
   const char* buf;
-  int count;
+  int64_t count;
   int type_handle;
   const Datatype* type;
 };
@@ -249,8 +280,8 @@ struct Plan {
 
 Error check_block(const Block& b, int i, bool send, const char* call, const cm::Communicator& comm) {
   if (b.count < 0) {
-    return error(MPI_ERR_COUNT, "%s: rank %d: the %s count for neighbor %d is %d (negative)", call, comm.rank,
-                 send ? "send" : "receive", i, b.count);
+    return error(MPI_ERR_COUNT, "%s: rank %d: the %s count for neighbor %d is %lld (negative)", call, comm.rank,
+                 send ? "send" : "receive", i, static_cast<long long>(b.count));
   }
   return api::check_buffer(b.buf, b.count, *b.type, call, comm);
 }
@@ -258,12 +289,12 @@ Error check_block(const Block& b, int i, bool send, const char* call, const cm::
 // The shared part of the ten neighborhood calls: checks the plan, then starts the exchange as a
 // request of kind kOperation; the blocking calls wait for it.
 template <typename Planner>
-int neighborhood(const char* call, MPI_Comm handle, bool nonblocking, MPI_Request* request, Planner planner) {
+int neighborhood(const char* call, MPI_Comm handle, Form form, Planner planner) {
   return api::call(call, handle, [&](Context& c, Guard& g) -> Error {
     cm::Communicator* comm;
     const Topology* t;
     Error e = topology_of(c, handle, call, nullptr, &comm, &t);
-    if (e.is_ok() && nonblocking) e = null_arg(request, true, "request", call, *comm);
+    if (e.is_ok()) e = form.check(c, call);
     Plan plan;
     if (e.is_ok()) {
       plan.sends.reserve(t->destinations().size());
@@ -278,26 +309,33 @@ int neighborhood(const char* call, MPI_Comm handle, bool nonblocking, MPI_Reques
     }
     if (!e.is_ok()) return e;
     auto exchange = std::make_unique<Exchange>(c, *comm, call);
-    exchange->reserve(plan.recvs.size(), plan.sends.size());
+    exchange->reserve(plan.recvs.size() + plan.sends.size());
     for (size_t i = 0; i < plan.recvs.size(); ++i) {
       const Block& b = plan.recvs[i];
-      exchange->add(*comm, RequestKind::kRecv, t->sources()[i], b.buf, b.count, b.type_handle, b.type,
+      exchange->add(RequestKind::kRecv, t->sources()[i], b.buf, b.count, b.type_handle, b.type,
                     kNeighborTag + t->recv_channel(static_cast<int>(i)));
     }
     for (size_t i = 0; i < plan.sends.size(); ++i) {
       const Block& b = plan.sends[i];
-      exchange->add(*comm, RequestKind::kSend, t->destinations()[i], b.buf, b.count, b.type_handle, b.type,
+      exchange->add(RequestKind::kSend, t->destinations()[i], b.buf, b.count, b.type_handle, b.type,
                     kNeighborTag + t->send_channel(static_cast<int>(i)));
     }
-    exchange->start();
     Request* r = c.engine().requests().create(RequestKind::kOperation);
     r->comm = handle;
     r->context = comm->context;
     r->my_rank = comm->rank;
+    if (form.kind == Form::kPersistent) {  // started by MPI_Start
+      exchange->make_persistent(handle);
+      r->persistent = true;
+      r->operation = std::move(exchange);
+      *form.request = r->handle;
+      return Error::ok();
+    }
+    exchange->start(*comm);
     r->operation = std::move(exchange);
     c.engine().start_operation(r);
-    if (nonblocking) {
-      *request = r->handle;
+    if (form.kind == Form::kNonblocking) {
+      *form.request = r->handle;
       return Error::ok();
     }
     c.wait(g, [r] { return r->complete; });
@@ -318,7 +356,7 @@ Error no_in_place(const void* sendbuf, const char* call, const cm::Communicator&
 
 // The send blocks of allgather(v) (the same buffer to every destination) or alltoall (block i at
 // i * count extents).
-Error uniform_sends(Context& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, bool same_block,
+Error uniform_sends(Context& c, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, bool same_block,
                     const cm::Communicator& comm, const Topology& t, const char* call, Plan* plan) {
   const Datatype* st;
   Error e = no_in_place(sendbuf, call, comm);
@@ -332,7 +370,8 @@ Error uniform_sends(Context& c, const void* sendbuf, int sendcount, MPI_Datatype
 }
 
 // Blocks of per-neighbor counts and displacements (in extents of `type`), the v forms.
-Error varying_blocks(Context& c, const void* buf, const int counts[], const int displs[], MPI_Datatype type,
+Error varying_blocks(Context& c, const void* buf, large_count::CountArray counts, large_count::AintArray displs,
+                     MPI_Datatype type,
                      size_t n, const cm::Communicator& comm, const char* call, std::vector<Block>* out) {
   const Datatype* dt;
   Error e = api::check_type(c, type, call, comm, &dt);
@@ -346,10 +385,9 @@ Error varying_blocks(Context& c, const void* buf, const int counts[], const int 
   return Error::ok();
 }
 
-int allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool nonblocking, MPI_Request* request,
-              bool alltoall) {
-  return neighborhood(call, comm, nonblocking, request,
+int allgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Form form, bool alltoall) {
+  return neighborhood(call, comm, form,
                       [&](Context& c, const cm::Communicator& cmm, const Topology& t, Plan* plan) -> Error {
                         const Datatype* rt;
                         Error e = uniform_sends(c, sendbuf, sendcount, sendtype, !alltoall, cmm, t, call, plan);
@@ -363,10 +401,10 @@ int allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype
                       });
 }
 
-int allgatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, bool nonblocking,
-               MPI_Request* request) {
-  return neighborhood(call, comm, nonblocking, request,
+int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+               large_count::CountArray recvcounts, large_count::AintArray displs, MPI_Datatype recvtype, MPI_Comm comm,
+               Form form) {
+  return neighborhood(call, comm, form,
                       [&](Context& c, const cm::Communicator& cmm, const Topology& t, Plan* plan) -> Error {
                         Error e = uniform_sends(c, sendbuf, sendcount, sendtype, true, cmm, t, call, plan);
                         if (!e.is_ok()) return e;
@@ -375,10 +413,10 @@ int allgatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatyp
                       });
 }
 
-int alltoallv(const char* call, const void* sendbuf, const int sendcounts[], const int sdispls[],
-              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-              MPI_Comm comm, bool nonblocking, MPI_Request* request) {
-  return neighborhood(call, comm, nonblocking, request,
+int alltoallv(const char* call, const void* sendbuf, large_count::CountArray sendcounts, large_count::AintArray sdispls,
+              MPI_Datatype sendtype, void* recvbuf, large_count::CountArray recvcounts, large_count::AintArray rdispls,
+              MPI_Datatype recvtype, MPI_Comm comm, Form form) {
+  return neighborhood(call, comm, form,
                       [&](Context& c, const cm::Communicator& cmm, const Topology& t, Plan* plan) -> Error {
                         Error e = no_in_place(sendbuf, call, cmm);
                         if (e.is_ok()) {
@@ -392,7 +430,7 @@ int alltoallv(const char* call, const void* sendbuf, const int sendcounts[], con
 }
 
 // alltoallw's blocks: byte displacements and a type per neighbor.
-Error typed_blocks(Context& c, const void* buf, const int counts[], const MPI_Aint displs[],
+Error typed_blocks(Context& c, const void* buf, large_count::CountArray counts, large_count::AintArray displs,
                    const MPI_Datatype types[], size_t n, const cm::Communicator& comm, const char* call,
                    std::vector<Block>* out) {
   Error e = null_arg(counts, n > 0, "the counts array", call, comm);
@@ -406,10 +444,10 @@ Error typed_blocks(Context& c, const void* buf, const int counts[], const MPI_Ai
   return e;
 }
 
-int alltoallw(const char* call, const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-              const MPI_Datatype recvtypes[], MPI_Comm comm, bool nonblocking, MPI_Request* request) {
-  return neighborhood(call, comm, nonblocking, request,
+int alltoallw(const char* call, const void* sendbuf, large_count::CountArray sendcounts, large_count::AintArray sdispls,
+              const MPI_Datatype sendtypes[], void* recvbuf, large_count::CountArray recvcounts,
+              large_count::AintArray rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm, Form form) {
+  return neighborhood(call, comm, form,
                       [&](Context& c, const cm::Communicator& cmm, const Topology& t, Plan* plan) -> Error {
                         Error e = no_in_place(sendbuf, call, cmm);
                         if (e.is_ok()) {
@@ -478,10 +516,10 @@ Error distribute_edges(Context& c, Guard& g, const cm::Communicator& comm, const
   for (size_t r = 0; r < n; ++r) {
     counts_out[2 * r] = static_cast<int>(to[r].size());
     counts_out[2 * r + 1] = weighted_here ? 1 : 0;
-    counts.add_bytes(comm, RequestKind::kRecv, static_cast<int>(r), &counts_in[2 * r], 2 * sizeof(int), kDistGraphTag);
-    counts.add_bytes(comm, RequestKind::kSend, static_cast<int>(r), &counts_out[2 * r], 2 * sizeof(int), kDistGraphTag);
+    counts.add_bytes(RequestKind::kRecv, static_cast<int>(r), &counts_in[2 * r], 2 * sizeof(int), kDistGraphTag);
+    counts.add_bytes(RequestKind::kSend, static_cast<int>(r), &counts_out[2 * r], 2 * sizeof(int), kDistGraphTag);
   }
-  Error e = counts.run(g);
+  Error e = counts.run(g, comm);
   if (!e.is_ok()) return e;
   std::vector<std::vector<Edge>> from(n);
   Exchange edges(c, comm, call);
@@ -490,15 +528,15 @@ Error distribute_edges(Context& c, Guard& g, const cm::Communicator& comm, const
     from[r].resize(static_cast<size_t>(counts_in[2 * r]));
     out->weighted = out->weighted || counts_in[2 * r + 1] != 0;
     if (!from[r].empty()) {
-      edges.add_bytes(comm, RequestKind::kRecv, static_cast<int>(r), from[r].data(),
+      edges.add_bytes(RequestKind::kRecv, static_cast<int>(r), from[r].data(),
                       static_cast<int64_t>(from[r].size() * sizeof(Edge)), kDistGraphTag + 1);
     }
     if (!to[r].empty()) {
-      edges.add_bytes(comm, RequestKind::kSend, static_cast<int>(r), to[r].data(),
+      edges.add_bytes(RequestKind::kSend, static_cast<int>(r), to[r].data(),
                       static_cast<int64_t>(to[r].size() * sizeof(Edge)), kDistGraphTag + 1);
     }
   }
-  e = edges.run(g);
+  e = edges.run(g, comm);
   if (!e.is_ok()) return e;
   std::vector<Edge> in, outgoing;
   for (const auto& list : from) {
@@ -879,63 +917,65 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
   });
 }
 
-// ---- neighborhood collectives ----
-
-int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                           MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false,
-                   nullptr, false);
-}
-int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true,
-                   request, false);
-}
-int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                          MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather("MPI_Neighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false,
-                   nullptr, true);
-}
-int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return allgather("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true,
-                   request, true);
-}
-int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgatherv("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                    comm, false, nullptr);
-}
-int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                             MPI_Request* request) {
-  return allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                    comm, true, request);
-}
-int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                           void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                           MPI_Comm comm) {
-  return alltoallv("MPI_Neighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                   recvtype, comm, false, nullptr);
-}
-int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                            void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                            MPI_Comm comm, MPI_Request* request) {
-  return alltoallv("MPI_Ineighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                   recvtype, comm, true, request);
-}
-int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                           const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  return alltoallw("MPI_Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                   recvtypes, comm, false, nullptr);
-}
-int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                            MPI_Request* request) {
-  return alltoallw("MPI_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                   recvtypes, comm, true, request);
-}
-
 }  // extern "C"
+
+// ---- neighborhood collectives: blocking, non-blocking and persistent; the int and _c bindings of
+// each are generated (mpi/bindings/large_count.txt) ----
+namespace gasket::mpi::large_count {
+
+int Neighbor_allgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Form::blocking_form(), false);
+}
+int Ineighbor_allgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Form::nonblocking_form(request), false);
+}
+int Neighbor_allgather_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Form::persistent_form(info, request), false);
+}
+
+int Neighbor_alltoall(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Form::blocking_form(), true);
+}
+int Ineighbor_alltoall(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Form::nonblocking_form(request), true);
+}
+int Neighbor_alltoall_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Form::persistent_form(info, request), true);
+}
+
+int Neighbor_allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, Form::blocking_form());
+}
+int Ineighbor_allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, Form::nonblocking_form(request));
+}
+int Neighbor_allgatherv_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, Form::persistent_form(info, request));
+}
+
+int Neighbor_alltoallv(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv(call, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                   Form::blocking_form());
+}
+int Ineighbor_alltoallv(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return alltoallv(call, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                   Form::nonblocking_form(request));
+}
+int Neighbor_alltoallv_init(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return alltoallv(call, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                   Form::persistent_form(info, request));
+}
+
+int Neighbor_alltoallw(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return alltoallw(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                   comm, Form::blocking_form());
+}
+int Ineighbor_alltoallw(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
+  return alltoallw(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                   comm, Form::nonblocking_form(request));
+}
+int Neighbor_alltoallw_init(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return alltoallw(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                   comm, Form::persistent_form(info, request));
+}
+}  // namespace gasket::mpi::large_count

@@ -15,6 +15,7 @@
 #include "core/runtime.h"
 #include "mpi/api/attributes.h"
 #include "mpi/api/call.h"
+#include "mpi/bindings/large_count.h"
 #include "mpi/coll/agree.h"
 #include "mpi/op/op.h"
 #include "mpi/win/window.h"
@@ -71,10 +72,11 @@ Error check_target(const Window& w, int rank, const char* call) {
                w.label().c_str(), rank, w.size());
 }
 
-Error check_counts(const Window& w, int a, int b, const char* call) {
-  int bad = a < 0 ? a : b;
+Error check_counts(const Window& w, MPI_Count a, MPI_Count b, const char* call) {
+  MPI_Count bad = a < 0 ? a : b;
   if (a >= 0 && b >= 0) return Error::ok();
-  return error(MPI_ERR_COUNT, "%s: rank %d: %s: count %d is negative", call, w.rank(), w.label().c_str(), bad);
+  return error(MPI_ERR_COUNT, "%s: rank %d: %s: count %lld is negative", call, w.rank(), w.label().c_str(),
+               static_cast<long long>(bad));
 }
 
 Error check_types(Context& c, const Window& w, MPI_Datatype a, MPI_Datatype b, const char* call,
@@ -88,8 +90,8 @@ Error check_types(Context& c, const Window& w, MPI_Datatype a, MPI_Datatype b, c
 
 // MPI_Put/MPI_Get's common case: valid arguments, one contiguous block each side, the target's
 // memory mapped here (Window::copy_direct). False: the checked path explains or does the rest.
-bool direct(Context& c, Window& w, bool is_put, void* origin, int origin_count, MPI_Datatype origin_type, int rank,
-            MPI_Aint disp, int target_count, MPI_Datatype target_type) {
+bool direct(Context& c, Window& w, bool is_put, void* origin, MPI_Count origin_count, MPI_Datatype origin_type, int rank,
+            MPI_Aint disp, MPI_Count target_count, MPI_Datatype target_type) {
   const datatype::Datatype* ot = c.types().find_committed(origin_type);
   const datatype::Datatype* tt = c.types().find_committed(target_type);
   if (ot == nullptr || tt == nullptr || !ot->contiguous() || !tt->contiguous() || rank < 0 || rank >= w.size() ||
@@ -103,8 +105,8 @@ bool direct(Context& c, Window& w, bool is_put, void* origin, int origin_count, 
 
 // Put and get (and their request-based forms): the fast path, else the checks and the window's
 // general path (derived types, memreg, the backend).
-Error move(Context& c, Window& w, bool is_put, void* origin, int origin_count, MPI_Datatype origin_type, int rank,
-           MPI_Aint disp, int target_count, MPI_Datatype target_type, const char* call) {
+Error move(Context& c, Window& w, bool is_put, void* origin, MPI_Count origin_count, MPI_Datatype origin_type, int rank,
+           MPI_Aint disp, MPI_Count target_count, MPI_Datatype target_type, const char* call) {
   if (direct(c, w, is_put, origin, origin_count, origin_type, rank, disp, target_count, target_type)) return Error::ok();
   const datatype::Datatype *ot, *tt;
   Error e = check_target(w, rank, call);
@@ -139,8 +141,8 @@ MPI_Datatype basic_of(Context& c, MPI_Datatype handle) {
 
 // Accumulate, get_accumulate and fetch_and_op: packs the origin, runs the window's atomic
 // accumulate on packed elements, unpacks the old values into the result buffer.
-Error accumulate(Context& c, Window& w, const void* origin, int origin_count, MPI_Datatype origin_type, void* result,
-                 int result_count, MPI_Datatype result_type, int rank, MPI_Aint disp, int target_count,
+Error accumulate(Context& c, Window& w, const void* origin, MPI_Count origin_count, MPI_Datatype origin_type, void* result,
+                 MPI_Count result_count, MPI_Datatype result_type, int rank, MPI_Aint disp, MPI_Count target_count,
                  MPI_Datatype target_type, MPI_Op op, const char* call) {
   bool fetch = result != nullptr;
   // The common case first: one element of a 4/8-byte predefined type to a word mapped here.
@@ -246,7 +248,7 @@ constexpr size_t kDynamicTableBytes = 64 << 10;
 
 // The collective part of every creation: allocates this rank's control block (and memory for
 // MPI_Win_allocate / _shared), exchanges MemberInfo, builds the window.
-Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
              void* baseptr, MPI_Win* win, const char* call) {
   comm::Communicator* cm;
   Error e = check_comm(c, comm, call, &cm);
@@ -254,7 +256,10 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, int di
   if (cm->is_inter()) return error(MPI_ERR_COMM, "%s: rank %d: windows need an intracommunicator", call, cm->rank);
   if (win == nullptr) return error(MPI_ERR_ARG, "%s: rank %d: the win argument is NULL", call, cm->rank);
   if (size < 0) return error(MPI_ERR_SIZE, "%s: rank %d: size %lld is negative", call, cm->rank, static_cast<long long>(size));
-  if (disp_unit <= 0) return error(MPI_ERR_DISP, "%s: rank %d: disp_unit %d is not positive", call, cm->rank, disp_unit);
+  if (disp_unit <= 0 || disp_unit > INT32_MAX) {
+    return error(MPI_ERR_DISP, "%s: rank %d: disp_unit %lld is not positive or beyond 2^31 - 1", call, cm->rank,
+                 static_cast<long long>(disp_unit));
+  }
   if (info != MPI_INFO_NULL && c.find_info(info) == nullptr) {
     return error(MPI_ERR_INFO, "%s: rank %d: %d is not an info object", call, cm->rank, info);
   }
@@ -295,7 +300,7 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, int di
   win::MemberInfo mine;
   mine.base = reinterpret_cast<uint64_t>(memory);
   mine.size = static_cast<uint64_t>(size);
-  mine.disp_unit = disp_unit;
+  mine.disp_unit = static_cast<int32_t>(disp_unit);
   mine.control_offset = ok ? static_cast<uint64_t>(control - pool.base()) : 0;
   mine.in_segment = ok ? 0 : -1;
   if (ok && memory != nullptr && size > 0 && flavor != MPI_WIN_FLAVOR_SHARED) {
@@ -367,7 +372,7 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, int di
   }
   for (const win::MemberInfo& m : members) published = published || exposed(m);
   w->attr_size = size;
-  w->attr_disp_unit = disp_unit;
+  w->attr_disp_unit = static_cast<int>(disp_unit);
   w->attr_base = flavor == MPI_WIN_FLAVOR_SHARED ? w->shared_pointer(me) : memory;
   if (flavor == MPI_WIN_FLAVOR_DYNAMIC) w->attr_base = MPI_BOTTOM;
   if (info != MPI_INFO_NULL) w->info = *c.find_info(info);
@@ -428,25 +433,8 @@ int gasket_win_null_delete_fn(MPI_Win, int, void*, void*) { return MPI_SUCCESS; 
 
 // ---- creation and destruction ----
 
-int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
-  return api::call("MPI_Win_create", comm, [&](Context& c, Guard& g) -> Error {
-    return api::create(c, g, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, nullptr, win, "MPI_Win_create");
-  });
-}
 
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
-  return api::call("MPI_Win_allocate", comm, [&](Context& c, Guard& g) -> Error {
-    return api::create(c, g, MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit, info, comm, baseptr, win,
-                       "MPI_Win_allocate");
-  });
-}
 
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
-  return api::call("MPI_Win_allocate_shared", comm, [&](Context& c, Guard& g) -> Error {
-    return api::create(c, g, MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, info, comm, baseptr, win,
-                       "MPI_Win_allocate_shared");
-  });
-}
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return api::call("MPI_Win_create_dynamic", comm, [&](Context& c, Guard& g) -> Error {
@@ -454,33 +442,6 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   });
 }
 
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
-  const char* call = "MPI_Win_shared_query";
-  return api::win_call(call, win, [&](Context&, Guard&, Window& w) -> Error {
-    if (size == nullptr || disp_unit == nullptr || baseptr == nullptr) {
-      return error(MPI_ERR_ARG, "%s: rank %d: a NULL argument", call, w.rank());
-    }
-    if (rank == MPI_PROC_NULL) {  // the first rank with memory
-      rank = 0;
-      for (int r = 0; r < w.size(); ++r) {
-        if (w.target(r).size > 0) {
-          rank = r;
-          break;
-        }
-      }
-    } else if (rank < 0 || rank >= w.size()) {
-      return api::lock_rank_check(w, rank, call);
-    }
-    // MPI 4.1: every flavor answers; memory not mapped here (another node, malloc'd memory of
-    // another process, a dynamic window) and a rank of zero size give size 0 and a NULL base.
-    bool has_memory = w.flavor() != MPI_WIN_FLAVOR_DYNAMIC && w.target(rank).size > 0;
-    char* p = has_memory ? w.shared_pointer(rank) : nullptr;
-    *size = p != nullptr ? static_cast<MPI_Aint>(w.target(rank).size) : 0;
-    *disp_unit = w.target(rank).disp_unit;
-    *static_cast<void**>(baseptr) = p;
-    return Error::ok();
-  });
-}
 
 int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
   return api::win_call("MPI_Win_attach", win, [&](Context&, Guard&, Window& w) -> Error {
@@ -706,42 +667,9 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
 
 // ---- communication ----
 
-int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
-  return api::win_call("MPI_Put", win, [&](Context& c, Guard&, Window& w) -> Error {
-    return api::move(c, w, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank,
-                     target_disp, target_count, target_datatype, "MPI_Put");
-  });
-}
 
-int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-            int target_count, MPI_Datatype target_datatype, MPI_Win win) {
-  return api::win_call("MPI_Get", win, [&](Context& c, Guard&, Window& w) -> Error {
-    return api::move(c, w, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                     target_datatype, "MPI_Get");
-  });
-}
 
-int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-                   MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
-  return api::win_call("MPI_Accumulate", win, [&](Context& c, Guard&, Window& w) -> Error {
-    return api::accumulate(c, w, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
-                           target_rank, target_disp, target_count, target_datatype, op, "MPI_Accumulate");
-  });
-}
 
-int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
-                       int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-                       int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
-  const char* call = "MPI_Get_accumulate";
-  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    if (result_addr == nullptr && result_count > 0) {
-      return error(MPI_ERR_BUFFER, "%s: rank %d: the result buffer is NULL", call, w.rank());
-    }
-    return api::accumulate(c, w, origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                           result_datatype, target_rank, target_disp, target_count, target_datatype, op, call);
-  });
-}
 
 int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
                      MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
@@ -777,63 +705,9 @@ int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, voi
   });
 }
 
-int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
-  const char* call = "MPI_Rput";
-  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    Error e = api::check_request_epoch(w, target_rank, request, call);
-    if (e.is_ok()) {
-      e = api::move(c, w, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank,
-                    target_disp, target_count, target_datatype, call);
-    }
-    return e.is_ok() ? api::completed_request(c, w, request) : e;
-  });
-}
 
-int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-             int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
-  const char* call = "MPI_Rget";
-  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    Error e = api::check_request_epoch(w, target_rank, request, call);
-    if (e.is_ok()) {
-      e = api::move(c, w, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                    target_datatype, call);
-    }
-    return e.is_ok() ? api::completed_request(c, w, request) : e;
-  });
-}
 
-int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                    MPI_Request* request) {
-  const char* call = "MPI_Raccumulate";
-  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    Error e = api::check_request_epoch(w, target_rank, request, call);
-    if (e.is_ok()) {
-      e = api::accumulate(c, w, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank,
-                          target_disp, target_count, target_datatype, op, call);
-    }
-    return e.is_ok() ? api::completed_request(c, w, request) : e;
-  });
-}
 
-int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
-                        int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                        MPI_Request* request) {
-  const char* call = "MPI_Rget_accumulate";
-  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
-    Error e = api::check_request_epoch(w, target_rank, request, call);
-    if (e.is_ok() && result_addr == nullptr && result_count > 0) {
-      e = error(MPI_ERR_BUFFER, "%s: rank %d: the result buffer is NULL", call, w.rank());
-    }
-    if (e.is_ok()) {
-      e = api::accumulate(c, w, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
-                          target_rank, target_disp, target_count, target_datatype, op, call);
-    }
-    return e.is_ok() ? api::completed_request(c, w, request) : e;
-  });
-}
 
 // ---- synchronisation ----
 
@@ -956,3 +830,146 @@ int PMPI_Win_sync(MPI_Win win) {
 }
 
 }  // extern "C"
+
+// The RMA procedures with counts or displacement units; the int and _c bindings of each are
+// generated (mpi/bindings/large_count.txt).
+namespace gasket::mpi::large_count {
+
+int Put(const char* call, const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
+    return api::move(c, w, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank,
+                     target_disp, target_count, target_datatype, call);
+  });
+}
+
+int Get(const char* call, void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+            MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
+    return api::move(c, w, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, call);
+  });
+}
+
+int Accumulate(const char* call, const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                   MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
+    return api::accumulate(c, w, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+                           target_rank, target_disp, target_count, target_datatype, op, call);
+  });
+}
+
+int Get_accumulate(const char* call, const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr,
+                       MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
+    if (result_addr == nullptr && result_count > 0) {
+      return error(MPI_ERR_BUFFER, "%s: rank %d: the result buffer is NULL", call, w.rank());
+    }
+    return api::accumulate(c, w, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                           result_datatype, target_rank, target_disp, target_count, target_datatype, op, call);
+  });
+}
+
+int Rput(const char* call, const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
+    Error e = api::check_request_epoch(w, target_rank, request, call);
+    if (e.is_ok()) {
+      e = api::move(c, w, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank,
+                    target_disp, target_count, target_datatype, call);
+    }
+    return e.is_ok() ? api::completed_request(c, w, request) : e;
+  });
+}
+
+int Rget(const char* call, void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+             MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
+    Error e = api::check_request_epoch(w, target_rank, request, call);
+    if (e.is_ok()) {
+      e = api::move(c, w, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                    target_datatype, call);
+    }
+    return e.is_ok() ? api::completed_request(c, w, request) : e;
+  });
+}
+
+int Raccumulate(const char* call, const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                    MPI_Request* request) {
+  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
+    Error e = api::check_request_epoch(w, target_rank, request, call);
+    if (e.is_ok()) {
+      e = api::accumulate(c, w, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank,
+                          target_disp, target_count, target_datatype, op, call);
+    }
+    return e.is_ok() ? api::completed_request(c, w, request) : e;
+  });
+}
+
+int Rget_accumulate(const char* call, const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr,
+                        MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                        MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                        MPI_Request* request) {
+  return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
+    Error e = api::check_request_epoch(w, target_rank, request, call);
+    if (e.is_ok() && result_addr == nullptr && result_count > 0) {
+      e = error(MPI_ERR_BUFFER, "%s: rank %d: the result buffer is NULL", call, w.rank());
+    }
+    if (e.is_ok()) {
+      e = api::accumulate(c, w, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                          target_rank, target_disp, target_count, target_datatype, op, call);
+    }
+    return e.is_ok() ? api::completed_request(c, w, request) : e;
+  });
+}
+
+int Win_create(const char* call, void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
+    return api::create(c, g, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, nullptr, win, call);
+  });
+}
+
+int Win_allocate(const char* call, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
+    return api::create(c, g, MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit, info, comm, baseptr, win,
+                       call);
+  });
+}
+
+int Win_allocate_shared(const char* call, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
+    return api::create(c, g, MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, info, comm, baseptr, win,
+                       call);
+  });
+}
+
+int Win_shared_query(const char* call, MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr) {
+  return api::win_call(call, win, [&](Context&, Guard&, Window& w) -> Error {
+    if (size == nullptr || disp_unit == nullptr || baseptr == nullptr) {
+      return error(MPI_ERR_ARG, "%s: rank %d: a NULL argument", call, w.rank());
+    }
+    if (rank == MPI_PROC_NULL) {  // the first rank with memory
+      rank = 0;
+      for (int r = 0; r < w.size(); ++r) {
+        if (w.target(r).size > 0) {
+          rank = r;
+          break;
+        }
+      }
+    } else if (rank < 0 || rank >= w.size()) {
+      return api::lock_rank_check(w, rank, call);
+    }
+    // MPI 4.1: every flavor answers; memory not mapped here (another node, malloc'd memory of
+    // another process, a dynamic window) and a rank of zero size give size 0 and a NULL base.
+    bool has_memory = w.flavor() != MPI_WIN_FLAVOR_DYNAMIC && w.target(rank).size > 0;
+    char* p = has_memory ? w.shared_pointer(rank) : nullptr;
+    *size = p != nullptr ? static_cast<MPI_Aint>(w.target(rank).size) : 0;
+    *disp_unit = w.target(rank).disp_unit;
+    *static_cast<void**>(baseptr) = p;
+    return Error::ok();
+  });
+}
+
+}  // namespace gasket::mpi::large_count

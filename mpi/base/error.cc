@@ -93,6 +93,7 @@ const char* error_class_string(int error_class) {
       "MPI_T_ERR_INVALID: invalid use of the tools interface",
       "MPI_T_ERR_NOT_SUPPORTED: the requested functionality is not supported",
       "MPI_T_ERR_NOT_ACCESSIBLE: the requested functionality is not accessible",
+      "MPI_ERR_VALUE_TOO_LARGE: value is too large to store",
   };
   if (error_class < 0 || error_class >= static_cast<int>(sizeof kStrings / sizeof kStrings[0])) return nullptr;
   return kStrings[error_class];

@@ -6,12 +6,13 @@ src=${TEST_SRCDIR}/gasket
 out=${TEST_TMPDIR}/generated
 "$src/mpi/bindings/update.sh" "$out"
 status=0
-for f in mpi/bindings/procedures.tsv mpi/include/mpi_proto.h mpi/bindings/profiling.cc; do
+for f in mpi/bindings/procedures.tsv mpi/include/mpi_proto.h mpi/bindings/profiling.cc \
+    mpi/bindings/large_count.h mpi/bindings/large_count.cc; do
   if ! diff -u "$src/$f" "$out/$f" > "$out/diff" ; then
     echo "FAILED: $f is not what mpi/bindings/update.sh generates (run it and commit):" >&2
     head -40 "$out/diff" >&2
     status=1
   fi
 done
-[ $status -eq 0 ] && echo "ok: procedures.tsv, mpi_proto.h and profiling.cc are up to date"
+[ $status -eq 0 ] && echo "ok: procedures.tsv, mpi_proto.h, profiling.cc and large_count.h/.cc are up to date"
 exit $status

@@ -8,10 +8,11 @@ namespace gasket::mpi::coll {
 namespace {
 // Collective tags live above every fixed internal tag.
 constexpr int kTagBase = 1 << 30;
+int next_tag(const comm::Communicator& comm) { return kTagBase + static_cast<int>(comm.coll_seq++ & (kTagBase - 1)); }
 }  // namespace
 
 Schedule::Schedule(Context& c, const comm::Communicator& comm, const char* call)
-    : Schedule(c, comm, call, kTagBase + static_cast<int>(comm.coll_seq++ & (kTagBase - 1))) {}
+    : Schedule(c, comm, call, next_tag(comm)) {}
 
 Schedule::Schedule(Context& c, const comm::Communicator& comm, const char* call, int tag)
     : c_(c),
@@ -137,6 +138,20 @@ bool Schedule::progress(Error* error) {
     started_ = false;
   }
   return true;
+}
+
+Error Schedule::restart(const char* call) {
+  if (persistent_comm_ == MPI_COMM_NULL || !pending_.empty()) {
+    return gasket::mpi::error(MPI_ERR_REQUEST, "%s: rank %d: the %s schedule is not a persistent one at rest", call,
+                              rank_, call_);
+  }
+  comm::Communicator* comm;
+  Error e = c_.comms().lookup(persistent_comm_, call, &comm);
+  if (!e.is_ok()) return e;
+  tag_ = next_tag(*comm);
+  current_ = 0;
+  started_ = false;
+  return Error::ok();
 }
 
 Error Schedule::run(Guard& g) {

@@ -72,6 +72,11 @@ class Schedule final : public p2p::Operation {
   char* scratch(int64_t bytes);
 
   bool progress(Error* error) override;
+  // Persistent collectives (MPI_*_init): the schedule built once runs again at each MPI_Start,
+  // under the communicator's next collective sequence number (starts are ordered like any other
+  // collective); its local steps read the user's buffers anew.
+  void make_persistent(MPI_Comm handle) { persistent_comm_ = handle; }
+  Error restart(const char* call) override;
   // Blocking: runs to completion.
   Error run(Guard& g);
 
@@ -114,6 +119,7 @@ class Schedule final : public p2p::Operation {
   bool started_ = false;
   std::vector<p2p::Request*> pending_;
   std::vector<ScratchPool::Block> scratch_;
+  MPI_Comm persistent_comm_ = MPI_COMM_NULL;
 };
 
 // Blocking: runs `s`. Non-blocking: a started kOperation request for it in *request (errors go

@@ -75,7 +75,16 @@ void append_block(std::vector<Block>* blocks, Block b) {
 
 // Appends `count` copies of `old` starting at byte `displacement`, and grows the bounds of `out`.
 void append_copies(const Datatype& old, int64_t displacement, int64_t count, Datatype* out, bool* first) {
-  for (int64_t i = 0; i < count; ++i) {
+  // Copies back to back make one block: no loop over the count (2^30 elements of a _c
+  // constructor took minutes).
+  bool back_to_back = old.blocks.size() == 1 && old.blocks[0].length == old.extent();
+  if (back_to_back && count > 0) {
+    Block b = old.blocks[0];
+    b.offset += displacement;
+    b.length *= count;
+    append_block(&out->blocks, b);
+  }
+  for (int64_t i = 0; !back_to_back && i < count; ++i) {
     int64_t base = displacement + i * old.extent();
     for (Block b : old.blocks) {
       b.offset += base;
@@ -202,7 +211,7 @@ int DatatypeTable::parameterized(int base, Combiner combiner, const std::vector<
   Datatype t = *types_[slot_of(HandleKind::kDatatype, base)];
   t.attributes.clear();
   t.combiner = combiner;
-  t.ints = parameters;
+  t.ints.assign(parameters.begin(), parameters.end());
   int handle = add(std::move(t));
   parameterized_.emplace(std::move(key), handle);
   return handle;
@@ -268,7 +277,7 @@ Datatype build(const std::vector<Piece>& pieces, Combiner combiner) {
 Error make_contiguous(const Datatype& old, int old_handle, int64_t count, const char* call, Datatype* out) {
   if (count < 0) return error(MPI_ERR_COUNT, "%s: count %lld is negative", call, static_cast<long long>(count));
   *out = build({Piece{0, count, &old}}, Combiner::kContiguous);
-  out->ints = {static_cast<int>(count)};
+  out->ints = {count};
   out->types = {old_handle};
   return Error::ok();
 }
@@ -281,9 +290,9 @@ Error make_vector(const Datatype& old, int old_handle, int64_t count, int64_t bl
   int64_t stride_bytes = stride_in_elements ? stride * old.extent() : stride;
   for (int64_t i = 0; i < count; ++i) pieces.push_back(Piece{i * stride_bytes, blocklength, &old});
   *out = build(pieces, stride_in_elements ? Combiner::kVector : Combiner::kHvector);
-  out->ints = {static_cast<int>(count), static_cast<int>(blocklength)};
+  out->ints = {count, blocklength};
   if (stride_in_elements) {
-    out->ints.push_back(static_cast<int>(stride));
+    out->ints.push_back(stride);
   } else {
     out->aints = {stride};
   }
@@ -303,13 +312,13 @@ Error make_indexed(const Datatype& old, int old_handle, const std::vector<int64_
   Combiner c = block ? (bytes ? Combiner::kHindexedBlock : Combiner::kIndexedBlock)
                      : (bytes ? Combiner::kHindexed : Combiner::kIndexed);
   *out = build(pieces, c);
-  out->ints = {static_cast<int>(displacements.size())};
-  for (size_t i = 0; i < (block ? 1 : blocklengths.size()); ++i) out->ints.push_back(static_cast<int>(blocklengths[i]));
+  out->ints = {static_cast<int64_t>(displacements.size())};
+  for (size_t i = 0; i < (block ? 1 : blocklengths.size()); ++i) out->ints.push_back(blocklengths[i]);
   for (int64_t d : displacements) {
     if (bytes) {
       out->aints.push_back(d);
     } else {
-      out->ints.push_back(static_cast<int>(d));
+      out->ints.push_back(d);
     }
   }
   out->types = {old_handle};
@@ -349,8 +358,8 @@ Error make_struct(const std::vector<const Datatype*>& types, const std::vector<i
     int64_t extent = out->ub - out->lb;
     if (extent % align != 0) out->ub += align - extent % align;
   }
-  out->ints = {static_cast<int>(types.size())};
-  for (int64_t b : blocklengths) out->ints.push_back(static_cast<int>(b));
+  out->ints = {static_cast<int64_t>(types.size())};
+  out->ints.insert(out->ints.end(), blocklengths.begin(), blocklengths.end());
   out->aints = displacements;
   out->types = handles;
   return Error::ok();
@@ -365,6 +374,7 @@ Error make_resized(const Datatype& old, int old_handle, int64_t lb, int64_t exte
   out->ub = lb + extent;
   out->combiner = Combiner::kResized;
   out->ints.clear();
+  out->large_counts.clear();
   out->aints = {lb, extent};
   out->types = {old_handle};
   return Error::ok();
@@ -378,6 +388,7 @@ Error make_dup(const Datatype& old, int old_handle, Datatype* out) {
   out->combiner = Combiner::kDup;
   out->ints.clear();
   out->aints.clear();
+  out->large_counts.clear();
   out->types = {old_handle};
   return Error::ok();
 }
@@ -450,7 +461,7 @@ Error make_subarray(const Datatype& old, int old_handle, const std::vector<int>&
   }
   *out = grid(old, sizes, idx, fortran_order);
   out->combiner = Combiner::kSubarray;
-  out->ints = {static_cast<int>(sizes.size())};
+  out->ints = {static_cast<int64_t>(sizes.size())};
   for (auto* v : {&sizes, &subsizes, &starts}) out->ints.insert(out->ints.end(), v->begin(), v->end());
   out->ints.push_back(fortran_order ? MPI_ORDER_FORTRAN : MPI_ORDER_C);
   out->types = {old_handle};
@@ -505,7 +516,7 @@ Error make_darray(const Datatype& old, int old_handle, int size, int rank, const
   }
   *out = grid(old, gsizes, idx, fortran_order);
   out->combiner = Combiner::kDarray;
-  out->ints = {size, rank, static_cast<int>(nd)};
+  out->ints = {size, rank, static_cast<int64_t>(nd)};
   for (auto* v : {&gsizes, &distribs, &dargs, &psizes}) out->ints.insert(out->ints.end(), v->begin(), v->end());
   out->ints.push_back(fortran_order ? MPI_ORDER_FORTRAN : MPI_ORDER_C);
   out->types = {old_handle};
@@ -617,6 +628,24 @@ void from_external32(const Datatype& type, int64_t count, const char* in, char* 
     native += b.elem;
     in += b.ext;
   });
+}
+
+void record_large_counts(Datatype* t) {
+  std::vector<int64_t>& ints = t->ints;
+  auto take = [&](size_t from, size_t n) {
+    t->large_counts.insert(t->large_counts.end(), ints.begin() + static_cast<ptrdiff_t>(from),
+                           ints.begin() + static_cast<ptrdiff_t>(from + n));
+    ints.erase(ints.begin() + static_cast<ptrdiff_t>(from), ints.begin() + static_cast<ptrdiff_t>(from + n));
+  };
+  if (t->combiner == Combiner::kSubarray) {  // ndims, sizes, subsizes, starts, order
+    take(1, static_cast<size_t>(ints[0]) * 3);
+  } else if (t->combiner == Combiner::kDarray) {  // size, rank, ndims, gsizes, distribs, dargs, psizes, order
+    take(3, static_cast<size_t>(ints[2]));
+  } else if (t->combiner != Combiner::kNamed && t->combiner != Combiner::kDup) {
+    take(0, ints.size());
+    t->large_counts.insert(t->large_counts.end(), t->aints.begin(), t->aints.end());
+    t->aints.clear();
+  }
 }
 
 }  // namespace gasket::mpi::datatype

@@ -49,8 +49,11 @@ struct Datatype {
   bool predefined = false;
   bool committed = false;
   Combiner combiner = Combiner::kNamed;
-  std::vector<int> ints;  // get_contents
+  // What MPI_Type_get_contents returns: the constructor's integer, address and (types made by
+  // the _c constructors, MPI 4.1) large-count arguments.
+  std::vector<int64_t> ints;
   std::vector<int64_t> aints;
+  std::vector<int64_t> large_counts;
   std::vector<int> types;
   // Holders of a derived type: its user handle, each derived type built from it (its contents
   // name it), each handle MPI_Type_get_contents returned. MPI_Type_free drops one; the type
@@ -118,6 +121,10 @@ Error make_struct(const std::vector<const Datatype*>& types, const std::vector<i
                   const std::vector<int64_t>& blocklengths, const std::vector<int64_t>& displacements,
                   const char* call, Datatype* out);
 Error make_resized(const Datatype& old, int old_handle, int64_t lb, int64_t extent, Datatype* out);
+// For a type made by a _c constructor: its count arguments move to large_counts in the order of
+// MPI 4.1's get_contents_c (subarray: sizes, subsizes, starts; darray: gsizes; the others: every
+// integer then every address argument).
+void record_large_counts(Datatype* t);
 Error make_dup(const Datatype& old, int old_handle, Datatype* out);
 // Subarray and darray share one builder: per dimension, the global indices this piece covers.
 Error make_subarray(const Datatype& old, int old_handle, const std::vector<int>& sizes,

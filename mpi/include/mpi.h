@@ -119,7 +119,8 @@ typedef struct MPI_Status {
 #define MPI_T_ERR_INVALID 74
 #define MPI_T_ERR_NOT_SUPPORTED 75
 #define MPI_T_ERR_NOT_ACCESSIBLE 76
-#define MPI_ERR_LASTCODE 76
+#define MPI_ERR_VALUE_TOO_LARGE 77 /* MPI 4.0: an int OUT argument cannot hold the value */
+#define MPI_ERR_LASTCODE 77
 
 /* ---- special values ---- */
 #define MPI_ANY_SOURCE (-1)

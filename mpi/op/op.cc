@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <climits>
 #include "mpi/op/op.h"
 
 #include <complex>
@@ -249,8 +251,8 @@ size_t OpTable::user_index(MPI_Op op) {
   return slot != kNoSlot && slot > last_predefined ? slot - last_predefined - 1 : kNoSlot;
 }
 
-MPI_Op OpTable::add(MPI_User_function* function, bool commutative) {
-  ops_.push_back(UserOp{function, commutative});
+MPI_Op OpTable::add(const UserOp& op) {
+  ops_.push_back(op);
   live_.push_back(true);
   return handle_of(HandleKind::kOp, slot_of(HandleKind::kOp, MPI_NO_OP) + ops_.size());
 }
@@ -302,6 +304,23 @@ Error check(const OpTable& ops, const datatype::DatatypeTable& types, MPI_Op op,
   return Error::ok();
 }
 
+namespace {
+// The user's function over `count` elements at in and inout, `extent` bytes apart: an int-count
+// function (MPI_Op_create) in pieces of at most INT_MAX elements.
+void call_user(const UserOp& u, void* in, void* inout, int64_t count, int64_t extent, MPI_Datatype handle) {
+  if (u.function_c != nullptr) {
+    MPI_Count len = count;
+    u.function_c(in, inout, &len, &handle);
+    return;
+  }
+  for (int64_t done = 0; done < count;) {
+    int len = static_cast<int>(std::min<int64_t>(count - done, INT_MAX));
+    u.function(static_cast<char*>(in) + done * extent, static_cast<char*>(inout) + done * extent, &len, &handle);
+    done += len;
+  }
+}
+}  // namespace
+
 void apply(const OpTable& ops, MPI_Op op, int type_handle, const datatype::Datatype& type, const void* in,
            void* inout, int64_t count) {
   if (count == 0) return;
@@ -312,10 +331,8 @@ void apply(const OpTable& ops, MPI_Op op, int type_handle, const datatype::Datat
     (void)apply_basic(op, basic, in, inout, count * type.size / elem, elem, true);
     return;
   }
-  int len = static_cast<int>(count);
-  MPI_Datatype handle = type_handle;
   if (type.contiguous() && type.true_lb == 0) {
-    u->function(const_cast<void*>(in), inout, &len, &handle);
+    call_user(*u, const_cast<void*>(in), inout, count, type.extent(), type_handle);
     return;
   }
   // The user function sees the elements as `type` lays them out.
@@ -326,7 +343,7 @@ void apply(const OpTable& ops, MPI_Op op, int type_handle, const datatype::Datat
   int64_t bytes = count * type.size;
   datatype::unpack(type, static_cast<const char*>(in), bytes, a_base, count);
   datatype::unpack(type, static_cast<const char*>(inout), bytes, b_base, count);
-  u->function(a_base, b_base, &len, &handle);
+  call_user(*u, a_base, b_base, count, type.extent(), type_handle);
   datatype::pack(type, b_base, count, static_cast<char*>(inout));
 }
 

@@ -23,8 +23,10 @@ bool apply_predefined(MPI_Op op, MPI_Datatype type, const void* in, void* inout,
 // "MPI_SUM", ... ("user operation 17" for the others).
 const char* name(MPI_Op op);
 
+// A user operation: MPI_Op_create's function (int count) or MPI_Op_create_c's (MPI_Count).
 struct UserOp {
   MPI_User_function* function = nullptr;
+  MPI_User_function_c* function_c = nullptr;
   bool commutative = true;
 };
 
@@ -34,7 +36,7 @@ bool is_predefined(MPI_Op op);
 // User-defined operations; their slots follow MPI_NO_OP's.
 class OpTable {
  public:
-  MPI_Op add(MPI_User_function* function, bool commutative);
+  MPI_Op add(const UserOp& op);
   Error free(MPI_Op* op, const char* call);
   // The user operation behind `op`, or null (predefined, never an op). A freed one is still
   // found: collectives started before MPI_Op_free complete with it.

@@ -100,10 +100,11 @@ class Operation {
   // Advances as far as possible without blocking; true once complete. May start internal sends
   // and receives. A failure is reported by returning true with *error set (it names the call).
   virtual bool progress(Error* error) = 0;
-  // A persistent operation request (partitioned communication): MPI_Start begins its next
-  // round, then the engine polls it again. Fails (naming `call`) when it cannot start now.
+  // A persistent operation request (partitioned communication, persistent collectives): MPI_Start
+  // begins its next round, then the engine polls it again. Fails (naming `call`) when it cannot
+  // start now.
   virtual Error restart(const char* call) {
-    return error(MPI_ERR_REQUEST, "%s: this operation request cannot be started again", call);
+    return gasket::mpi::error(MPI_ERR_REQUEST, "%s: this operation request cannot be started again", call);
   }
 };
 

@@ -77,6 +77,9 @@ def argument(fn, ctype, name, array, tested):
         return '"external32"' if name == "datarep" else "h->text"
     if "void" in ctype and pointer:
         return "h->buffer"
+    if ctype in ("MPI_Aint", "MPI_Count") and not array and fn.endswith("_c"):
+        # the large-count forms' counts and disp_unit: as the int forms' below
+        return "1" if name == "disp_unit" or COUNT_NAME.search(name) else "0"
     if ctype in ("int", "const int") and not array:
         if name == "disp_unit":
             return "1"
