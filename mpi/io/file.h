@@ -32,7 +32,7 @@ using InfoPairs = std::vector<std::pair<std::string, std::string>>;
 struct Hints {
   enum class Switch { kAutomatic, kEnable, kDisable };
   int cb_nodes = 0;                        // aggregators; 0: one per node
-  int64_t cb_buffer_size = 16 << 20;       // bytes each aggregator moves per round
+  int64_t cb_buffer_size = 4 << 20;        // bytes each aggregator moves per round
   Switch cb_read = Switch::kAutomatic, cb_write = Switch::kAutomatic;  // romio_cb_read / write
   Switch ds_read = Switch::kAutomatic, ds_write = Switch::kAutomatic;  // romio_ds_read / write
   int64_t ind_rd_buffer_size = 4 << 20;    // data sieving buffer of independent reads
