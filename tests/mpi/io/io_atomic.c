@@ -37,11 +37,19 @@ int main(int argc, char** argv) {
   char* seen = malloc(BLOCKS * BLOCK);
   MPI_Status st;
 
-  /* The writers' half creates the file; then the readers' half opens it. */
+  /* The writers' half creates the file; then the readers' half opens it. Without data sieving each
+   * block is a pwrite/pread of its own, so only the locks of atomic mode keep a read whole. */
+  MPI_Info no_sieving;
+  MPI_Info_create(&no_sieving);
+  MPI_Info_set(no_sieving, "romio_ds_read", "disable");
+  MPI_Info_set(no_sieving, "romio_ds_write", "disable");
   MPI_File wfh = MPI_FILE_NULL, rfh = MPI_FILE_NULL;
-  if (writer) MPI_OK(MPI_File_open(half, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &wfh));
+  if (writer) MPI_OK(MPI_File_open(half, path, MPI_MODE_RDWR | MPI_MODE_CREATE, no_sieving, &wfh));
   MPI_Barrier(MPI_COMM_WORLD);
-  if (!writer || size == 1) MPI_OK(MPI_File_open(size == 1 ? MPI_COMM_SELF : half, path, MPI_MODE_RDWR, MPI_INFO_NULL, &rfh));
+  if (!writer || size == 1) {
+    MPI_OK(MPI_File_open(size == 1 ? MPI_COMM_SELF : half, path, MPI_MODE_RDWR, no_sieving, &rfh));
+  }
+  MPI_Info_free(&no_sieving);
 
   /* Atomic mode. */
   if (wfh != MPI_FILE_NULL) {
