@@ -389,6 +389,19 @@ static int plus_one_read(void* user, MPI_Datatype type, int count, void* filebuf
   for (int i = 0; i < count; ++i) ((int*)user)[position + i] = ((int*)filebuf)[i] - 1;
   return MPI_SUCCESS;
 }
+/* The large-count form: doubles the values in the file. */
+static int twice_write(void* user, MPI_Datatype type, MPI_Count count, void* filebuf, MPI_Offset position, void* extra) {
+  CHECK_EQ(type, MPI_INT);
+  ++*(int*)extra;
+  for (MPI_Count i = 0; i < count; ++i) ((int*)filebuf)[i] = 2 * ((int*)user)[position + i];
+  return MPI_SUCCESS;
+}
+static int twice_read(void* user, MPI_Datatype type, MPI_Count count, void* filebuf, MPI_Offset position, void* extra) {
+  CHECK_EQ(type, MPI_INT);
+  ++*(int*)extra;
+  for (MPI_Count i = 0; i < count; ++i) ((int*)user)[position + i] = ((int*)filebuf)[i] / 2;
+  return MPI_SUCCESS;
+}
 static int native_extent(MPI_Datatype type, MPI_Aint* extent, void* extra) {
   (void)extra;
   MPI_Aint lb;
@@ -428,6 +441,22 @@ static void representations(void) {
   memset(back, 0, sizeof back);
   MPI_OK(MPI_File_read_at(fh, 4 * rank, back, 4, MPI_INT, &st));
   CHECK_EQ(memcmp(back, v, sizeof v), 0);
+  static int conversions = 0;
+  MPI_OK(MPI_Register_datarep_c("twice", twice_read, twice_write, native_extent, &conversions));
+  MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "twice", MPI_INFO_NULL));
+  MPI_Count extent_c = 0;
+  MPI_OK(MPI_File_get_type_extent_c(fh, MPI_INT, &extent_c));
+  CHECK_EQ(extent_c, 4);
+  MPI_OK(MPI_File_write_at_c(fh, 4 * rank, v, 4, MPI_INT, &st));
+  MPI_OK(MPI_File_sync(fh));
+  MPI_Barrier(MPI_COMM_WORLD);
+  file = (int*)posix_contents(path, &n);
+  for (int i = 0; i < 4; ++i) CHECK_EQ(file[4 * rank + i], 2 * v[i]);
+  free(file);
+  memset(back, 0, sizeof back);
+  MPI_OK(MPI_File_read_at_c(fh, 4 * rank, back, 4, MPI_INT, &st));
+  CHECK_EQ(memcmp(back, v, sizeof v), 0);
+  CHECK_EQ(conversions, 2);
   MPI_OK(MPI_File_close(&fh));
 }
 
