@@ -116,6 +116,8 @@ struct File {
   char* cb_buffer = nullptr;
   int64_t cb_window_size = 0;
   std::vector<int> aggregators;           // ranks, chosen at open (cb_nodes, one per node)
+  // Non-blocking transfers queued or running on the I/O thread (MPI_File_close waits for them).
+  std::shared_ptr<std::atomic<int>> in_flight = std::make_shared<std::atomic<int>>(0);
 
   Access access() const { return Access{fd, view, hints, atomic}; }
   std::string label() const { return "file " + path; }
@@ -131,6 +133,7 @@ struct IoJob {
   Error error;
   int rank = 0;
   const char* call = "";
+  std::shared_ptr<std::atomic<int>> in_flight;  // the file's count, decremented when finished
   std::atomic<bool> finished{false};
 };
 

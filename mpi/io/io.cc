@@ -527,6 +527,8 @@ Error access(Context& c, Guard& g, File& f, const Routine& k, MPI_Offset offset,
     job->data = staging.empty() ? std::vector<char>(data, data + bytes) : std::move(staging);
     job->rank = f.rank;
     job->call = call;
+    job->in_flight = f.in_flight;
+    f.in_flight->fetch_add(1, std::memory_order_relaxed);
     p2p::Request* r = c.engine().requests().create(p2p::RequestKind::kOperation);
     r->comm = f.comm;
     r->operation = std::make_unique<FileOperation>(c, r, job, const_cast<void*>(buf), count, type, handle);
@@ -605,11 +607,12 @@ Error open_file(Context& c, MPI_Comm comm, const char* filename, int amode, MPI_
   Error e = check_comm(c, comm, call, &cm);
   if (!e.is_ok()) return e;
   if (cm->is_inter()) return error(MPI_ERR_COMM, "%s: rank %d: the communicator is an intercommunicator", call, cm->rank);
-  if (filename == nullptr || fh == nullptr) return error(MPI_ERR_ARG, "%s: rank %d: the file name or handle is NULL", call, cm->rank);
-  e = check_info(c, info, call);
+  // From here on every rank takes part in each step (a local error is agreed on, never a hang).
+  if (filename == nullptr || fh == nullptr) e = error(MPI_ERR_ARG, "%s: rank %d: the file name or handle is NULL", call, cm->rank);
+  if (e.is_ok()) e = check_info(c, info, call);
   if (e.is_ok()) e = check_amode(amode, call, cm->rank);
   auto f = std::make_unique<File>();
-  f->path = filename;
+  f->path = filename != nullptr ? filename : "";
   f->amode = amode;
   f->rank = cm->rank;
   f->size = cm->size();
@@ -668,13 +671,17 @@ Error open_file(Context& c, MPI_Comm comm, const char* filename, int amode, MPI_
   return Error::ok();
 }
 
-Error close_file(Context& c, MPI_File* fh, File& f) {
+Error close_file(Context& c, Guard& g, MPI_File* fh, File& f) {
   const char* call = "MPI_File_close";
-  if (f.split != MPI_REQUEST_NULL) {
-    return error(MPI_ERR_OTHER, "%s: rank %d: %s has a split collective in progress", call, f.rank, f.label().c_str());
-  }
-  PMPI_Barrier(f.comm);  // every rank's accesses are done before the file goes
   Error e;
+  if (f.split != MPI_REQUEST_NULL) {
+    e = error(MPI_ERR_OTHER, "%s: rank %d: %s has a split collective in progress", call, f.rank, f.label().c_str());
+  }
+  e = agree(f, std::move(e), call);
+  if (!e.is_ok()) return e;
+  // Non-blocking accesses still on the I/O thread (erroneous, but the descriptor must outlive them).
+  c.wait(g, [&] { return f.in_flight->load(std::memory_order_acquire) == 0; });
+  PMPI_Barrier(f.comm);  // every rank's accesses are done before the file goes
   if (::close(f.fd) != 0) {
     e = error(MPI_ERR_IO, "%s: rank %d: close of %s failed: %s", call, f.rank, f.label().c_str(), std::strerror(errno));
   }
@@ -931,7 +938,7 @@ int PMPI_File_close(MPI_File* fh) {
   if (fh == nullptr) {
     return api::null_call("MPI_File_close", [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_File_close: fh is NULL"); });
   }
-  return api::file_call("MPI_File_close", *fh, [&](Context& c, Guard&, File& f) { return api::close_file(c, fh, f); });
+  return api::file_call("MPI_File_close", *fh, [&](Context& c, Guard& g, File& f) { return api::close_file(c, g, fh, f); });
 }
 
 int PMPI_File_delete(const char* filename, MPI_Info info) {

@@ -73,6 +73,12 @@ int main(int argc, char** argv) {
     int amode = rank == 0 ? MPI_MODE_RDWR | MPI_MODE_CREATE : MPI_MODE_RDWR;
     CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, &fh), MPI_ERR_NOT_SAME);
   }
+  /* Regression (open_bad_argument_on_one_rank): a NULL name on one rank made the others wait
+   * forever in the collective open; now every rank fails with the bad rank's class. */
+  if (size > 1) {
+    CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, rank == 1 ? NULL : path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
+                              &fh), MPI_ERR_ARG);
+  }
   CHECK_EQ(access(path, F_OK), -1); /* nothing was created */
   char below_file[4200];
   snprintf(below_file, sizeof below_file, "%s/x", "/dev/null");
@@ -176,6 +182,8 @@ int main(int argc, char** argv) {
   CHECK_CLASS(MPI_File_write_at(fh, 0, mine, 1, MPI_DATATYPE_NULL, &st), MPI_ERR_TYPE);
   CHECK_CLASS(MPI_File_write_at(fh, 0, NULL, 1, MPI_CHAR, &st), MPI_ERR_BUFFER);
   CHECK_CLASS(MPI_File_seek(fh, 0, 12345), MPI_ERR_ARG);
+  /* A collective access with a bad argument on one rank fails on every rank (no rank waits). */
+  CHECK_CLASS(MPI_File_write_at_all(fh, 0, mine, rank == size - 1 ? -1 : 1, MPI_CHAR, &st), MPI_ERR_COUNT);
   CHECK_CLASS(MPI_File_seek(fh, -1, MPI_SEEK_SET), MPI_ERR_ARG);
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "no-such-rep", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
   CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_CHAR, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
