@@ -70,8 +70,12 @@ Error Hints::apply(const InfoPairs& info, const char* call, int rank) {
       }
     }
   }
-  if (cb_nodes64 > (1 << 30) || factor64 > (1 << 30)) {
-    return error(MPI_ERR_INFO_VALUE, "%s: rank %d: cb_nodes or striping_factor is too large", call, rank);
+  // Buffers and counts stay within an int (one MPI_Put per piece of a round).
+  for (const Number& n : numbers) {
+    if (*n.value > (int64_t{1} << 30)) {
+      return error(MPI_ERR_INFO_VALUE, "%s: rank %d: hint %s=%lld is larger than 2^30", call, rank, n.key,
+                   static_cast<long long>(*n.value));
+    }
   }
   cb_nodes = static_cast<int>(cb_nodes64);
   striping_factor = static_cast<int>(factor64);

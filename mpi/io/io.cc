@@ -481,7 +481,10 @@ Error access(Context& c, Guard& g, File& f, const Routine& k, MPI_Offset offset,
   const Datatype* type = nullptr;
   Error e = check_access(c, f, k, offset, buf, count, handle, &type);
   bool collective = k.completion != Completion::kBlocking && k.completion != Completion::kNonblocking;
-  if (collective || k.position == Position::kOrdered) e = agree(f, std::move(e), call);
+  // Blocking and split collectives agree on errors; a non-blocking collective must not wait for
+  // the other ranks, so its errors stay local.
+  bool agreed = (collective && k.completion != Completion::kNonblockingCollective) || k.position == Position::kOrdered;
+  if (agreed) e = agree(f, std::move(e), call);
   if (!e.is_ok()) return e;
   int64_t bytes = count * type->size, esz = f.view->etype_size(), etypes = bytes / esz;
   int64_t position = offset;
@@ -516,7 +519,7 @@ Error access(Context& c, Guard& g, File& f, const Routine& k, MPI_Offset offset,
     staging.resize(static_cast<size_t>(bytes));
     data = staging.data();
   }
-  if (collective || k.position == Position::kOrdered) e = agree(f, std::move(e), call);
+  if (agreed) e = agree(f, std::move(e), call);
   if (!e.is_ok()) return e;
 
   if (nonblocking || k.completion == Completion::kBegin) {
@@ -703,6 +706,17 @@ Error close_file(Context& c, Guard& g, MPI_File* fh, File& f) {
   return e;
 }
 
+// New hints of the file (set_info, set_view: collective): the aggregators follow cb_nodes, the
+// aggregators' buffers cb_buffer_size (remade at the next collective access).
+void use_hints(File& f, const io::Hints& hints) {
+  bool regroup = hints.cb_nodes != f.hints.cb_nodes;
+  f.hints = hints;
+  if (regroup) {
+    choose_aggregators(f);
+    if (f.cb_window != MPI_WIN_NULL) PMPI_Win_free(&f.cb_window);
+  }
+}
+
 // ---- views ----
 
 Error set_view(Context& c, File& f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep,
@@ -760,7 +774,7 @@ Error set_view(Context& c, File& f, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
   view->datarep = rep;
   view->set_types(et, ft);
   f.view = view;
-  f.hints = hints;
+  use_hints(f, hints);
   f.pointer = 0;
   PMPI_Barrier(f.comm);
   if (f.rank == 0) shared_set(f, 0);
@@ -1033,12 +1047,7 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info) {
     if (e.is_ok() && info != MPI_INFO_NULL) e = hints.apply(*c.find_info(info), call, f.rank);
     e = api::agree(f, std::move(e), call);
     if (!e.is_ok()) return e;
-    bool regroup = hints.cb_nodes != f.hints.cb_nodes;
-    f.hints = hints;
-    if (regroup) {
-      api::choose_aggregators(f);
-      if (f.cb_window != MPI_WIN_NULL) PMPI_Win_free(&f.cb_window);
-    }
+    api::use_hints(f, hints);
     return Error::ok();
   });
 }
