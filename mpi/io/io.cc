@@ -545,8 +545,10 @@ Error access(Context& c, Guard& g, File& f, const Routine& k, MPI_Offset offset,
   int64_t moved = 0;
   if (collective || k.position == Position::kOrdered) {
     e = collective_transfer(f, k.write, position * esz, data, bytes, &moved, call);
-  } else {
-    e = io::transfer(f.access(), k.write, position * esz, data, bytes, &moved, call, f.rank);
+  } else {  // the system calls run with the lock released (other threads' MPI calls go on)
+    io::Access access = f.access();
+    int rank = f.rank;
+    e = c.run_callback(g, [&] { return io::transfer(access, k.write, position * esz, data, bytes, &moved, call, rank); });
   }
   if (e.is_ok() && !k.write && data != static_cast<const char*>(buf) + type->true_lb) {
     e = stage_in(c, g, f.view->datarep, data, moved, const_cast<void*>(buf), count, *type, handle, f.rank, call);

@@ -2,8 +2,10 @@
  * 14.1): each writes this rank's slot of K ints with its own values, the file is checked with
  * plain POSIX reads, and the matching read routine must return the values. Positions: explicit
  * offsets, the individual pointer (seek first), the shared pointer (ranks take turns, so rank r's
- * slot is the r-th), ordered access (rank order). */
+ * slot is the r-th), ordered access (rank order). argv[1]: the thread level (default MULTIPLE, where
+ * a second thread meanwhile writes and reads a file of its own on MPI_COMM_SELF). */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +86,26 @@ static int routine(int r, int w, int* buf, MPI_Status* st, const char** name) {
   return rc == MPI_SUCCESS ? MPI_Wait(&req, st) : rc;
 }
 
+/* The second thread: independent accesses to its own file while the main thread runs the routines. */
+static MPI_File own;
+static volatile int stop_own;
+static void* own_file_loop(void* arg) {
+  (void)arg;
+  int v[64], back[64];
+  for (int round = 0; round < 200 && !stop_own; ++round) {
+    for (int i = 0; i < 64; ++i) v[i] = round * 64 + i;
+    MPI_Status st;
+    MPI_OK(MPI_File_write_at(own, (round % 16) * (int)sizeof v, v, 64, MPI_INT, &st));
+    MPI_OK(MPI_File_read_at(own, (round % 16) * (int)sizeof v, back, 64, MPI_INT, &st));
+    CHECK_EQ(memcmp(v, back, sizeof v), 0);
+  }
+  return NULL;
+}
+
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  init_at_level_arg(&argc, &argv);
+  int level;
+  MPI_Query_thread(&level);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   char path[4200];
@@ -95,6 +115,14 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE,
                        MPI_INFO_NULL, &fh));
   MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+  pthread_t helper;
+  if (level == MPI_THREAD_MULTIPLE) {
+    char own_path[4300];
+    snprintf(own_path, sizeof own_path, "%s.own%d", path, rank);
+    MPI_OK(MPI_File_open(MPI_COMM_SELF, own_path, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE,
+                         MPI_INFO_NULL, &own));
+    CHECK_EQ(pthread_create(&helper, NULL, own_file_loop, NULL), 0);
+  }
   int mine[K], back[K], file[K];
   for (int r = 0; r < ROUTINES; ++r) {
     const char* name;
@@ -129,6 +157,11 @@ int main(int argc, char** argv) {
       CHECK(0);
     }
     MPI_Barrier(MPI_COMM_WORLD);
+  }
+  if (level == MPI_THREAD_MULTIPLE) {
+    stop_own = 1;
+    CHECK_EQ(pthread_join(helper, NULL), 0);
+    MPI_OK(MPI_File_close(&own));
   }
   MPI_OK(MPI_File_close(&fh));
   MPI_Finalize();
