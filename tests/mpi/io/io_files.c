@@ -54,6 +54,19 @@ int main(int argc, char** argv) {
   snprintf(other, sizeof other, "%s/io_files_other.%d", dir, id);
   MPI_File fh;
 
+  /* "fatal": under MPI_ERRORS_ARE_FATAL a bad offset ends the job with a message naming the
+   * call, the rank, the file and the value (io_files_fatal in BUILD). */
+  if (argc > 1 && strcmp(argv[1], "fatal") == 0) {
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE,
+                         MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_set_errhandler(fh, MPI_ERRORS_ARE_FATAL));
+    char byte = 0;
+    if (rank == size - 1) MPI_File_write_at(fh, -5, &byte, 1, MPI_CHAR, MPI_STATUS_IGNORE);
+    MPI_File_close(&fh);
+    MPI_Finalize();
+    return 0;
+  }
+
   /* MPI_FILE_NULL's handler is MPI_ERRORS_RETURN. */
   MPI_Errhandler eh;
   MPI_OK(MPI_File_get_errhandler(MPI_FILE_NULL, &eh));
