@@ -38,3 +38,57 @@ split_command() {
   shift
   launch=("$@")
 }
+
+# compare_columns SCRIPT SOURCE UNIT FORMAT [ARGS...]: builds SOURCE with every implementation,
+# runs it with ARGS at each rank count of $RANKS (default "2 4"), and prints one Markdown table:
+# a row per "operation size value" line the program prints, a column per implementation and rank
+# count (values printed with the Python FORMAT, e.g. .2f, in UNIT).
+compare_columns() {
+  local script=$1 source=$2 unit=$3 format=$4
+  shift 4
+  local program_args=("$@") columns=() files=() n
+  compare_run() {  # name, ranks, compile command..., --, launch command...
+    local name=$1 n=$2 compile launch exe
+    shift 2
+    split_command "$@"
+    exe="$tmp/$(basename "$source" .c)_$name"
+    if [ ! -x "$exe" ] && ! "${compile[@]}" -O2 -I. "$source" -o "$exe" 2>"$tmp/$name.err"; then
+      echo "$script: building with $name failed: $(head -3 "$tmp/$name.err")" >&2
+      return
+    fi
+    echo "$script: running $name on $n ranks" >&2
+    if "${launch[@]}" "$exe" "${program_args[@]}" >"$tmp/$name.$n.out" 2>"$tmp/$name.$n.err"; then
+      columns+=("$name $n")
+      files+=("$tmp/$name.$n.out")
+    else
+      echo "$script: $name on $n ranks failed: $(tail -3 "$tmp/$name.$n.err" "$tmp/$name.$n.out")" >&2
+    fi
+  }
+  for n in ${RANKS:-2 4}; do
+    each_implementation "$script" "$n" compare_run
+  done
+  [ ${#files[@]} -gt 0 ] || { echo "$script: nothing ran" >&2; return 1; }
+  python3 - "$unit" "$format" "$(printf '%s,' "${columns[@]}")" "${files[@]}" <<'PY'
+import sys
+unit, fmt = sys.argv[1], sys.argv[2]
+columns = [c for c in sys.argv[3].split(",") if c]
+tables = []
+for path in sys.argv[4:]:
+    rows = {}
+    for line in open(path):
+        parts = line.split()
+        if len(parts) == 3 and not line.startswith("#"):
+            rows[(parts[0], int(parts[1]))] = float(parts[2])
+    tables.append(rows)
+keys = []
+for t in tables:
+    for k in t:
+        if k not in keys:
+            keys.append(k)
+print("| operation | bytes | " + " | ".join(f"{c.split()[0]} {c.split()[1]} ranks ({unit})" for c in columns) + " |")
+print("|" + "---|" * (2 + len(columns)))
+for k in keys:
+    cells = [format(t[k], fmt) if k in t else "-" for t in tables]
+    print(f"| {k[0]} | {k[1]} | " + " | ".join(cells) + " |")
+PY
+}

@@ -120,9 +120,10 @@ MPI_Fint PMPI_Session_c2f(MPI_Session session) { return session; }
 MPI_Session PMPI_Session_f2c(MPI_Fint session) {
   return from_fortran(session, MPI_SESSION_NULL, 0, [&](Context& c) { return c.sessions().find(session) != nullptr; });
 }
-// Files: gasket creates none yet, so only their null handle converts.
 MPI_Fint PMPI_File_c2f(MPI_File file) { return file; }
-MPI_File PMPI_File_f2c(MPI_Fint) { return 0; }
+MPI_File PMPI_File_f2c(MPI_Fint file) {
+  return from_fortran(file, MPI_FILE_NULL, 0, [&](Context& c) { return c.files().find(file) != nullptr; });
+}
 
 int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
   return copy_status("MPI_Status_c2f", c_status, f_status, MPI_STATUS_IGNORE);

@@ -112,7 +112,95 @@ __attribute__((weak)) int MPI_Exscan_init(const void* sendbuf, void* recvbuf, in
 __attribute__((weak)) int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
 __attribute__((weak)) int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) { return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win); }
 __attribute__((weak)) MPI_Fint MPI_File_c2f(MPI_File file) { return PMPI_File_c2f(file); }
+__attribute__((weak)) int MPI_File_call_errhandler(MPI_File fh, int errorcode) { return PMPI_File_call_errhandler(fh, errorcode); }
+__attribute__((weak)) int MPI_File_close(MPI_File* fh) { return PMPI_File_close(fh); }
+__attribute__((weak)) int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_File_create_errhandler(file_errhandler_fn, errhandler); }
+__attribute__((weak)) int MPI_File_delete(const char* filename, MPI_Info info) { return PMPI_File_delete(filename, info); }
 __attribute__((weak)) MPI_File MPI_File_f2c(MPI_Fint file) { return PMPI_File_f2c(file); }
+__attribute__((weak)) int MPI_File_get_amode(MPI_File fh, int* amode) { return PMPI_File_get_amode(fh, amode); }
+__attribute__((weak)) int MPI_File_get_atomicity(MPI_File fh, int* flag) { return PMPI_File_get_atomicity(fh, flag); }
+__attribute__((weak)) int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) { return PMPI_File_get_byte_offset(fh, offset, disp); }
+__attribute__((weak)) int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) { return PMPI_File_get_errhandler(file, errhandler); }
+__attribute__((weak)) int MPI_File_get_group(MPI_File fh, MPI_Group* group) { return PMPI_File_get_group(fh, group); }
+__attribute__((weak)) int MPI_File_get_info(MPI_File fh, MPI_Info* info_used) { return PMPI_File_get_info(fh, info_used); }
+__attribute__((weak)) int MPI_File_get_position(MPI_File fh, MPI_Offset* offset) { return PMPI_File_get_position(fh, offset); }
+__attribute__((weak)) int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) { return PMPI_File_get_position_shared(fh, offset); }
+__attribute__((weak)) int MPI_File_get_size(MPI_File fh, MPI_Offset* size) { return PMPI_File_get_size(fh, size); }
+__attribute__((weak)) int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) { return PMPI_File_get_type_extent(fh, datatype, extent); }
+__attribute__((weak)) int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent) { return PMPI_File_get_type_extent_c(fh, datatype, extent); }
+__attribute__((weak)) int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep) { return PMPI_File_get_view(fh, disp, etype, filetype, datarep); }
+__attribute__((weak)) int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread(fh, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_c(fh, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_all(fh, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_all_c(fh, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_at(fh, offset, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_shared(fh, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_shared_c(fh, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite(fh, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_c(fh, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_all(fh, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_shared(fh, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request); }
+__attribute__((weak)) int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) { return PMPI_File_open(comm, filename, amode, info, fh); }
+__attribute__((weak)) int MPI_File_preallocate(MPI_File fh, MPI_Offset size) { return PMPI_File_preallocate(fh, size); }
+__attribute__((weak)) int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_c(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_all(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_all_c(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) { return PMPI_File_read_all_begin(fh, buf, count, datatype); }
+__attribute__((weak)) int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) { return PMPI_File_read_all_begin_c(fh, buf, count, datatype); }
+__attribute__((weak)) int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status) { return PMPI_File_read_all_end(fh, buf, status); }
+__attribute__((weak)) int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_at(fh, offset, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype) { return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype); }
+__attribute__((weak)) int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype) { return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype); }
+__attribute__((weak)) int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status) { return PMPI_File_read_at_all_end(fh, buf, status); }
+__attribute__((weak)) int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_ordered(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_ordered_c(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) { return PMPI_File_read_ordered_begin(fh, buf, count, datatype); }
+__attribute__((weak)) int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) { return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype); }
+__attribute__((weak)) int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status) { return PMPI_File_read_ordered_end(fh, buf, status); }
+__attribute__((weak)) int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_shared(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_shared_c(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) { return PMPI_File_seek(fh, offset, whence); }
+__attribute__((weak)) int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) { return PMPI_File_seek_shared(fh, offset, whence); }
+__attribute__((weak)) int MPI_File_set_atomicity(MPI_File fh, int flag) { return PMPI_File_set_atomicity(fh, flag); }
+__attribute__((weak)) int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) { return PMPI_File_set_errhandler(file, errhandler); }
+__attribute__((weak)) int MPI_File_set_info(MPI_File fh, MPI_Info info) { return PMPI_File_set_info(fh, info); }
+__attribute__((weak)) int MPI_File_set_size(MPI_File fh, MPI_Offset size) { return PMPI_File_set_size(fh, size); }
+__attribute__((weak)) int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info) { return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info); }
+__attribute__((weak)) int MPI_File_sync(MPI_File fh) { return PMPI_File_sync(fh); }
+__attribute__((weak)) int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_c(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_all(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_all_c(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) { return PMPI_File_write_all_begin(fh, buf, count, datatype); }
+__attribute__((weak)) int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) { return PMPI_File_write_all_begin_c(fh, buf, count, datatype); }
+__attribute__((weak)) int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status) { return PMPI_File_write_all_end(fh, buf, status); }
+__attribute__((weak)) int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_at(fh, offset, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype) { return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype); }
+__attribute__((weak)) int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype) { return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype); }
+__attribute__((weak)) int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status) { return PMPI_File_write_at_all_end(fh, buf, status); }
+__attribute__((weak)) int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_ordered(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_ordered_c(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) { return PMPI_File_write_ordered_begin(fh, buf, count, datatype); }
+__attribute__((weak)) int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) { return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype); }
+__attribute__((weak)) int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status) { return PMPI_File_write_ordered_end(fh, buf, status); }
+__attribute__((weak)) int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_shared(fh, buf, count, datatype, status); }
+__attribute__((weak)) int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_shared_c(fh, buf, count, datatype, status); }
 __attribute__((weak)) int MPI_Finalize(void) { return PMPI_Finalize(); }
 __attribute__((weak)) int MPI_Finalized(int* flag) { return PMPI_Finalized(flag); }
 __attribute__((weak)) int MPI_Free_mem(void* base) { return PMPI_Free_mem(base); }
@@ -313,6 +401,8 @@ __attribute__((weak)) int MPI_Reduce_scatter_block_init(const void* sendbuf, voi
 __attribute__((weak)) int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); }
 __attribute__((weak)) int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); }
 __attribute__((weak)) int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); }
+__attribute__((weak)) int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) { return PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state); }
+__attribute__((weak)) int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) { return PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state); }
 __attribute__((weak)) MPI_Fint MPI_Request_c2f(MPI_Request request) { return PMPI_Request_c2f(request); }
 __attribute__((weak)) MPI_Request MPI_Request_f2c(MPI_Fint request) { return PMPI_Request_f2c(request); }
 __attribute__((weak)) int MPI_Request_free(MPI_Request* request) { return PMPI_Request_free(request); }

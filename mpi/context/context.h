@@ -24,6 +24,7 @@
 #include "mpi/comm/communicator.h"
 #include "mpi/context/user_errors.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/io/file.h"
 #include "mpi/op/op.h"
 #include "mpi/p2p/engine.h"
 #include "mpi/session/session.h"
@@ -101,6 +102,8 @@ class Context {
   op::OpTable& ops() { return ops_; }
   // One-sided windows (mpi/win).
   win::WinTable& wins() { return wins_; }
+  // Open files, MPI_FILE_NULL's error handler, data representations, the I/O thread (mpi/io).
+  io::FileTable& files() { return files_; }
   // The same-node collective area (mpi/coll/area.h).
   coll::CollectiveArea& area() { return area_; }
   coll::ScratchPool& scratch() { return scratch_; }
@@ -193,6 +196,7 @@ class Context {
   std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start
   std::unique_ptr<p2p::Engine> engine_;
   win::WinTable wins_;
+  io::FileTable files_;
   std::vector<std::unique_ptr<p2p::Unexpected>> messages_ = std::vector<std::unique_ptr<p2p::Unexpected>>(1);  // 0: null
   std::vector<std::unique_ptr<Info>> infos_ = [] {
     std::vector<std::unique_ptr<Info>> v(2);  // MPI_INFO_NULL, MPI_INFO_ENV

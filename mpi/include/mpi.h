@@ -383,7 +383,25 @@ int gasket_win_null_delete_fn(MPI_Win, int, void*, void*);
 
 /* ---- the remaining types of the MPI 4.1 prototypes (mpi_proto.h) ---- */
 typedef int MPI_Session;
-typedef int MPI_File; /* file I/O is not implemented (issue 19 leaves it to an issue of its own) */
+typedef int MPI_File; /* MPI-IO: mpi/io */
+/* ---- MPI-IO (mpi/io, docs/MPI-IO.md) ---- */
+#define MPI_FILE_NULL 0
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+#define MPI_MAX_DATAREP_STRING 128
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function*)0)
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c*)0)
 typedef struct MPI_F08_status {
   MPI_Fint MPI_SOURCE;
   MPI_Fint MPI_TAG;

@@ -22,10 +22,11 @@ typedef MPI_Errhandler errhandler_t;
 typedef MPI_Info info_t;
 typedef MPI_Message message_t;
 typedef MPI_Win win_t;
+typedef MPI_File fh_t;
 #define pointer_to(kind, value) (&(kind##_t){(value)})
 #define bad_array(kind, value) ((kind##_t[4]){(value)})
 
-enum Kind { COMM, TYPE, GROUP, REQUEST, OP, ERRHANDLER, INFO, MESSAGE, WIN, N_KINDS };
+enum Kind { COMM, TYPE, GROUP, REQUEST, OP, ERRHANDLER, INFO, MESSAGE, WIN, FH, N_KINDS };
 
 typedef struct {
   MPI_Comm comm, out_comm, ring;
@@ -38,6 +39,7 @@ typedef struct {
   MPI_Message message, out_message;
   MPI_Win win, out_win;
   MPI_Session session, out_session;  /* a live session (MPI_ERRORS_RETURN) for the session calls' rows */
+  MPI_File fh, out_fh;
   MPI_Comm comm_array[4];
   MPI_Datatype type_array[4];
   MPI_Request request_array[4];
@@ -47,6 +49,7 @@ typedef struct {
   char text[MPI_MAX_INFO_VAL + 1];
   char buffer[1 << 16];
   long long window_memory[64];
+  char file_name[4096];
 } Handles;
 
 typedef struct {
@@ -59,11 +62,11 @@ typedef struct {
 #include "tests/mpi/handle_checks_table.inc"
 
 static const char* const kKindName[N_KINDS] = {"communicator", "datatype", "group", "request", "op",
-                                               "errhandler", "info", "message", "window"};
+                                               "errhandler", "info", "message", "window", "file"};
 static const int kErrorClass[N_KINDS] = {MPI_ERR_COMM, MPI_ERR_TYPE, MPI_ERR_GROUP, MPI_ERR_REQUEST, MPI_ERR_OP,
-                                         MPI_ERR_ARG, MPI_ERR_INFO, MPI_ERR_REQUEST, MPI_ERR_WIN};
+                                         MPI_ERR_ARG, MPI_ERR_INFO, MPI_ERR_REQUEST, MPI_ERR_WIN, MPI_ERR_FILE};
 static const int kNull[N_KINDS] = {MPI_COMM_NULL, MPI_DATATYPE_NULL, MPI_GROUP_NULL, MPI_REQUEST_NULL, MPI_OP_NULL,
-                                   MPI_ERRHANDLER_NULL, MPI_INFO_NULL, MPI_MESSAGE_NULL, MPI_WIN_NULL};
+                                   MPI_ERRHANDLER_NULL, MPI_INFO_NULL, MPI_MESSAGE_NULL, MPI_WIN_NULL, MPI_FILE_NULL};
 
 /* Arguments significant at one process only (the root's receive type of a gather, send type of a
  * scatter, the leader's peer communicator): a check there leaves the others waiting in the
@@ -80,6 +83,8 @@ static int significant_at_one_process(const Row* row) {
 static int null_is_invalid(const Row* row) {
   const char* b = row->binding;
   if (row->kind == INFO) return strncmp(b, "MPI_Info_", 9) == 0;
+  /* MPI_FILE_NULL names the default file error handler (open, delete). */
+  if (row->kind == FH) return strncmp(b, "MPI_File_", 9) || !strstr(b, "_errhandler");
   if (row->kind == REQUEST) {
     return !strcmp(b, "MPI_Start") || !strcmp(b, "MPI_Startall") || !strcmp(b, "MPI_Request_free") ||
            !strcmp(b, "MPI_Cancel") || !strcmp(b, "MPI_Grequest_complete");
@@ -135,6 +140,13 @@ static int freed_handle(Handles* h, enum Kind kind) {
       MPI_OK(MPI_Win_free(&w));
       break;
     }
+    case FH: {
+      MPI_File f;
+      MPI_OK(MPI_File_open(MPI_COMM_WORLD, h->file_name, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &f));
+      v = f;
+      MPI_OK(MPI_File_close(&f));
+      break;
+    }
     default: CHECK(0);
   }
   return v;
@@ -183,6 +195,12 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Win_create(h.window_memory, sizeof h.window_memory, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &h.win));
   MPI_OK(MPI_Win_set_errhandler(h.win, MPI_ERRORS_RETURN));
   MPI_OK(MPI_Win_lock_all(0, h.win));  /* RMA rows run inside an epoch: only the bad handle is wrong */
+  int job = (int)getpid();
+  MPI_OK(MPI_Bcast(&job, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  snprintf(h.file_name, sizeof h.file_name, "%s/handle_checks.%d", getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp",
+           job);
+  MPI_OK(MPI_File_open(MPI_COMM_WORLD, h.file_name, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE,
+                       MPI_INFO_NULL, &h.fh));
 
   int rows = (int)(sizeof kRows / sizeof kRows[0]), failures = 0, calls = 0;
   for (int i = 0; i < rows; i++) {
@@ -199,6 +217,7 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Win_unlock_all(h.win));
   MPI_OK(MPI_Win_free(&h.win));
   MPI_OK(MPI_Session_finalize(&h.session));
+  MPI_OK(MPI_File_close(&h.fh));
   if (failures > 0) {
     fprintf(stderr, "rank %d: handle_checks: %d of %d calls did not return the handle's error class\n", rank,
             failures, calls);

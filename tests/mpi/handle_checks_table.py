@@ -15,7 +15,7 @@ import sys
 
 KINDS = {"MPI_Comm": "COMM", "MPI_Datatype": "TYPE", "MPI_Group": "GROUP", "MPI_Request": "REQUEST",
          "MPI_Op": "OP", "MPI_Errhandler": "ERRHANDLER", "MPI_Info": "INFO", "MPI_Message": "MESSAGE",
-         "MPI_Win": "WIN"}
+         "MPI_Win": "WIN", "MPI_File": "FH"}
 # Bindings that read (and may change) the handle a pointer argument points at; elsewhere a pointer
 # to a handle is an output.
 READS_POINTER = re.compile(r"^MPI_(\w+_free|(Wait|Test|Start)(all|any|some)?|Cancel)$")

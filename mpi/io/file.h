@@ -1,0 +1,182 @@
+// MPI-IO on POSIX files (MPI 4.1 chapter 14): an open file, its view, its hints, the mapping of
+// the view's data stream onto file bytes, and the POSIX transfers (with data sieving and
+// byte-range locks). Nothing here calls MPI: the bindings (io.cc) add the collective parts and the
+// pointers. Owned by the MPI context (FileTable); may call mpi/base and mpi/datatype.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/base/error.h"
+#include "mpi/base/handle.h"
+#include "mpi/datatype/datatype.h"
+
+namespace gasket::mpi::io {
+
+using InfoPairs = std::vector<std::pair<std::string, std::string>>;
+
+// The hints a file acts on (MPI_File_open / set_info / set_view info), all reported back by
+// MPI_File_get_info. Unknown keys are ignored, as the standard allows.
+struct Hints {
+  enum class Switch { kAutomatic, kEnable, kDisable };
+  int cb_nodes = 0;                        // aggregators; 0: one per node
+  int64_t cb_buffer_size = 4 << 20;        // bytes each aggregator moves per round
+  Switch cb_read = Switch::kAutomatic, cb_write = Switch::kAutomatic;  // romio_cb_read / write
+  Switch ds_read = Switch::kAutomatic, ds_write = Switch::kAutomatic;  // romio_ds_read / write
+  int64_t ind_rd_buffer_size = 4 << 20;    // data sieving buffer of independent reads
+  int64_t ind_wr_buffer_size = 512 << 10;  // and writes
+  int striping_factor = 0;                 // accepted and reported (POSIX files have no striping)
+  int64_t striping_unit = 0;
+
+  // Takes the keys it knows from `info`; a malformed value fails naming the call, rank and key.
+  Error apply(const InfoPairs& info, const char* call, int rank);
+  InfoPairs report() const;
+};
+
+// A data representation registered with MPI_Register_datarep (or the predefined ones, which have
+// no functions). The int and _c forms of the conversion functions are kept apart.
+struct Datarep {
+  MPI_Datarep_conversion_function* read = nullptr;
+  MPI_Datarep_conversion_function* write = nullptr;
+  MPI_Datarep_conversion_function_c* read_c = nullptr;
+  MPI_Datarep_conversion_function_c* write_c = nullptr;
+  MPI_Datarep_extent_function* extent = nullptr;
+  void* extra_state = nullptr;
+};
+
+// A file view: the data stream (etypes) is the filetype's data tiled from byte `disp` on, copy k
+// at disp + k * extent(filetype). Positions are counted in etypes; the stream in bytes.
+struct View {
+  int64_t disp = 0;
+  int etype = MPI_BYTE, filetype = MPI_BYTE;
+  const datatype::Datatype* etype_type = nullptr;
+  const datatype::Datatype* filetype_type = nullptr;
+  std::string datarep = "native";
+  std::vector<int64_t> before;  // data bytes of the filetype before each of its blocks
+
+  void set_types(const datatype::Datatype* etype_t, const datatype::Datatype* filetype_t);
+  int64_t etype_size() const { return etype_type->size; }
+  // The file byte of stream byte `stream` (MPI_File_get_byte_offset).
+  int64_t file_byte(int64_t stream) const;
+  // The stream bytes that lie before file byte `file_offset` (seek from the end).
+  int64_t stream_before(int64_t file_offset) const;
+  // Calls f(file_offset, length, stream_offset_from_start) for each contiguous file extent of the
+  // `bytes` stream bytes from stream byte `start`, in stream order; stops when f returns false.
+  void for_each_extent(int64_t start, int64_t bytes,
+                       const std::function<bool(int64_t, int64_t, int64_t)>& f) const;
+};
+
+// What a transfer needs of a file (copied into non-blocking jobs).
+struct Access {
+  int fd = -1;
+  std::shared_ptr<const View> view;
+  Hints hints;
+  bool atomic = false;
+};
+
+// Moves `bytes` packed stream bytes from stream byte `start` between `data` and the file. Reads
+// stop at end of file (*moved < bytes). Non-contiguous accesses are sieved (read the covering
+// range, copy, write back under a lock) when the hints allow; atomic mode locks the range.
+// Errors name `call`, the rank and the errno text.
+Error transfer(const Access& a, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
+               const char* call, int rank);
+
+// The MPI error class of a failed file system call's errno.
+int error_class_of_errno(int err);
+
+// One MPI_File.
+struct File {
+  int fd = -1;
+  std::string path;
+  dev_t device = 0;
+  ino_t inode = 0;
+  int amode = 0;
+  MPI_Comm comm = MPI_COMM_NULL;  // a private duplicate of the communicator given to open
+  int rank = 0, size = 1;
+  Hints hints;
+  std::shared_ptr<const View> view = std::make_shared<View>();
+  int64_t pointer = 0;  // the individual file pointer, in etypes
+  bool atomic = false;
+  MPI_Errhandler errhandler = MPI_ERRORS_RETURN;
+  MPI_Win shared_pointer = MPI_WIN_NULL;  // one MPI_Offset on rank 0 (the shared file pointer)
+  MPI_Request split = MPI_REQUEST_NULL;   // the split collective in progress
+  MPI_Win cb_window = MPI_WIN_NULL;       // collective buffering: each aggregator's buffer
+  char* cb_buffer = nullptr;
+  int64_t cb_window_size = 0;
+  std::vector<int> aggregators;           // ranks, chosen at open (cb_nodes, one per node)
+  // Non-blocking transfers queued or running on the I/O thread (MPI_File_close waits for them).
+  std::shared_ptr<std::atomic<int>> in_flight = std::make_shared<std::atomic<int>>(0);
+
+  Access access() const { return Access{fd, view, hints, atomic}; }
+  std::string label() const { return "file " + path; }
+};
+
+// A job of the I/O thread: a transfer (non-blocking calls), done while the caller computes.
+struct IoJob {
+  Access access;
+  bool write = false;
+  int64_t start = 0;
+  std::vector<char> data;
+  int64_t moved = 0;
+  Error error;
+  int rank = 0;
+  const char* call = "";
+  std::shared_ptr<std::atomic<int>> in_flight;  // the file's count, decremented when finished
+  std::atomic<bool> finished{false};
+};
+
+// One thread per process serving the non-blocking file accesses in order; started at the first.
+class IoThread {
+ public:
+  ~IoThread();
+  void submit(std::shared_ptr<IoJob> job);
+
+ private:
+  void run();
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<IoJob>> queue_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+class FileTable {
+ public:
+  // The one pair converting handles and table indices, over the shared handle layout
+  // (mpi/base/handle.h): index i is the file kind's slot i + 1, so that 0 stays MPI_FILE_NULL; a
+  // value of another kind gives an index past any table.
+  static MPI_File handle_of(size_t slot) { return mpi::handle_of(HandleKind::kFile, slot + 1); }
+  static size_t slot_of(MPI_File handle) { return mpi::slot_of(HandleKind::kFile, handle) - 1; }
+
+  MPI_File add(std::unique_ptr<File> file);
+  // The open file behind `handle`, or null.
+  File* find(MPI_File handle);
+  void remove(MPI_File handle);
+  // Whether this process has the file (device, inode) open.
+  bool is_open(dev_t device, ino_t inode) const;
+
+  // MPI_FILE_NULL's error handler: the one of MPI_File_open and MPI_File_delete.
+  MPI_Errhandler null_errhandler = MPI_ERRORS_RETURN;
+  // Registered data representations (MPI_Register_datarep), by name.
+  std::map<std::string, Datarep> datareps;
+  IoThread& io_thread() { return io_thread_; }
+
+ private:
+  std::vector<std::unique_ptr<File>> files_;
+  IoThread io_thread_;
+};
+
+}  // namespace gasket::mpi::io

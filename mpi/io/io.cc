@@ -1,0 +1,1298 @@
+// The C bindings of MPI-IO (MPI 4.1 chapter 14): open/close and file manipulation, views, every
+// data access routine (explicit offsets, individual and shared pointers; blocking, non-blocking,
+// collective, split collective; int and _c counts), file error handlers, data representations.
+// The collective parts run over MPI itself on a private duplicate of the file's communicator: the
+// shared file pointer is an MPI_Offset in a window on rank 0 moved by MPI_Fetch_and_op, and
+// collective buffering puts the data into the aggregators' window buffers (two_phase below).
+// Errors go to the file's handler (MPI_ERRORS_RETURN unless set); MPI_FILE_NULL's handler serves
+// MPI_File_open, MPI_File_delete and invalid file handles.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/gasket.h"
+#include "mpi.h"
+#include "mpi/api/call.h"
+#include "mpi/api/requests.h"
+#include "mpi/io/file.h"
+
+namespace gasket::mpi::api {
+namespace {
+
+using datatype::Datatype;
+using io::File;
+
+// ---- the error path ----
+
+// Runs `handler` (a file error handler) for `e` on `handle`; returns the code the call returns.
+int run_file_handler(Context& c, Guard& g, MPI_Errhandler handler, MPI_File handle, const Error& e,
+                     const std::string& where) {
+  int code = e.error_class();
+  if (handler == MPI_ERRORS_RETURN) return code;
+  comm::Errhandler* eh = nullptr;
+  if (handler != MPI_ERRORS_ARE_FATAL && c.comms().lookup_errhandler(handler, "", &eh).is_ok() &&
+      eh->function != nullptr) {
+    auto* function = reinterpret_cast<MPI_File_errhandler_function*>(eh->function);
+    c.run_callback(g, [&] { function(&handle, &code); });
+    return e.error_class();
+  }
+  std::string msg = "MPI error on " + where + ": " + e.message() + " (" +
+                    (error_class_string(code) ? error_class_string(code) : "unknown class") + ")";
+  gasket::abort_job(code == 0 ? 1 : code, msg.c_str());
+}
+
+// The file's handler; MPI_FILE_NULL's when `handle` is not an open file.
+int report_file(Context& c, MPI_File handle, const Error& e) {
+  Guard g(c);
+  File* f = c.files().find(handle);
+  if (f == nullptr) {
+    return run_file_handler(c, g, c.files().null_errhandler, MPI_FILE_NULL, e,
+                            "rank " + std::to_string(gasket::my_pe()) + " (MPI_FILE_NULL)");
+  }
+  return run_file_handler(c, g, f->errhandler, handle, e, "rank " + std::to_string(f->rank) + " of " + f->label());
+}
+
+Error invalid_file(MPI_File handle, const char* call) {
+  if (handle == MPI_FILE_NULL) return error(MPI_ERR_FILE, "%s: the file is MPI_FILE_NULL", call);
+  return error(MPI_ERR_FILE, "%s: %d is not an open file (never opened, or closed)", call, handle);
+}
+
+// Runs body(Context&, Guard&, File&) -> Error under the lock for an open file.
+template <typename Body>
+int file_call(const char* name, MPI_File handle, Body body) {
+  Context& c = context(name);
+  Error e;
+  {
+    Guard g(c);
+    File* f = c.files().find(handle);
+    e = f != nullptr ? body(c, g, *f) : invalid_file(handle, name);
+  }
+  return e.is_ok() ? MPI_SUCCESS : report_file(c, handle, e);
+}
+
+// Calls without a file (open, delete, datarep registration): errors go to MPI_FILE_NULL's handler.
+template <typename Body>
+int null_call(const char* name, Body body) {
+  Context& c = context(name);
+  Error e;
+  {
+    Guard g(c);
+    e = body(c, g);
+  }
+  return e.is_ok() ? MPI_SUCCESS : report_file(c, MPI_FILE_NULL, e);
+}
+
+// A collective step's outcome on every rank: this rank's error, else the worst class another
+// rank reported (named as such).
+Error agree(const File& f, Error local, const char* call) {
+  int mine = local.error_class(), worst = 0;
+  PMPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, f.comm);
+  if (!local.is_ok() || worst == 0) return local;
+  return error(worst, "%s: rank %d: the call failed on another rank of %s", call, f.rank, f.label().c_str());
+}
+
+Error check_nonnull(const void* p, const char* what, const char* call, const File& f) {
+  if (p != nullptr) return Error::ok();
+  return error(MPI_ERR_ARG, "%s: rank %d: %s: %s is NULL", call, f.rank, f.label().c_str(), what);
+}
+
+// ---- datatypes held by views ----
+
+void hold_type(Context& c, int handle) { c.types().retain(handle); }
+void drop_type(Context& c, int handle) {
+  const Datatype* t = nullptr;
+  if (c.types().lookup(handle, "", &t).is_ok() && !t->predefined) (void)c.types().free(&handle, "");
+}
+
+// ---- the shared file pointer ----
+
+// Adds `add` etypes to the shared pointer; *old gets its value before.
+void shared_fetch_add(const File& f, int64_t add, int64_t* old) {
+  PMPI_Fetch_and_op(&add, old, MPI_INT64_T, 0, 0, MPI_SUM, f.shared_pointer);
+  PMPI_Win_flush(0, f.shared_pointer);
+}
+void shared_set(const File& f, int64_t value) {
+  int64_t old = 0;
+  PMPI_Fetch_and_op(&value, &old, MPI_INT64_T, 0, 0, MPI_REPLACE, f.shared_pointer);
+  PMPI_Win_flush(0, f.shared_pointer);
+}
+
+int64_t file_size(const File& f) {
+  struct stat st{};
+  return ::fstat(f.fd, &st) == 0 ? st.st_size : 0;
+}
+
+// The position (etypes) of the end of file in the view.
+int64_t end_position(const File& f) { return f.view->stream_before(file_size(f)) / f.view->etype_size(); }
+
+// ---- aggregators and collective buffering ----
+
+// One rank per node (the lowest), or cb_nodes ranks: the node leaders first, then the others.
+void choose_aggregators(File& f) {
+  MPI_Comm node;
+  PMPI_Comm_split_type(f.comm, MPI_COMM_TYPE_SHARED, f.rank, MPI_INFO_NULL, &node);
+  int node_rank = 0;
+  PMPI_Comm_rank(node, &node_rank);
+  PMPI_Comm_free(&node);
+  std::vector<int> leader(static_cast<size_t>(f.size));
+  int mine = node_rank == 0 ? 1 : 0;
+  PMPI_Allgather(&mine, 1, MPI_INT, leader.data(), 1, MPI_INT, f.comm);
+  std::vector<int> order;
+  for (int r = 0; r < f.size; ++r) if (leader[static_cast<size_t>(r)]) order.push_back(r);
+  size_t leaders = order.size();
+  for (int r = 0; r < f.size; ++r) if (!leader[static_cast<size_t>(r)]) order.push_back(r);
+  size_t n = f.hints.cb_nodes > 0 ? std::min<size_t>(static_cast<size_t>(f.hints.cb_nodes), order.size()) : leaders;
+  order.resize(n);
+  std::sort(order.begin(), order.end());
+  f.aggregators = order;
+}
+
+// The aggregators' buffers: a window of cb_buffer_size bytes on each (collective; remade when
+// the hint changes).
+void ensure_cb_window(File& f) {
+  bool aggregator = std::find(f.aggregators.begin(), f.aggregators.end(), f.rank) != f.aggregators.end();
+  int64_t want = aggregator ? f.hints.cb_buffer_size : 0;
+  if (f.cb_window != MPI_WIN_NULL && f.cb_window_size == f.hints.cb_buffer_size) return;
+  if (f.cb_window != MPI_WIN_NULL) PMPI_Win_free(&f.cb_window);
+  PMPI_Win_allocate(static_cast<MPI_Aint>(want), 1, MPI_INFO_NULL, f.comm, &f.cb_buffer, &f.cb_window);
+  PMPI_Win_set_errhandler(f.cb_window, MPI_ERRORS_RETURN);
+  f.cb_window_size = f.hints.cb_buffer_size;
+}
+
+struct Piece {
+  int64_t offset, length, stream;
+};
+
+// Two-phase collective I/O. The range every rank accesses, [lo, hi), is split into one domain per
+// aggregator; each domain moves through the aggregator's buffer in rounds of cb_buffer_size:
+// writes put every rank's bytes into the buffer (one MPI_Put per piece), then the aggregator
+// writes the round with one pwrite (reading it first when the pieces leave holes); reads are the
+// reverse (one pread, then MPI_Get). Ranks without data take part in every round.
+Error two_phase(File& f, bool write, const std::vector<Piece>& pieces, char* data, const char* call) {
+  int64_t range[2] = {pieces.empty() ? INT64_MIN + 1 : -pieces.front().offset, 0};
+  for (const Piece& p : pieces) range[1] = std::max(range[1], p.offset + p.length);
+  int64_t global[2];
+  PMPI_Allreduce(range, global, 2, MPI_INT64_T, MPI_MAX, f.comm);
+  int64_t lo = -global[0], hi = global[1];
+  if (hi <= lo) return Error::ok();
+  ensure_cb_window(f);
+  int64_t naggr = static_cast<int64_t>(f.aggregators.size());
+  int64_t domain = (hi - lo + naggr - 1) / naggr, round_size = f.hints.cb_buffer_size;
+  int64_t rounds = (domain + round_size - 1) / round_size;
+  int my_slot = -1;
+  for (size_t a = 0; a < f.aggregators.size(); ++a) if (f.aggregators[a] == f.rank) my_slot = static_cast<int>(a);
+  std::vector<int64_t> covered(static_cast<size_t>(naggr)), covered_all(static_cast<size_t>(naggr));
+  std::vector<int64_t> reach(static_cast<size_t>(naggr)), reach_all(static_cast<size_t>(naggr));
+  Error failure;
+  for (int64_t round = 0; round < rounds; ++round) {
+    // This round's window of each aggregator's domain, and what this rank has in it.
+    auto window = [&](int64_t a, int64_t* from, int64_t* to) {
+      int64_t dom_lo = lo + a * domain, dom_hi = std::min(hi, dom_lo + domain);
+      *from = dom_lo + round * round_size;
+      *to = std::min(dom_hi, *from + round_size);
+    };
+    auto each_overlap = [&](const std::function<void(int64_t a, int64_t from, int64_t len, char* mem)>& fn) {
+      for (int64_t a = 0; a < naggr; ++a) {
+        int64_t w0, w1;
+        window(a, &w0, &w1);
+        if (w0 >= w1) continue;
+        auto first = std::lower_bound(pieces.begin(), pieces.end(), w0,
+                                      [](const Piece& p, int64_t v) { return p.offset + p.length <= v; });
+        for (auto p = first; p != pieces.end() && p->offset < w1; ++p) {
+          int64_t s = std::max(p->offset, w0), e = std::min(p->offset + p->length, w1);
+          if (s < e) fn(a, s - w0, e - s, data + p->stream + (s - p->offset));
+        }
+      }
+    };
+    int64_t w0 = 0, w1 = 0;
+    if (my_slot >= 0) window(my_slot, &w0, &w1);
+    if (write) {
+      std::fill(covered.begin(), covered.end(), 0);
+      std::fill(reach.begin(), reach.end(), 0);
+      each_overlap([&](int64_t a, int64_t from, int64_t len, char*) {
+        covered[static_cast<size_t>(a)] += len;
+        reach[static_cast<size_t>(a)] = std::max(reach[static_cast<size_t>(a)], from + len);
+      });
+      PMPI_Allreduce(covered.data(), covered_all.data(), static_cast<int>(naggr), MPI_INT64_T, MPI_SUM, f.comm);
+      PMPI_Allreduce(reach.data(), reach_all.data(), static_cast<int>(naggr), MPI_INT64_T, MPI_MAX, f.comm);
+      int64_t extent = my_slot >= 0 ? reach_all[static_cast<size_t>(my_slot)] : 0;
+      bool holes = my_slot >= 0 && covered_all[static_cast<size_t>(my_slot)] < extent;
+      if (holes && failure.is_ok()) {  // read-modify-write: the holes keep the file's bytes
+        std::memset(f.cb_buffer, 0, static_cast<size_t>(extent));
+        ssize_t n = ::pread(f.fd, f.cb_buffer, static_cast<size_t>(extent), w0);
+        if (n < 0) failure = error(io::error_class_of_errno(errno), "%s: rank %d: pread of %lld bytes at %lld: %s",
+                                   call, f.rank, static_cast<long long>(extent), static_cast<long long>(w0),
+                                   std::strerror(errno));
+      }
+      PMPI_Win_fence(0, f.cb_window);
+      each_overlap([&](int64_t a, int64_t from, int64_t len, char* mem) {
+        PMPI_Put(mem, static_cast<int>(len), MPI_BYTE, f.aggregators[static_cast<size_t>(a)], from,
+                 static_cast<int>(len), MPI_BYTE, f.cb_window);
+      });
+      PMPI_Win_fence(0, f.cb_window);
+      if (extent > 0 && failure.is_ok()) {
+        int64_t done = 0;
+        ssize_t n = 0;
+        while (done < extent && (n = ::pwrite(f.fd, f.cb_buffer + done, static_cast<size_t>(extent - done),
+                                              w0 + done)) > 0) done += n;
+        if (done < extent) {
+          failure = error(io::error_class_of_errno(n < 0 ? errno : ENOSPC),
+                          "%s: rank %d: pwrite of %lld bytes at file offset %lld failed: %s", call, f.rank,
+                          static_cast<long long>(extent), static_cast<long long>(w0),
+                          std::strerror(n < 0 ? errno : ENOSPC));
+        }
+      }
+    } else {
+      if (my_slot >= 0 && w1 > w0 && failure.is_ok()) {
+        int64_t done = 0;
+        ssize_t n = 0;
+        while (done < w1 - w0 && (n = ::pread(f.fd, f.cb_buffer + done, static_cast<size_t>(w1 - w0 - done),
+                                              w0 + done)) > 0) done += n;
+        if (n < 0) failure = error(io::error_class_of_errno(errno), "%s: rank %d: pread at %lld: %s", call, f.rank,
+                                   static_cast<long long>(w0), std::strerror(errno));
+        std::memset(f.cb_buffer + done, 0, static_cast<size_t>(w1 - w0 - done));
+      }
+      PMPI_Win_fence(0, f.cb_window);
+      each_overlap([&](int64_t a, int64_t from, int64_t len, char* mem) {
+        PMPI_Get(mem, static_cast<int>(len), MPI_BYTE, f.aggregators[static_cast<size_t>(a)], from,
+                 static_cast<int>(len), MPI_BYTE, f.cb_window);
+      });
+      PMPI_Win_fence(0, f.cb_window);
+    }
+  }
+  return failure;
+}
+
+// A collective transfer: two-phase unless the hints disable it, or (automatic) every rank's
+// access is one contiguous range; independent transfers otherwise. Reads end at end of file.
+Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
+                          const char* call) {
+  io::Access access = f.access();
+  std::vector<Piece> pieces;
+  int64_t limit = write ? INT64_MAX : file_size(f);
+  *moved = 0;
+  access.view->for_each_extent(start, bytes, [&](int64_t off, int64_t len, int64_t stream) {
+    if (off >= limit) return false;
+    len = std::min(len, limit - off);
+    pieces.push_back({off, len, stream});
+    *moved = stream + len;
+    return off + len < limit;
+  });
+  if (write) *moved = bytes;
+  io::Hints::Switch cb = write ? f.hints.cb_write : f.hints.cb_read;
+  int noncontiguous = pieces.size() > 1 ? 1 : 0, any = 0;
+  PMPI_Allreduce(&noncontiguous, &any, 1, MPI_INT, MPI_MAX, f.comm);
+  bool use = cb == io::Hints::Switch::kEnable || (cb == io::Hints::Switch::kAutomatic && any && f.size > 1);
+  if (use) return agree(f, two_phase(f, write, pieces, data, call), call);
+  int64_t done = 0;
+  Error e = io::transfer(access, write, start, data, bytes, &done, call, f.rank);
+  *moved = done;
+  return agree(f, std::move(e), call);
+}
+
+// ---- data representations ----
+
+// Checks that `type` can be converted by the view's data representation with the file holding as
+// many bytes as memory (gasket's datareps keep sizes: external32 of types whose external32 size
+// is the native one, user representations whose extent function gives the native sizes).
+Error check_datarep(Context& c, const File& f, const Datatype& type, int handle, const char* call) {
+  const std::string& rep = f.view->datarep;
+  if (rep == "native" || rep == "internal") return Error::ok();
+  if (rep == "external32") {
+    if (datatype::external32_size(type) == type.size) return Error::ok();
+    return error(MPI_ERR_UNSUPPORTED_DATAREP,
+                 "%s: rank %d: %s: datatype %d is %lld bytes in external32 and %lld in memory; gasket's external32 "
+                 "files need types of the same size (not MPI_LONG/MPI_UNSIGNED_LONG/MPI_LONG_DOUBLE)",
+                 call, f.rank, f.label().c_str(), handle, static_cast<long long>(datatype::external32_size(type)),
+                 static_cast<long long>(type.size));
+  }
+  const io::Datarep& d = c.files().datareps.at(rep);
+  MPI_Aint file_extent = 0;
+  if (type.basic_type != 0 && d.extent(type.basic_type, &file_extent, d.extra_state) == MPI_SUCCESS &&
+      file_extent * type.basic_count == type.size) {
+    return Error::ok();
+  }
+  return error(MPI_ERR_UNSUPPORTED_DATAREP,
+               "%s: rank %d: %s: datarep \"%s\" gives datatype %d another size in the file than in memory "
+               "(gasket needs the same size)",
+               call, f.rank, f.label().c_str(), rep.c_str(), handle);
+}
+
+// Memory -> the file's packed representation (in *out, or *direct when no copy is needed).
+Error stage_out(Context& c, Guard& g, const File& f, const void* buf, int64_t count, const Datatype& type,
+                int handle, std::vector<char>* out, char** direct, const char* call) {
+  int64_t bytes = count * type.size;
+  const std::string& rep = f.view->datarep;
+  if ((rep == "native" || rep == "internal") && type.contiguous()) {
+    *direct = const_cast<char*>(static_cast<const char*>(buf)) + type.true_lb;
+    return Error::ok();
+  }
+  out->resize(static_cast<size_t>(bytes));
+  *direct = out->data();
+  if (rep == "native" || rep == "internal") {
+    datatype::pack(type, buf, count, out->data());
+  } else if (rep == "external32") {
+    std::vector<char> packed(static_cast<size_t>(bytes));
+    datatype::pack(type, buf, count, packed.data());
+    datatype::to_external32(type, count, packed.data(), out->data());
+  } else {
+    const io::Datarep d = c.files().datareps.at(rep);
+    int rc = c.run_callback(g, [&] {
+      return d.write_c != nullptr ? d.write_c(const_cast<void*>(buf), handle, count, out->data(), 0, d.extra_state)
+             : d.write != nullptr ? d.write(const_cast<void*>(buf), handle, static_cast<int>(count), out->data(), 0,
+                                            d.extra_state)
+                                  : (datatype::pack(type, buf, count, out->data()), MPI_SUCCESS);
+    });
+    if (rc != MPI_SUCCESS) {
+      return error(MPI_ERR_CONVERSION, "%s: rank %d: the write conversion of datarep \"%s\" returned %d", call, f.rank,
+                   rep.c_str(), rc);
+    }
+  }
+  return Error::ok();
+}
+
+// The file's packed representation (the first `moved` bytes of `in`) -> memory.
+Error stage_in(Context& c, Guard& g, const std::string& rep, const char* in, int64_t moved, void* buf, int64_t count,
+               const Datatype& type, int handle, int rank, const char* call) {
+  if (rep == "native" || rep == "internal") {
+    datatype::unpack(type, in, moved, buf, count);
+  } else if (rep == "external32") {
+    std::vector<char> native(static_cast<size_t>(count * type.size));
+    datatype::from_external32(type, count, in, native.data());
+    datatype::unpack(type, native.data(), moved, buf, count);
+  } else {
+    const io::Datarep d = c.files().datareps.at(rep);
+    int64_t whole = type.size > 0 ? moved / type.size : 0;
+    int rc = c.run_callback(g, [&] {
+      char* file_side = const_cast<char*>(in);
+      return d.read_c != nullptr ? d.read_c(buf, handle, whole, file_side, 0, d.extra_state)
+             : d.read != nullptr ? d.read(buf, handle, static_cast<int>(whole), file_side, 0, d.extra_state)
+                                 : (datatype::unpack(type, in, moved, buf, count), MPI_SUCCESS);
+    });
+    if (rc != MPI_SUCCESS) {
+      return error(MPI_ERR_CONVERSION, "%s: rank %d: the read conversion of datarep \"%s\" returned %d", call, rank,
+                   rep.c_str(), rc);
+    }
+  }
+  return Error::ok();
+}
+
+// ---- data access ----
+
+enum class Position { kExplicit, kIndividual, kShared, kOrdered };
+enum class Completion { kBlocking, kCollective, kNonblocking, kNonblockingCollective, kBegin };
+
+struct Routine {
+  const char* name;
+  bool write;
+  Position position;
+  Completion completion;
+};
+
+// A non-blocking access: the I/O thread moves the bytes; completion unpacks a read.
+class FileOperation final : public p2p::Operation {
+ public:
+  FileOperation(Context& c, p2p::Request* self, std::shared_ptr<io::IoJob> job, void* buf, int64_t count,
+                const Datatype* type, int handle)
+      : c_(c), self_(self), job_(std::move(job)), buf_(buf), count_(count), type_(type), handle_(handle) {}
+  bool progress(Error* e) override {
+    if (!job_->finished.load(std::memory_order_acquire)) return false;
+    self_->status_bytes = job_->moved;
+    if (!job_->error.is_ok()) {
+      *e = job_->error;
+      return true;
+    }
+    if (!job_->write) {
+      Guard nested(c_);
+      *e = stage_in(c_, nested, job_->access.view->datarep, job_->data.data(), job_->moved, buf_, count_, *type_,
+                    handle_, job_->rank, job_->call);
+    }
+    return true;
+  }
+
+ private:
+  Context& c_;
+  p2p::Request* self_;
+  std::shared_ptr<io::IoJob> job_;
+  void* buf_;
+  int64_t count_;
+  const Datatype* type_;
+  int handle_;
+};
+
+Error check_access(Context& c, const File& f, const Routine& k, MPI_Offset offset, const void* buf, MPI_Count count,
+                   MPI_Datatype handle, const Datatype** type) {
+  const char* call = k.name;
+  if (k.write && (f.amode & MPI_MODE_RDONLY)) {
+    return error(MPI_ERR_READ_ONLY, "%s: rank %d: %s was opened MPI_MODE_RDONLY", call, f.rank, f.label().c_str());
+  }
+  if (!k.write && (f.amode & MPI_MODE_WRONLY)) {
+    return error(MPI_ERR_ACCESS, "%s: rank %d: %s was opened MPI_MODE_WRONLY", call, f.rank, f.label().c_str());
+  }
+  if ((f.amode & MPI_MODE_SEQUENTIAL) && (k.position == Position::kExplicit || k.position == Position::kIndividual)) {
+    return error(MPI_ERR_UNSUPPORTED_OPERATION, "%s: rank %d: %s was opened MPI_MODE_SEQUENTIAL (only the shared "
+                 "file pointer may be used)", call, f.rank, f.label().c_str());
+  }
+  if (k.position == Position::kExplicit && offset < 0) {
+    return error(MPI_ERR_ARG, "%s: rank %d: %s: offset %lld is negative", call, f.rank, f.label().c_str(),
+                 static_cast<long long>(offset));
+  }
+  if (count < 0) {
+    return error(MPI_ERR_COUNT, "%s: rank %d: %s: count %lld is negative", call, f.rank, f.label().c_str(),
+                 static_cast<long long>(count));
+  }
+  Error e = c.types().lookup_committed(handle, call, type);
+  if (!e.is_ok()) return Error(e.error_class(), e.message() + " (rank " + std::to_string(f.rank) + ")");
+  if (buf == nullptr && count > 0 && (*type)->size > 0 && (*type)->true_lb == 0) {
+    return error(MPI_ERR_BUFFER, "%s: rank %d: %s: the buffer is NULL for %lld elements", call, f.rank,
+                 f.label().c_str(), static_cast<long long>(count));
+  }
+  if ((count * (*type)->size) % f.view->etype_size() != 0) {
+    return error(MPI_ERR_TYPE, "%s: rank %d: %s: %lld bytes of datatype %d are not a whole number of etypes (%lld "
+                 "bytes each)", call, f.rank, f.label().c_str(), static_cast<long long>(count * (*type)->size),
+                 handle, static_cast<long long>(f.view->etype_size()));
+  }
+  if (k.completion == Completion::kBegin && f.split != MPI_REQUEST_NULL) {
+    return error(MPI_ERR_OTHER, "%s: rank %d: %s already has a split collective in progress (call its _end first)",
+                 call, f.rank, f.label().c_str());
+  }
+  return check_datarep(c, f, **type, handle, call);
+}
+
+// Every data access routine: where it starts (in etypes), how it completes.
+Error access(Context& c, Guard& g, File& f, const Routine& k, MPI_Offset offset, const void* buf, MPI_Count count,
+             MPI_Datatype handle, MPI_Status* status, MPI_Request* request) {
+  const char* call = k.name;
+  bool nonblocking = k.completion == Completion::kNonblocking || k.completion == Completion::kNonblockingCollective;
+  if (nonblocking) {
+    Error e = check_nonnull(request, "the request", call, f);
+    if (!e.is_ok()) return e;
+  }
+  const Datatype* type = nullptr;
+  Error e = check_access(c, f, k, offset, buf, count, handle, &type);
+  bool collective = k.completion != Completion::kBlocking && k.completion != Completion::kNonblocking;
+  // Blocking and split collectives agree on errors; a non-blocking collective must not wait for
+  // the other ranks, so its errors stay local.
+  bool agreed = (collective && k.completion != Completion::kNonblockingCollective) || k.position == Position::kOrdered;
+  if (agreed) e = agree(f, std::move(e), call);
+  if (!e.is_ok()) return e;
+  int64_t bytes = count * type->size, esz = f.view->etype_size(), etypes = bytes / esz;
+  int64_t position = offset;
+  switch (k.position) {
+    case Position::kExplicit:
+      break;
+    case Position::kIndividual:
+      position = f.pointer;
+      f.pointer += etypes;  // a short read moves it back below
+      break;
+    case Position::kShared:
+      shared_fetch_add(f, etypes, &position);
+      break;
+    case Position::kOrdered: {
+      int64_t before = 0, total = 0, base = 0;
+      PMPI_Exscan(&etypes, &before, 1, MPI_INT64_T, MPI_SUM, f.comm);
+      if (f.rank == 0) before = 0;
+      PMPI_Allreduce(&etypes, &total, 1, MPI_INT64_T, MPI_SUM, f.comm);
+      if (f.rank == 0) shared_fetch_add(f, total, &base);
+      PMPI_Bcast(&base, 1, MPI_INT64_T, 0, f.comm);
+      position = base + before;
+      break;
+    }
+  }
+  std::vector<char> staging;
+  char* data = nullptr;
+  if (k.write) {
+    e = stage_out(c, g, f, buf, count, *type, handle, &staging, &data, call);
+  } else if (f.view->datarep == "native" && type->contiguous() && !nonblocking && k.completion != Completion::kBegin) {
+    data = static_cast<char*>(const_cast<void*>(buf)) + type->true_lb;
+  } else {
+    staging.resize(static_cast<size_t>(bytes));
+    data = staging.data();
+  }
+  if (agreed) e = agree(f, std::move(e), call);
+  if (!e.is_ok()) return e;
+
+  if (nonblocking || k.completion == Completion::kBegin) {
+    auto job = std::make_shared<io::IoJob>();
+    job->access = f.access();
+    job->write = k.write;
+    job->start = position * esz;
+    job->data = staging.empty() ? std::vector<char>(data, data + bytes) : std::move(staging);
+    job->rank = f.rank;
+    job->call = call;
+    job->in_flight = f.in_flight;
+    f.in_flight->fetch_add(1, std::memory_order_relaxed);
+    p2p::Request* r = c.engine().requests().create(p2p::RequestKind::kOperation);
+    r->comm = f.comm;
+    r->operation = std::make_unique<FileOperation>(c, r, job, const_cast<void*>(buf), count, type, handle);
+    c.files().io_thread().submit(std::move(job));
+    c.engine().start_operation(r);
+    if (k.completion == Completion::kBegin) f.split = r->handle;
+    else *request = r->handle;
+    return Error::ok();
+  }
+
+  int64_t moved = 0;
+  if (collective || k.position == Position::kOrdered) {
+    e = collective_transfer(f, k.write, position * esz, data, bytes, &moved, call);
+  } else {  // the system calls run with the lock released (other threads' MPI calls go on)
+    io::Access access = f.access();
+    int rank = f.rank;
+    e = c.run_callback(g, [&] { return io::transfer(access, k.write, position * esz, data, bytes, &moved, call, rank); });
+  }
+  if (e.is_ok() && !k.write && data != static_cast<const char*>(buf) + type->true_lb) {
+    e = stage_in(c, g, f.view->datarep, data, moved, const_cast<void*>(buf), count, *type, handle, f.rank, call);
+  }
+  if (k.position == Position::kIndividual) f.pointer -= (bytes - moved) / esz;
+  if (!e.is_ok()) return e;
+  fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, moved, false);
+  return Error::ok();
+}
+
+// The _end of a split collective: waits for the operation its _begin started.
+Error split_end(Context& c, Guard& g, File& f, const void* buf, MPI_Status* status, const char* call) {
+  (void)buf;
+  if (f.split == MPI_REQUEST_NULL) {
+    return error(MPI_ERR_OTHER, "%s: rank %d: %s has no split collective in progress (call its _begin first)", call,
+                 f.rank, f.label().c_str());
+  }
+  p2p::Request* r = c.engine().requests().find(f.split);
+  c.wait(g, [&] { return r->complete; });
+  MPI_Request handle = f.split;
+  f.split = MPI_REQUEST_NULL;
+  Error failure;
+  conclude(c, g, &handle, r, status, &failure, call);
+  return agree(f, std::move(failure), call);
+}
+
+// ---- open and close ----
+
+// Frees the file's communicator once every rank has finished every collective on it. A point-to-
+// point handshake through rank 0, not a barrier: the same-node collectives' cells of a freed
+// communicator are reused at once by the next one created, so a rank still reading the cells of
+// a last barrier could wait forever for a partner that has moved on (seen as a hang in
+// tests/mpi/io:io_files; a barrier followed by MPI_Comm_free and a new communicator does it).
+void free_file_comm(File& f) {
+  const int tag = 0x10c105e;
+  if (f.rank == 0) {
+    for (int r = 1; r < f.size; ++r) PMPI_Recv(nullptr, 0, MPI_BYTE, r, tag, f.comm, MPI_STATUS_IGNORE);
+    for (int r = 1; r < f.size; ++r) PMPI_Send(nullptr, 0, MPI_BYTE, r, tag, f.comm);
+  } else {
+    PMPI_Send(nullptr, 0, MPI_BYTE, 0, tag, f.comm);
+    PMPI_Recv(nullptr, 0, MPI_BYTE, 0, tag, f.comm, MPI_STATUS_IGNORE);
+  }
+  PMPI_Comm_free(&f.comm);
+}
+
+Error check_amode(int amode, const char* call, int rank) {
+  int rw = ((amode & MPI_MODE_RDONLY) ? 1 : 0) + ((amode & MPI_MODE_WRONLY) ? 1 : 0) + ((amode & MPI_MODE_RDWR) ? 1 : 0);
+  const int known = MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL |
+                    MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN | MPI_MODE_APPEND | MPI_MODE_SEQUENTIAL;
+  const char* why = nullptr;
+  if (amode & ~known) why = "has unknown bits";
+  else if (rw != 1) why = "must have exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY, MPI_MODE_RDWR";
+  else if ((amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL))) why = "combines MPI_MODE_RDONLY with MPI_MODE_CREATE or MPI_MODE_EXCL";
+  else if ((amode & MPI_MODE_RDWR) && (amode & MPI_MODE_SEQUENTIAL)) why = "combines MPI_MODE_RDWR with MPI_MODE_SEQUENTIAL";
+  if (why == nullptr) return Error::ok();
+  return error(MPI_ERR_AMODE, "%s: rank %d: amode 0x%x %s", call, rank, amode, why);
+}
+
+Error open_posix(File& f, const char* filename, bool create, const char* call) {
+  int flags = (f.amode & MPI_MODE_RDONLY) ? O_RDONLY : (f.amode & MPI_MODE_WRONLY) ? O_WRONLY : O_RDWR;
+  if (create && (f.amode & MPI_MODE_CREATE)) flags |= O_CREAT;
+  if (create && (f.amode & MPI_MODE_EXCL)) flags |= O_EXCL;
+  f.fd = ::open(filename, flags | O_CLOEXEC, 0644);
+  if (f.fd < 0) {
+    int err = errno;
+    return error(io::error_class_of_errno(err), "%s: rank %d: cannot open \"%s\": %s", call, f.rank, filename,
+                 std::strerror(err));
+  }
+  struct stat st{};
+  if (::fstat(f.fd, &st) == 0) f.device = st.st_dev, f.inode = st.st_ino;
+  if (S_ISDIR(st.st_mode)) return error(MPI_ERR_BAD_FILE, "%s: rank %d: \"%s\" is a directory", call, f.rank, filename);
+  return Error::ok();
+}
+
+Error open_file(Context& c, MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) {
+  const char* call = "MPI_File_open";
+  comm::Communicator* cm = nullptr;
+  Error e = check_comm(c, comm, call, &cm);
+  if (!e.is_ok()) return e;
+  if (cm->is_inter()) return error(MPI_ERR_COMM, "%s: rank %d: the communicator is an intercommunicator", call, cm->rank);
+  // From here on every rank takes part in each step (a local error is agreed on, never a hang).
+  if (filename == nullptr || fh == nullptr) e = error(MPI_ERR_ARG, "%s: rank %d: the file name or handle is NULL", call, cm->rank);
+  if (e.is_ok()) e = check_info(c, info, call);
+  if (e.is_ok()) e = check_amode(amode, call, cm->rank);
+  auto f = std::make_unique<File>();
+  f->path = filename != nullptr ? filename : "";
+  f->amode = amode;
+  f->rank = cm->rank;
+  f->size = cm->size();
+  if (e.is_ok() && info != MPI_INFO_NULL) e = f->hints.apply(*c.find_info(info), call, f->rank);
+  PMPI_Comm_dup(comm, &f->comm);
+  PMPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
+  // Every rank passes the same amode (MPI_ERR_NOT_SAME otherwise).
+  int modes[2] = {amode, -amode}, agreed[2];
+  PMPI_Allreduce(modes, agreed, 2, MPI_INT, MPI_MAX, f->comm);
+  if (e.is_ok() && agreed[0] != -agreed[1]) {
+    e = error(MPI_ERR_NOT_SAME, "%s: rank %d: the ranks of the communicator passed different amodes (0x%x here)", call,
+              f->rank, amode);
+  }
+  e = agree(*f, std::move(e), call);
+  // Rank 0 creates the file (MPI_MODE_EXCL fails there only), then the others open it.
+  if (e.is_ok() && f->rank == 0) e = open_posix(*f, filename, true, call);
+  if (e.is_ok() && f->rank == 0 && (amode & MPI_MODE_UNIQUE_OPEN) && c.files().is_open(f->device, f->inode)) {
+    e = error(MPI_ERR_FILE_IN_USE, "%s: rank %d: \"%s\" is already open here and MPI_MODE_UNIQUE_OPEN was given", call,
+              f->rank, filename);
+  }
+  int root_class = e.error_class();
+  PMPI_Bcast(&root_class, 1, MPI_INT, 0, f->comm);
+  if (root_class != 0 && f->rank != 0) {
+    e = error(root_class, "%s: rank %d: rank 0 could not open \"%s\"", call, f->rank, filename);
+  }
+  if (e.is_ok() && f->rank != 0) e = open_posix(*f, filename, false, call);
+  if (e.is_ok() && f->rank != 0 && (amode & MPI_MODE_UNIQUE_OPEN) && c.files().is_open(f->device, f->inode)) {
+    e = error(MPI_ERR_FILE_IN_USE, "%s: rank %d: \"%s\" is already open here and MPI_MODE_UNIQUE_OPEN was given", call,
+              f->rank, filename);
+  }
+  e = agree(*f, std::move(e), call);
+  if (!e.is_ok()) {
+    if (f->fd >= 0) ::close(f->fd);
+    free_file_comm(*f);
+    return e;
+  }
+  const Datatype* byte = nullptr;
+  (void)c.types().lookup(MPI_BYTE, call, &byte);
+  auto view = std::make_shared<io::View>();
+  view->set_types(byte, byte);
+  f->view = view;
+  // The shared file pointer: one MPI_Offset on rank 0.
+  int64_t* counter = nullptr;
+  PMPI_Win_allocate(f->rank == 0 ? sizeof(int64_t) : 0, sizeof(int64_t), MPI_INFO_NULL, f->comm, &counter,
+                    &f->shared_pointer);
+  PMPI_Win_set_errhandler(f->shared_pointer, MPI_ERRORS_RETURN);
+  if (f->rank == 0) *counter = 0;
+  PMPI_Win_lock_all(0, f->shared_pointer);
+  choose_aggregators(*f);
+  if (amode & MPI_MODE_APPEND) {  // both pointers start at the end of the file
+    f->pointer = end_position(*f);
+    if (f->rank == 0) shared_set(*f, f->pointer);
+  }
+  PMPI_Barrier(f->comm);
+  *fh = c.files().add(std::move(f));
+  return Error::ok();
+}
+
+Error close_file(Context& c, Guard& g, MPI_File* fh, File& f) {
+  const char* call = "MPI_File_close";
+  Error e;
+  if (f.split != MPI_REQUEST_NULL) {
+    e = error(MPI_ERR_OTHER, "%s: rank %d: %s has a split collective in progress", call, f.rank, f.label().c_str());
+  }
+  e = agree(f, std::move(e), call);
+  if (!e.is_ok()) return e;
+  // Non-blocking accesses still on the I/O thread (erroneous, but the descriptor must outlive them).
+  c.wait(g, [&] { return f.in_flight->load(std::memory_order_acquire) == 0; });
+  PMPI_Barrier(f.comm);  // every rank's accesses are done before the file goes
+  if (::close(f.fd) != 0) {
+    e = error(MPI_ERR_IO, "%s: rank %d: close of %s failed: %s", call, f.rank, f.label().c_str(), std::strerror(errno));
+  }
+  PMPI_Win_unlock_all(f.shared_pointer);
+  PMPI_Win_free(&f.shared_pointer);
+  if (f.cb_window != MPI_WIN_NULL) PMPI_Win_free(&f.cb_window);
+  PMPI_Barrier(f.comm);
+  if ((f.amode & MPI_MODE_DELETE_ON_CLOSE) && f.rank == 0 && ::unlink(f.path.c_str()) != 0 && e.is_ok()) {
+    e = error(io::error_class_of_errno(errno), "%s: rank 0: deleting %s on close failed: %s", call, f.label().c_str(),
+              std::strerror(errno));
+  }
+  drop_type(c, f.view->etype);
+  drop_type(c, f.view->filetype);
+  free_file_comm(f);
+  c.files().remove(*fh);
+  *fh = MPI_FILE_NULL;
+  return e;
+}
+
+// New hints of the file (set_info, set_view: collective): the aggregators follow cb_nodes, the
+// aggregators' buffers cb_buffer_size (remade at the next collective access).
+void use_hints(File& f, const io::Hints& hints) {
+  bool regroup = hints.cb_nodes != f.hints.cb_nodes;
+  f.hints = hints;
+  if (regroup) {
+    choose_aggregators(f);
+    if (f.cb_window != MPI_WIN_NULL) PMPI_Win_free(&f.cb_window);
+  }
+}
+
+// ---- views ----
+
+Error set_view(Context& c, File& f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep,
+               MPI_Info info) {
+  const char* call = "MPI_File_set_view";
+  const Datatype *et = nullptr, *ft = nullptr;
+  Error e = c.types().lookup_committed(etype, call, &et);
+  if (e.is_ok()) e = c.types().lookup_committed(filetype, call, &ft);
+  if (e.is_ok() && datarep == nullptr) e = error(MPI_ERR_ARG, "%s: rank %d: datarep is NULL", call, f.rank);
+  if (e.is_ok()) e = check_info(c, info, call);
+  if (e.is_ok() && f.split != MPI_REQUEST_NULL) e = error(MPI_ERR_OTHER, "%s: rank %d: a split collective is in progress", call, f.rank);
+  std::string rep = datarep != nullptr ? datarep : "";
+  if (e.is_ok() && rep != "native" && rep != "internal" && rep != "external32" && c.files().datareps.count(rep) == 0) {
+    e = error(MPI_ERR_UNSUPPORTED_DATAREP, "%s: rank %d: data representation \"%s\" is not native, internal, "
+              "external32 or registered", call, f.rank, rep.c_str());
+  }
+  if (e.is_ok() && (et->size <= 0 || ft->size <= 0 || ft->size % et->size != 0)) {
+    e = error(MPI_ERR_TYPE, "%s: rank %d: the filetype (%lld bytes) is not a positive whole number of etypes (%lld "
+              "bytes)", call, f.rank, static_cast<long long>(ft->size), static_cast<long long>(et->size));
+  }
+  if (e.is_ok()) {
+    int64_t last = INT64_MIN;
+    for (const datatype::Block& b : ft->blocks) {
+      if (b.offset < 0 || b.offset < last) {
+        e = error(MPI_ERR_TYPE, "%s: rank %d: the filetype's displacements must be non-negative and non-decreasing "
+                  "(a block at %lld)", call, f.rank, static_cast<long long>(b.offset));
+        break;
+      }
+      last = b.offset + b.length;
+    }
+  }
+  if (e.is_ok() && disp == MPI_DISPLACEMENT_CURRENT && !(f.amode & MPI_MODE_SEQUENTIAL)) {
+    e = error(MPI_ERR_ARG, "%s: rank %d: MPI_DISPLACEMENT_CURRENT needs MPI_MODE_SEQUENTIAL", call, f.rank);
+  }
+  if (e.is_ok() && disp < 0 && disp != MPI_DISPLACEMENT_CURRENT) {
+    e = error(MPI_ERR_ARG, "%s: rank %d: displacement %lld is negative", call, f.rank, static_cast<long long>(disp));
+  }
+  io::Hints hints = f.hints;
+  if (e.is_ok() && info != MPI_INFO_NULL) e = hints.apply(*c.find_info(info), call, f.rank);
+  e = agree(f, std::move(e), call);
+  if (!e.is_ok()) return e;
+  if (disp == MPI_DISPLACEMENT_CURRENT) {  // the shared pointer's byte position
+    int64_t pos = 0;
+    shared_fetch_add(f, 0, &pos);
+    disp = f.view->file_byte(pos * f.view->etype_size());
+  }
+  drop_type(c, f.view->etype);
+  drop_type(c, f.view->filetype);
+  hold_type(c, etype);
+  hold_type(c, filetype);
+  auto view = std::make_shared<io::View>();
+  view->disp = disp;
+  view->etype = etype;
+  view->filetype = filetype;
+  view->datarep = rep;
+  view->set_types(et, ft);
+  f.view = view;
+  use_hints(f, hints);
+  f.pointer = 0;
+  PMPI_Barrier(f.comm);
+  if (f.rank == 0) shared_set(f, 0);
+  PMPI_Barrier(f.comm);
+  return Error::ok();
+}
+
+Error seek(File& f, MPI_Offset offset, int whence, int64_t current, int64_t* result, const char* call) {
+  if (f.amode & MPI_MODE_SEQUENTIAL && std::string(call) == "MPI_File_seek") {
+    return error(MPI_ERR_UNSUPPORTED_OPERATION, "%s: rank %d: %s was opened MPI_MODE_SEQUENTIAL", call, f.rank,
+                 f.label().c_str());
+  }
+  int64_t base = whence == MPI_SEEK_SET ? 0 : whence == MPI_SEEK_CUR ? current : whence == MPI_SEEK_END ? end_position(f) : -1;
+  if (base < 0) return error(MPI_ERR_ARG, "%s: rank %d: whence %d is not MPI_SEEK_SET, _CUR or _END", call, f.rank, whence);
+  if (base + offset < 0) {
+    return error(MPI_ERR_ARG, "%s: rank %d: %s: seeking to %lld + %lld gives a negative position", call, f.rank,
+                 f.label().c_str(), static_cast<long long>(base), static_cast<long long>(offset));
+  }
+  *result = base + offset;
+  return Error::ok();
+}
+
+Info info_of(const io::InfoPairs& pairs) { return Info(pairs.begin(), pairs.end()); }
+
+int run_access(const Routine& k, MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype type,
+               MPI_Status* status, MPI_Request* request) {
+  return file_call(k.name, fh, [&](Context& c, Guard& g, File& f) {
+    return access(c, g, f, k, offset, buf, count, type, status, request);
+  });
+}
+
+int run_end(const char* name, MPI_File fh, const void* buf, MPI_Status* status) {
+  return file_call(name, fh, [&](Context& c, Guard& g, File& f) { return split_end(c, g, f, buf, status, name); });
+}
+
+int register_datarep(const char* call, const char* datarep, gasket::mpi::io::Datarep rep) {
+  return null_call(call, [&](Context& c, Guard&) -> Error {
+    int rank = gasket::my_pe();
+    if (datarep == nullptr || rep.extent == nullptr) {
+      return error(MPI_ERR_ARG, "%s: rank %d: datarep or dtype_file_extent_fn is NULL", call, rank);
+    }
+    std::string name = datarep;
+    if (name.empty() || name.size() >= MPI_MAX_DATAREP_STRING) {
+      return error(MPI_ERR_ARG, "%s: rank %d: datarep name \"%s\" is empty or too long", call, rank, datarep);
+    }
+    if (name == "native" || name == "internal" || name == "external32" || c.files().datareps.count(name) != 0) {
+      return error(MPI_ERR_DUP_DATAREP, "%s: rank %d: data representation \"%s\" is already defined", call, rank, datarep);
+    }
+    c.files().datareps[name] = rep;
+    return Error::ok();
+  });
+}
+
+}  // namespace
+}  // namespace gasket::mpi::api
+
+namespace api = gasket::mpi::api;
+using gasket::mpi::Context;
+using gasket::mpi::Error;
+using gasket::mpi::Guard;
+using gasket::mpi::error;
+using gasket::mpi::io::File;
+using api::Completion;
+using api::Position;
+
+extern "C" {
+
+// ---- the data access routines: one line each, int and _c forms (MPI 4.1 table 14.1) ----
+#define GASKET_IO_ROUTINE(name, write, position, completion) \
+  api::Routine{name, write, Position::position, Completion::completion}
+// Explicit offsets / file pointers, completed in the call (status).
+#define GASKET_IO_AT(NAME, BUF, W, POS, COMP)                                                                          \
+  int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, int count, MPI_Datatype datatype, MPI_Status* status) {     \
+    return api::run_access(GASKET_IO_ROUTINE("MPI_" #NAME, W, POS, COMP), fh, offset, buf, count, datatype, status,   \
+                           nullptr);                                                                                 \
+  }                                                                                                                  \
+  int PMPI_##NAME##_c(MPI_File fh, MPI_Offset offset, BUF buf, MPI_Count count, MPI_Datatype datatype,               \
+                      MPI_Status* status) {                                                                          \
+    return api::run_access(GASKET_IO_ROUTINE("MPI_" #NAME "_c", W, POS, COMP), fh, offset, buf, count, datatype,      \
+                           status, nullptr);                                                                         \
+  }
+#define GASKET_IO_PTR(NAME, BUF, W, POS, COMP)                                                                         \
+  int PMPI_##NAME(MPI_File fh, BUF buf, int count, MPI_Datatype datatype, MPI_Status* status) {                        \
+    return api::run_access(GASKET_IO_ROUTINE("MPI_" #NAME, W, POS, COMP), fh, 0, buf, count, datatype, status,        \
+                           nullptr);                                                                                 \
+  }                                                                                                                  \
+  int PMPI_##NAME##_c(MPI_File fh, BUF buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {             \
+    return api::run_access(GASKET_IO_ROUTINE("MPI_" #NAME "_c", W, POS, COMP), fh, 0, buf, count, datatype, status,   \
+                           nullptr);                                                                                 \
+  }
+// Non-blocking (request).
+#define GASKET_IO_IAT(NAME, BUF, W, POS, COMP)                                                                         \
+  int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, int count, MPI_Datatype datatype, MPI_Request* request) {   \
+    return api::run_access(GASKET_IO_ROUTINE("MPI_" #NAME, W, POS, COMP), fh, offset, buf, count, datatype,           \
+                           MPI_STATUS_IGNORE, request);                                                              \
+  }                                                                                                                  \
+  int PMPI_##NAME##_c(MPI_File fh, MPI_Offset offset, BUF buf, MPI_Count count, MPI_Datatype datatype,               \
+                      MPI_Request* request) {                                                                        \
+    return api::run_access(GASKET_IO_ROUTINE("MPI_" #NAME "_c", W, POS, COMP), fh, offset, buf, count, datatype,      \
+                           MPI_STATUS_IGNORE, request);                                                              \
+  }
+#define GASKET_IO_IPTR(NAME, BUF, W, POS, COMP)                                                                        \
+  int PMPI_##NAME(MPI_File fh, BUF buf, int count, MPI_Datatype datatype, MPI_Request* request) {                      \
+    return api::run_access(GASKET_IO_ROUTINE("MPI_" #NAME, W, POS, COMP), fh, 0, buf, count, datatype,                \
+                           MPI_STATUS_IGNORE, request);                                                              \
+  }                                                                                                                  \
+  int PMPI_##NAME##_c(MPI_File fh, BUF buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {           \
+    return api::run_access(GASKET_IO_ROUTINE("MPI_" #NAME "_c", W, POS, COMP), fh, 0, buf, count, datatype,           \
+                           MPI_STATUS_IGNORE, request);                                                              \
+  }
+// Split collective _begin (no status, no request).
+#define GASKET_IO_BEGIN_AT(NAME, BUF, W, POS)                                                                          \
+  int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, int count, MPI_Datatype datatype) {                        \
+    return api::run_access(GASKET_IO_ROUTINE("MPI_" #NAME, W, POS, kBegin), fh, offset, buf, count, datatype,         \
+                           MPI_STATUS_IGNORE, nullptr);                                                              \
+  }                                                                                                                  \
+  int PMPI_##NAME##_c(MPI_File fh, MPI_Offset offset, BUF buf, MPI_Count count, MPI_Datatype datatype) {              \
+    return api::run_access(GASKET_IO_ROUTINE("MPI_" #NAME "_c", W, POS, kBegin), fh, offset, buf, count, datatype,    \
+                           MPI_STATUS_IGNORE, nullptr);                                                              \
+  }
+#define GASKET_IO_BEGIN_PTR(NAME, BUF, W, POS)                                                                         \
+  int PMPI_##NAME(MPI_File fh, BUF buf, int count, MPI_Datatype datatype) {                                            \
+    return api::run_access(GASKET_IO_ROUTINE("MPI_" #NAME, W, POS, kBegin), fh, 0, buf, count, datatype,              \
+                           MPI_STATUS_IGNORE, nullptr);                                                              \
+  }                                                                                                                  \
+  int PMPI_##NAME##_c(MPI_File fh, BUF buf, MPI_Count count, MPI_Datatype datatype) {                                 \
+    return api::run_access(GASKET_IO_ROUTINE("MPI_" #NAME "_c", W, POS, kBegin), fh, 0, buf, count, datatype,         \
+                           MPI_STATUS_IGNORE, nullptr);                                                              \
+  }
+#define GASKET_IO_END(NAME, BUF) \
+  int PMPI_##NAME(MPI_File fh, BUF buf, MPI_Status* status) { return api::run_end("MPI_" #NAME, fh, buf, status); }
+
+GASKET_IO_AT(File_read_at, void*, false, kExplicit, kBlocking)
+GASKET_IO_AT(File_write_at, const void*, true, kExplicit, kBlocking)
+GASKET_IO_AT(File_read_at_all, void*, false, kExplicit, kCollective)
+GASKET_IO_AT(File_write_at_all, const void*, true, kExplicit, kCollective)
+GASKET_IO_PTR(File_read, void*, false, kIndividual, kBlocking)
+GASKET_IO_PTR(File_write, const void*, true, kIndividual, kBlocking)
+GASKET_IO_PTR(File_read_all, void*, false, kIndividual, kCollective)
+GASKET_IO_PTR(File_write_all, const void*, true, kIndividual, kCollective)
+GASKET_IO_PTR(File_read_shared, void*, false, kShared, kBlocking)
+GASKET_IO_PTR(File_write_shared, const void*, true, kShared, kBlocking)
+GASKET_IO_PTR(File_read_ordered, void*, false, kOrdered, kCollective)
+GASKET_IO_PTR(File_write_ordered, const void*, true, kOrdered, kCollective)
+GASKET_IO_IAT(File_iread_at, void*, false, kExplicit, kNonblocking)
+GASKET_IO_IAT(File_iwrite_at, const void*, true, kExplicit, kNonblocking)
+GASKET_IO_IAT(File_iread_at_all, void*, false, kExplicit, kNonblockingCollective)
+GASKET_IO_IAT(File_iwrite_at_all, const void*, true, kExplicit, kNonblockingCollective)
+GASKET_IO_IPTR(File_iread, void*, false, kIndividual, kNonblocking)
+GASKET_IO_IPTR(File_iwrite, const void*, true, kIndividual, kNonblocking)
+GASKET_IO_IPTR(File_iread_all, void*, false, kIndividual, kNonblockingCollective)
+GASKET_IO_IPTR(File_iwrite_all, const void*, true, kIndividual, kNonblockingCollective)
+GASKET_IO_IPTR(File_iread_shared, void*, false, kShared, kNonblocking)
+GASKET_IO_IPTR(File_iwrite_shared, const void*, true, kShared, kNonblocking)
+GASKET_IO_BEGIN_AT(File_read_at_all_begin, void*, false, kExplicit)
+GASKET_IO_BEGIN_AT(File_write_at_all_begin, const void*, true, kExplicit)
+GASKET_IO_BEGIN_PTR(File_read_all_begin, void*, false, kIndividual)
+GASKET_IO_BEGIN_PTR(File_write_all_begin, const void*, true, kIndividual)
+GASKET_IO_BEGIN_PTR(File_read_ordered_begin, void*, false, kOrdered)
+GASKET_IO_BEGIN_PTR(File_write_ordered_begin, const void*, true, kOrdered)
+GASKET_IO_END(File_read_at_all_end, void*)
+GASKET_IO_END(File_write_at_all_end, const void*)
+GASKET_IO_END(File_read_all_end, void*)
+GASKET_IO_END(File_write_all_end, const void*)
+GASKET_IO_END(File_read_ordered_end, void*)
+GASKET_IO_END(File_write_ordered_end, const void*)
+
+// ---- open, close, delete and the file's properties ----
+
+int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) {
+  return api::null_call("MPI_File_open", [&](Context& c, Guard&) { return api::open_file(c, comm, filename, amode, info, fh); });
+}
+
+int PMPI_File_close(MPI_File* fh) {
+  if (fh == nullptr) {
+    return api::null_call("MPI_File_close", [](Context&, Guard&) { return error(MPI_ERR_ARG, "MPI_File_close: fh is NULL"); });
+  }
+  return api::file_call("MPI_File_close", *fh, [&](Context& c, Guard& g, File& f) { return api::close_file(c, g, fh, f); });
+}
+
+int PMPI_File_delete(const char* filename, MPI_Info info) {
+  return api::null_call("MPI_File_delete", [&](Context& c, Guard&) -> Error {
+    const char* call = "MPI_File_delete";
+    int rank = gasket::my_pe();
+    if (filename == nullptr) return error(MPI_ERR_ARG, "%s: rank %d: the file name is NULL", call, rank);
+    Error e = api::check_info(c, info, call);
+    if (!e.is_ok()) return e;
+    struct stat st{};
+    if (::stat(filename, &st) == 0 && c.files().is_open(st.st_dev, st.st_ino)) {
+      return error(MPI_ERR_FILE_IN_USE, "%s: rank %d: \"%s\" is open in this process", call, rank, filename);
+    }
+    if (::unlink(filename) != 0) {
+      int err = errno;
+      return error(gasket::mpi::io::error_class_of_errno(err), "%s: rank %d: cannot delete \"%s\": %s", call, rank,
+                   filename, std::strerror(err));
+    }
+    return Error::ok();
+  });
+}
+
+int PMPI_File_set_size(MPI_File fh, MPI_Offset size) {
+  return api::file_call("MPI_File_set_size", fh, [&](Context&, Guard&, File& f) {
+    const char* call = "MPI_File_set_size";
+    Error e;
+    if (size < 0) e = error(MPI_ERR_ARG, "%s: rank %d: %s: size %lld is negative", call, f.rank, f.label().c_str(), size);
+    else if (f.amode & MPI_MODE_RDONLY) e = error(MPI_ERR_READ_ONLY, "%s: rank %d: %s was opened MPI_MODE_RDONLY", call, f.rank, f.label().c_str());
+    else if (f.amode & MPI_MODE_SEQUENTIAL) e = error(MPI_ERR_UNSUPPORTED_OPERATION, "%s: rank %d: %s was opened MPI_MODE_SEQUENTIAL", call, f.rank, f.label().c_str());
+    MPI_Offset low = size, high = size;
+    PMPI_Allreduce(&size, &low, 1, MPI_INT64_T, MPI_MIN, f.comm);
+    PMPI_Allreduce(&size, &high, 1, MPI_INT64_T, MPI_MAX, f.comm);
+    if (e.is_ok() && low != high) e = error(MPI_ERR_NOT_SAME, "%s: rank %d: the ranks passed different sizes (%lld here)", call, f.rank, size);
+    e = api::agree(f, std::move(e), call);
+    if (!e.is_ok()) return e;
+    if (f.rank == 0 && ::ftruncate(f.fd, size) != 0) {
+      e = error(gasket::mpi::io::error_class_of_errno(errno), "%s: rank 0: ftruncate of %s to %lld failed: %s", call,
+                f.label().c_str(), size, std::strerror(errno));
+    }
+    return api::agree(f, std::move(e), call);
+  });
+}
+
+int PMPI_File_preallocate(MPI_File fh, MPI_Offset size) {
+  return api::file_call("MPI_File_preallocate", fh, [&](Context&, Guard&, File& f) {
+    const char* call = "MPI_File_preallocate";
+    Error e;
+    if (size < 0) e = error(MPI_ERR_ARG, "%s: rank %d: %s: size %lld is negative", call, f.rank, f.label().c_str(), size);
+    else if (f.amode & MPI_MODE_RDONLY) e = error(MPI_ERR_READ_ONLY, "%s: rank %d: %s was opened MPI_MODE_RDONLY", call, f.rank, f.label().c_str());
+    else if (f.amode & MPI_MODE_SEQUENTIAL) e = error(MPI_ERR_UNSUPPORTED_OPERATION, "%s: rank %d: %s was opened MPI_MODE_SEQUENTIAL", call, f.rank, f.label().c_str());
+    e = api::agree(f, std::move(e), call);
+    if (!e.is_ok()) return e;
+    // Storage for the first `size` bytes; a larger file keeps its size (posix_fallocate never shrinks).
+    if (f.rank == 0 && size > 0) {
+      int rc = ::posix_fallocate(f.fd, 0, size);
+      if (rc != 0) e = error(gasket::mpi::io::error_class_of_errno(rc), "%s: rank 0: allocating %lld bytes for %s failed: %s",
+                             call, size, f.label().c_str(), std::strerror(rc));
+    }
+    return api::agree(f, std::move(e), call);
+  });
+}
+
+int PMPI_File_get_size(MPI_File fh, MPI_Offset* size) {
+  return api::file_call("MPI_File_get_size", fh, [&](Context&, Guard&, File& f) {
+    Error e = api::check_nonnull(size, "size", "MPI_File_get_size", f);
+    if (e.is_ok()) *size = api::file_size(f);
+    return e;
+  });
+}
+
+int PMPI_File_get_group(MPI_File fh, MPI_Group* group) {
+  return api::file_call("MPI_File_get_group", fh, [&](Context&, Guard&, File& f) {
+    Error e = api::check_nonnull(group, "group", "MPI_File_get_group", f);
+    if (e.is_ok()) PMPI_Comm_group(f.comm, group);
+    return e;
+  });
+}
+
+int PMPI_File_get_amode(MPI_File fh, int* amode) {
+  return api::file_call("MPI_File_get_amode", fh, [&](Context&, Guard&, File& f) {
+    Error e = api::check_nonnull(amode, "amode", "MPI_File_get_amode", f);
+    if (e.is_ok()) *amode = f.amode;
+    return e;
+  });
+}
+
+int PMPI_File_set_info(MPI_File fh, MPI_Info info) {
+  return api::file_call("MPI_File_set_info", fh, [&](Context& c, Guard&, File& f) {
+    const char* call = "MPI_File_set_info";
+    Error e = api::check_info(c, info, call);
+    gasket::mpi::io::Hints hints = f.hints;
+    if (e.is_ok() && info != MPI_INFO_NULL) e = hints.apply(*c.find_info(info), call, f.rank);
+    e = api::agree(f, std::move(e), call);
+    if (!e.is_ok()) return e;
+    api::use_hints(f, hints);
+    return Error::ok();
+  });
+}
+
+int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
+  return api::file_call("MPI_File_get_info", fh, [&](Context& c, Guard&, File& f) {
+    Error e = api::check_nonnull(info_used, "info_used", "MPI_File_get_info", f);
+    if (e.is_ok()) *info_used = c.add_info(api::info_of(f.hints.report()));
+    return e;
+  });
+}
+
+int PMPI_File_sync(MPI_File fh) {
+  return api::file_call("MPI_File_sync", fh, [&](Context&, Guard&, File& f) {
+    const char* call = "MPI_File_sync";
+    Error e;
+    if (f.amode & MPI_MODE_RDONLY) e = error(MPI_ERR_READ_ONLY, "%s: rank %d: %s was opened MPI_MODE_RDONLY", call, f.rank, f.label().c_str());
+    else if (::fsync(f.fd) != 0) e = error(MPI_ERR_IO, "%s: rank %d: fsync of %s failed: %s", call, f.rank, f.label().c_str(), std::strerror(errno));
+    return api::agree(f, std::move(e), call);
+  });
+}
+
+// ---- views and positions ----
+
+int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep,
+                       MPI_Info info) {
+  return api::file_call("MPI_File_set_view", fh, [&](Context& c, Guard&, File& f) {
+    return api::set_view(c, f, disp, etype, filetype, datarep, info);
+  });
+}
+
+int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep) {
+  return api::file_call("MPI_File_get_view", fh, [&](Context& c, Guard&, File& f) -> Error {
+    if (disp == nullptr || etype == nullptr || filetype == nullptr || datarep == nullptr) {
+      return error(MPI_ERR_ARG, "MPI_File_get_view: rank %d: an output argument is NULL", f.rank);
+    }
+    *disp = f.view->disp;
+    *etype = f.view->etype;
+    *filetype = f.view->filetype;
+    c.types().retain(*etype);  // derived types handed out are the caller's to free
+    c.types().retain(*filetype);
+    std::snprintf(datarep, MPI_MAX_DATAREP_STRING, "%s", f.view->datarep.c_str());
+    return Error::ok();
+  });
+}
+
+int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
+  return api::file_call("MPI_File_seek", fh, [&](Context&, Guard&, File& f) {
+    return api::seek(f, offset, whence, f.pointer, &f.pointer, "MPI_File_seek");
+  });
+}
+
+int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
+  return api::file_call("MPI_File_seek_shared", fh, [&](Context&, Guard&, File& f) {
+    const char* call = "MPI_File_seek_shared";
+    int64_t current = 0, target = 0;
+    PMPI_Barrier(f.comm);  // every rank's earlier shared accesses have moved the pointer
+    api::shared_fetch_add(f, 0, &current);
+    Error e = api::seek(f, offset, whence, current, &target, call);
+    int64_t low = target, high = target;
+    PMPI_Allreduce(&target, &low, 1, MPI_INT64_T, MPI_MIN, f.comm);
+    PMPI_Allreduce(&target, &high, 1, MPI_INT64_T, MPI_MAX, f.comm);
+    if (e.is_ok() && low != high) {
+      e = error(MPI_ERR_NOT_SAME, "%s: rank %d: the ranks asked for different positions (%lld here)", call, f.rank,
+                static_cast<long long>(target));
+    }
+    e = api::agree(f, std::move(e), call);
+    if (!e.is_ok()) return e;
+    if (f.rank == 0) api::shared_set(f, target);
+    PMPI_Barrier(f.comm);
+    return Error::ok();
+  });
+}
+
+int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
+  return api::file_call("MPI_File_get_position", fh, [&](Context&, Guard&, File& f) {
+    Error e = api::check_nonnull(offset, "offset", "MPI_File_get_position", f);
+    if (e.is_ok()) *offset = f.pointer;
+    return e;
+  });
+}
+
+int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {
+  return api::file_call("MPI_File_get_position_shared", fh, [&](Context&, Guard&, File& f) {
+    Error e = api::check_nonnull(offset, "offset", "MPI_File_get_position_shared", f);
+    int64_t value = 0;
+    if (e.is_ok()) api::shared_fetch_add(f, 0, &value), *offset = value;
+    return e;
+  });
+}
+
+int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) {
+  return api::file_call("MPI_File_get_byte_offset", fh, [&](Context&, Guard&, File& f) {
+    const char* call = "MPI_File_get_byte_offset";
+    Error e = api::check_nonnull(disp, "disp", call, f);
+    if (e.is_ok() && offset < 0) e = error(MPI_ERR_ARG, "%s: rank %d: offset %lld is negative", call, f.rank, offset);
+    if (e.is_ok()) *disp = f.view->file_byte(offset * f.view->etype_size());
+    return e;
+  });
+}
+
+int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent) {
+  return api::file_call("MPI_File_get_type_extent", fh, [&](Context& c, Guard&, File& f) -> Error {
+    const char* call = "MPI_File_get_type_extent";
+    const gasket::mpi::datatype::Datatype* t = nullptr;
+    Error e = c.types().lookup(datatype, call, &t);
+    if (e.is_ok()) e = api::check_nonnull(extent, "extent", call, f);
+    if (!e.is_ok()) return e;
+    const std::string& rep = f.view->datarep;
+    if (rep == "external32") *extent = gasket::mpi::datatype::external32_size(*t) + (t->extent() - t->size);
+    else if (rep == "native" || rep == "internal") *extent = t->extent();
+    else {
+      const gasket::mpi::io::Datarep& d = c.files().datareps.at(rep);
+      MPI_Aint x = 0;
+      if (t->basic_type == 0 || d.extent(t->basic_type, &x, d.extra_state) != MPI_SUCCESS) {
+        return error(MPI_ERR_UNSUPPORTED_DATAREP, "%s: rank %d: datarep \"%s\" gives no extent for datatype %d", call,
+                     f.rank, rep.c_str(), datatype);
+      }
+      *extent = x * t->basic_count + (t->extent() - t->size);
+    }
+    return Error::ok();
+  });
+}
+
+int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) {
+  MPI_Count x = 0;
+  int rc = PMPI_File_get_type_extent_c(fh, datatype, extent != nullptr ? &x : nullptr);
+  if (rc == MPI_SUCCESS) *extent = static_cast<MPI_Aint>(x);
+  return rc;
+}
+
+// ---- consistency ----
+
+int PMPI_File_set_atomicity(MPI_File fh, int flag) {
+  return api::file_call("MPI_File_set_atomicity", fh, [&](Context&, Guard&, File& f) {
+    const char* call = "MPI_File_set_atomicity";
+    int mine = flag != 0, low = 0, high = 0;
+    PMPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, f.comm);
+    PMPI_Allreduce(&mine, &high, 1, MPI_INT, MPI_MAX, f.comm);
+    if (low != high) return error(MPI_ERR_NOT_SAME, "%s: rank %d: the ranks passed different flags (%d here)", call, f.rank, flag);
+    f.atomic = mine != 0;
+    return Error::ok();
+  });
+}
+
+int PMPI_File_get_atomicity(MPI_File fh, int* flag) {
+  return api::file_call("MPI_File_get_atomicity", fh, [&](Context&, Guard&, File& f) {
+    Error e = api::check_nonnull(flag, "flag", "MPI_File_get_atomicity", f);
+    if (e.is_ok()) *flag = f.atomic ? 1 : 0;
+    return e;
+  });
+}
+
+// ---- error handlers ----
+
+int PMPI_File_create_errhandler(MPI_File_errhandler_function* function, MPI_Errhandler* errhandler) {
+  return api::null_call("MPI_File_create_errhandler", [&](Context& c, Guard&) -> Error {
+    if (function == nullptr || errhandler == nullptr) {
+      return error(MPI_ERR_ARG, "MPI_File_create_errhandler: rank %d: a NULL argument", gasket::my_pe());
+    }
+    *errhandler = c.comms().add_errhandler(reinterpret_cast<MPI_Comm_errhandler_function*>(function));
+    return Error::ok();
+  });
+}
+
+int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
+  const char* call = "MPI_File_set_errhandler";
+  if (file == MPI_FILE_NULL) {
+    return api::null_call(call, [&](Context& c, Guard&) {
+      Error e = api::check_errhandler(c, errhandler, call);
+      if (e.is_ok()) c.files().null_errhandler = errhandler;
+      return e;
+    });
+  }
+  return api::file_call(call, file, [&](Context& c, Guard&, File& f) {
+    Error e = api::check_errhandler(c, errhandler, call);
+    if (e.is_ok()) f.errhandler = errhandler;
+    return e;
+  });
+}
+
+int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
+  const char* call = "MPI_File_get_errhandler";
+  auto hand_out = [&](Context& c, MPI_Errhandler h) -> Error {
+    if (errhandler == nullptr) return error(MPI_ERR_ARG, "%s: errhandler is NULL", call);
+    *errhandler = h;
+    c.comms().retain_errhandler(h);  // the caller frees it (MPI_Errhandler_free)
+    return Error::ok();
+  };
+  if (file == MPI_FILE_NULL) {
+    return api::null_call(call, [&](Context& c, Guard&) { return hand_out(c, c.files().null_errhandler); });
+  }
+  return api::file_call(call, file, [&](Context& c, Guard&, File& f) { return hand_out(c, f.errhandler); });
+}
+
+int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
+  Context& c = api::context("MPI_File_call_errhandler");
+  if (fh != MPI_FILE_NULL) {
+    int valid = api::file_call("MPI_File_call_errhandler", fh, [](Context&, Guard&, File&) { return Error::ok(); });
+    if (valid != MPI_SUCCESS) return valid;
+  }
+  api::report_file(c, fh, error(errorcode, "MPI_File_call_errhandler: error code %d raised by the application", errorcode));
+  return MPI_SUCCESS;
+}
+
+// ---- data representations ----
+
+
+int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
+                          MPI_Datarep_conversion_function* write_conversion_fn,
+                          MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) {
+  gasket::mpi::io::Datarep rep;
+  rep.read = read_conversion_fn;
+  rep.write = write_conversion_fn;
+  rep.extent = dtype_file_extent_fn;
+  rep.extra_state = extra_state;
+  return api::register_datarep("MPI_Register_datarep", datarep, rep);
+}
+
+int PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn,
+                            MPI_Datarep_conversion_function_c* write_conversion_fn,
+                            MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) {
+  gasket::mpi::io::Datarep rep;
+  rep.read_c = read_conversion_fn;
+  rep.write_c = write_conversion_fn;
+  rep.extent = dtype_file_extent_fn;
+  rep.extra_state = extra_state;
+  return api::register_datarep("MPI_Register_datarep_c", datarep, rep);
+}
+
+}  // extern "C"
