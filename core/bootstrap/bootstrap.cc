@@ -22,7 +22,19 @@ Status refuse_foreign_launcher(const std::vector<std::string>& seen) {
                     "srun --mpi=pmi2), or set GASKET_BOOTSTRAP=local to run it as a singleton anyway");
 }
 
+Status no_dynamic_processes(const char* what) {
+  return Status(StatusCode::kUnavailable,
+                std::string(what) + ": dynamic processes need gasketrun's store (mpiexec/gasketrun); this "
+                "process was started by another launcher or as a singleton, which gasket cannot ask to "
+                "start processes or to keep names (docs/LAUNCHING.md)");
+}
+
 }  // namespace
+
+Status Bootstrap::spawn(const SpawnRequest&) { return no_dynamic_processes("spawn"); }
+Status Bootstrap::publish_name(const std::string&, const std::string&) { return no_dynamic_processes("publish"); }
+Result<std::string> Bootstrap::lookup_name(const std::string&) { return no_dynamic_processes("lookup"); }
+Status Bootstrap::unpublish_name(const std::string&) { return no_dynamic_processes("unpublish"); }
 
 Result<std::unique_ptr<Bootstrap>> create_from_environment(const std::string& kind) {
   if (kind != "auto" && kind != "local" && kind != "pmix" && kind != "pmi") {
