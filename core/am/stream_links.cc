@@ -48,7 +48,8 @@ void set_nonblocking(int fd) {
 struct StreamLinks::Link {
   int pe = -1;
   std::string address;  // the peer's listening address ("" until its HELLO for accepted links)
-  int fd = -1;
+  int fd = -1;          // this process's connection to the peer: written only
+  int in_fd = -1;       // the peer's connection to this process: read only
   bool lost = false;
   std::string lost_why;
   std::string out;  // frames not yet written
@@ -62,6 +63,7 @@ StreamLinks::~StreamLinks() {
   if (listen_fd_ >= 0) ::close(listen_fd_);
   for (auto& l : links_) {
     if (l->fd >= 0) ::close(l->fd);
+    if (l->in_fd >= 0) ::close(l->in_fd);
   }
   for (auto& l : unnamed_) ::close(l->fd);
 }
@@ -107,7 +109,7 @@ Result<int> StreamLinks::add_peer(const std::string& address) {
   int pe = link->pe;
   pe_of_address_[address] = pe;
   links_.push_back(std::move(link));
-  if (address_ < address) {
+  {
     Status s = connect_link(link_of(pe));
     if (!s.is_ok()) {
       link_of(pe).lost = true;
@@ -161,6 +163,13 @@ Status StreamLinks::send(int pe, HandlerId id, const void* payload, size_t len) 
     return Status(StatusCode::kInvalidArgument, "late peers: a " + std::to_string(len) +
                                                     "-byte message exceeds the 1 GiB limit of a link");
   }
+  if (link.fd < 0) {  // a peer known from its own connection: answer over one of ours
+    Status s = connect_link(link);
+    if (!s.is_ok()) {
+      close_link(link, s.message());
+      return s;
+    }
+  }
   uint32_t n = static_cast<uint32_t>(len + sizeof id);
   link.out.append(reinterpret_cast<const char*>(&n), sizeof n);
   link.out.append(reinterpret_cast<const char*>(&id), sizeof id);
@@ -172,7 +181,8 @@ Status StreamLinks::send(int pe, HandlerId id, const void* payload, size_t len) 
 
 void StreamLinks::close_link(Link& link, const std::string& why) {
   if (link.fd >= 0) ::close(link.fd);
-  link.fd = -1;
+  if (link.in_fd >= 0) ::close(link.in_fd);
+  link.fd = link.in_fd = -1;
   link.lost = true;
   link.lost_why = why;
 }
@@ -195,8 +205,9 @@ bool StreamLinks::write_link(Link& link, std::string* why) {
 
 bool StreamLinks::read_link(Link& link, std::string* why) {
   char buf[64 << 10];
+  int fd = link.in_fd;
   for (;;) {
-    ssize_t n = ::recv(link.fd, buf, sizeof buf, 0);
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
     if (n == 0) {
@@ -217,7 +228,7 @@ void StreamLinks::accept_links() {
     if (fd < 0) return;
     set_nonblocking(fd);
     auto link = std::make_unique<Link>();
-    link->fd = fd;
+    link->in_fd = fd;
     unnamed_.push_back(std::move(link));
   }
 }
@@ -265,7 +276,7 @@ void StreamLinks::progress() {
       std::string expected = kHelloTag + secret_ + "\n";
       if (!complete || hello.compare(0, expected.size(), expected) != 0) {
         GASKET_WARN("late peers: dropped a connection whose first message is not the job secret");
-        ::close(l.fd);
+        ::close(l.in_fd);
       } else {
         std::string address = hello.substr(expected.size());
         auto known = pe_of_address_.find(address);
@@ -281,16 +292,17 @@ void StreamLinks::progress() {
           pe = known->second;
         }
         Link& named = link_of(pe);
-        named.fd = l.fd;
+        if (named.in_fd >= 0) ::close(named.in_fd);
+        named.in_fd = l.in_fd;
         named.in = l.in.substr(sizeof n + n);
       }
       unnamed_.erase(unnamed_.begin() + static_cast<long>(i));
     }
     for (auto& lp : links_) {
       Link& l = *lp;
-      if (l.fd < 0) continue;
+      if (l.fd < 0 && l.in_fd < 0) continue;
       std::string why;
-      bool alive = write_link(l, &why) && read_link(l, &why);
+      bool alive = (l.fd < 0 || write_link(l, &why)) && (l.in_fd < 0 || read_link(l, &why));
       size_t at = 0;
       for (;;) {
         uint32_t n = 0;

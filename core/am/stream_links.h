@@ -5,10 +5,11 @@
 // processes carrying active messages (handler id + payload), ordered per peer.
 //
 // Every process listens (from the first use on) on 127.0.0.1 at a port of its own; its address
-// "host:port" is its identity. Of two processes, the one with the smaller address connects (so
-// a pair never has two links); its first frame is HELLO with the universe secret (the job secret
-// gasketrun hands down to the jobs it spawns) and its own address. Messages to a peer whose link
-// is not up yet wait in its output queue. Sends never block: the bytes are copied into the queue
+// "host:port" is its identity. A process connects to each peer it adds and writes only on that
+// connection (so either side may speak first and each direction keeps its order); it reads only
+// on the connections its peers made. The first frame of a connection is HELLO with the universe
+// secret (the job secret gasketrun hands down to the jobs it spawns) and the connecting
+// process's address, which names the peer. Sends never block: the bytes are copied into the queue
 // and written as the socket takes them, by progress(), which also reads and dispatches.
 #pragma once
 
