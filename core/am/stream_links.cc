@@ -274,7 +274,9 @@ void StreamLinks::progress() {
       }
       std::string hello = complete ? l.in.substr(sizeof n, n) : std::string();
       std::string expected = kHelloTag + secret_ + "\n";
-      if (!complete || hello.compare(0, expected.size(), expected) != 0) {
+      if (!complete && !alive) {
+        ::close(l.in_fd);  // gone before it said who it is (a process that exited)
+      } else if (!complete || hello.compare(0, expected.size(), expected) != 0) {
         GASKET_WARN("late peers: dropped a connection whose first message is not the job secret");
         ::close(l.in_fd);
       } else {

@@ -6,7 +6,8 @@
  *            spawn_multiple of two programs: each child reports its MPI_APPNUM and argv;
  *            nested: a child spawns a grandchild and relays its answer;
  *            errors: a program that does not exist and a foreign host give MPI_ERR_SPAWN in the
- *            return code and in every errcode, and leave nothing started. */
+ *            return code and in every errcode, and leave nothing started;
+ *   --child-dies: a child exits with status 3 while its parents wait for it (the job must end). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,8 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   MPI_Comm parent;
   MPI_OK(MPI_Comm_get_parent(&parent));
-  if (argc > 1) {
+  int child_dies = argc > 1 && strcmp(argv[1], "--child-dies") == 0;
+  if (argc > 1 && !child_dies) {
     CHECK(parent != MPI_COMM_NULL);
     child(argc, argv);
     MPI_OK(MPI_Finalize());
@@ -150,11 +152,13 @@ int main(int argc, char** argv) {
   }
   CHECK(parent == MPI_COMM_NULL);
 
-  if (getenv("DYNPROC_CHILD_DIES") != NULL) {
+  if (child_dies) {
     /* The child exits with status 3 from inside MPI_Init's connection: the job ends, naming it. */
     char* args[] = {"die", NULL};
     MPI_Comm inter;
-    MPI_Comm_spawn(self_path, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    MPI_OK(MPI_Comm_spawn(self_path, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE));
+    int never = 0;  /* the child exits instead of sending this */
+    MPI_OK(MPI_Recv(&never, 1, MPI_INT, 0, 99, inter, MPI_STATUS_IGNORE));
     CHECK(!"unreachable: the job ends when the child dies");
   }
 
