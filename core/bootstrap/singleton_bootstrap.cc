@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/bootstrap/bootstrap_impl.h"
+#include "core/bootstrap/name_table.h"
 #include "core/bootstrap/job_identity.h"
 #include "core/bootstrap/store_protocol.h"
 
@@ -60,11 +61,17 @@ class SingletonBootstrap final : public Bootstrap {
 
   Status finalize() override { return Status::ok(); }
 
+  // A singleton keeps its names itself: only it can see them.
+  Status publish_name(const std::string& name, const std::string& port) override { return names_.publish(name, port); }
+  Result<std::string> lookup_name(const std::string& name) override { return names_.lookup(name); }
+  Status unpublish_name(const std::string& name) override { return names_.unpublish(name); }
+
  private:
   const std::string job_id_;
   const std::string secret_;
   std::mutex mutex_;
   std::map<std::string, std::string> store_;
+  NameTable names_;
 };
 
 }  // namespace

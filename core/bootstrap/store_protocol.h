@@ -56,10 +56,8 @@ enum class MessageType : uint8_t {
   kServiceReply = 13,
 };
 
-// SERVICE_REPLY codes other than 0.
-constexpr int32_t kServiceFailed = 1;     // the operation failed (value: why)
-constexpr int32_t kServiceNoName = 2;     // lookup/unpublish of a name nobody published
-constexpr int32_t kServiceNameTaken = 3;  // publish of a name already published
+// The SERVICE_REPLY code of a failed operation (value: why).
+constexpr int32_t kServiceFailed = 1;
 
 // One decoded frame. Only the fields the type carries are meaningful (and encoded).
 struct Message {

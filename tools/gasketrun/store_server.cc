@@ -330,22 +330,17 @@ void StoreServer::handle_service(Connection* c, const Message& m) {
     return;
   }
   const std::string& name = (*args)[0];
-  auto it = published_.find(name);
+  Status s;
   if (m.key == "publish") {
-    if (it != published_.end()) {
-      fail(bootstrap::protocol::kServiceNameTaken, "the service name '" + bootstrap::protocol::printable(name) +
-                                                       "' is already published (port " + it->second + ")");
-    } else {
-      published_[name] = (*args)[1];
-    }
-  } else if (it == published_.end()) {
-    fail(bootstrap::protocol::kServiceNoName,
-         "no service named '" + bootstrap::protocol::printable(name) + "' is published");
-  } else if (m.key == "lookup") {
-    reply.value = it->second;
+    s = names_.publish(name, (*args)[1]);
+  } else if (m.key == "unpublish") {
+    s = names_.unpublish(name);
   } else {
-    published_.erase(it);
+    Result<std::string> port = names_.lookup(name);
+    s = port.status();
+    if (port.is_ok()) reply.value = *port;
   }
+  if (!s.is_ok()) fail(bootstrap::protocol::kServiceFailed, s.message());
   send(c, reply);
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "core/bootstrap/name_table.h"
 #include "core/bootstrap/store_protocol.h"
 
 namespace gasket::launcher {
@@ -102,7 +103,7 @@ class StoreServer {
   int fence_count_ = 0;
   std::map<Key, std::string> values_;
   std::map<Key, std::vector<int>> waiting_gets_;  // key -> PEs waiting for it
-  std::map<std::string, std::string> published_;  // service name -> port name
+  bootstrap::NameTable names_;  // MPI_Publish_name's, for every job of this launch
 };
 
 }  // namespace gasket::launcher
