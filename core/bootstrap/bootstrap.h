@@ -27,6 +27,11 @@ struct SpawnRequest {
   std::string parent_port;  // the children connect to it from MPI_Init (GASKET_JOB_PARENT_PORT)
 };
 
+// The program `app` names, as its processes will execute it: a command without '/' is looked for
+// in the app's `path` directories, then in PATH; one with '/' relative to its wdir. Fails naming
+// the command and the reason (nothing to execute, a wdir that cannot be entered).
+Result<std::string> spawn_program(const SpawnApp& app);
+
 class Bootstrap {
  public:
   virtual ~Bootstrap() = default;

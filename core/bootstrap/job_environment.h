@@ -34,6 +34,11 @@ constexpr char kEnvJobUniverseSize[] = "GASKET_JOB_UNIVERSE_SIZE";
 // job's store), and the port a spawned job's processes connect to from MPI_Init.
 constexpr char kEnvJobNameServer[] = "GASKET_JOB_NAME_SERVER";
 constexpr char kEnvJobParentPort[] = "GASKET_JOB_PARENT_PORT";
+// A singleton's spawn runs gasket's launcher (GASKET_LAUNCHER, else the mpiexec installed beside
+// the library) with the parent port and the secret the new job shares with it.
+constexpr char kEnvLauncher[] = "GASKET_LAUNCHER";
+constexpr char kEnvSpawnParentPort[] = "GASKET_SPAWN_PARENT_PORT";
+constexpr char kEnvSpawnSecret[] = "GASKET_SPAWN_SECRET";
 constexpr char kEnvNodeName[] = "GASKET_NODE_NAME";
 
 // Set by a PMI-1 process manager (MPICH's Hydra, Slurm's --mpi=pmi2): the connected socket, this

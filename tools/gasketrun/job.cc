@@ -375,44 +375,11 @@ void Job::signal_running(int sig) {
   }
 }
 
-// The program `app` names, as its PEs will execute it: a command without '/' is looked for in
-// the spawn's "path" directories, then in PATH; one with '/' relative to the working directory.
-Result<std::string> program_of(const bootstrap::SpawnApp& app) {
-  std::string where = app.wdir.empty() ? "" : " (wdir '" + app.wdir + "')";
-  if (app.command.empty()) return invalid_argument("the command is empty");
-  if (!app.wdir.empty() && ::access(app.wdir.c_str(), X_OK) != 0) {
-    return invalid_argument("cannot enter the working directory '" + app.wdir + "': " + std::strerror(errno));
-  }
-  std::vector<std::string> candidates;
-  if (app.command.find('/') != std::string::npos) {
-    candidates.push_back(app.command[0] == '/' || app.wdir.empty() ? app.command : app.wdir + "/" + app.command);
-  } else {
-    std::string dirs = app.path;
-    if (const char* path = std::getenv("PATH")) dirs += (dirs.empty() ? "" : ":") + std::string(path);
-    size_t at = 0;
-    while (at <= dirs.size()) {
-      size_t end = std::min(dirs.find(':', at), dirs.size());
-      std::string dir = dirs.substr(at, end - at);
-      candidates.push_back((dir.empty() ? "." : dir) + "/" + app.command);
-      at = end + 1;
-    }
-  }
-  int last_errno = ENOENT;
-  for (const std::string& c : candidates) {
-    struct stat st;
-    if (::stat(c.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(c.c_str(), X_OK) == 0) {
-      return app.command.find('/') != std::string::npos ? app.command : c;
-    }
-    if (errno != ENOENT) last_errno = errno;
-  }
-  return invalid_argument("cannot execute '" + app.command + "'" + where + ": " + std::strerror(last_errno));
-}
-
 Status Job::on_spawn(int rank, const bootstrap::SpawnRequest& request) {
   if (ending_) return invalid_argument("the job is ending");
   LaunchOptions o;
   for (const bootstrap::SpawnApp& app : request.apps) {
-    Result<std::string> program = program_of(app);
+    Result<std::string> program = bootstrap::spawn_program(app);
     if (!program.is_ok()) return program.status();
     if (app.maxprocs < 1 || app.maxprocs > kMaxPes) {
       return invalid_argument("maxprocs " + std::to_string(app.maxprocs) + " is out of range [1, " +
@@ -709,6 +676,12 @@ int launcher_main(int argc, char** argv, const std::string& tool_name) {
     std::string text = usage_text(tool_name);
     (void)write_fully(STDOUT_FILENO, text.data(), text.size());
     return 0;
+  }
+  // Started by a singleton's MPI_Comm_spawn: the new job connects to it and shares its secret.
+  for (auto [name, field] : {std::pair{bootstrap::kEnvSpawnParentPort, &cl->options.parent_port},
+                             std::pair{bootstrap::kEnvSpawnSecret, &cl->options.secret}}) {
+    if (const char* v = std::getenv(name)) *field = v;
+    ::unsetenv(name);
   }
   return run_job(cl->options, tool_name);
 }
