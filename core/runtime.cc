@@ -357,9 +357,19 @@ void Runtime::complete_fetches(uint64_t upto) {
   }
 }
 
+am::StreamLinks& Runtime::late_peers() {
+  std::lock_guard<std::mutex> lock(late_peers_mutex_);
+  if (!late_peers_) {
+    late_peers_ = std::make_unique<am::StreamLinks>(bootstrap_->secret(), n_pes_);
+    late_peers_ready_.store(late_peers_.get(), std::memory_order_release);
+  }
+  return *late_peers_;
+}
+
 void Runtime::progress() {
   if (backend_) backend_->progress();
   if (messages_) messages_->progress();
+  if (am::StreamLinks* links = late_peers_ready_.load(std::memory_order_acquire)) links->progress();
   if (user_memory_) user_memory_->serve();
 }
 
@@ -374,6 +384,7 @@ void Runtime::print_statistics() const {
 }
 
 Status Runtime::stop() {
+  if (late_peers_) late_peers_->drain();
   quiet();
   barrier_all();
   Status st = Status::ok();

@@ -15,6 +15,7 @@
 #include "backends/backend.h"
 #include "core/am/emulated_rma.h"
 #include "core/am/message_layer.h"
+#include "core/am/stream_links.h"
 #include "core/bootstrap/bootstrap.h"
 #include "core/config/config.h"
 #include "core/gasket.h"
@@ -96,6 +97,9 @@ class Runtime {
   // null when every segment is shared.
   const memreg::KernelCopy* kernel_copy() const { return kernel_copy_.get(); }
   am::MessageLayer* messages() const { return messages_.get(); }
+  // Links to processes of other jobs (late peers, PE numbers from n_pes() on), made on first use.
+  am::StreamLinks& late_peers();
+  bool is_late_peer(int pe) const { return pe >= n_pes_; }
   // User memory exposed to peers (gasket::memreg::expose/put/get).
   memreg::UserMemory* user_memory() const { return user_memory_.get(); }
   // Non-blocking fetching atomics run natively by the backend (gasket::atomic_nbi): the backend
@@ -186,6 +190,9 @@ class Runtime {
   std::unique_ptr<backend::Backend> backend_;
   am::MailboxLayout mailbox_layout_;
   std::unique_ptr<am::MessageLayer> messages_;
+  std::mutex late_peers_mutex_;
+  std::unique_ptr<am::StreamLinks> late_peers_;
+  std::atomic<am::StreamLinks*> late_peers_ready_{nullptr};  // read by progress() without the lock
   std::unique_ptr<am::EmulatedRma> emulated_;
   std::unique_ptr<memreg::KernelCopy> kernel_copy_;
   std::unique_ptr<memreg::UserMemory> user_memory_;

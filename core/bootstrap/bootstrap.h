@@ -14,6 +14,24 @@
 
 namespace gasket::bootstrap {
 
+// One program of a spawn (MPI_Comm_spawn / MPI_Comm_spawn_multiple).
+struct SpawnApp {
+  std::string command;
+  std::vector<std::string> args;
+  int maxprocs = 1;
+  std::string wdir;  // "" = the launcher's
+  std::string path;  // directories (':'-separated) searched for a command without '/'
+};
+struct SpawnRequest {
+  std::vector<SpawnApp> apps;
+  std::string parent_port;  // the children connect to it from MPI_Init (GASKET_JOB_PARENT_PORT)
+};
+
+// The program `app` names, as its processes will execute it: a command without '/' is looked for
+// in the app's `path` directories, then in PATH; one with '/' relative to its wdir. Fails naming
+// the command and the reason (nothing to execute, a wdir that cannot be entered).
+Result<std::string> spawn_program(const SpawnApp& app);
+
 class Bootstrap {
  public:
   virtual ~Bootstrap() = default;
@@ -49,6 +67,17 @@ class Bootstrap {
   // connected to the launcher and exits without finalize() ends the job as a failure. After
   // finalize() no other call may be made.
   virtual Status finalize() = 0;
+
+  // Dynamic processes (MPI chapter 11), offered by gasketrun's store; the others refuse with
+  // kUnavailable naming the reason. spawn() starts a new job running `request` (its processes
+  // get their own job id, rank and size, and the parent port); it fails with kInvalidArgument
+  // when a program cannot be executed (nothing is started then).
+  virtual Status spawn(const SpawnRequest& request);
+  // The name service shared by the jobs of one launch: publish fails with kInvalidArgument when
+  // `name` is taken; lookup and unpublish with kInvalidArgument when nobody published it.
+  virtual Status publish_name(const std::string& name, const std::string& port);
+  virtual Result<std::string> lookup_name(const std::string& name);
+  virtual Status unpublish_name(const std::string& name);
 };
 
 // The bootstrap this process was started with. `kind` is GASKET_BOOTSTRAP:

@@ -12,7 +12,9 @@
 
 #include "core/bootstrap/bootstrap_impl.h"
 #include "core/bootstrap/job_environment.h"
+#include "core/bootstrap/name_table.h"
 #include "core/bootstrap/pmi_wire.h"
+#include "core/bootstrap/store_protocol.h"
 
 namespace gasket::bootstrap {
 namespace {
@@ -213,3 +215,40 @@ BOOST_AUTO_TEST_CASE(pmi_client_bad_environment) {
 
 }  // namespace
 }  // namespace gasket::bootstrap
+
+// MPI_Publish_name's table: a taken name and an unknown one are refused, naming the service.
+BOOST_AUTO_TEST_CASE(name_table_publish_lookup_unpublish) {
+  gasket::bootstrap::NameTable names;
+  BOOST_REQUIRE(names.publish("svc", "gasket-port:127.0.0.1:5:1").is_ok());
+  gasket::Status taken = names.publish("svc", "other");
+  BOOST_REQUIRE(!taken.is_ok());
+  BOOST_CHECK_MESSAGE(taken.message().find("'svc' is already published") != std::string::npos, taken.message());
+  BOOST_CHECK_EQUAL(*names.lookup("svc"), "gasket-port:127.0.0.1:5:1");
+  BOOST_REQUIRE(names.unpublish("svc").is_ok());
+  auto gone = names.lookup("svc");
+  BOOST_REQUIRE(!gone.is_ok());
+  BOOST_CHECK_MESSAGE(gone.status().message().find("no service named 'svc'") != std::string::npos,
+                      gone.status().message());
+  BOOST_CHECK(!names.unpublish("svc").is_ok());
+}
+
+// A spawn request survives the wire, arguments with any bytes included; truncations are refused.
+BOOST_AUTO_TEST_CASE(spawn_request_round_trip) {
+  gasket::bootstrap::SpawnRequest request;
+  request.parent_port = "gasket-port:127.0.0.1:4000:3";
+  request.apps.push_back({"./a", {"x", std::string("y\0z", 3), ""}, 3, "/tmp", "/opt/bin:/usr/bin"});
+  request.apps.push_back({"b", {}, 1, "", ""});
+  std::string bytes = gasket::bootstrap::protocol::encode_spawn(request);
+  auto back = gasket::bootstrap::protocol::decode_spawn(bytes);
+  BOOST_REQUIRE(back.is_ok());
+  BOOST_CHECK_EQUAL(back->parent_port, request.parent_port);
+  BOOST_REQUIRE_EQUAL(back->apps.size(), 2u);
+  BOOST_CHECK_EQUAL(back->apps[0].command, "./a");
+  BOOST_CHECK(back->apps[0].args == request.apps[0].args);
+  BOOST_CHECK_EQUAL(back->apps[0].maxprocs, 3);
+  BOOST_CHECK_EQUAL(back->apps[0].wdir, "/tmp");
+  BOOST_CHECK_EQUAL(back->apps[0].path, "/opt/bin:/usr/bin");
+  BOOST_CHECK_EQUAL(back->apps[1].command, "b");
+  BOOST_CHECK(back->apps[1].args.empty());
+  BOOST_CHECK(!gasket::bootstrap::protocol::decode_spawn(bytes.substr(0, bytes.size() - 2)).is_ok());
+}

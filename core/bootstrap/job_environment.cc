@@ -120,6 +120,13 @@ Result<JobEnvironment> read_job_environment(const EnvLookup& lookup) {
     if (!b.is_ok()) return bad_variable(kEnvJobOversubscribed, over, b.status().message());
     env.oversubscribed = *b;
   }
+  if (const char* names = lookup(kEnvJobNameServer); names != nullptr && *names != '\0') {
+    std::string host;
+    int port = 0;
+    Status s = split_host_port(names, kEnvJobNameServer, &host, &port);
+    if (!s.is_ok()) return s;
+    env.name_server = names;
+  }
   return env;
 }
 

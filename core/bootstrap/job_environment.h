@@ -30,6 +30,15 @@ constexpr char kEnvJobAppSize[] = "GASKET_JOB_APP_SIZE";
 // The number of PEs the job may have (MPI_UNIVERSE_SIZE): the host list's slots, else the size.
 constexpr char kEnvJobUniverseSize[] = "GASKET_JOB_UNIVERSE_SIZE";
 // Node identity override; gasketrun --pes-per-node sets "<hostname>:<rank / K>".
+// Dynamic processes: the store keeping published names (the first launcher's; default: this
+// job's store), and the port a spawned job's processes connect to from MPI_Init.
+constexpr char kEnvJobNameServer[] = "GASKET_JOB_NAME_SERVER";
+constexpr char kEnvJobParentPort[] = "GASKET_JOB_PARENT_PORT";
+// A singleton's spawn runs gasket's launcher (GASKET_LAUNCHER, else the mpiexec installed beside
+// the library) with the parent port and the secret the new job shares with it.
+constexpr char kEnvLauncher[] = "GASKET_LAUNCHER";
+constexpr char kEnvSpawnParentPort[] = "GASKET_SPAWN_PARENT_PORT";
+constexpr char kEnvSpawnSecret[] = "GASKET_SPAWN_SECRET";
 constexpr char kEnvNodeName[] = "GASKET_NODE_NAME";
 
 // Set by a PMI-1 process manager (MPICH's Hydra, Slurm's --mpi=pmi2): the connected socket, this
@@ -53,6 +62,7 @@ struct JobEnvironment {
   int rank = 0;
   int size = 0;
   bool oversubscribed = false;
+  std::string name_server;  // host:port, "" = the store itself
 };
 
 // Looks a variable up; returns nullptr when unset. getenv in production, a map in tests.

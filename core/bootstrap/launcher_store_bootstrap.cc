@@ -104,7 +104,57 @@ class LauncherStoreBootstrap final : public Bootstrap {
     return request("finalize", m, MessageType::kFinalizeOk).status();
   }
 
+  Status spawn(const SpawnRequest& spawn_request) override {
+    Message m;
+    m.type = MessageType::kService;
+    m.key = "spawn";
+    m.value = protocol::encode_spawn(spawn_request);
+    Result<Message> answer = request("spawn", m, MessageType::kServiceReply);
+    if (!answer.is_ok()) return answer.status();
+    if (answer->code != 0) return invalid_argument(answer->value);
+    return Status::ok();
+  }
+
+  Status publish_name(const std::string& name, const std::string& port) override {
+    return name_service("publish", {name, port}).status();
+  }
+  Result<std::string> lookup_name(const std::string& name) override { return name_service("lookup", {name}); }
+  Status unpublish_name(const std::string& name) override {
+    return name_service("unpublish", {name}).status();
+  }
+
  private:
+  // A request to the name server (the first launcher's store) over a connection of its own,
+  // opened with HELLO(pe = -1) for this one request.
+  Result<std::string> name_service(const std::string& op, const std::vector<std::string>& args) {
+    std::string where = env_.name_server.empty() ? store_ : env_.name_server;
+    std::string host;
+    int port = 0;
+    Status s = split_host_port(where, kEnvJobNameServer, &host, &port);
+    if (!s.is_ok()) return s;
+    Result<int> fd = connect_tcp(host, port, prefix(op) + ": connect to the name server " + where);
+    if (!fd.is_ok()) return fd.status();
+    protocol::FrameReader reader(protocol::kMaxPayload);
+    Message hello;
+    hello.type = MessageType::kHello;
+    hello.pe = -1;
+    hello.value = env_.secret;
+    Message m;
+    m.type = MessageType::kService;
+    m.key = op;
+    m.value = protocol::encode_strings(args);
+    Result<Message> answer = exchange(*fd, &reader, op, hello);
+    if (answer.is_ok() && answer->type == MessageType::kHelloOk) answer = exchange(*fd, &reader, op, m);
+    ::close(*fd);
+    if (!answer.is_ok()) return answer.status();
+    if (answer->type != MessageType::kServiceReply) {
+      return Status(StatusCode::kProtocolError, prefix(op) + ": the name server answered " +
+                                                    protocol::message_type_name(answer->type) + ": " + answer->value);
+    }
+    if (answer->code != 0) return invalid_argument(answer->value);
+    return std::move(answer->value);
+  }
+
   std::string call_name(const char* call, int pe, const std::string& key) const {
     std::string s = std::string(call) + "(";
     if (pe >= 0 || std::strcmp(call, "get") == 0) s += "pe " + std::to_string(pe) + ", ";
@@ -115,12 +165,14 @@ class LauncherStoreBootstrap final : public Bootstrap {
     return "PE " + std::to_string(env_.rank) + ": bootstrap " + call + " (store " + store_ + ")";
   }
 
-  Status send(const std::string& call, const Message& m) {
+  Status send(const std::string& call, const Message& m) { return send_on(fd_, call, m); }
+
+  Status send_on(int fd, const std::string& call, const Message& m) {
     Result<std::string> frame = protocol::encode(m);
     if (!frame.is_ok()) return invalid_argument(prefix(call) + ": " + frame.status().message());
     size_t done = 0;
     while (done < frame->size()) {
-      ssize_t n = ::send(fd_, frame->data() + done, frame->size() - done, MSG_NOSIGNAL);
+      ssize_t n = ::send(fd, frame->data() + done, frame->size() - done, MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return errno_error(prefix(call) + ": send");
       done += static_cast<size_t>(n);
@@ -128,16 +180,25 @@ class LauncherStoreBootstrap final : public Bootstrap {
     return Status::ok();
   }
 
-  Result<Message> receive(const std::string& call) {
+  Result<Message> receive(const std::string& call) { return receive_on(fd_, &reader_, call); }
+
+  // One message sent on `fd`, and the answer.
+  Result<Message> exchange(int fd, protocol::FrameReader* reader, const std::string& call, const Message& m) {
+    Status s = send_on(fd, call, m);
+    if (!s.is_ok()) return s;
+    return receive_on(fd, reader, call);
+  }
+
+  Result<Message> receive_on(int fd, protocol::FrameReader* reader, const std::string& call) {
     for (;;) {
-      Result<std::optional<Message>> next = reader_.next();
+      Result<std::optional<Message>> next = reader->next();
       if (!next.is_ok()) {
         return Status(StatusCode::kProtocolError,
                       prefix(call) + ": bad answer: " + next.status().message());
       }
       if (next->has_value()) return std::move(**next);
       char buf[65536];
-      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return errno_error(prefix(call) + ": recv");
       if (n == 0) {
@@ -146,7 +207,7 @@ class LauncherStoreBootstrap final : public Bootstrap {
                           (call == "hello" ? " (it rejected the job secret in GASKET_JOB_SECRET?)"
                                            : " (the job is ending?)"));
       }
-      reader_.append(buf, static_cast<size_t>(n));
+      reader->append(buf, static_cast<size_t>(n));
     }
   }
 

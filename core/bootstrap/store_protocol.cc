@@ -1,6 +1,7 @@
 #include "core/bootstrap/store_protocol.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace gasket::bootstrap::protocol {
 namespace {
@@ -27,6 +28,8 @@ constexpr Layout kLayouts[] = {
     {MessageType::kFinalize, "FINALIZE", false, false, false, false},
     {MessageType::kFinalizeOk, "FINALIZE_OK", false, false, false, false},
     {MessageType::kError, "ERROR", false, false, false, true},
+    {MessageType::kService, "SERVICE", false, false, true, true},
+    {MessageType::kServiceReply, "SERVICE_REPLY", false, true, false, true},
 };
 
 const Layout* find_layout(uint8_t type) {
@@ -76,6 +79,67 @@ class Cursor {
 };
 
 }  // namespace
+
+std::string encode_strings(const std::vector<std::string>& strings) {
+  std::string out;
+  for (const std::string& s : strings) {
+    put_u32(&out, static_cast<uint32_t>(s.size()));
+    out += s;
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> decode_strings(std::string_view bytes) {
+  Cursor c(bytes);
+  std::vector<std::string> out;
+  while (c.remaining() > 0) {
+    out.emplace_back();
+    if (!c.read_string(&out.back())) return protocol_error("truncated list of strings");
+  }
+  return out;
+}
+
+// strings: parent port, then per app: command, wdir, path, maxprocs, argument count, arguments.
+std::string encode_spawn(const SpawnRequest& request) {
+  std::vector<std::string> s{request.parent_port};
+  for (const SpawnApp& app : request.apps) {
+    s.insert(s.end(), {app.command, app.wdir, app.path, std::to_string(app.maxprocs), std::to_string(app.args.size())});
+    s.insert(s.end(), app.args.begin(), app.args.end());
+  }
+  return encode_strings(s);
+}
+
+Result<SpawnRequest> decode_spawn(std::string_view bytes) {
+  Result<std::vector<std::string>> s = decode_strings(bytes);
+  if (!s.is_ok()) return s.status();
+  SpawnRequest request;
+  size_t at = 0;
+  auto number = [&](long max, long* out) {
+    if (at >= s->size()) return false;
+    char* end = nullptr;
+    *out = std::strtol((*s)[at].c_str(), &end, 10);
+    ++at;
+    return end != nullptr && *end == '\0' && *out >= 0 && *out <= max;
+  };
+  if (s->empty()) return protocol_error("spawn request without a parent port");
+  request.parent_port = (*s)[at++];
+  while (at < s->size()) {
+    SpawnApp app;
+    long maxprocs = 0, nargs = 0;
+    if (s->size() - at < 3) return protocol_error("truncated spawn request");
+    app.command = (*s)[at++];
+    app.wdir = (*s)[at++];
+    app.path = (*s)[at++];
+    if (!number(1 << 20, &maxprocs) || !number(1 << 20, &nargs) || s->size() - at < static_cast<size_t>(nargs)) {
+      return protocol_error("malformed spawn request");
+    }
+    app.maxprocs = static_cast<int>(maxprocs);
+    app.args.assign(s->begin() + static_cast<long>(at), s->begin() + static_cast<long>(at) + nargs);
+    at += static_cast<size_t>(nargs);
+    request.apps.push_back(std::move(app));
+  }
+  return request;
+}
 
 const char* message_type_name(MessageType type) {
   const Layout* layout = find_layout(static_cast<uint8_t>(type));

@@ -18,6 +18,13 @@
 //   GET(pe, key)                      -> GET_REPLY(value) once PE `pe` has put `key` | ERROR
 //   ABORT(code, value = message)      -> (the launcher ends the job; the connection closes)
 //   FINALIZE                          -> FINALIZE_OK
+//   SERVICE(key = operation, value)   -> SERVICE_REPLY(code = 0 and value, or code != 0 and the
+//                                        reason): dynamic processes. Operations: "spawn"
+//                                        (value: encode_strings of a SpawnRequest), "publish"
+//                                        (value: strings name, port), "lookup" (value: name;
+//                                        reply: the port), "unpublish" (value: name).
+// HELLO with pe = -1 opens a name-service connection (the name server is the store of the first
+// launcher, shared by every job it spawns): it may send only publish/lookup/unpublish.
 // A client has at most one request outstanding, so answers arrive in request order.
 #pragma once
 
@@ -26,8 +33,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/base/status.h"
+#include "core/bootstrap/bootstrap.h"
 
 namespace gasket::bootstrap::protocol {
 
@@ -43,7 +52,12 @@ enum class MessageType : uint8_t {
   kFinalize = 9,
   kFinalizeOk = 10,
   kError = 11,
+  kService = 12,
+  kServiceReply = 13,
 };
+
+// The SERVICE_REPLY code of a failed operation (value: why).
+constexpr int32_t kServiceFailed = 1;
 
 // One decoded frame. Only the fields the type carries are meaningful (and encoded).
 struct Message {
@@ -88,6 +102,14 @@ class FrameReader {
   size_t consumed_ = 0;
   uint32_t max_payload_;
 };
+
+// A list of strings as one binary-safe value (each a 4-byte big-endian length and its bytes).
+std::string encode_strings(const std::vector<std::string>& strings);
+Result<std::vector<std::string>> decode_strings(std::string_view bytes);
+
+// A spawn request as the value of SERVICE "spawn".
+std::string encode_spawn(const SpawnRequest& request);
+Result<SpawnRequest> decode_spawn(std::string_view bytes);
 
 // Keys and messages from the wire, made safe for a log line: printable ASCII kept, other bytes as
 // \xNN, cut after `limit` characters.

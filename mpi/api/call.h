@@ -62,6 +62,10 @@ Error check_info(Context& c, MPI_Info info, const char* call);
 // A user's error handler argument: predefined, or created and not freed (MPI_ERR_ARG otherwise).
 Error check_errhandler(Context& c, MPI_Errhandler handle, const char* call);
 
+// From MPI_Init: a spawned process's intercommunicator to its parents (mpi/api/dynproc.cc);
+// nothing for a process that was not spawned.
+Error connect_to_parent();
+
 void fill_status(MPI_Status* status, int source, int tag, int error, int64_t bytes, bool cancelled);
 void empty_status(MPI_Status* status);  // what a null or inactive request reports
 

@@ -1,6 +1,8 @@
 // C bindings of communicators, groups and attributes. Creation is collective over the parent
 // (context ids agreed through mpi/coll); intercommunicators carry a remote group and
 // run point-to-point like intracommunicators.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -62,17 +64,20 @@ void swap_between_groups(Context& c, Guard& g, const cm::Communicator& inter, vo
 // An intercommunicator's agreement: each group agrees locally, the leaders swap their results
 // (and one int of `extra`, e.g. merge's `high`) over the intercommunicator, and tell their group.
 // Returns the context for a new communicator over both groups; *remote_extra is the other side's.
-uint32_t agree_inter(Context& c, Guard& g, const cm::Communicator& inter, int extra, int* remote_extra) {
+// *local_extra (optional) is the own leader's `extra`.
+uint32_t agree_inter(Context& c, Guard& g, const cm::Communicator& inter, int extra, int* remote_extra,
+                     int* local_extra = nullptr) {
   cm::Communicator local = inter.local();
   uint32_t mine = c.comms().next_context();
   std::vector<uint32_t> all(static_cast<size_t>(local.size()));
   (void)gasket::mpi::coll::allgather_bytes(c, g, &mine, sizeof mine, all.data(), local);
   int info[2] = {static_cast<int>(*std::max_element(all.begin(), all.end())), extra};
-  int remote[2] = {0, 0};
+  int remote[3] = {0, 0, extra};  // the other leader's info, then the own leader's extra (bcast)
   swap_between_groups(c, g, inter, info, sizeof info, remote, sizeof remote, 12);
   uint32_t ctx = std::max(static_cast<uint32_t>(info[0]), static_cast<uint32_t>(remote[0]));
   c.comms().use_context(ctx);
   *remote_extra = remote[1];
+  if (local_extra != nullptr) *local_extra = remote[2];
   return ctx;
 }
 
@@ -649,12 +654,21 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
     if (!ic->is_inter()) return error(MPI_ERR_COMM, "%s: not an intercommunicator", call);
     if (newintracomm == nullptr) return error(MPI_ERR_ARG, "%s: newintracomm is NULL", call);
     cm::Communicator inter = *ic;
-    int remote_high = 0;
-    uint32_t ctx = agree_inter(c, g, inter, high ? 1 : 0, &remote_high);
-    int info[2] = {0, high ? 1 : 0};
-    int remote[2] = {0, remote_high};
-    // Low group first; with equal `high`, the group of the lower leader PE first.
-    bool mine_first = info[1] != remote[1] ? info[1] == 0 : inter.group->pes[0] < inter.remote_group->pes[0];
+    // Each side's `high` and its leader's process id: the groups of an intercommunicator between
+    // jobs (dynamic processes) number each other's PEs differently, so the tie-break is the
+    // leaders' pids there (one machine: gasketrun), and the leaders' PEs within a job.
+    int remote_extra = 0, leader_extra = 0;
+    uint32_t ctx = agree_inter(c, g, inter, (high ? 1 : 0) | (static_cast<int>(::getpid()) << 1), &remote_extra,
+                               &leader_extra);
+    int n = gasket::n_pes();
+    auto in_job = [n](const std::vector<int>& pes) {
+      return std::all_of(pes.begin(), pes.end(), [n](int pe) { return pe < n; });
+    };
+    bool one_job = in_job(inter.group->pes) && in_job(inter.remote_group->pes);
+    // Low group first; with equal `high`, the group of the lower leader first.
+    bool mine_first = (leader_extra & 1) != (remote_extra & 1) ? (leader_extra & 1) == 0
+                      : one_job ? inter.group->pes[0] < inter.remote_group->pes[0]
+                                : (leader_extra >> 1) < (remote_extra >> 1);
     std::vector<int> pes = mine_first ? inter.group->pes : inter.remote_group->pes;
     const std::vector<int>& second = mine_first ? inter.remote_group->pes : inter.group->pes;
     pes.insert(pes.end(), second.begin(), second.end());

@@ -61,6 +61,9 @@ int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   }
   Error e = Context::initialize(required, provided);
   if (!e.is_ok()) return fail_uninitialized(e);
+  // A spawned process connects to its parents (mpi/api/dynproc.cc).
+  e = gasket::mpi::api::connect_to_parent();
+  if (!e.is_ok()) return Context::get()->report(MPI_COMM_WORLD, e);
   return MPI_SUCCESS;
 }
 

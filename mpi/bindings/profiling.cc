@@ -63,15 +63,19 @@ __attribute__((weak)) int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* 
 __attribute__((weak)) int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) { return PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest); }
 __attribute__((weak)) int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) { return PMPI_Cart_sub(comm, remain_dims, newcomm); }
 __attribute__((weak)) int MPI_Cartdim_get(MPI_Comm comm, int* ndims) { return PMPI_Cartdim_get(comm, ndims); }
+__attribute__((weak)) int MPI_Close_port(const char* port_name) { return PMPI_Close_port(port_name); }
+__attribute__((weak)) int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) { return PMPI_Comm_accept(port_name, info, root, comm, newcomm); }
 __attribute__((weak)) MPI_Fint MPI_Comm_c2f(MPI_Comm comm) { return PMPI_Comm_c2f(comm); }
 __attribute__((weak)) int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) { return PMPI_Comm_call_errhandler(comm, errorcode); }
 __attribute__((weak)) int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) { return PMPI_Comm_compare(comm1, comm2, result); }
+__attribute__((weak)) int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) { return PMPI_Comm_connect(port_name, info, root, comm, newcomm); }
 __attribute__((weak)) int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) { return PMPI_Comm_create(comm, group, newcomm); }
 __attribute__((weak)) int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler); }
 __attribute__((weak)) int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm) { return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm); }
 __attribute__((weak)) int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) { return PMPI_Comm_create_group(comm, group, tag, newcomm); }
 __attribute__((weak)) int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state) { return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state); }
 __attribute__((weak)) int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) { return PMPI_Comm_delete_attr(comm, comm_keyval); }
+__attribute__((weak)) int MPI_Comm_disconnect(MPI_Comm* comm) { return PMPI_Comm_disconnect(comm); }
 __attribute__((weak)) int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) { return PMPI_Comm_dup(comm, newcomm); }
 __attribute__((weak)) int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) { return PMPI_Comm_dup_with_info(comm, info, newcomm); }
 __attribute__((weak)) MPI_Comm MPI_Comm_f2c(MPI_Fint comm) { return PMPI_Comm_f2c(comm); }
@@ -81,9 +85,11 @@ __attribute__((weak)) int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void
 __attribute__((weak)) int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) { return PMPI_Comm_get_errhandler(comm, errhandler); }
 __attribute__((weak)) int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) { return PMPI_Comm_get_info(comm, info_used); }
 __attribute__((weak)) int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) { return PMPI_Comm_get_name(comm, comm_name, resultlen); }
+__attribute__((weak)) int MPI_Comm_get_parent(MPI_Comm* parent) { return PMPI_Comm_get_parent(parent); }
 __attribute__((weak)) int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) { return PMPI_Comm_group(comm, group); }
 __attribute__((weak)) int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) { return PMPI_Comm_idup(comm, newcomm, request); }
 __attribute__((weak)) int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) { return PMPI_Comm_idup_with_info(comm, info, newcomm, request); }
+__attribute__((weak)) int MPI_Comm_join(int fd, MPI_Comm* intercomm) { return PMPI_Comm_join(fd, intercomm); }
 __attribute__((weak)) int MPI_Comm_rank(MPI_Comm comm, int* rank) { return PMPI_Comm_rank(comm, rank); }
 __attribute__((weak)) int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) { return PMPI_Comm_remote_group(comm, group); }
 __attribute__((weak)) int MPI_Comm_remote_size(MPI_Comm comm, int* size) { return PMPI_Comm_remote_size(comm, size); }
@@ -92,6 +98,8 @@ __attribute__((weak)) int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler 
 __attribute__((weak)) int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) { return PMPI_Comm_set_info(comm, info); }
 __attribute__((weak)) int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) { return PMPI_Comm_set_name(comm, comm_name); }
 __attribute__((weak)) int MPI_Comm_size(MPI_Comm comm, int* size) { return PMPI_Comm_size(comm, size); }
+__attribute__((weak)) int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]) { return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes); }
+__attribute__((weak)) int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]) { return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes); }
 __attribute__((weak)) int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) { return PMPI_Comm_split(comm, color, key, newcomm); }
 __attribute__((weak)) int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) { return PMPI_Comm_split_type(comm, split_type, key, info, newcomm); }
 __attribute__((weak)) int MPI_Comm_test_inter(MPI_Comm comm, int* flag) { return PMPI_Comm_test_inter(comm, flag); }
@@ -331,6 +339,7 @@ __attribute__((weak)) int MPI_Issend(const void* buf, int count, MPI_Datatype da
 __attribute__((weak)) int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request); }
 __attribute__((weak)) int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) { return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state); }
 __attribute__((weak)) int MPI_Keyval_free(int* keyval) { return PMPI_Keyval_free(keyval); }
+__attribute__((weak)) int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) { return PMPI_Lookup_name(service_name, info, port_name); }
 __attribute__((weak)) MPI_Fint MPI_Message_c2f(MPI_Message message) { return PMPI_Message_c2f(message); }
 __attribute__((weak)) MPI_Message MPI_Message_f2c(MPI_Fint message) { return PMPI_Message_f2c(message); }
 __attribute__((weak)) int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) { return PMPI_Mprobe(source, tag, comm, message, status); }
@@ -362,6 +371,7 @@ __attribute__((weak)) int MPI_Op_create(MPI_User_function* user_fn, int commute,
 __attribute__((weak)) int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) { return PMPI_Op_create_c(user_fn, commute, op); }
 __attribute__((weak)) MPI_Op MPI_Op_f2c(MPI_Fint op) { return PMPI_Op_f2c(op); }
 __attribute__((weak)) int MPI_Op_free(MPI_Op* op) { return PMPI_Op_free(op); }
+__attribute__((weak)) int MPI_Open_port(MPI_Info info, char* port_name) { return PMPI_Open_port(info, port_name); }
 __attribute__((weak)) int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm) { return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm); }
 __attribute__((weak)) int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm) { return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm); }
 __attribute__((weak)) int MPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position) { return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position); }
@@ -378,6 +388,7 @@ __attribute__((weak)) int MPI_Pready_range(int partition_low, int partition_high
 __attribute__((weak)) int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request); }
 __attribute__((weak)) int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) { return PMPI_Probe(source, tag, comm, status); }
 __attribute__((weak)) int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request); }
+__attribute__((weak)) int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name) { return PMPI_Publish_name(service_name, info, port_name); }
 __attribute__((weak)) int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
 __attribute__((weak)) int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
 __attribute__((weak)) int MPI_Query_thread(int* provided) { return PMPI_Query_thread(provided); }
@@ -576,6 +587,7 @@ __attribute__((weak)) int MPI_Unpack(const void* inbuf, int insize, int* positio
 __attribute__((weak)) int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) { return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm); }
 __attribute__((weak)) int MPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype) { return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype); }
 __attribute__((weak)) int MPI_Unpack_external_c(const char* datarep, const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype) { return PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype); }
+__attribute__((weak)) int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name) { return PMPI_Unpublish_name(service_name, info, port_name); }
 __attribute__((weak)) int MPI_Wait(MPI_Request* request, MPI_Status* status) { return PMPI_Wait(request, status); }
 __attribute__((weak)) int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) { return PMPI_Waitall(count, array_of_requests, array_of_statuses); }
 __attribute__((weak)) int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) { return PMPI_Waitany(count, array_of_requests, index, status); }

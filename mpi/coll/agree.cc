@@ -1,6 +1,10 @@
 #include "mpi/coll/agree.h"
 
 #include <algorithm>
+
+#include "core/gasket.h"
+
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -58,8 +62,12 @@ Agreement agree(Context& c, Guard& g, const comm::Communicator& comm, bool with_
   std::vector<Offer> offers(static_cast<size_t>(comm.size()));
   std::vector<Verdict> verdicts(static_cast<size_t>(comm.size()));
   uint32_t floor = 0;
+  // A communicator spanning jobs (dynamic processes: PEs from n_pes() on) never gets a slot of
+  // the same-node collective area; every member sees a member of another job, so all offer none.
+  bool spans_jobs = std::any_of(comm.group->pes.begin(), comm.group->pes.end(),
+                                [n = gasket::n_pes()](int pe) { return pe >= n; });
   for (;;) {
-    Offer mine{with_slot && c.area().usable() ? c.area().free_slots() : 0, first_free(c, floor), 0};
+    Offer mine{with_slot && !spans_jobs && c.area().usable() ? c.area().free_slots() : 0, first_free(c, floor), 0};
     (void)allgather_bytes(c, g, &mine, sizeof mine, offers.data(), comm, tag);
     Agreement a{0, -1};
     uint64_t free = ~uint64_t{0};

@@ -33,6 +33,9 @@
 namespace gasket::mpi {
 
 class Context;
+namespace api {
+struct Ports;  // mpi/api/dynproc.cc
+}  // namespace api
 
 // An MPI_Info object: keys and values in insertion order (MPI_Info_get_nthkey's order).
 using Info = std::vector<std::pair<std::string, std::string>>;
@@ -169,8 +172,15 @@ class Context {
 
   double wtime() const;
 
+  // Dynamic processes (mpi/api/dynproc.cc): a spawned job's intercommunicator to its parents
+  // (MPI_Comm_get_parent), and the ports this process opened with the requests that reached them.
+  MPI_Comm& parent() { return parent_; }
+  std::shared_ptr<api::Ports>& ports() { return ports_; }
+
  private:
   Context() = default;
+  MPI_Comm parent_ = MPI_COMM_NULL;
+  std::shared_ptr<api::Ports> ports_;
   Error start(int required);
   void stop();
 

@@ -335,6 +335,12 @@ typedef int MPI_Grequest_cancel_function(void* extra_state, int complete);
 /* ---- collectives and reduction operations (mpi/coll, mpi/op) ---- */
 typedef void MPI_User_function(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
 
+/* ---- dynamic processes (mpi/api/dynproc.cc) ---- */
+#define MPI_MAX_PORT_NAME 256
+#define MPI_ARGV_NULL ((char**)0)
+#define MPI_ARGVS_NULL ((char***)0)
+#define MPI_ERRCODES_IGNORE ((int*)0)
+
 /* ---- process topologies and neighborhood collectives (mpi/topo) ---- */
 #define MPI_CART 1
 #define MPI_GRAPH 2

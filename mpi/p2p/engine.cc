@@ -92,6 +92,8 @@ Status Engine::init() {
     expose_sends_ = rt->backend()->user_registration() != nullptr;
   }
 
+  rt->late_peers().register_handler(kMpiHandler, [this](int src, const void* p, size_t len) { on_active_message(src, p, len); });
+
   // Read here rather than by the context with the other knobs: only the engine uses it.
   split_pull_ = rt->config().size(config::Knob::MPI_SPLIT_PULL);
 
@@ -122,6 +124,8 @@ void Engine::shutdown() {
       log::fatal("MPI: a message from PE %d arrived after MPI_Finalize", src);
     });
   }
+  // Processes of other jobs may still return credit: nothing to do with it now.
+  core::Runtime::get()->late_peers().register_handler(kMpiHandler, [](int, const void*, size_t) {});
   gasket::sym_free(region_, "MPI_Finalize");
   region_ = nullptr;
 }
@@ -145,6 +149,16 @@ bool Engine::send_packet(int pe, Header h, const void* body, size_t body_len, co
   }
   h.seq = am_sent_seq_[static_cast<size_t>(pe)]++;
   size_t len = sizeof h + body_len + data_len;
+  if (late(pe)) {
+    std::vector<char> packet(len);
+    std::memcpy(packet.data(), &h, sizeof h);
+    if (body_len > 0) std::memcpy(packet.data() + sizeof h, body, body_len);
+    if (data_len > 0) std::memcpy(packet.data() + sizeof h + body_len, data, data_len);
+    Status st = core::Runtime::get()->late_peers().send(pe, kMpiHandler, packet.data(), len);
+    if (!st.is_ok()) log::fatal("MPI: sending a %zu-byte packet to PE %d of another job failed: %s", len, pe, st.message().c_str());
+    if (complete_on_send != nullptr) complete_send(complete_on_send);
+    return true;
+  }
   std::memcpy(am_out_.data(), &h, sizeof h);
   if (body_len > 0) std::memcpy(am_out_.data() + sizeof h, body, body_len);
   if (data_len > 0) std::memcpy(am_out_.data() + sizeof h + body_len, data, data_len);
@@ -152,6 +166,22 @@ bool Engine::send_packet(int pe, Header h, const void* body, size_t body_len, co
   if (!st.is_ok()) log::fatal("MPI: sending a %zu-byte packet to PE %d failed: %s", len, pe, st.message().c_str());
   if (complete_on_send != nullptr) complete_send(complete_on_send);
   return true;
+}
+
+void Engine::reach_late_peer(int pe) {
+  size_t n = static_cast<size_t>(pe) + 1;
+  if (am_sent_seq_.size() < n) {
+    pending_.resize(n);
+    eager_outstanding_.resize(n, 0);
+    eager_consumed_.resize(n, 0);
+    am_sent_seq_.resize(n, 0);
+    am_expected_seq_.resize(n, 0);
+    am_early_.resize(n);
+    zone_owner_.resize(n, nullptr);
+    zone_wait_head_.resize(n, nullptr);
+    zone_wait_tail_.resize(n, nullptr);
+  }
+  any_late_peer_ = true;
 }
 
 void Engine::send_control(int pe, Kind kind, const void* body, size_t body_len) {
@@ -198,8 +228,8 @@ void Engine::progress() {
   }
   // The core's progress serves the backend (and other users of the runtime, e.g. OpenSHMEM);
   // with no backend peer it is needed only now and then.
-  if (any_backend_peer_ || (++progress_calls_ & 255) == 0) gasket::progress();
-  if (any_backend_peer_) {
+  if (any_backend_peer_ || any_late_peer_ || (++progress_calls_ & 255) == 0) gasket::progress();
+  if (any_backend_peer_ || any_late_peer_) {
     std::deque<std::pair<int, std::vector<char>>> batch;
     {
       std::lock_guard<std::mutex> lock(inbox_mutex_);
@@ -210,6 +240,7 @@ void Engine::progress() {
       Header h;
       std::memcpy(&h, bytes.data(), sizeof h);
       size_t s = static_cast<size_t>(src);
+      if (s >= am_expected_seq_.size()) reach_late_peer(src);  // it spoke first
       if (h.seq != am_expected_seq_[s]) {
         am_early_[s].emplace(h.seq, std::move(bytes));
         continue;
@@ -408,7 +439,7 @@ void Engine::start_send(Request* r) {
   size_t cost = static_cast<size_t>(bytes) + sizeof(Header);
   size_t& outstanding = eager_outstanding_[static_cast<size_t>(pe)];
   bool eager = static_cast<size_t>(bytes) <= eager_limit(pe);
-  if (eager && outstanding + cost > eager_budget_) {
+  if (eager && outstanding + cost > eager_budget(pe)) {
     eager = false;
     ++stat_over_budget_;
   }
@@ -698,7 +729,7 @@ size_t Engine::accept_eager(int src_pe, const Header& h, uint64_t sreq, size_t l
 bool Engine::send_now(int pe, uint32_t context, int src_rank, int tag, const void* data, size_t bytes) {
   size_t cost = bytes + sizeof(Header);
   size_t& outstanding = eager_outstanding_[static_cast<size_t>(pe)];
-  if (bytes > eager_limit(pe) || outstanding + cost > eager_budget_) return false;
+  if (bytes > eager_limit(pe) || outstanding + cost > eager_budget(pe)) return false;
   Header h{};
   h.kind = static_cast<uint8_t>(Kind::kEager);
   h.tag = tag;

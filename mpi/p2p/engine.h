@@ -128,6 +128,12 @@ class Engine {
   // Gives a buffered send's block back to the attached buffer (set by the MPI context).
   std::function<void(char*)> bsend_release;
 
+  // A process of another job (MPI dynamic processes) joins: `pe` is its core PE number (from
+  // n_pes() on, core::Runtime::late_peers()). Every packet to it is eager over its stream link
+  // (up to kLateEagerLimit bytes; links carry no rendezvous).
+  void reach_late_peer(int pe);
+  static constexpr size_t kLateEagerLimit = (size_t{1} << 30) - 4096;
+
   // Statistics for debug output.
   std::string describe() const;
 
@@ -155,8 +161,11 @@ class Engine {
   };
 
   // Channel.
-  bool shm(int pe) const { return rings_ && rings_->reaches(pe); }
-  size_t eager_limit(int pe) const { return shm(pe) ? shm_eager_ : am_eager_; }
+  bool late(int pe) const { return pe >= n_pes_; }
+  bool shm(int pe) const { return !late(pe) && rings_ && rings_->reaches(pe); }
+  size_t eager_limit(int pe) const { return late(pe) ? kLateEagerLimit : shm(pe) ? shm_eager_ : am_eager_; }
+  // A receiver's budget of unexpected eager bytes from this sender (unbounded across jobs).
+  size_t eager_budget(int pe) const { return late(pe) ? SIZE_MAX / 2 : eager_budget_; }
   // Sends (or queues behind earlier packets while the ring is full). True when sent now.
   bool send_packet(int pe, Header h, const void* body, size_t body_len, const void* data, size_t data_len,
                    Request* complete_on_send);
@@ -236,6 +245,7 @@ class Engine {
   size_t shm_eager_ = 0, am_eager_ = 0;
   size_t shm_eager_max_ = 0, am_eager_max_ = 0;  // as sized at init
   bool any_backend_peer_ = false;
+  bool any_late_peer_ = false;  // packets arrive through the inbox from stream links too
   // The backend reads remote memory (ucx): the receiver of a rendezvous over it gets the data
   // where the sender's buffer is remotely readable (else: CTS and puts, e.g. pciddc). Set once.
   bool remote_get_ = false;

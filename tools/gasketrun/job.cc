@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -106,6 +108,7 @@ class Job final : public StoreObserver {
                         ": " + one_line(message));
   }
   void on_store_notice(const std::string& line) override { say(line); }
+  Status on_spawn(int rank, const bootstrap::SpawnRequest& request) override;
 
  private:
   struct Pe {
@@ -115,6 +118,14 @@ class Job final : public StoreObserver {
     bool finalized = false;
     std::unique_ptr<OutputForwarder> out;
     std::unique_ptr<OutputForwarder> err;
+  };
+
+  // A job spawned by one of this job's PEs: its own launcher process (a fork of this one).
+  struct SpawnedJob {
+    pid_t pid = -1;
+    int parent_rank = 0;
+    std::string what;  // "2 PEs of './child'"
+    bool running = false;
   };
 
   int run_pes();
@@ -145,6 +156,7 @@ class Job final : public StoreObserver {
   std::string secret_;
   std::unique_ptr<StoreServer> store_;
   std::vector<Pe> pes_;
+  std::vector<SpawnedJob> spawned_;
 
   bool ending_ = false;
   int exit_status_ = 0;
@@ -250,10 +262,12 @@ Status Job::start_pe(int rank, const BindingPlan& plan, const std::vector<std::s
   set(kEnvJobSecret, secret_);
   set(kEnvJobRank, std::to_string(rank));
   set(kEnvJobSize, std::to_string(options_.num_pes));
-  set(kEnvJobOversubscribed, plan.oversubscribed ? "1" : "0");
+  set(kEnvJobOversubscribed, plan.oversubscribed || !options_.parent_port.empty() ? "1" : "0");
   set(kEnvJobAppnum, std::to_string(appnum));
   set(kEnvJobAppSize, std::to_string(app.num_pes));
   set(kEnvJobUniverseSize, std::to_string(std::max(options_.num_pes, options_.slots)));
+  set(kEnvJobNameServer, options_.name_server.empty() ? store_->address() : options_.name_server);
+  if (!options_.parent_port.empty()) set(kEnvJobParentPort, options_.parent_port);
   if (options_.pes_per_node > 0) {
     char host[256] = "localhost";
     (void)::gethostname(host, sizeof host - 1);
@@ -348,6 +362,7 @@ Status Job::start_pe(int rank, const BindingPlan& plan, const std::vector<std::s
 int Job::running_count() const {
   int n = 0;
   for (const Pe& pe : pes_) n += pe.running ? 1 : 0;
+  for (const SpawnedJob& job : spawned_) n += job.running ? 1 : 0;
   return n;
 }
 
@@ -355,6 +370,73 @@ void Job::signal_running(int sig) {
   for (const Pe& pe : pes_) {
     if (pe.running) (void)::kill(pe.pid, sig);
   }
+  for (const SpawnedJob& job : spawned_) {
+    if (job.running) (void)::kill(job.pid, sig);
+  }
+}
+
+Status Job::on_spawn(int rank, const bootstrap::SpawnRequest& request) {
+  if (ending_) return invalid_argument("the job is ending");
+  LaunchOptions o;
+  for (const bootstrap::SpawnApp& app : request.apps) {
+    Result<std::string> program = bootstrap::spawn_program(app);
+    if (!program.is_ok()) return program.status();
+    if (app.maxprocs < 1 || app.maxprocs > kMaxPes) {
+      return invalid_argument("maxprocs " + std::to_string(app.maxprocs) + " is out of range [1, " +
+                              std::to_string(kMaxPes) + "]");
+    }
+    AppContext part;
+    part.num_pes = app.maxprocs;
+    part.command.push_back(*program);
+    part.command.insert(part.command.end(), app.args.begin(), app.args.end());
+    part.wdir = app.wdir;
+    o.num_pes += app.maxprocs;
+    o.apps.push_back(std::move(part));
+  }
+  if (o.apps.empty()) return invalid_argument("nothing to spawn");
+  o.env = options_.env;
+  o.bind = BindPolicy::kNone;
+  o.tag_output = options_.tag_output;
+  o.quiet = true;
+  o.grace_seconds = options_.grace_seconds;
+  o.output_fd = options_.output_fd;
+  o.error_fd = options_.error_fd;
+  o.secret = secret_;
+  o.name_server = options_.name_server.empty() ? store_->address() : options_.name_server;
+  o.parent_port = request.parent_port;
+  SpawnedJob job;
+  job.parent_rank = rank;
+  job.what = std::to_string(o.num_pes) + (o.num_pes == 1 ? " PE of '" : " PEs of '") + o.apps[0].command[0] + "'" +
+             (o.apps.size() > 1 ? " and " + std::to_string(o.apps.size() - 1) + " more programs" : "");
+  std::string tool = tool_ + ": job spawned by PE " + std::to_string(rank);
+  pid_t launcher = ::getpid();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    for (size_t i = 0; i < kNumCaught; ++i) (void)::sigaction(kCaughtSignals[i], &old_actions_[i], nullptr);
+    sigset_t none;
+    sigemptyset(&none);
+    (void)::sigprocmask(SIG_SETMASK, &none, nullptr);
+    // Ends (and cleans up its PEs and files) when this launcher dies.
+    (void)::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != launcher) _exit(kExitLauncherError);
+    // Keep stdin/stdout/stderr and the output descriptors; the parent job's pipes, store and
+    // signal pipe belong to this launcher only.
+    int keep_low = std::min(o.output_fd, o.error_fd), keep_high = std::max(o.output_fd, o.error_fd);
+    unsigned first = 3;
+    for (int keep : {keep_low, keep_high}) {
+      if (keep >= static_cast<int>(first)) {
+        if (static_cast<unsigned>(keep) > first) (void)::syscall(SYS_close_range, first, static_cast<unsigned>(keep) - 1, 0);
+        first = static_cast<unsigned>(keep) + 1;
+      }
+    }
+    (void)::syscall(SYS_close_range, first, ~0u, 0);
+    _exit(run_job(o, tool));
+  }
+  if (pid < 0) return errno_error("fork of the spawned job's launcher");
+  job.pid = pid;
+  job.running = true;
+  spawned_.push_back(std::move(job));
+  return Status::ok();
 }
 
 void Job::end_job(int exit_status, const std::string& summary, int sig) {
@@ -384,6 +466,21 @@ void Job::reap_children() {
       pid = ::waitpid(pes_[r].pid, &status, WNOHANG);
     } while (pid < 0 && errno == EINTR);
     if (pid == pes_[r].pid) on_pe_exit(static_cast<int>(r), status);
+  }
+  for (SpawnedJob& job : spawned_) {
+    if (!job.running) continue;
+    int status = 0;
+    pid_t pid;
+    do {
+      pid = ::waitpid(job.pid, &status, WNOHANG);
+    } while (pid < 0 && errno == EINTR);
+    if (pid != job.pid) continue;
+    job.running = false;
+    if (ending_ || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) continue;
+    // Its launcher has printed the line naming its PE; this one names the job.
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    end_job(code, "the job spawned by PE " + std::to_string(job.parent_rank) + " (" + job.what +
+                      ") failed with status " + std::to_string(code) + "; ending the job");
   }
 }
 
@@ -449,7 +546,7 @@ int Job::run_pes() {
     return kExitUsage;
   }
   Result<std::string> id = bootstrap::new_job_id('j');
-  Result<std::string> secret = bootstrap::random_hex(16);
+  Result<std::string> secret = options_.secret.empty() ? bootstrap::random_hex(16) : Result<std::string>(options_.secret);
   if (!id.is_ok() || !secret.is_ok()) {
     say((id.is_ok() ? secret.status() : id.status()).message());
     return kExitLauncherError;
@@ -579,6 +676,12 @@ int launcher_main(int argc, char** argv, const std::string& tool_name) {
     std::string text = usage_text(tool_name);
     (void)write_fully(STDOUT_FILENO, text.data(), text.size());
     return 0;
+  }
+  // Started by a singleton's MPI_Comm_spawn: the new job connects to it and shares its secret.
+  for (auto [name, field] : {std::pair{bootstrap::kEnvSpawnParentPort, &cl->options.parent_port},
+                             std::pair{bootstrap::kEnvSpawnSecret, &cl->options.secret}}) {
+    if (const char* v = std::getenv(name)) *field = v;
+    ::unsetenv(name);
   }
   return run_job(cl->options, tool_name);
 }

@@ -53,6 +53,13 @@ struct LaunchOptions {
   // Library users (tests running jobs in-process) may point them at pipes or files.
   int output_fd = 1;
   int error_fd = 2;
+  // A job spawned by another job's PE (MPI_Comm_spawn) runs in a launcher process of its own,
+  // forked by the parent job's launcher: it shares the parent's secret (links between the jobs'
+  // processes authenticate with it) and name server, and its PEs connect to `parent_port` from
+  // MPI_Init. Its PEs are never bound and always yield while waiting (the parents' PEs run too).
+  std::string secret;        // "" = draw a new one
+  std::string name_server;   // host:port of the store keeping published names; "" = this job's
+  std::string parent_port;   // "" = not spawned
 };
 
 struct CommandLine {

@@ -230,6 +230,15 @@ void StoreServer::read_from(Connection* c) {
 }
 
 void StoreServer::handle_message(Connection* c, Message m) {
+  if (c->name_client) {
+    if (m.type == MessageType::kService && m.key != "spawn") {
+      handle_service(c, m);
+    } else {
+      drop(c, std::string("it sent ") + bootstrap::protocol::message_type_name(m.type) +
+                  " on a name-service connection");
+    }
+    return;
+  }
   if (c->rank < 0) {
     handle_hello(c, m);
     return;
@@ -256,6 +265,7 @@ void StoreServer::handle_message(Connection* c, Message m) {
     case MessageType::kGet: handle_get(c, m); break;
     case MessageType::kAbort: observer_->on_pe_abort(c->rank, m.code, m.value); break;
     case MessageType::kFinalize: handle_finalize(c); break;
+    case MessageType::kService: handle_service(c, m); break;
     default:
       drop(c, std::string("it sent ") + bootstrap::protocol::message_type_name(m.type) +
                   ", which a PE never sends");
@@ -266,6 +276,12 @@ void StoreServer::handle_message(Connection* c, Message m) {
 void StoreServer::handle_hello(Connection* c, const Message& m) {
   if (m.type != MessageType::kHello || !same_secret(m.value, secret_)) {
     drop(c, "its first message is not the job secret");
+    return;
+  }
+  if (m.pe == -1) {
+    c->name_client = true;
+    c->reader.set_max_payload(bootstrap::protocol::kMaxPayload);
+    send(c, simple(MessageType::kHelloOk));
     return;
   }
   if (m.pe < 0 || m.pe >= num_pes_) {
@@ -292,6 +308,40 @@ void StoreServer::handle_hello(Connection* c, const Message& m) {
   c->reader.set_max_payload(bootstrap::protocol::kMaxPayload);
   send(c, simple(MessageType::kHelloOk));
   observer_->on_pe_connected(c->rank);
+}
+
+void StoreServer::handle_service(Connection* c, const Message& m) {
+  Message reply = simple(MessageType::kServiceReply);
+  auto fail = [&reply](int32_t code, std::string why) {
+    reply.code = code;
+    reply.value = std::move(why);
+  };
+  if (m.key == "spawn") {
+    Result<bootstrap::SpawnRequest> request = bootstrap::protocol::decode_spawn(m.value);
+    Status s = request.is_ok() ? observer_->on_spawn(c->rank, *request) : request.status();
+    if (!s.is_ok()) fail(bootstrap::protocol::kServiceFailed, s.message());
+    send(c, reply);
+    return;
+  }
+  Result<std::vector<std::string>> args = bootstrap::protocol::decode_strings(m.value);
+  size_t want = m.key == "publish" ? 2 : 1;
+  if (!args.is_ok() || args->size() != want || (m.key != "publish" && m.key != "lookup" && m.key != "unpublish")) {
+    drop(c, "it sent a malformed SERVICE '" + bootstrap::protocol::printable(m.key) + "'");
+    return;
+  }
+  const std::string& name = (*args)[0];
+  Status s;
+  if (m.key == "publish") {
+    s = names_.publish(name, (*args)[1]);
+  } else if (m.key == "unpublish") {
+    s = names_.unpublish(name);
+  } else {
+    Result<std::string> port = names_.lookup(name);
+    s = port.status();
+    if (port.is_ok()) reply.value = *port;
+  }
+  if (!s.is_ok()) fail(bootstrap::protocol::kServiceFailed, s.message());
+  send(c, reply);
 }
 
 void StoreServer::handle_fence(Connection* c) {

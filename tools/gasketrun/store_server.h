@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "core/bootstrap/name_table.h"
 #include "core/bootstrap/store_protocol.h"
 
 namespace gasket::launcher {
@@ -25,6 +26,8 @@ class StoreObserver {
   virtual void on_pe_connected(int rank) = 0;
   virtual void on_pe_finalized(int rank) = 0;
   virtual void on_pe_abort(int rank, int code, const std::string& message) = 0;
+  // A PE asks for a new job (MPI_Comm_spawn); an error is sent back to it as the reason.
+  virtual Status on_spawn(int rank, const bootstrap::SpawnRequest& request) = 0;
   // A line for the user (a dropped connection, a malformed message); not prefixed.
   virtual void on_store_notice(const std::string& line) = 0;
 };
@@ -60,6 +63,7 @@ class StoreServer {
     int fd = -1;
     std::string peer;  // "127.0.0.1:54321", for messages
     int rank = -1;     // -1 until authenticated
+    bool name_client = false;  // authenticated with HELLO(pe = -1): name service only
     Clock::time_point accepted;
     bootstrap::protocol::FrameReader reader{bootstrap::protocol::kMaxHelloPayload};
     std::string out;       // encoded frames not yet sent
@@ -76,6 +80,8 @@ class StoreServer {
   void handle_fence(Connection* c);
   void handle_get(Connection* c, const bootstrap::protocol::Message& m);
   void handle_finalize(Connection* c);
+  // SERVICE: spawn (from a PE), publish / lookup / unpublish (from a PE or a name client).
+  void handle_service(Connection* c, const bootstrap::protocol::Message& m);
   void send(Connection* c, const bootstrap::protocol::Message& m);
   void send_to_rank(int rank, const bootstrap::protocol::Message& m);
   void send_error(Connection* c, const std::string& text);
@@ -97,6 +103,7 @@ class StoreServer {
   int fence_count_ = 0;
   std::map<Key, std::string> values_;
   std::map<Key, std::vector<int>> waiting_gets_;  // key -> PEs waiting for it
+  bootstrap::NameTable names_;  // MPI_Publish_name's, for every job of this launch
 };
 
 }  // namespace gasket::launcher
