@@ -110,6 +110,7 @@ int Library::add_team(coll::PeSet set, int slot, uint32_t tag, const shmem_team_
   t.sync = pool_ + static_cast<size_t>(slot) * kSlotWords;
   if (config != nullptr) t.config = *config;
   used_slots_ |= uint64_t{1} << slot;
+  cells_.take(slot);
   teams_.push_back(std::move(t));
   return static_cast<int>(teams_.size()) - 1;
 }
@@ -123,7 +124,8 @@ int Library::split(shmem_team_t parent_handle, const std::vector<std::vector<int
   coll::PeSet pset = parent.set;  // teams_ may grow below
   coll::SyncArea psync = parent.sync;
   // Agree on free slots: AND of every member's free-slot mask, through the parent's exchange word.
-  uint64_t free_mask = ~used_slots_;
+  // A destroyed team's cells stay taken until all its members have left its last collective.
+  uint64_t free_mask = ~used_slots_ & cells_.free_slots();
   int64_t* exchange = psync + kExchangeWord;
   *exchange = static_cast<int64_t>(free_mask);
   uint64_t common = 0;
@@ -169,6 +171,11 @@ void Library::destroy_team(shmem_team_t handle, const char* call) {
   }
   t.alive = false;
   used_slots_ &= ~(uint64_t{1} << t.slot);
+  if (t.on_cells) {
+    cells_.retire(t.slot, t.set, t.tag, t.cell_seq);
+  } else {
+    cells_.release(t.slot);
+  }
 }
 
 Context& Library::context(shmem_ctx_t handle, const char* call) {

@@ -19,15 +19,25 @@ namespace {
 using Cell = CellArea::Cell;
 
 uint64_t flag_of(uint32_t tag, uint64_t seq) { return (uint64_t{tag} << 32) | (seq & 0xffffffffu); }
-// The cell's owner has reached collective `seq` of the set tagged `tag` (or a later one).
+// The cell's owner has reached collective `seq` of the set tagged `tag` (or a later one, or has
+// moved on to a later set: tags grow).
 bool reached(const Cell* cell, uint32_t tag, uint64_t seq) {
   uint64_t f = __atomic_load_n(&cell->flag, __ATOMIC_ACQUIRE);
-  return (f >> 32) == tag && (f & 0xffffffffu) >= (seq & 0xffffffffu);
+  uint32_t owner_tag = static_cast<uint32_t>(f >> 32);
+  return owner_tag > tag || (owner_tag == tag && (f & 0xffffffffu) >= (seq & 0xffffffffu));
 }
 
 // The flag's low word (the sequence number, little-endian) is the futex: the area is a shared
 // mapping, so the (non-private) futex works between processes.
 int* futex_word(Cell* cell) { return reinterpret_cast<int*>(&cell->flag); }
+
+// Stores `flag` (release) and wakes the members sleeping on it.
+void set_flag(Cell* cell, uint64_t flag) {
+  __atomic_store_n(&cell->flag, flag, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&cell->sleepers, __ATOMIC_SEQ_CST) != 0) {
+    syscall(SYS_futex, futex_word(cell), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  }
+}
 
 void standard_progress(void*) { gasket::progress(); }
 void standard_backoff(void*, unsigned* polls) {
@@ -50,6 +60,32 @@ Status CellArea::create(const char* call) {
 void CellArea::destroy(const char* call) {
   if (base_ != nullptr) gasket::sym_free(base_, call);
   base_ = nullptr;
+}
+
+uint64_t CellArea::free_slots() {
+  for (size_t i = 0; i < retired_.size();) {
+    const Retired& r = retired_[i];
+    bool left = true;
+    for (int m = 0; left && m < r.set.size(); ++m) {
+      const Cell* c = cell(r.set.pe(m), r.slot, static_cast<int>(r.seq & 1));
+      left = c == nullptr || reached(c, r.tag, r.seq);
+    }
+    if (!left) {
+      ++i;
+      continue;
+    }
+    release(r.slot);
+    retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  return free_;
+}
+
+void CellArea::retire(int slot, const PeSet& set, uint32_t tag, uint64_t seq) {
+  if (base_ == nullptr) return release(slot);
+  uint64_t mark = seq + 1;
+  Cell* mine = cell(gasket::my_pe(), slot, static_cast<int>(mark & 1));
+  set_flag(mine, flag_of(tag, mark));  // only the flag: the cell's data (collective seq - 1's) may still be read
+  retired_.push_back(Retired{set, slot, tag, mark});
 }
 
 Cell* CellArea::cell(int pe, int slot, int parity) const {
@@ -92,10 +128,7 @@ CellRound::CellRound(const PeSet& set, const CellSlot& slot, const CellWait& wai
 void CellRound::publish(const void* data, size_t bytes) {
   Cell* mine = cells_[set_.my_rank()];
   if (bytes > 0) std::memcpy(mine->data, data, bytes);
-  __atomic_store_n(&mine->flag, flag_of(tag_, seq_), __ATOMIC_SEQ_CST);
-  if (__atomic_load_n(&mine->sleepers, __ATOMIC_SEQ_CST) != 0) {
-    syscall(SYS_futex, futex_word(mine), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
-  }
+  set_flag(mine, flag_of(tag_, seq_));
 }
 
 void CellRound::wait_all() {

@@ -7,7 +7,11 @@
 // (by the parity of the collective's sequence number): a flag word (tag << 32 | sequence number),
 // stored last with release order, and kCellBytes of data. Members read each other's cells through
 // the core's mappings with plain loads. The tag tells the set now holding the slot apart from an
-// earlier holder (MPI: the context id; OpenSHMEM: the team's serial).
+// earlier holder (MPI: the context id; OpenSHMEM: the team's serial): tags given out grow on every
+// PE, so a flag of a higher tag means its owner has finished every collective of the older set
+// (a slow member still waiting there sees its collective done, never a foreign flag forever).
+// A freed set's slot is reused only once all its members have left its last collective
+// (CellArea::retire), so nobody still reads a cell the new holder writes.
 //
 // Protocol, for the set's collective number `seq` (cells of parity seq & 1):
 //  1. (seq > 2) wait until every member has entered collective seq - 1: then nobody still reads
@@ -23,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "core/base/status.h"
 #include "core/coll/coll.h"
@@ -49,17 +54,31 @@ class CellArea {
   bool usable() const { return base_ != nullptr; }
 
   // Slots free here (bit i: slot i); the programming model takes/releases them as its sets come
-  // and go. Slot 0 starts taken (the world's).
-  uint64_t free_slots() const { return free_; }
+  // and go. Slot 0 starts taken (the world's). free_slots() first frees the retired slots every
+  // old member has left.
+  uint64_t free_slots();
   void take(int slot) { free_ &= ~(uint64_t{1} << slot); }
+  // A slot no cell collective ran on (an agreement that did not use it).
   void release(int slot) { free_ |= uint64_t{1} << slot; }
+  // The set of `slot` is freed after `seq` cell collectives, its `tag` monotonic (see reached()).
+  // Slower members may still be in collective `seq`, reading this member's cells: the slot is
+  // freed here only once every member has marked that it left (step 1 of a collective seq + 1,
+  // which retire() publishes, without waiting for anybody).
+  void retire(int slot, const PeSet& set, uint32_t tag, uint64_t seq);
 
   // `pe`'s cell (this PE's own or a same-node peer's mapping); null when `pe` is not mapped here.
   Cell* cell(int pe, int slot, int parity) const;
 
  private:
+  struct Retired {
+    PeSet set;
+    int slot;
+    uint32_t tag;
+    uint64_t seq;  // the mark: the collective after the set's last one
+  };
   Cell* base_ = nullptr;  // [slot][parity]
   uint64_t free_ = ~uint64_t{1};
+  std::vector<Retired> retired_;
 };
 
 // Where a set's collectives run: its slot, its tag, and its collective counter (incremented by

@@ -13,6 +13,7 @@
 #include "core/gasket.h"
 #include "mpi.h"
 #include "mpi/coll/agree.h"
+#include "mpi/coll/shm.h"
 #include "mpi/api/attributes.h"
 #include "mpi/api/requests.h"
 
@@ -483,10 +484,9 @@ int PMPI_Comm_free(MPI_Comm* comm) {
       *comm = MPI_COMM_NULL;
       return Error::ok();
     }
-    int slot = cmm->coll_slot;
-    e = c.comms().free(comm, "MPI_Comm_free");
-    if (e.is_ok() && slot >= 0) c.area().release(slot);
-    return e;
+    bool predefined = *comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF;  // free() refuses them
+    if (cmm->coll_slot >= 0 && !predefined) gasket::mpi::coll::shm_retire(c, *cmm);
+    return c.comms().free(comm, "MPI_Comm_free");
   });
 }
 

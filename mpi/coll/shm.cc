@@ -33,6 +33,14 @@ CellSlot slot_of(Context& c, const comm::Communicator& comm) {
   return CellSlot{&c.area(), comm.coll_slot, comm.context, &comm.shm_seq};
 }
 
+}  // namespace
+
+void shm_retire(Context& c, const comm::Communicator& comm) {
+  c.area().retire(comm.coll_slot, set_of(comm), comm.context, comm.shm_seq);
+}
+
+namespace {
+
 // Waiting inside an MPI call: the engine's progress and the context's backoff (which lets other
 // threads in under MPI_THREAD_MULTIPLE; no futex sleep then).
 struct Waiting {

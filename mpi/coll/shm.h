@@ -26,6 +26,10 @@ bool shm_nodes_apply(Context& c, const comm::Communicator& comm, int64_t bytes);
 void shm_allreduce_nodes(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
                          int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type);
 
+// `comm` (holding a slot) is being freed: its slot becomes free here once every member has left
+// its last cell collective (CollectiveArea::retire).
+void shm_retire(Context& c, const comm::Communicator& comm);
+
 void shm_barrier(Context& c, Guard& g, const comm::Communicator& comm);
 void shm_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root);
 // `count` elements of `type` (contiguous) from `in` reduced into `out` at `root` (every rank
