@@ -43,6 +43,7 @@ typedef struct {
   MPI_Comm comm_array[4];
   MPI_Datatype type_array[4];
   MPI_Request request_array[4];
+  MPI_Info info_array[4];  /* MPI_Comm_spawn_multiple's array_of_info */
   int comm_keyval, win_keyval;
   long long numbers[256];
   MPI_Status statuses[4];
@@ -186,7 +187,7 @@ int main(int argc, char** argv) {
   h.info = MPI_INFO_NULL;
   h.message = MPI_MESSAGE_NO_PROC;
   for (int i = 0; i < 4; i++) {
-    h.comm_array[i] = MPI_COMM_WORLD, h.type_array[i] = MPI_INT, h.request_array[i] = MPI_REQUEST_NULL;
+    h.comm_array[i] = MPI_COMM_WORLD, h.type_array[i] = MPI_INT, h.request_array[i] = MPI_REQUEST_NULL, h.info_array[i] = MPI_INFO_NULL;
   }
   MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &h.comm_keyval, NULL));
   MPI_OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &h.win_keyval, NULL));
