@@ -134,6 +134,7 @@ class Job final : public StoreObserver {
   void raise_fd_limit();
   Status setup_signals();
   void restore_signals();
+  void reset_signals_in_child() const;
   std::vector<std::string> base_environment() const;
   Status start_pe(int rank, const BindingPlan& plan, const std::vector<std::string>& base_env);
   void reap_children();
@@ -208,6 +209,15 @@ Status Job::setup_signals() {
   }
   signals_installed_ = true;
   return Status::ok();
+}
+
+// In a forked child before exec: the signal actions and mask the launcher started with
+// (async-signal-safe calls only).
+void Job::reset_signals_in_child() const {
+  for (size_t i = 0; i < kNumCaught; ++i) (void)::sigaction(kCaughtSignals[i], &old_actions_[i], nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  (void)::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
 void Job::restore_signals() {
@@ -302,10 +312,7 @@ Status Job::start_pe(int rank, const BindingPlan& plan, const std::vector<std::s
   pid_t pid = ::fork();
   if (pid == 0) {
     // Child: only async-signal-safe calls from here to exec.
-    for (size_t i = 0; i < kNumCaught; ++i) (void)::sigaction(kCaughtSignals[i], &old_actions_[i], nullptr);
-    sigset_t none;
-    sigemptyset(&none);
-    (void)::sigprocmask(SIG_SETMASK, &none, nullptr);
+    reset_signals_in_child();
     // A launcher killed by SIGKILL cannot clean up; at least its PEs do not outlive it.
     (void)::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != launcher) _exit(kExitLauncherError);
@@ -412,10 +419,7 @@ Status Job::on_spawn(int rank, const bootstrap::SpawnRequest& request) {
   pid_t launcher = ::getpid();
   pid_t pid = ::fork();
   if (pid == 0) {
-    for (size_t i = 0; i < kNumCaught; ++i) (void)::sigaction(kCaughtSignals[i], &old_actions_[i], nullptr);
-    sigset_t none;
-    sigemptyset(&none);
-    (void)::sigprocmask(SIG_SETMASK, &none, nullptr);
+    reset_signals_in_child();
     // Ends (and cleans up its PEs and files) when this launcher dies.
     (void)::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != launcher) _exit(kExitLauncherError);
