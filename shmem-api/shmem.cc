@@ -447,11 +447,11 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
 }
 
 // Sessions (1.6): hints only, every operation is issued at once; the standard's return codes.
-int shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t* config, long mask) {
+int shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_session_config_t* config, long mask) {
   const char* call = "shmem_ctx_session_start";
   Library& l = lib(call);
   if (ctx == SHMEM_CTX_INVALID) return -1;
-  if ((options & ~SHMEM_SESSION_SAME_AMO) != 0 || (mask & ~SHMEM_SESSION_TOTAL_OPS) != 0) return -1;
+  if ((options & ~(SHMEM_SESSION_SAME_AMO | SHMEM_SESSION_BATCH)) != 0 || (mask & ~SHMEM_SESSION_TOTAL_OPS) != 0) return -1;
   if ((mask & SHMEM_SESSION_TOTAL_OPS) != 0 && (config == nullptr || config->total_ops < 0)) return -1;
   return l.open_session(ctx, call) ? 0 : -1;
 }

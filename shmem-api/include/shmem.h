@@ -221,11 +221,12 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team);
  * start returns 0, or non-zero (SHMEM_CTX_INVALID, an unknown option or mask bit, a missing or
  * negative total_ops, a session already open on ctx); stop ends it (nothing if none is open). */
 #define SHMEM_SESSION_SAME_AMO 1L  /* option: the session's atomics are one operation on one type */
+#define SHMEM_SESSION_BATCH 2L     /* option: the session is a batch of many small operations */
 #define SHMEM_SESSION_TOTAL_OPS 1L /* config_mask: config->total_ops is the expected count */
 typedef struct {
   long total_ops;
-} shmem_ctx_session_config_t;
-int shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t* config,
+} shmem_session_config_t;
+int shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_session_config_t* config,
                             long config_mask);
 void shmem_ctx_session_stop(shmem_ctx_t ctx);
 

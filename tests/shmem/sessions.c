@@ -1,6 +1,7 @@
 /* OpenSHMEM 1.6 sessions: shmem_ctx_session_start/stop around a series of puts and atomics on the
- * default and on a created context (the values arrive as without a session), and the standard's
- * return codes for what cannot start a session. */
+ * default and on a created context with each option and the total_ops hint of a
+ * shmem_session_config_t (the values arrive as without a session), and the non-zero returns for
+ * what cannot start a session. */
 #include "check.h"
 
 int main(void) {
@@ -14,9 +15,9 @@ int main(void) {
   shmem_barrier_all();
 
   /* a session of 64 puts and 64 atomics of one kind on each context */
-  shmem_ctx_session_config_t config = {128};
+  shmem_session_config_t config = {.total_ops = 128};
   CHECK_EQ(shmem_ctx_session_start(SHMEM_CTX_DEFAULT, SHMEM_SESSION_SAME_AMO, &config, SHMEM_SESSION_TOTAL_OPS), 0);
-  CHECK_EQ(shmem_ctx_session_start(ctx, 0, NULL, 0), 0);
+  CHECK_EQ(shmem_ctx_session_start(ctx, SHMEM_SESSION_BATCH | SHMEM_SESSION_SAME_AMO, NULL, 0), 0);
   for (int i = 0; i < 32; ++i) {
     shmem_long_p(&data[i], me * 1000L + i, right);
     shmem_ctx_long_p(ctx, &data[32 + i], me * 1000L + 32 + i, right);
@@ -35,14 +36,14 @@ int main(void) {
   CHECK(shmem_ctx_session_start(ctx, 1L << 20, NULL, 0) != 0, "unknown option");
   CHECK(shmem_ctx_session_start(ctx, 0, &config, 1L << 20) != 0, "unknown config_mask bit");
   CHECK(shmem_ctx_session_start(ctx, 0, NULL, SHMEM_SESSION_TOTAL_OPS) != 0, "total_ops without a config");
-  shmem_ctx_session_config_t negative = {-5};
+  shmem_session_config_t negative = {.total_ops = -5};
   CHECK(shmem_ctx_session_start(ctx, 0, &negative, SHMEM_SESSION_TOTAL_OPS) != 0, "negative total_ops");
   CHECK_EQ(shmem_ctx_session_start(ctx, 0, &negative, 0), 0); /* total_ops ignored without its mask bit */
   CHECK(shmem_ctx_session_start(ctx, 0, NULL, 0) != 0, "a second session on the same context");
   shmem_ctx_session_stop(ctx);
   shmem_ctx_session_stop(ctx);               /* none open: nothing */
   shmem_ctx_session_stop(SHMEM_CTX_INVALID); /* nothing */
-  CHECK_EQ(shmem_ctx_session_start(ctx, 0, NULL, 0), 0); /* a new one after stop */
+  CHECK_EQ(shmem_ctx_session_start(ctx, SHMEM_SESSION_BATCH, &config, SHMEM_SESSION_TOTAL_OPS), 0); /* a new one after stop */
   shmem_ctx_destroy(ctx);                    /* ends it with the context */
 
   shmem_barrier_all();
