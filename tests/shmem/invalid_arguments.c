@@ -1,7 +1,9 @@
 /* OpenSHMEM 1.5 corners where bad or empty arguments are not errors: shmem_malloc(0) and
  * shmem_calloc(0, n) return NULL; shmem_align takes every power of two the heap can hold; team
  * splits with invalid arguments return non-zero and SHMEM_TEAM_INVALID on every PE;
- * shmem_ctx_quiet/fence/destroy (and 1.6 shmem_ctx_pe_quiet) on SHMEM_CTX_INVALID do nothing. */
+ * shmem_ctx_quiet/fence/destroy (and 1.6 shmem_ctx_pe_quiet) on SHMEM_CTX_INVALID do nothing; the team
+ * queries answer -1 (or non-zero and an invalid handle) for SHMEM_TEAM_INVALID and destroying it
+ * does nothing. */
 #include <stdint.h>
 #include <string.h>
 
@@ -68,6 +70,22 @@ int main(void) {
   CHECK_EQ(shmem_int_sum_reduce(all, sum, v, 1), 0);
   CHECK_EQ(*sum, n * (n + 1) / 2);
   shmem_team_destroy(all);
+
+  /* ---- SHMEM_TEAM_INVALID: queries answer -1 or non-zero, destroy does nothing ---- */
+  CHECK_EQ(shmem_team_my_pe(SHMEM_TEAM_INVALID), -1);
+  CHECK_EQ(shmem_team_n_pes(SHMEM_TEAM_INVALID), -1);
+  shmem_team_config_t config = {.num_contexts = 7};
+  CHECK(shmem_team_get_config(SHMEM_TEAM_INVALID, SHMEM_TEAM_NUM_CONTEXTS, &config) != 0, "get_config of SHMEM_TEAM_INVALID");
+  CHECK_EQ(shmem_team_translate_pe(SHMEM_TEAM_INVALID, 0, SHMEM_TEAM_WORLD), -1);
+  CHECK_EQ(shmem_team_translate_pe(SHMEM_TEAM_WORLD, 0, SHMEM_TEAM_INVALID), -1);
+  CHECK_EQ(shmem_team_translate_pe(SHMEM_TEAM_WORLD, n, SHMEM_TEAM_WORLD), -1); /* PE out of the source team */
+  shmem_ctx_t team_ctx = SHMEM_CTX_DEFAULT;
+  CHECK(shmem_team_create_ctx(SHMEM_TEAM_INVALID, 0, &team_ctx) != 0 && team_ctx == SHMEM_CTX_INVALID,
+        "team_create_ctx of SHMEM_TEAM_INVALID");
+  shmem_team_t of_ctx = SHMEM_TEAM_WORLD;
+  CHECK(shmem_ctx_get_team(SHMEM_CTX_INVALID, &of_ctx) != 0 && of_ctx == SHMEM_TEAM_INVALID, "ctx_get_team of SHMEM_CTX_INVALID");
+  CHECK(shmem_ctx_get_team(SHMEM_CTX_DEFAULT, &of_ctx) == 0 && of_ctx == SHMEM_TEAM_WORLD, "ctx_get_team of SHMEM_CTX_DEFAULT");
+  shmem_team_destroy(SHMEM_TEAM_INVALID);
 
   /* ---- SHMEM_CTX_INVALID: ordering calls are no-ops ---- */
   shmem_ctx_quiet(SHMEM_CTX_INVALID);
