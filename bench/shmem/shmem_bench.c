@@ -23,7 +23,7 @@
 #define HAVE_SHMEM_1_6_RMA 0
 #endif
 
-/* OpenSHMEM 1.6 scans (shmem_long_sum_inscan) where the library has them. */
+/* OpenSHMEM 1.6 scans (shmem_long_sum_inscan/_exscan) where the library has them. */
 #if SHMEM_MAJOR_VERSION > 1 || SHMEM_MINOR_VERSION >= 6 || defined(SHMEM_GASKET_HAS_1_6_SCAN)
 #define HAVE_SHMEM_1_6_SCAN 1
 #else
@@ -164,15 +164,15 @@ int main(int argc, char** argv) {
   /* collectives: every PE */
   /* barrier_all, sum_to_all (active set + pSync), sync_all and, with OpenSHMEM 1.5 teams, the team
    * reduction (gasket: the same-node cells, core/coll/cells.h; sum_to_all keeps the pSync path),
-   * with 1.6 the inclusive scan */
+   * with 1.6 the inclusive and exclusive scans */
 #if HAVE_SHMEM_1_6_SCAN
-  enum { kColl = 5 };
+  enum { kColl = 6 };
 #elif SHMEM_MAJOR_VERSION > 1 || SHMEM_MINOR_VERSION >= 5
   enum { kColl = 4 };
 #else
   enum { kColl = 3 };
 #endif
-  double best[5] = {0, 0, 0, 0, 0};
+  double best[6] = {0, 0, 0, 0, 0, 0};
   for (int which = 0; which < kColl; ++which) {
     double reps[SAMPLES];
     int iters = COLL_ITERATIONS;
@@ -187,7 +187,8 @@ int main(int argc, char** argv) {
         else if (which == 3) shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &red_dst, &red_src, 1);
 #endif
 #if HAVE_SHMEM_1_6_SCAN
-        else shmem_long_sum_inscan(SHMEM_TEAM_WORLD, &red_dst, &red_src, 1);
+        else if (which == 4) shmem_long_sum_inscan(SHMEM_TEAM_WORLD, &red_dst, &red_src, 1);
+        else shmem_long_sum_exscan(SHMEM_TEAM_WORLD, &red_dst, &red_src, 1);
 #endif
       }
       reps[r] = (now_us() - t0) / iters;
@@ -200,11 +201,13 @@ int main(int argc, char** argv) {
     printf("%-10s %10s %12.3f\n", "sync_all", "-", best[2]);
     if (kColl > 3) printf("%-10s %10d %12.3f\n", "sum_reduce", 8, best[3]);
     if (kColl > 4) printf("%-10s %10d %12.3f\n", "sum_inscan", 8, best[4]);
+    if (kColl > 5) printf("%-10s %10d %12.3f\n", "sum_exscan", 8, best[5]);
     char x[32];
     snprintf(x, sizeof x, "%dPEs", n);
     bench_result("shmem_barrier_latency", x, best[0], "us");
     bench_result("shmem_sum_to_all_8B_latency", x, best[1], "us");
     if (kColl > 4) bench_result("shmem_sum_inscan_8B_latency", x, best[4], "us");
+    if (kColl > 5) bench_result("shmem_sum_exscan_8B_latency", x, best[5], "us");
   }
   shmem_barrier_all();
   shmem_free(heap_long);
