@@ -71,7 +71,7 @@ bool get_pending(Runtime& r, int pe) { return r.path(pe) == Path::kBackend && r.
 void put_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
   Runtime& r = rt(call);
   r.check_pe(pe, call);
-  if (bytes == 0) return;  // nothing moves: any address, NULL included, is legal (OpenSHMEM 1.6)
+  if (__builtin_expect(bytes == 0, 0)) return;  // nothing moves: any address, NULL included, is legal (OpenSHMEM 1.6)
   size_t offset;
   const segments::Segment& seg = r.translate(dst, bytes, call, "destination", &offset);
   if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
@@ -91,7 +91,7 @@ void put(void* dst, const void* src, size_t bytes, int pe, const char* call) {
 void get_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
   Runtime& r = rt(call);
   r.check_pe(pe, call);
-  if (bytes == 0) return;  // nothing moves: any address, NULL included, is legal (OpenSHMEM 1.6)
+  if (__builtin_expect(bytes == 0, 0)) return;  // nothing moves: any address, NULL included, is legal (OpenSHMEM 1.6)
   size_t offset;
   const segments::Segment& seg = r.translate(src, bytes, call, "source", &offset);
   if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
