@@ -451,7 +451,8 @@ int shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_session_c
   const char* call = "shmem_ctx_session_start";
   Library& l = lib(call);
   if (ctx == SHMEM_CTX_INVALID) return -1;
-  if ((options & ~(SHMEM_SESSION_SAME_AMO | SHMEM_SESSION_BATCH)) != 0 || (mask & ~SHMEM_SESSION_TOTAL_OPS) != 0) return -1;
+  const long known_options = SHMEM_SESSION_SAME_AMO | SHMEM_SESSION_BATCH;
+  if ((options & ~known_options) != 0 || (mask & ~SHMEM_SESSION_TOTAL_OPS) != 0) return -1;
   if ((mask & SHMEM_SESSION_TOTAL_OPS) != 0 && (config == nullptr || config->total_ops < 0)) return -1;
   return l.open_session(ctx, call) ? 0 : -1;
 }
