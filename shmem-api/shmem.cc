@@ -451,14 +451,17 @@ int shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_session_c
   const char* call = "shmem_ctx_session_start";
   Library& l = lib(call);
   if (ctx == SHMEM_CTX_INVALID) return -1;
-  const long known_options = SHMEM_SESSION_SAME_AMO | SHMEM_SESSION_BATCH;
-  if ((options & ~known_options) != 0 || (mask & ~SHMEM_SESSION_TOTAL_OPS) != 0) return -1;
+  if ((options & ~SHMEM_SESSION_SAME_AMO) != 0 || (mask & ~SHMEM_SESSION_TOTAL_OPS) != 0) return -1;
   if ((mask & SHMEM_SESSION_TOTAL_OPS) != 0 && (config == nullptr || config->total_ops < 0)) return -1;
   return l.open_session(ctx, call) ? 0 : -1;
 }
 void shmem_ctx_session_stop(shmem_ctx_t ctx) {
   if (ctx != SHMEM_CTX_INVALID) lib("shmem_ctx_session_stop").close_session(ctx, "shmem_ctx_session_stop");
 }
+void shmem_session_start(shmem_ctx_t ctx, long options, const shmem_session_config_t* config, long mask) {
+  (void)shmem_ctx_session_start(ctx, options, config, mask);
+}
+void shmem_session_stop(shmem_ctx_t ctx) { shmem_ctx_session_stop(ctx); }
 
 // ---- RMA ----
 #define GASKET_RMA(T, N)                                                                          \

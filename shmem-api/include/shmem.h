@@ -218,14 +218,19 @@ void shmem_ctx_destroy(shmem_ctx_t ctx);
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team);
 
 /* 1.6 sessions: hints that the calling thread is about to issue a series of operations on ctx.
- * start returns 0, or non-zero (SHMEM_CTX_INVALID, an unknown option or mask bit, a missing or
- * negative total_ops, a session already open on ctx); stop ends it (nothing if none is open). */
+ * shmem_session_start/stop are the 1.6 names (no result: a hint that cannot be taken is ignored).
+ * shmem_ctx_session_start/stop are the same calls under the names of our issue tracker, with a
+ * result: 0, or non-zero for SHMEM_CTX_INVALID, an unknown option or mask bit, a missing or
+ * negative total_ops, a session already open on ctx. stop ends it (nothing if none is open). */
 #define SHMEM_SESSION_SAME_AMO 1L  /* option: the session's atomics are one operation on one type */
-#define SHMEM_SESSION_BATCH 2L     /* option: the session is a batch of many small operations */
 #define SHMEM_SESSION_TOTAL_OPS 1L /* config_mask: config->total_ops is the expected count */
 typedef struct {
   long total_ops;
 } shmem_session_config_t;
+typedef shmem_session_config_t shmem_ctx_session_config_t;
+void shmem_session_start(shmem_ctx_t ctx, long options, const shmem_session_config_t* config,
+                         long config_mask);
+void shmem_session_stop(shmem_ctx_t ctx);
 int shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_session_config_t* config,
                             long config_mask);
 void shmem_ctx_session_stop(shmem_ctx_t ctx);

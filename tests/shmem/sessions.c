@@ -1,4 +1,4 @@
-/* OpenSHMEM 1.6 sessions: shmem_ctx_session_start/stop around a series of puts and atomics on the
+/* OpenSHMEM 1.6 sessions: shmem_session_start/stop (and shmem_ctx_session_start/stop, which return a result) around a series of puts and atomics on the
  * default and on a created context with each option and the total_ops hint of a
  * shmem_session_config_t (the values arrive as without a session), and the non-zero returns for
  * what cannot start a session. */
@@ -17,14 +17,15 @@ int main(void) {
   /* a session of 64 puts and 64 atomics of one kind on each context */
   shmem_session_config_t config = {.total_ops = 128};
   CHECK_EQ(shmem_ctx_session_start(SHMEM_CTX_DEFAULT, SHMEM_SESSION_SAME_AMO, &config, SHMEM_SESSION_TOTAL_OPS), 0);
-  CHECK_EQ(shmem_ctx_session_start(ctx, SHMEM_SESSION_BATCH | SHMEM_SESSION_SAME_AMO, NULL, 0), 0);
+  shmem_session_start(ctx, SHMEM_SESSION_SAME_AMO, NULL, 0); /* the 1.6 name */
+  CHECK(shmem_ctx_session_start(ctx, 0, NULL, 0) != 0, "shmem_session_start left no session open on ctx");
   for (int i = 0; i < 32; ++i) {
     shmem_long_p(&data[i], me * 1000L + i, right);
     shmem_ctx_long_p(ctx, &data[32 + i], me * 1000L + 32 + i, right);
     shmem_long_atomic_add(counter, 1, 0);
     shmem_ctx_long_atomic_add(ctx, counter, 2, 0);
   }
-  shmem_ctx_session_stop(ctx);
+  shmem_session_stop(ctx);
   shmem_ctx_session_stop(SHMEM_CTX_DEFAULT);
   shmem_ctx_quiet(ctx);
   shmem_barrier_all();
@@ -43,7 +44,7 @@ int main(void) {
   shmem_ctx_session_stop(ctx);
   shmem_ctx_session_stop(ctx);               /* none open: nothing */
   shmem_ctx_session_stop(SHMEM_CTX_INVALID); /* nothing */
-  CHECK_EQ(shmem_ctx_session_start(ctx, SHMEM_SESSION_BATCH, &config, SHMEM_SESSION_TOTAL_OPS), 0); /* a new one after stop */
+  CHECK_EQ(shmem_ctx_session_start(ctx, SHMEM_SESSION_SAME_AMO, &config, SHMEM_SESSION_TOTAL_OPS), 0); /* a new one after stop */
   shmem_ctx_destroy(ctx);                    /* ends it with the context */
 
   shmem_barrier_all();
