@@ -8,6 +8,7 @@
 // MPI_File_open, MPI_File_delete and invalid file handles.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -97,11 +98,25 @@ int null_call(const char* name, Body body) {
   return e.is_ok() ? MPI_SUCCESS : report_file(c, MPI_FILE_NULL, e);
 }
 
+// MPI_Allreduce on the file's communicator around file system calls, waiting asleep: the
+// other ranks are in pwrite/pread/fsync for milliseconds (see README.md, Performance).
+void allreduce_napping(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, const File& f) {
+  MPI_Request request;
+  PMPI_Iallreduce(in, out, count, type, op, f.comm, &request);
+  int done = 0;
+  for (long nap_ns = 2000;; nap_ns = std::min(2 * nap_ns, 50000L)) {
+    PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    struct timespec nap = {0, nap_ns};
+    ::nanosleep(&nap, nullptr);
+  }
+}
+
 // A collective step's outcome on every rank: this rank's error, else the worst class another
 // rank reported (named as such).
 Error agree(const File& f, Error local, const char* call) {
   int mine = local.error_class(), worst = 0;
-  PMPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, f.comm);
+  allreduce_napping(&mine, &worst, 1, MPI_INT, MPI_MAX, f);
   if (!local.is_ok() || worst == 0) return local;
   return error(worst, "%s: rank %d: the call failed on another rank of %s", call, f.rank, f.label().c_str());
 }
@@ -303,7 +318,7 @@ Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_
   std::vector<Piece> pieces = pieces_of(f, write, start, bytes, moved);
   io::Hints::Switch cb = write ? f.hints.cb_write : f.hints.cb_read;
   int noncontiguous = pieces.size() > 1 ? 1 : 0, any = 0;
-  PMPI_Allreduce(&noncontiguous, &any, 1, MPI_INT, MPI_MAX, f.comm);
+  allreduce_napping(&noncontiguous, &any, 1, MPI_INT, MPI_MAX, f);
   bool use = cb == io::Hints::Switch::kEnable || (cb == io::Hints::Switch::kAutomatic && any && f.size > 1);
   if (use) return agree(f, two_phase(f, write, pieces, data, call), call);
   int64_t done = 0;
