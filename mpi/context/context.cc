@@ -269,6 +269,8 @@ void Context::backoff(Guard& g, unsigned* polls) {
 }
 
 int Context::report(MPI_Comm comm_handle, const Error& e) {
+  // A request of a non-blocking file access names its file: the file's handler (mpi/io).
+  if (is_kind(comm_handle, HandleKind::kFile) && files_.report != nullptr) return files_.report(comm_handle, e);
   Guard g(*this);
   comm::Communicator* c = nullptr;
   if (!comms_->lookup(comm_handle, "", &c).is_ok()) {

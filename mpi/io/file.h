@@ -124,8 +124,10 @@ struct File {
   std::string label() const { return "file " + path; }
 };
 
-// A job of the I/O thread: a transfer (non-blocking calls), done while the caller computes.
+// A job of the I/O thread: a transfer (non-blocking calls), done while the caller computes; or,
+// with `work` set, that instead (an aggregator's runs of a non-blocking collective).
 struct IoJob {
+  std::function<Error(int64_t* moved)> work;
   Access access;
   bool write = false;
   int64_t start = 0;
@@ -168,6 +170,10 @@ class FileTable {
   // Whether this process has the file (device, inode) open.
   bool is_open(dev_t device, ino_t inode) const;
 
+  // Runs the error handler of file `handle` (MPI_FILE_NULL's when not open) for `e` and returns
+  // the code to return: set by mpi/io's bindings, called by Context::report for the requests of
+  // non-blocking file accesses (their errors reach the file's handler at MPI_Wait/Test).
+  int (*report)(MPI_File handle, const Error& e) = nullptr;
   // MPI_FILE_NULL's error handler: the one of MPI_File_open and MPI_File_delete.
   MPI_Errhandler null_errhandler = MPI_ERRORS_RETURN;
   // Registered data representations (MPI_Register_datarep), by name.

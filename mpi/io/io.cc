@@ -8,6 +8,7 @@
 // MPI_File_open, MPI_File_delete and invalid file handles.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +25,8 @@
 #include "mpi.h"
 #include "mpi/api/call.h"
 #include "mpi/api/requests.h"
+#include "mpi/coll/algorithms.h"
+#include "mpi/coll/schedule.h"
 #include "mpi/io/file.h"
 
 namespace gasket::mpi::api {
@@ -62,6 +65,9 @@ int report_file(Context& c, MPI_File handle, const Error& e) {
   return run_file_handler(c, g, f->errhandler, handle, e, "rank " + std::to_string(f->rank) + " of " + f->label());
 }
 
+// FileTable::report: the errors of non-blocking accesses, met in MPI_Wait/Test.
+int report_request_error(MPI_File handle, const Error& e) { return report_file(*Context::get(), handle, e); }
+
 Error invalid_file(MPI_File handle, const char* call) {
   if (handle == MPI_FILE_NULL) return error(MPI_ERR_FILE, "%s: the file is MPI_FILE_NULL", call);
   return error(MPI_ERR_FILE, "%s: %d is not an open file (never opened, or closed)", call, handle);
@@ -92,11 +98,25 @@ int null_call(const char* name, Body body) {
   return e.is_ok() ? MPI_SUCCESS : report_file(c, MPI_FILE_NULL, e);
 }
 
+// MPI_Allreduce on the file's communicator around file system calls, waiting asleep: the
+// other ranks are in pwrite/pread/fsync for milliseconds (see README.md, Performance).
+void allreduce_napping(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, const File& f) {
+  MPI_Request request;
+  PMPI_Iallreduce(in, out, count, type, op, f.comm, &request);
+  int done = 0;
+  for (long nap_ns = 2000;; nap_ns = std::min(2 * nap_ns, 50000L)) {
+    PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    struct timespec nap = {0, nap_ns};
+    ::nanosleep(&nap, nullptr);
+  }
+}
+
 // A collective step's outcome on every rank: this rank's error, else the worst class another
 // rank reported (named as such).
 Error agree(const File& f, Error local, const char* call) {
   int mine = local.error_class(), worst = 0;
-  PMPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, f.comm);
+  allreduce_napping(&mine, &worst, 1, MPI_INT, MPI_MAX, f);
   if (!local.is_ok() || worst == 0) return local;
   return error(worst, "%s: rank %d: the call failed on another rank of %s", call, f.rank, f.label().c_str());
 }
@@ -275,13 +295,13 @@ Error two_phase(File& f, bool write, const std::vector<Piece>& pieces, char* dat
 
 // A collective transfer: two-phase unless the hints disable it, or (automatic) every rank's
 // access is one contiguous range; independent transfers otherwise. Reads end at end of file.
-Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
-                          const char* call) {
-  io::Access access = f.access();
+// The file pieces of `bytes` stream bytes from stream byte `start`, in stream order; a read stops
+// at the end of the file. *moved: the stream bytes they hold.
+std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t bytes, int64_t* moved) {
   std::vector<Piece> pieces;
   int64_t limit = write ? INT64_MAX : file_size(f);
   *moved = 0;
-  access.view->for_each_extent(start, bytes, [&](int64_t off, int64_t len, int64_t stream) {
+  f.view->for_each_extent(start, bytes, [&](int64_t off, int64_t len, int64_t stream) {
     if (off >= limit) return false;
     len = std::min(len, limit - off);
     pieces.push_back({off, len, stream});
@@ -289,9 +309,16 @@ Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_
     return off + len < limit;
   });
   if (write) *moved = bytes;
+  return pieces;
+}
+
+Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
+                          const char* call) {
+  io::Access access = f.access();
+  std::vector<Piece> pieces = pieces_of(f, write, start, bytes, moved);
   io::Hints::Switch cb = write ? f.hints.cb_write : f.hints.cb_read;
   int noncontiguous = pieces.size() > 1 ? 1 : 0, any = 0;
-  PMPI_Allreduce(&noncontiguous, &any, 1, MPI_INT, MPI_MAX, f.comm);
+  allreduce_napping(&noncontiguous, &any, 1, MPI_INT, MPI_MAX, f);
   bool use = cb == io::Hints::Switch::kEnable || (cb == io::Hints::Switch::kAutomatic && any && f.size > 1);
   if (use) return agree(f, two_phase(f, write, pieces, data, call), call);
   int64_t done = 0;
@@ -302,20 +329,23 @@ Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_
 
 // ---- data representations ----
 
-// Checks that `type` can be converted by the view's data representation with the file holding as
-// many bytes as memory (gasket's datareps keep sizes: external32 of types whose external32 size
-// is the native one, user representations whose extent function gives the native sizes).
+// The bytes `count` elements of `type` take in the file under data representation `rep`
+// (external32 sizes differ from memory for MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_DOUBLE...).
+int64_t file_bytes(const std::string& rep, const Datatype& type, int64_t count) {
+  return count * (rep == "external32" ? datatype::external32_size(type) : type.size);
+}
+
+// The memory bytes of the whole elements of `type` in `moved` file bytes (a status's count).
+int64_t memory_bytes(const std::string& rep, const Datatype& type, int64_t moved) {
+  int64_t in_file = file_bytes(rep, type, 1);
+  return in_file == type.size || in_file == 0 ? moved : moved / in_file * type.size;
+}
+
+// Checks that `type` can be converted by the view's data representation (user representations
+// must give the native sizes).
 Error check_datarep(Context& c, const File& f, const Datatype& type, int handle, const char* call) {
   const std::string& rep = f.view->datarep;
-  if (rep == "native" || rep == "internal") return Error::ok();
-  if (rep == "external32") {
-    if (datatype::external32_size(type) == type.size) return Error::ok();
-    return error(MPI_ERR_UNSUPPORTED_DATAREP,
-                 "%s: rank %d: %s: datatype %d is %lld bytes in external32 and %lld in memory; gasket's external32 "
-                 "files need types of the same size (not MPI_LONG/MPI_UNSIGNED_LONG/MPI_LONG_DOUBLE)",
-                 call, f.rank, f.label().c_str(), handle, static_cast<long long>(datatype::external32_size(type)),
-                 static_cast<long long>(type.size));
-  }
+  if (rep == "native" || rep == "internal" || rep == "external32") return Error::ok();
   const io::Datarep& d = c.files().datareps.at(rep);
   MPI_Aint file_extent = 0;
   if (type.basic_type != 0 && d.extent(type.basic_type, &file_extent, d.extra_state) == MPI_SUCCESS &&
@@ -337,7 +367,7 @@ Error stage_out(Context& c, Guard& g, const File& f, const void* buf, int64_t co
     *direct = const_cast<char*>(static_cast<const char*>(buf)) + type.true_lb;
     return Error::ok();
   }
-  out->resize(static_cast<size_t>(bytes));
+  out->resize(static_cast<size_t>(file_bytes(rep, type, count)));
   *direct = out->data();
   if (rep == "native" || rep == "internal") {
     datatype::pack(type, buf, count, out->data());
@@ -366,10 +396,11 @@ Error stage_in(Context& c, Guard& g, const std::string& rep, const char* in, int
                const Datatype& type, int handle, int rank, const char* call) {
   if (rep == "native" || rep == "internal") {
     datatype::unpack(type, in, moved, buf, count);
-  } else if (rep == "external32") {
-    std::vector<char> native(static_cast<size_t>(count * type.size));
-    datatype::from_external32(type, count, in, native.data());
-    datatype::unpack(type, native.data(), moved, buf, count);
+  } else if (rep == "external32") {  // whole elements only
+    int64_t whole = moved / std::max<int64_t>(1, file_bytes(rep, type, 1));
+    std::vector<char> native(static_cast<size_t>(whole * type.size));
+    datatype::from_external32(type, whole, in, native.data());
+    datatype::unpack(type, native.data(), whole * type.size, buf, count);
   } else {
     const io::Datarep d = c.files().datareps.at(rep);
     int64_t whole = type.size > 0 ? moved / type.size : 0;
@@ -386,6 +417,298 @@ Error stage_in(Context& c, Guard& g, const std::string& rep, const char* in, int
   }
   return Error::ok();
 }
+
+// ---- non-blocking collective buffering ----
+
+// The non-blocking collectives (MPI_File_i*_all) and the split collectives (_begin/_end) as an
+// operation the engine advances while the caller computes: two-phase I/O as in two_phase(), in
+// steps over the file's communicator (collective schedules made at the call, so that every rank
+// matches the same ones whatever it does meanwhile):
+//  1. allreduce of the range every rank touches and of whether some rank's access is
+//     non-contiguous (with romio_cb_* automatic and contiguous accesses everywhere, each rank's
+//     I/O thread moves its own bytes instead: steps 2-4 have no traffic);
+//  2. alltoall of how many pieces (and bytes) each rank has in each aggregator's domain;
+//  3. every rank sends each aggregator the (offset, length) list of its pieces there and, for
+//     writes, their bytes;
+//  4. each aggregator merges the pieces into contiguous runs, which its I/O thread writes (or
+//     reads) in one call each; reads send each rank its bytes back;
+//  5. allreduce of the error class, so that every rank ends with the same outcome.
+// A domain moves in one exchange (not in cb_buffer_size rounds): an aggregator holds its domain's
+// bytes in memory meanwhile.
+class TwoPhaseSteps {
+ public:
+  TwoPhaseSteps(Context& c, const File& f, const comm::Communicator& comm, std::shared_ptr<io::IoJob> job,
+                std::vector<Piece> pieces, Error failure)
+      : c_(c), job_(std::move(job)), pieces_(std::move(pieces)), failure_(std::move(failure)),
+        aggregators_(f.aggregators), rank_(f.rank), size_(f.size),
+        cb_(job_->write ? f.hints.cb_write : f.hints.cb_read) {
+    for (auto& s : steps_) s = std::make_unique<coll::Schedule>(c, comm, job_->call);
+    int64_t mine[3] = {pieces_.empty() ? INT64_MIN + 1 : -pieces_.front().offset, 0, pieces_.size() > 1 ? 1 : 0};
+    for (const Piece& p : pieces_) mine[1] = std::max(mine[1], p.offset + p.length);
+    allreduce_max(*steps_[0], mine, range_, 3);
+  }
+
+  // Advances as far as possible; true once every step is done (the job then holds the outcome).
+  bool advance() {
+    while (step_ < kSteps) {
+      if (io_ != nullptr) {  // this rank's file system work, on the I/O thread
+        if (!io_->finished.load(std::memory_order_acquire)) return false;
+        if (failure_.is_ok()) failure_ = io_->error;
+        if (!two_phase_) job_->moved = io_->moved;
+        io_ = nullptr;
+      }
+      Error e;
+      if (!steps_[step_]->progress(&e)) return false;
+      if (!e.is_ok() && failure_.is_ok()) failure_ = e;
+      finish_step(step_++);
+    }
+    return true;
+  }
+
+ private:
+  enum Step { kRange, kCounts, kPieces, kReplies, kOutcome, kSteps };
+
+  void allreduce_max(coll::Schedule& s, const int64_t* mine, int64_t* out, int count) {
+    s.set_reduction(MPI_MAX, MPI_INT64_T, c_.types().find_committed(MPI_INT64_T));
+    char* acc = s.scratch(count * 8);
+    std::memcpy(acc, mine, static_cast<size_t>(count) * 8);
+    coll::allreduce(s, s.peers(), acc, reinterpret_cast<char*>(out), count, true);
+  }
+
+  // What the step just done makes possible: builds the next steps' traffic and local work.
+  void finish_step(size_t done) {
+    switch (done) {
+      case kRange: split_into_domains(); break;
+      case kCounts: exchange_pieces(); break;
+      case kPieces: work_on_domain(); break;
+      case kReplies: take_replies(); break;
+      case kOutcome: conclude_job(); break;
+      default: break;
+    }
+  }
+
+  // Step 1 done: this rank's pieces per aggregator, and how many each aggregator gets.
+  void split_into_domains() {
+    int64_t lo = -range_[0], hi = range_[1];
+    io::Hints::Switch off = io::Hints::Switch::kDisable, on = io::Hints::Switch::kEnable;
+    two_phase_ = hi > lo && cb_ != off && (cb_ == on || (range_[2] != 0 && size_ > 1));
+    size_t n = static_cast<size_t>(size_);
+    outgoing_.assign(n, {});
+    send_counts_.assign(2 * n, 0);
+    recv_counts_.assign(2 * n, 0);
+    if (two_phase_) {
+      int64_t naggr = static_cast<int64_t>(aggregators_.size()), domain = (hi - lo + naggr - 1) / naggr;
+      for (const Piece& p : pieces_) {
+        for (int64_t a = (p.offset - lo) / domain; a < naggr; ++a) {
+          int64_t d0 = lo + a * domain, d1 = d0 + domain;
+          int64_t s0 = std::max(p.offset, d0), s1 = std::min(p.offset + p.length, d1);
+          if (s0 >= s1) break;
+          size_t to = static_cast<size_t>(aggregators_[static_cast<size_t>(a)]);
+          outgoing_[to].push_back({s0, s1 - s0, p.stream + (s0 - p.offset)});
+          send_counts_[2 * to] += 1;
+          send_counts_[2 * to + 1] += s1 - s0;
+        }
+      }
+    } else if (failure_.is_ok() && !pieces_.empty()) {  // each rank its own bytes, independently
+      submit([job = job_](int64_t* moved) {
+        return io::transfer(job->access, job->write, job->start, job->data.data(),
+                            static_cast<int64_t>(job->data.size()), moved, job->call, job->rank);
+      });
+    }
+    coll::Schedule& s = *steps_[kCounts];
+    std::vector<coll::Typed> to(n), from(n);
+    for (size_t r = 0; r < n; ++r) {
+      to[r] = coll::as_bytes(s, &send_counts_[2 * r], 16);
+      from[r] = coll::as_bytes(s, &recv_counts_[2 * r], 16);
+    }
+    coll::alltoall(s, s.peers(), to, from, true);
+  }
+
+  // A message of `pieces` (their offsets and lengths, then for writes their bytes).
+  int64_t message_bytes(int64_t pieces, int64_t bytes) const { return pieces * 16 + (job_->write ? bytes : 0); }
+
+  // Step 2 done: the piece lists (and written bytes) go to the aggregators.
+  void exchange_pieces() {
+    size_t n = static_cast<size_t>(size_);
+    outbox_.assign(n, {});
+    inbox_.assign(n, {});
+    coll::Schedule& s = *steps_[kPieces];
+    for (size_t r = 0; r < n; ++r) {
+      std::vector<char>& m = outbox_[r];
+      m.resize(static_cast<size_t>(message_bytes(send_counts_[2 * r], send_counts_[2 * r + 1])));
+      char* at = m.data();
+      for (const Piece& p : outgoing_[r]) {
+        int64_t where[2] = {p.offset, p.length};
+        std::memcpy(at, where, 16);
+        at += 16;
+      }
+      for (size_t i = 0; job_->write && i < outgoing_[r].size(); ++i) {
+        const Piece& p = outgoing_[r][i];
+        std::memcpy(at, job_->data.data() + p.stream, static_cast<size_t>(p.length));
+        at += p.length;
+      }
+      inbox_[r].resize(static_cast<size_t>(message_bytes(recv_counts_[2 * r], recv_counts_[2 * r + 1])));
+      if (static_cast<int>(r) == rank_) {
+        inbox_[r] = outbox_[r];
+        continue;
+      }
+      if (!m.empty()) s.send_bytes(s.peers(), static_cast<int>(r), m.data(), static_cast<int64_t>(m.size()));
+      if (!inbox_[r].empty()) s.recv_bytes(s.peers(), static_cast<int>(r), inbox_[r].data(), static_cast<int64_t>(inbox_[r].size()));
+    }
+  }
+
+  struct Run {
+    int64_t offset, length, at;  // a contiguous file range and its place in the domain buffer
+  };
+  struct Incoming {
+    int64_t offset, length;
+    size_t from;    // rank
+    char* data;     // the written bytes in inbox_[from], or where read bytes go in outbox_[from]
+  };
+
+  // Step 3 done (an aggregator): the pieces of every rank merged into runs for the I/O thread.
+  void work_on_domain() {
+    std::vector<Incoming> in;
+    for (size_t r = 0; r < inbox_.size(); ++r) {
+      int64_t count = recv_counts_[2 * r];
+      if (count == 0) continue;
+      const char* list = inbox_[r].data();
+      char* bytes = job_->write ? inbox_[r].data() + count * 16 : nullptr;
+      if (!job_->write) outbox_[r].assign(static_cast<size_t>(recv_counts_[2 * r + 1]), 0);  // the reply
+      char* reply = job_->write ? nullptr : outbox_[r].data();
+      for (int64_t i = 0; i < count; ++i) {
+        int64_t where[2];
+        std::memcpy(where, list + 16 * i, 16);
+        in.push_back({where[0], where[1], r, job_->write ? bytes : reply});
+        (job_->write ? bytes : reply) += where[1];
+      }
+    }
+    std::stable_sort(in.begin(), in.end(), [](const Incoming& a, const Incoming& b) { return a.offset < b.offset; });
+    auto runs = std::make_shared<std::vector<Run>>();
+    int64_t total = 0;
+    for (const Incoming& p : in) {
+      if (!runs->empty() && p.offset <= runs->back().offset + runs->back().length) {
+        Run& last = runs->back();
+        int64_t end = std::max(last.offset + last.length, p.offset + p.length);
+        total += end - (last.offset + last.length);
+        last.length = end - last.offset;
+      } else {
+        runs->push_back({p.offset, p.length, total});
+        total += p.length;
+      }
+    }
+    domain_.assign(static_cast<size_t>(total), 0);
+    // Each piece's place in the domain buffer (runs and pieces are both in file order).
+    size_t run = 0;
+    for (Incoming& p : in) {
+      while ((*runs)[run].offset + (*runs)[run].length <= p.offset) ++run;
+      placed_.push_back({domain_.data() + (*runs)[run].at + (p.offset - (*runs)[run].offset), p.data, p.length});
+    }
+    if (job_->write) for (const Placed& p : placed_) std::memcpy(p.domain, p.message, static_cast<size_t>(p.length));
+    if (!runs->empty() && failure_.is_ok()) {
+      int fd = job_->access.fd, rank = job_->rank;
+      bool write = job_->write;
+      char* buffer = domain_.data();
+      const char* call = job_->call;
+      submit([=](int64_t*) { return move_runs(fd, write, *runs, buffer, call, rank); });
+    }
+    build_replies();
+  }
+
+  // One system call per run (repeated for short transfers); a read past the end leaves zeros.
+  static Error move_runs(int fd, bool write, const std::vector<Run>& runs, char* buffer, const char* call, int rank) {
+    for (const Run& r : runs) {
+      int64_t done = 0;
+      while (done < r.length) {
+        ssize_t n = write ? ::pwrite(fd, buffer + r.at + done, static_cast<size_t>(r.length - done), r.offset + done)
+                          : ::pread(fd, buffer + r.at + done, static_cast<size_t>(r.length - done), r.offset + done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 || (n == 0 && write)) {
+          int err = n < 0 ? errno : ENOSPC;
+          return error(io::error_class_of_errno(err), "%s: rank %d: %s of %lld bytes at file offset %lld failed: %s",
+                       call, rank, write ? "pwrite" : "pread", static_cast<long long>(r.length - done),
+                       static_cast<long long>(r.offset + done), std::strerror(err));
+        }
+        if (n == 0) break;
+        done += n;
+      }
+    }
+    return Error::ok();
+  }
+
+  // Reads: the replies (each rank's pieces in its order) leave once the I/O thread has read the
+  // domain; every rank receives its bytes from each aggregator.
+  void build_replies() {
+    if (job_->write) return;
+    coll::Schedule& s = *steps_[kReplies];
+    replies_.assign(static_cast<size_t>(size_), {});
+    s.local([this] { for (const Placed& p : placed_) std::memcpy(p.message, p.domain, static_cast<size_t>(p.length)); });
+    for (size_t r = 0; r < static_cast<size_t>(size_); ++r) {
+      replies_[r].resize(static_cast<size_t>(send_counts_[2 * r + 1]));
+      if (static_cast<int>(r) == rank_) continue;
+      if (recv_counts_[2 * r] > 0) s.send_bytes(s.peers(), static_cast<int>(r), outbox_[r].data(), static_cast<int64_t>(outbox_[r].size()));
+      if (send_counts_[2 * r] > 0) s.recv_bytes(s.peers(), static_cast<int>(r), replies_[r].data(), static_cast<int64_t>(replies_[r].size()));
+    }
+  }
+
+  // Step 4 done: read bytes go to their stream places; then the outcome is agreed on.
+  void take_replies() {
+    if (!job_->write && two_phase_) {
+      if (!outbox_.empty() && recv_counts_[2 * static_cast<size_t>(rank_)] > 0) replies_[static_cast<size_t>(rank_)] = outbox_[static_cast<size_t>(rank_)];
+      for (size_t r = 0; r < outgoing_.size(); ++r) {
+        const char* at = replies_[r].data();
+        for (const Piece& p : outgoing_[r]) {
+          std::memcpy(job_->data.data() + p.stream, at, static_cast<size_t>(p.length));
+          at += p.length;
+        }
+      }
+    }
+    int64_t mine = failure_.error_class();
+    allreduce_max(*steps_[kOutcome], &mine, &worst_, 1);
+  }
+
+  void conclude_job() {
+    job_->error = failure_;
+    if (failure_.is_ok() && worst_ != 0) {
+      job_->error = error(static_cast<int>(worst_), "%s: rank %d: the collective access failed on another rank",
+                          job_->call, rank_);
+    }
+    job_->finished.store(true, std::memory_order_release);
+    job_->in_flight->fetch_sub(1, std::memory_order_release);
+  }
+
+  void submit(std::function<Error(int64_t*)> work) {
+    io_ = std::make_shared<io::IoJob>();
+    io_->work = std::move(work);
+    io_->in_flight = job_->in_flight;
+    job_->in_flight->fetch_add(1, std::memory_order_relaxed);
+    c_.files().io_thread().submit(io_);
+  }
+
+  struct Placed {
+    char* domain;   // the piece in the aggregator's domain buffer
+    char* message;  // and in the message from (writes) or reply to (reads) its rank
+    int64_t length;
+  };
+
+  Context& c_;
+  std::shared_ptr<io::IoJob> job_;
+  std::vector<Piece> pieces_;
+  Error failure_;
+  std::vector<int> aggregators_;
+  int rank_, size_;
+  io::Hints::Switch cb_;
+  std::unique_ptr<coll::Schedule> steps_[kSteps];
+  size_t step_ = 0;
+  std::shared_ptr<io::IoJob> io_;
+  int64_t range_[3] = {0, 0, 0}, worst_ = 0;
+  bool two_phase_ = false;
+  std::vector<std::vector<Piece>> outgoing_;     // this rank's pieces, per aggregator rank
+  std::vector<int64_t> send_counts_, recv_counts_;  // (pieces, bytes) to / from each rank
+  std::vector<std::vector<char>> outbox_, inbox_, replies_;
+  std::vector<char> domain_;
+  std::vector<Placed> placed_;
+};
 
 // ---- data access ----
 
@@ -405,9 +728,12 @@ class FileOperation final : public p2p::Operation {
   FileOperation(Context& c, p2p::Request* self, std::shared_ptr<io::IoJob> job, void* buf, int64_t count,
                 const Datatype* type, int handle)
       : c_(c), self_(self), job_(std::move(job)), buf_(buf), count_(count), type_(type), handle_(handle) {}
+  // A collective access: the job is done by these steps (non-blocking two-phase I/O).
+  void run_as(std::unique_ptr<TwoPhaseSteps> steps) { steps_ = std::move(steps); }
   bool progress(Error* e) override {
+    if (steps_ != nullptr && !steps_->advance()) return false;
     if (!job_->finished.load(std::memory_order_acquire)) return false;
-    self_->status_bytes = job_->moved;
+    self_->status_bytes = memory_bytes(job_->access.view->datarep, *type_, job_->moved);
     if (!job_->error.is_ok()) {
       *e = job_->error;
       return true;
@@ -428,6 +754,7 @@ class FileOperation final : public p2p::Operation {
   int64_t count_;
   const Datatype* type_;
   int handle_;
+  std::unique_ptr<TwoPhaseSteps> steps_;
 };
 
 Error check_access(Context& c, const File& f, const Routine& k, MPI_Offset offset, const void* buf, MPI_Count count,
@@ -457,9 +784,10 @@ Error check_access(Context& c, const File& f, const Routine& k, MPI_Offset offse
     return error(MPI_ERR_BUFFER, "%s: rank %d: %s: the buffer is NULL for %lld elements", call, f.rank,
                  f.label().c_str(), static_cast<long long>(count));
   }
-  if ((count * (*type)->size) % f.view->etype_size() != 0) {
+  if (file_bytes(f.view->datarep, **type, count) % f.view->etype_size() != 0) {
     return error(MPI_ERR_TYPE, "%s: rank %d: %s: %lld bytes of datatype %d are not a whole number of etypes (%lld "
-                 "bytes each)", call, f.rank, f.label().c_str(), static_cast<long long>(count * (*type)->size),
+                 "bytes each)", call, f.rank, f.label().c_str(),
+                 static_cast<long long>(file_bytes(f.view->datarep, **type, count)),
                  handle, static_cast<long long>(f.view->etype_size()));
   }
   if (k.completion == Completion::kBegin && f.split != MPI_REQUEST_NULL) {
@@ -470,8 +798,8 @@ Error check_access(Context& c, const File& f, const Routine& k, MPI_Offset offse
 }
 
 // Every data access routine: where it starts (in etypes), how it completes.
-Error access(Context& c, Guard& g, File& f, const Routine& k, MPI_Offset offset, const void* buf, MPI_Count count,
-             MPI_Datatype handle, MPI_Status* status, MPI_Request* request) {
+Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_Offset offset, const void* buf,
+             MPI_Count count, MPI_Datatype handle, MPI_Status* status, MPI_Request* request) {
   const char* call = k.name;
   bool nonblocking = k.completion == Completion::kNonblocking || k.completion == Completion::kNonblockingCollective;
   if (nonblocking) {
@@ -482,11 +810,19 @@ Error access(Context& c, Guard& g, File& f, const Routine& k, MPI_Offset offset,
   Error e = check_access(c, f, k, offset, buf, count, handle, &type);
   bool collective = k.completion != Completion::kBlocking && k.completion != Completion::kNonblocking;
   // Blocking and split collectives agree on errors; a non-blocking collective must not wait for
-  // the other ranks, so its errors stay local.
+  // the other ranks: a rank that fails its checks still takes part with no data, and its request
+  // fails at completion (the file's handler runs in MPI_Wait/Test).
   bool agreed = (collective && k.completion != Completion::kNonblockingCollective) || k.position == Position::kOrdered;
   if (agreed) e = agree(f, std::move(e), call);
+  Error failure;
+  if (!e.is_ok() && k.completion == Completion::kNonblockingCollective) {
+    failure = std::move(e);
+    e = Error::ok();
+    count = 0;
+    if (type == nullptr) type = c.types().find_committed(MPI_BYTE);
+  }
   if (!e.is_ok()) return e;
-  int64_t bytes = count * type->size, esz = f.view->etype_size(), etypes = bytes / esz;
+  int64_t bytes = file_bytes(f.view->datarep, *type, count), esz = f.view->etype_size(), etypes = bytes / esz;
   int64_t position = offset;
   switch (k.position) {
     case Position::kExplicit:
@@ -522,20 +858,35 @@ Error access(Context& c, Guard& g, File& f, const Routine& k, MPI_Offset offset,
   if (agreed) e = agree(f, std::move(e), call);
   if (!e.is_ok()) return e;
 
+  if (!e.is_ok() && k.completion == Completion::kNonblockingCollective && failure.is_ok()) {
+    failure = std::move(e);  // a conversion failed: no data, as above
+    e = Error::ok();
+    bytes = 0;
+  }
   if (nonblocking || k.completion == Completion::kBegin) {
     auto job = std::make_shared<io::IoJob>();
     job->access = f.access();
     job->write = k.write;
     job->start = position * esz;
     job->data = staging.empty() ? std::vector<char>(data, data + bytes) : std::move(staging);
+    job->data.resize(static_cast<size_t>(bytes));
     job->rank = f.rank;
     job->call = call;
-    job->in_flight = f.in_flight;
+    job->in_flight = f.in_flight;  // MPI_File_close waits for it
     f.in_flight->fetch_add(1, std::memory_order_relaxed);
     p2p::Request* r = c.engine().requests().create(p2p::RequestKind::kOperation);
-    r->comm = f.comm;
-    r->operation = std::make_unique<FileOperation>(c, r, job, const_cast<void*>(buf), count, type, handle);
-    c.files().io_thread().submit(std::move(job));
+    r->comm = fh;  // errors go to the file's handler (Context::report)
+    auto op = std::make_unique<FileOperation>(c, r, job, const_cast<void*>(buf), count, type, handle);
+    if (collective) {
+      comm::Communicator* cm = nullptr;
+      (void)c.comms().lookup(f.comm, call, &cm);
+      std::vector<Piece> pieces = pieces_of(f, k.write, job->start, bytes, &job->moved);
+      if (!failure.is_ok()) pieces.clear(), job->moved = 0;
+      op->run_as(std::make_unique<TwoPhaseSteps>(c, f, *cm, job, std::move(pieces), std::move(failure)));
+    } else {
+      c.files().io_thread().submit(std::move(job));
+    }
+    r->operation = std::move(op);
     c.engine().start_operation(r);
     if (k.completion == Completion::kBegin) f.split = r->handle;
     else *request = r->handle;
@@ -555,7 +906,7 @@ Error access(Context& c, Guard& g, File& f, const Routine& k, MPI_Offset offset,
   }
   if (k.position == Position::kIndividual) f.pointer -= (bytes - moved) / esz;
   if (!e.is_ok()) return e;
-  fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, moved, false);
+  fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, memory_bytes(f.view->datarep, *type, moved), false);
   return Error::ok();
 }
 
@@ -689,6 +1040,7 @@ Error open_file(Context& c, MPI_Comm comm, const char* filename, int amode, MPI_
     if (f->rank == 0) shared_set(*f, f->pointer);
   }
   PMPI_Barrier(f->comm);
+  c.files().report = &report_request_error;
   *fh = c.files().add(std::move(f));
   return Error::ok();
 }
@@ -749,6 +1101,13 @@ Error set_view(Context& c, File& f, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
   if (e.is_ok() && rep != "native" && rep != "internal" && rep != "external32" && c.files().datareps.count(rep) == 0) {
     e = error(MPI_ERR_UNSUPPORTED_DATAREP, "%s: rank %d: data representation \"%s\" is not native, internal, "
               "external32 or registered", call, f.rank, rep.c_str());
+  }
+  if (e.is_ok() && rep == "external32" &&
+      (datatype::external32_size(*et) != et->size || datatype::external32_size(*ft) != ft->size)) {
+    e = error(MPI_ERR_UNSUPPORTED_DATAREP, "%s: rank %d: an external32 view needs an etype and filetype of the same "
+              "size in the file as in memory (%lld/%lld and %lld/%lld bytes here); memory types may differ",
+              call, f.rank, static_cast<long long>(datatype::external32_size(*et)), static_cast<long long>(et->size),
+              static_cast<long long>(datatype::external32_size(*ft)), static_cast<long long>(ft->size));
   }
   if (e.is_ok() && (et->size <= 0 || ft->size <= 0 || ft->size % et->size != 0)) {
     e = error(MPI_ERR_TYPE, "%s: rank %d: the filetype (%lld bytes) is not a positive whole number of etypes (%lld "
@@ -819,7 +1178,7 @@ Info info_of(const io::InfoPairs& pairs) { return Info(pairs.begin(), pairs.end(
 int run_access(const Routine& k, MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype type,
                MPI_Status* status, MPI_Request* request) {
   return file_call(k.name, fh, [&](Context& c, Guard& g, File& f) {
-    return access(c, g, f, k, offset, buf, count, type, status, request);
+    return access(c, g, f, fh, k, offset, buf, count, type, status, request);
   });
 }
 
