@@ -318,20 +318,22 @@ Error accept_or_connect(Context& c, Guard& g, bool accept, const char* port_name
                         MPI_Comm comm, MPI_Comm* newcomm, const char* call) {
   cm::Communicator local;
   Error e = check_collective(c, comm, root, newcomm, call, &local);
-  if (e.is_ok()) e = api::check_info(c, info, call);
   if (!e.is_ok()) return e;
   *newcomm = MPI_COMM_NULL;
-  std::string port;
-  if (local.rank == root) {
-    if (port_name == nullptr) return error(MPI_ERR_PORT, "%s: rank %d (root): port_name is NULL", call, local.rank);
-    port = port_name;
-  }
+  // port_name and info are significant only at the root: its checks fail every member through
+  // the root's outcome (an early return of the root alone would leave the others waiting).
   return join_groups(c, g, local, root, [&](const std::vector<Member>& members, uint32_t context) {
+    RemoteGroup refused;
+    refused.error = api::check_info(c, info, call);
+    if (refused.error.is_ok() && port_name == nullptr) {
+      refused.error = error(MPI_ERR_PORT, "%s: rank %d (root): port_name is NULL", call, local.rank);
+    }
+    if (!refused.error.is_ok()) return refused;
+    std::string port = port_name;
     if (accept) {
       {
         std::lock_guard<std::mutex> lock(ports(c).mutex);
         if (ports(c).open.count(port) == 0) {
-          RemoteGroup refused;
           refused.error = error(MPI_ERR_PORT, "%s: port '%s' was not opened by this process (MPI_Open_port)", call,
                                 port.c_str());
           return refused;

@@ -6,7 +6,9 @@
  *    and unpublishing an unknown one (MPI_ERR_SERVICE);
  *  - accept/connect between the two halves of this job (same-job members map to their PEs);
  *  - MPI_Comm_join over a TCP loopback connection between ranks 0 and 1, and over a descriptor
- *    that is not a socket (MPI_ERR_ARG). */
+ *    that is not a socket (MPI_ERR_ARG);
+ *  - a bad info (a handle of another kind) at the root of accept/connect fails every rank with
+ *    MPI_ERR_INFO; at a non-root it is ignored. */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -176,6 +178,30 @@ static void join(int rank) {
   MPI_OK(MPI_Comm_disconnect(&inter));
 }
 
+/* info is significant only at the root of accept/connect: a handle of another kind there fails
+ * every rank with MPI_ERR_INFO (accept must not wait for a client first), and the same handle at
+ * a non-root is ignored (connect to a bad port then fails with MPI_ERR_PORT everywhere). */
+static void bad_info_at_root(int rank) {
+  MPI_Info wrong_kind = (MPI_Info)MPI_COMM_WORLD;
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  char port[MPI_MAX_PORT_NAME] = "";
+  if (rank == 0) MPI_OK(MPI_Open_port(MPI_INFO_NULL, port));
+  MPI_Comm got = MPI_COMM_WORLD;
+  CHECK_EQ(error_class(MPI_Comm_accept(port, rank == 0 ? wrong_kind : MPI_INFO_NULL, 0, MPI_COMM_WORLD, &got)),
+           MPI_ERR_INFO);
+  CHECK(got == MPI_COMM_NULL);
+  got = MPI_COMM_WORLD;
+  CHECK_EQ(error_class(MPI_Comm_connect(port, rank == 0 ? wrong_kind : MPI_INFO_NULL, 0, MPI_COMM_WORLD, &got)),
+           MPI_ERR_INFO);
+  CHECK(got == MPI_COMM_NULL);
+  got = MPI_COMM_WORLD;
+  CHECK_EQ(error_class(MPI_Comm_connect("not-a-port", rank == 0 ? MPI_INFO_NULL : wrong_kind, 0, MPI_COMM_WORLD, &got)),
+           MPI_ERR_PORT);
+  CHECK(got == MPI_COMM_NULL);
+  if (rank == 0) MPI_OK(MPI_Close_port(port));
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 int main(int argc, char** argv) {
   MPI_OK(MPI_Init(&argc, &argv));
   MPI_Comm parent;
@@ -218,6 +244,7 @@ int main(int argc, char** argv) {
       MPI_OK(MPI_Comm_free(&pair));
     }
   }
+  bad_info_at_root(rank);
   /* A descriptor that is no socket. */
   MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
   int devnull = open("/dev/null", O_RDONLY);

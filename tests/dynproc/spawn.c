@@ -6,7 +6,8 @@
  *            spawn_multiple of two programs: each child reports its MPI_APPNUM and argv;
  *            nested: a child spawns a grandchild and relays its answer;
  *            errors: a program that does not exist and a foreign host give MPI_ERR_SPAWN in the
- *            return code and in every errcode, and leave nothing started;
+ *            return code and in every errcode, and leave nothing started; an info of another
+ *            kind at the root gives MPI_ERR_INFO (ignored at a non-root);
  *   --child-dies: a child exits with status 3 while its parents wait for it (the job must end). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,6 +240,19 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Error_class(rc, &cls));
     CHECK_EQ(cls, MPI_ERR_SPAWN);
     MPI_OK(MPI_Info_free(&info));
+    /* info of another kind at the root: MPI_ERR_INFO on every rank and in every errcode; the
+     * same handle at a non-root is ignored (the root's valid spawn of a missing program decides). */
+    MPI_Info wrong_kind = (MPI_Info)MPI_COMM_WORLD;
+    for (int i = 0; i < 3; ++i) codes[i] = -1;
+    rc = MPI_Comm_spawn(self_path, args, 3, rank == 0 ? wrong_kind : MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes);
+    MPI_OK(MPI_Error_class(rc, &cls));
+    CHECK_EQ(cls, MPI_ERR_INFO);
+    CHECK(inter == MPI_COMM_NULL);
+    for (int i = 0; i < 3; ++i) CHECK_EQ(codes[i], MPI_ERR_INFO);
+    rc = MPI_Comm_spawn("/nonexistent/gasket-no-such-program", args, 1, rank == 0 ? MPI_INFO_NULL : wrong_kind, 0,
+                        MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    MPI_OK(MPI_Error_class(rc, &cls));
+    CHECK_EQ(cls, MPI_ERR_SPAWN);
   }
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("dynproc spawn: %d parents OK\n", size);
