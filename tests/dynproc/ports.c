@@ -57,7 +57,10 @@ static void talk(MPI_Comm inter, int low) {
   CHECK(inter == MPI_COMM_NULL);
 }
 
-static void server(MPI_Comm parent) {
+/* server/client: spawned by this job (parent set, the parent orders lookup after publish), or
+ * started by separate gasketrun commands (no parent: the client looks the name up until the
+ * server has published it). `remote` is the size the other job must have. */
+static void server(MPI_Comm parent, int expect_remote) {
   int rank;
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   char port[MPI_MAX_PORT_NAME] = "";
@@ -68,13 +71,13 @@ static void server(MPI_Comm parent) {
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     CHECK_EQ(error_class(MPI_Publish_name(kService, MPI_INFO_NULL, port)), MPI_ERR_SERVICE);
     int ready = 1;
-    MPI_OK(MPI_Send(&ready, 1, MPI_INT, 0, 1, parent));
+    if (parent != MPI_COMM_NULL) MPI_OK(MPI_Send(&ready, 1, MPI_INT, 0, 1, parent));
   }
   MPI_Comm client;
   MPI_OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &client));
   int remote;
   MPI_OK(MPI_Comm_remote_size(client, &remote));
-  CHECK_EQ(remote, 2);
+  CHECK_EQ(remote, expect_remote);
   talk(client, 1);
   if (rank == 0) {
     MPI_OK(MPI_Unpublish_name(kService, MPI_INFO_NULL, port));
@@ -84,20 +87,28 @@ static void server(MPI_Comm parent) {
     MPI_OK(MPI_Close_port(port));
     CHECK_EQ(error_class(MPI_Close_port(port)), MPI_ERR_PORT);
   }
-  MPI_OK(MPI_Comm_disconnect(&parent));
+  if (parent != MPI_COMM_NULL) MPI_OK(MPI_Comm_disconnect(&parent));
 }
 
-static void client(MPI_Comm parent) {
+static void client(MPI_Comm parent, int expect_remote) {
   int rank;
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   char port[MPI_MAX_PORT_NAME] = "";
   if (rank == 0) {
-    int go = 0;
-    MPI_OK(MPI_Recv(&go, 1, MPI_INT, 0, 2, parent, MPI_STATUS_IGNORE));
-    CHECK_EQ(go, 1);
-    MPI_OK(MPI_Lookup_name(kService, MPI_INFO_NULL, port));
-    CHECK(strncmp(port, "gasket-port:", 12) == 0);
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    if (parent != MPI_COMM_NULL) {
+      int go = 0;
+      MPI_OK(MPI_Recv(&go, 1, MPI_INT, 0, 2, parent, MPI_STATUS_IGNORE));
+      CHECK_EQ(go, 1);
+      MPI_OK(MPI_Lookup_name(kService, MPI_INFO_NULL, port));
+    } else {
+      int rc;
+      while ((rc = MPI_Lookup_name(kService, MPI_INFO_NULL, port)) != MPI_SUCCESS) {
+        CHECK_EQ(error_class(rc), MPI_ERR_NAME);
+        usleep(20000);
+      }
+    }
+    CHECK(strncmp(port, "gasket-port:", 12) == 0);
     char none[MPI_MAX_PORT_NAME];
     CHECK_EQ(error_class(MPI_Lookup_name("gasket-no-such-service", MPI_INFO_NULL, none)), MPI_ERR_NAME);
   }
@@ -110,9 +121,9 @@ static void client(MPI_Comm parent) {
   MPI_OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &server));
   int remote;
   MPI_OK(MPI_Comm_remote_size(server, &remote));
-  CHECK_EQ(remote, 2);
+  CHECK_EQ(remote, expect_remote);
   talk(server, 0);
-  MPI_OK(MPI_Comm_disconnect(&parent));
+  if (parent != MPI_COMM_NULL) MPI_OK(MPI_Comm_disconnect(&parent));
 }
 
 static void halves(int rank, int size) {
@@ -206,18 +217,19 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Init(&argc, &argv));
   MPI_Comm parent;
   MPI_OK(MPI_Comm_get_parent(&parent));
-  if (argc > 1 && strcmp(argv[1], "server") == 0) {
-    server(parent);
-    MPI_OK(MPI_Finalize());
-    return 0;
-  }
-  if (argc > 1 && strcmp(argv[1], "client") == 0) {
-    client(parent);
-    MPI_OK(MPI_Finalize());
-    return 0;
-  }
   int rank, size;
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  int expect_remote = argc > 2 ? atoi(argv[2]) : 2;
+  if (argc > 1 && (strcmp(argv[1], "server") == 0 || strcmp(argv[1], "client") == 0)) {
+    if (argv[1][0] == 's') {
+      server(parent, expect_remote);
+    } else {
+      client(parent, expect_remote);
+    }
+    if (rank == 0) printf("dynproc ports %s: OK\n", argv[1]);
+    MPI_OK(MPI_Finalize());
+    return 0;
+  }
   MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
 
   /* Two independent jobs meet through the name service. */
