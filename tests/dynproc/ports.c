@@ -28,8 +28,10 @@ static int error_class(int rc) {
   return cls;
 }
 
-/* Values both ways between matching ranks, then a merge with `low` first and an allreduce. */
-static void talk(MPI_Comm inter, int low) {
+/* Values both ways between matching ranks, then a merge with `low` first and an allreduce. A
+ * merged communicator spanning two jobs refuses windows on every rank (not implemented across
+ * jobs) with MPI_ERR_UNSUPPORTED_OPERATION, and stays usable. */
+static void talk(MPI_Comm inter, int low, int across_jobs) {
   int rank, size, remote;
   MPI_OK(MPI_Comm_rank(inter, &rank));
   MPI_OK(MPI_Comm_size(inter, &size));
@@ -52,6 +54,14 @@ static void talk(MPI_Comm inter, int low) {
   CHECK_EQ(mrank, low ? rank : remote + rank);
   MPI_OK(MPI_Allreduce(&mrank, &sum, 1, MPI_INT, MPI_SUM, merged));
   CHECK_EQ(sum, msize * (msize - 1) / 2);
+  if (across_jobs) {
+    MPI_OK(MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN));
+    int* base = NULL;
+    MPI_Win win = MPI_WIN_NULL;
+    CHECK_EQ(error_class(MPI_Win_allocate(64, 1, MPI_INFO_NULL, merged, &base, &win)), MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(win == MPI_WIN_NULL);
+    MPI_OK(MPI_Barrier(merged));
+  }
   MPI_OK(MPI_Comm_free(&merged));
   MPI_OK(MPI_Comm_disconnect(&inter));
   CHECK(inter == MPI_COMM_NULL);
@@ -78,7 +88,7 @@ static void server(MPI_Comm parent, int expect_remote) {
   int remote;
   MPI_OK(MPI_Comm_remote_size(client, &remote));
   CHECK_EQ(remote, expect_remote);
-  talk(client, 1);
+  talk(client, 1, 1);
   if (rank == 0) {
     MPI_OK(MPI_Unpublish_name(kService, MPI_INFO_NULL, port));
     char found[MPI_MAX_PORT_NAME];
@@ -122,7 +132,7 @@ static void client(MPI_Comm parent, int expect_remote) {
   int remote;
   MPI_OK(MPI_Comm_remote_size(server, &remote));
   CHECK_EQ(remote, expect_remote);
-  talk(server, 0);
+  talk(server, 0, 1);
   if (parent != MPI_COMM_NULL) MPI_OK(MPI_Comm_disconnect(&parent));
 }
 
@@ -146,7 +156,7 @@ static void halves(int rank, int size) {
   int remote;
   MPI_OK(MPI_Comm_remote_size(inter, &remote));
   CHECK_EQ(remote, color == 0 ? size / 2 : (size + 1) / 2);
-  talk(inter, color == 0);
+  talk(inter, color == 0, 0);
   if (rank == 0) MPI_OK(MPI_Close_port(port));
   MPI_OK(MPI_Comm_free(&half));
 }
