@@ -31,6 +31,8 @@ elif [ "$base" != local ]; then
   export GASKET_LOCAL=backend
 fi
 
+# MPI_Publish_name entries of this test only (tests run side by side with the same service names).
+[ -n "${TEST_TMPDIR:-}" ] && export GASKET_NAME_DIR=${GASKET_NAME_DIR:-$TEST_TMPDIR/gasket-names}
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
 launcher=("$gasketrun" -n "$npes" "${launcher_opts[@]}")

@@ -18,7 +18,8 @@ namespace gasket::core::am {
 namespace {
 // A frame: 4-byte length of what follows (host order: links never leave this host), then a
 // 2-byte handler id and the payload. The first frame of a connecting side is HELLO instead:
-// kHelloTag, the secret, a newline and the connecting process's address.
+// kHelloTag, the listener's secret, a newline, the connecting process's address, a newline and
+// the connecting process's own secret (so that the listener can connect back).
 constexpr char kHelloTag[] = "gasket-link\n";
 constexpr uint32_t kMaxFrame = 1u << 30;
 
@@ -48,6 +49,7 @@ void set_nonblocking(int fd) {
 struct StreamLinks::Link {
   int pe = -1;
   std::string address;  // the peer's listening address ("" until its HELLO for accepted links)
+  std::string secret;   // what the peer's listener expects in HELLO (its job's secret)
   int fd = -1;          // this process's connection to the peer: written only
   int in_fd = -1;       // the peer's connection to this process: read only
   bool lost = false;
@@ -90,7 +92,7 @@ Result<std::string> StreamLinks::address() {
 
 StreamLinks::Link& StreamLinks::link_of(int pe) { return *links_[static_cast<size_t>(pe - first_pe_)]; }
 
-Result<int> StreamLinks::add_peer(const std::string& address) {
+Result<int> StreamLinks::add_peer(const std::string& address, const std::string& secret) {
   Result<std::string> mine = this->address();
   if (!mine.is_ok()) return mine.status();
   sockaddr_in sa;
@@ -99,13 +101,17 @@ Result<int> StreamLinks::add_peer(const std::string& address) {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   auto known = pe_of_address_.find(address);
-  if (known != pe_of_address_.end()) return known->second;
+  if (known != pe_of_address_.end()) {
+    if (link_of(known->second).secret.empty()) link_of(known->second).secret = secret;
+    return known->second;
+  }
   if (address == address_) {
     return Status(StatusCode::kInvalidArgument, "late peers: '" + address + "' is this process itself");
   }
   auto link = std::make_unique<Link>();
   link->pe = first_pe_ + static_cast<int>(links_.size());
   link->address = address;
+  link->secret = secret;
   int pe = link->pe;
   pe_of_address_[address] = pe;
   links_.push_back(std::move(link));
@@ -136,7 +142,7 @@ Status StreamLinks::connect_link(Link& link) {
   }
   set_nonblocking(fd);
   link.fd = fd;
-  std::string hello = kHelloTag + secret_ + "\n" + address_;
+  std::string hello = kHelloTag + link.secret + "\n" + address_ + "\n" + secret_;
   uint32_t n = static_cast<uint32_t>(hello.size());
   // HELLO goes before anything queued for this peer.
   link.out.insert(0, hello);
@@ -280,7 +286,10 @@ void StreamLinks::progress() {
         GASKET_WARN("late peers: dropped a connection whose first message is not the job secret");
         ::close(l.in_fd);
       } else {
-        std::string address = hello.substr(expected.size());
+        std::string named_by = hello.substr(expected.size());
+        size_t cut = named_by.find('\n');
+        std::string address = named_by.substr(0, cut);
+        std::string peer_secret = cut == std::string::npos ? std::string() : named_by.substr(cut + 1);
         auto known = pe_of_address_.find(address);
         int pe;
         if (known == pe_of_address_.end()) {
@@ -288,6 +297,7 @@ void StreamLinks::progress() {
           pe = first_pe_ + static_cast<int>(links_.size());
           link->pe = pe;
           link->address = address;
+          link->secret = peer_secret;
           pe_of_address_[address] = pe;
           links_.push_back(std::move(link));
         } else {

@@ -7,9 +7,10 @@
 // Every process listens (from the first use on) on 127.0.0.1 at a port of its own; its address
 // "host:port" is its identity. A process connects to each peer it adds and writes only on that
 // connection (so either side may speak first and each direction keeps its order); it reads only
-// on the connections its peers made. The first frame of a connection is HELLO with the universe
-// secret (the job secret gasketrun hands down to the jobs it spawns) and the connecting
-// process's address, which names the peer. Sends never block: the bytes are copied into the queue
+// on the connections its peers made. The first frame of a connection is HELLO with the secret of
+// the peer's job (learnt with its address: from a port name, a group exchange or the peer's own
+// HELLO), the connecting process's address, which names the peer, and its own job's secret, with
+// which the peer connects back. Jobs of separate launches (different secrets) can so meet. Sends never block: the bytes are copied into the queue
 // and written as the socket takes them, by progress(), which also reads and dispatches.
 #pragma once
 
@@ -37,9 +38,9 @@ class StreamLinks {
 
   // This process's address; starts listening on first use.
   Result<std::string> address();
-  // The PE number of the process listening at `address`: the one already known, or a new one
-  // (connecting now when this process is the one that connects).
-  Result<int> add_peer(const std::string& address);
+  // The PE number of the process listening at `address`, whose job's secret is `secret`: the one
+  // already known, or a new one (connecting now when this process is the one that connects).
+  Result<int> add_peer(const std::string& address, const std::string& secret);
   bool is_peer(int pe) const { return pe >= first_pe_; }
   void register_handler(HandlerId id, Handler handler);
   // Queues `payload` for handler `id` at late peer `pe`; fails when its link was lost.

@@ -3,9 +3,11 @@
 // manager with small limits (values split in pieces, refused puts, missing keys).
 #define BOOST_TEST_MODULE bootstrap
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
+#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
@@ -216,9 +218,15 @@ BOOST_AUTO_TEST_CASE(pmi_client_bad_environment) {
 }  // namespace
 }  // namespace gasket::bootstrap
 
+// A fresh name directory under the test's temporary directory.
+static std::string name_directory(const std::string& leaf) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return std::string(tmp != nullptr ? tmp : "/tmp") + "/names-" + leaf;
+}
+
 // MPI_Publish_name's table: a taken name and an unknown one are refused, naming the service.
 BOOST_AUTO_TEST_CASE(name_table_publish_lookup_unpublish) {
-  gasket::bootstrap::NameTable names;
+  gasket::bootstrap::NameTable names(name_directory("basic"));
   BOOST_REQUIRE(names.publish("svc", "gasket-port:127.0.0.1:5:1").is_ok());
   gasket::Status taken = names.publish("svc", "other");
   BOOST_REQUIRE(!taken.is_ok());
@@ -230,6 +238,56 @@ BOOST_AUTO_TEST_CASE(name_table_publish_lookup_unpublish) {
   BOOST_CHECK_MESSAGE(gone.status().message().find("no service named 'svc'") != std::string::npos,
                       gone.status().message());
   BOOST_CHECK(!names.unpublish("svc").is_ok());
+  BOOST_CHECK(!names.publish(std::string(gasket::bootstrap::NameTable::kMaxNameBytes + 1, 'x'), "p").is_ok());
+}
+
+// Two tables on one directory (two separate launchers) see each other's names, binary-safe; a
+// table's names go with it.
+BOOST_AUTO_TEST_CASE(name_table_shared_between_launchers) {
+  std::string dir = name_directory("shared");
+  gasket::bootstrap::NameTable second(dir);
+  std::string name("a/b c\0", 6), port("gasket-port:127.0.0.1:9:2\nline", 30);
+  {
+    gasket::bootstrap::NameTable first(dir);
+    BOOST_REQUIRE(first.publish(name, port).is_ok());
+    BOOST_CHECK_EQUAL(*second.lookup(name), port);
+    BOOST_CHECK(!second.publish(name, "x").is_ok());
+  }
+  BOOST_CHECK(!second.lookup(name).is_ok());
+  BOOST_REQUIRE(second.publish(name, "y").is_ok());
+  BOOST_REQUIRE(second.unpublish(name).is_ok());
+}
+
+// An entry whose publisher has ended counts as unpublished and can be taken again.
+BOOST_AUTO_TEST_CASE(name_table_entry_of_ended_publisher) {
+  std::string dir = name_directory("ended");
+  gasket::bootstrap::NameTable names(dir);
+  BOOST_REQUIRE(names.publish("probe", "p").is_ok());  // creates the directory
+  pid_t child = ::fork();
+  if (child == 0) _exit(0);
+  int status = 0;
+  BOOST_REQUIRE_EQUAL(::waitpid(child, &status, 0), child);
+  char host[256] = "";
+  ::gethostname(host, sizeof host - 1);
+  {
+    std::ofstream entry(dir + "/" + "737663");  // "svc" in hex
+    entry << host << ' ' << child << '\n' << "gasket-port:stale";
+  }
+  auto stale = names.lookup("svc");
+  BOOST_REQUIRE(!stale.is_ok());
+  BOOST_CHECK_MESSAGE(stale.status().message().find("has ended") != std::string::npos, stale.status().message());
+  BOOST_REQUIRE(names.publish("svc", "fresh").is_ok());
+  BOOST_CHECK_EQUAL(*names.lookup("svc"), "fresh");
+}
+
+// A directory that is a file is refused, naming it.
+BOOST_AUTO_TEST_CASE(name_table_unusable_directory) {
+  std::string file = name_directory("a-file");
+  { std::ofstream(file) << "x"; }
+  gasket::bootstrap::NameTable names(file);
+  gasket::Status s = names.publish("svc", "p");
+  BOOST_REQUIRE(!s.is_ok());
+  BOOST_CHECK_MESSAGE(s.message().find(file + " (GASKET_NAME_DIR): not a directory") != std::string::npos, s.message());
 }
 
 // A spawn request survives the wire, arguments with any bytes included; truncations are refused.

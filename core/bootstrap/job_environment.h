@@ -40,6 +40,10 @@ constexpr char kEnvLauncher[] = "GASKET_LAUNCHER";
 constexpr char kEnvSpawnParentPort[] = "GASKET_SPAWN_PARENT_PORT";
 constexpr char kEnvSpawnSecret[] = "GASKET_SPAWN_SECRET";
 constexpr char kEnvNodeName[] = "GASKET_NODE_NAME";
+// The directory of published names (name_table.h) shared by every job of this user that
+// names it; default /tmp/gasket-names-<uid>. Read by whoever keeps the names (gasketrun's store,
+// a singleton, a PMIx PE whose server has no name service).
+constexpr char kEnvNameDir[] = "GASKET_NAME_DIR";
 
 // Set by a PMI-1 process manager (MPICH's Hydra, Slurm's --mpi=pmi2): the connected socket, this
 // process's rank and the job size. PMI_FD selects the PMI bootstrap when no GASKET_JOB_STORE or

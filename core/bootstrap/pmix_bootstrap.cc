@@ -10,16 +10,20 @@
 #include <pmix.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "core/base/log.h"
 #include "core/bootstrap/bootstrap_impl.h"
+#include "core/bootstrap/job_environment.h"
 #include "core/bootstrap/job_identity.h"
+#include "core/bootstrap/name_table.h"
 #include "core/bootstrap/store_protocol.h"
 
 namespace gasket::bootstrap::detail {
@@ -167,7 +171,116 @@ class PmixBootstrap final : public Bootstrap {
     return Status::ok();
   }
 
+  // Dynamic processes through the PMIx server (PMIx_Spawn, PMIx_Publish/Lookup/Unpublish).
+  // Slurm's server (22.05, srun --mpi=pmix) answers PMIX_ERR_NOT_SUPPORTED to all four: spawn is
+  // then refused with that answer, and names go to the name directory (name_table.h), where the
+  // jobs of one node (or of one shared GASKET_NAME_DIR) meet.
+  Status spawn(const SpawnRequest& request) override {
+    std::vector<pmix_app_t> apps(request.apps.size());
+    Status st = Status::ok();
+    for (size_t i = 0; i < apps.size() && st.is_ok(); ++i) {
+      const SpawnApp& app = request.apps[i];
+      PMIX_APP_CONSTRUCT(&apps[i]);
+      Result<std::string> program = spawn_program(app);
+      if (!program.is_ok()) {
+        st = program.status();
+        break;
+      }
+      apps[i].cmd = strdup(program->c_str());
+      pmix_argv_append_nosize(&apps[i].argv, program->c_str());
+      for (const std::string& arg : app.args) pmix_argv_append_nosize(&apps[i].argv, arg.c_str());
+      std::string parent = std::string(kEnvJobParentPort) + "=" + request.parent_port;
+      pmix_argv_append_nosize(&apps[i].env, parent.c_str());
+      if (!app.wdir.empty()) apps[i].cwd = strdup(app.wdir.c_str());
+      apps[i].maxprocs = app.maxprocs;
+    }
+    if (st.is_ok()) {
+      char nspace[PMIX_MAX_NSLEN + 1] = "";
+      pmix_status_t rc = PMIx_Spawn(nullptr, 0, apps.data(), apps.size(), nspace);
+      if (rc != PMIX_SUCCESS) st = server_refusal("PMIx_Spawn", rc, "cannot start processes");
+    }
+    for (pmix_app_t& app : apps) PMIX_APP_DESTRUCT(&app);
+    return st;
+  }
+
+  Status publish_name(const std::string& name, const std::string& port) override {
+    if (!server_keeps_names_) return names_.publish(name, port);
+    Result<std::string> key = service_key(name);
+    if (!key.is_ok()) return key.status();
+    pmix_info_t info;
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIx_Info_load(&info, key->c_str(), port.c_str(), PMIX_STRING);
+    pmix_status_t rc = PMIx_Publish(&info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (no_name_service(rc)) return names_.publish(name, port);
+    if (rc == PMIX_ERR_DUPLICATE_KEY) {
+      return invalid_argument("the service name '" + protocol::printable(name) + "' is already published");
+    }
+    if (rc != PMIX_SUCCESS) return call_error("PMIx_Publish('" + protocol::printable(name) + "')", rc);
+    return Status::ok();
+  }
+
+  Result<std::string> lookup_name(const std::string& name) override {
+    if (!server_keeps_names_) return names_.lookup(name);
+    Result<std::string> key = service_key(name);
+    if (!key.is_ok()) return key.status();
+    pmix_pdata_t found;
+    PMIX_PDATA_CONSTRUCT(&found);
+    PMIX_LOAD_KEY(found.key, key->c_str());
+    pmix_status_t rc = PMIx_Lookup(&found, 1, nullptr, 0);
+    std::string port;
+    bool is_string = rc == PMIX_SUCCESS && found.value.type == PMIX_STRING && found.value.data.string != nullptr;
+    if (is_string) port = found.value.data.string;
+    PMIX_PDATA_DESTRUCT(&found);
+    if (no_name_service(rc)) return names_.lookup(name);
+    if (rc == PMIX_ERR_NOT_FOUND || (rc == PMIX_SUCCESS && !is_string)) {
+      return invalid_argument("no service named '" + protocol::printable(name) + "' is published");
+    }
+    if (rc != PMIX_SUCCESS) return call_error("PMIx_Lookup('" + protocol::printable(name) + "')", rc);
+    return port;
+  }
+
+  Status unpublish_name(const std::string& name) override {
+    if (!server_keeps_names_) return names_.unpublish(name);
+    Result<std::string> key = service_key(name);
+    if (!key.is_ok()) return key.status();
+    char* keys[] = {const_cast<char*>(key->c_str()), nullptr};
+    pmix_status_t rc = PMIx_Unpublish(keys, nullptr, 0);
+    if (no_name_service(rc)) return names_.unpublish(name);
+    if (rc == PMIX_ERR_NOT_FOUND) return invalid_argument("no service named '" + protocol::printable(name) + "' is published");
+    if (rc != PMIX_SUCCESS) return call_error("PMIx_Unpublish('" + protocol::printable(name) + "')", rc);
+    return Status::ok();
+  }
+
  private:
+  // A PMIx server that has no name service: from then on the name directory serves this PE.
+  bool no_name_service(pmix_status_t rc) {
+    if (rc != PMIX_ERR_NOT_SUPPORTED && rc != PMIX_ERR_NOT_IMPLEMENTED) return false;
+    server_keeps_names_ = false;
+    GASKET_DEBUG("bootstrap: the PMIx server of namespace %s keeps no names (%s): using %s", me_.nspace,
+                 pmix_error(rc).c_str(), "the name directory");
+    return true;
+  }
+
+  Result<std::string> service_key(const std::string& name) const {
+    if (name.empty() || name.size() > PMIX_MAX_KEYLEN || name.find('\0') != std::string::npos) {
+      return invalid_argument("PE " + std::to_string(rank()) + ": the service name '" + protocol::printable(name) +
+                              "' must be 1.." + std::to_string(PMIX_MAX_KEYLEN) + " characters without NUL under PMIx");
+    }
+    return name;
+  }
+
+  // The server's refusal of a dynamic-process request, with what it means when it has no such service.
+  Status server_refusal(const std::string& call, pmix_status_t rc, const char* what) const {
+    std::string why = rc == PMIX_ERR_NOT_SUPPORTED || rc == PMIX_ERR_NOT_IMPLEMENTED
+                          ? std::string(": the PMIx server of this job ") + what +
+                                " (Slurm's srun --mpi=pmix is one); start the job with gasketrun, or with a PMIx "
+                                "launcher that spawns (PRRTE's prterun)"
+                          : std::string();
+    return Status(StatusCode::kUnavailable, "PE " + std::to_string(rank()) + ": " + call + " (PMIx namespace " +
+                                                me_.nspace + ") failed: " + pmix_error(rc) + why);
+  }
+
   Result<std::string> pmix_key(const char* call, const std::string& key) const {
     std::string k = kKeyPrefix + key;
     if (key.empty() || key.find('\0') != std::string::npos || k.size() > PMIX_MAX_KEYLEN) {
@@ -192,6 +305,8 @@ class PmixBootstrap final : public Bootstrap {
   std::mutex mutex_;
   mutable std::once_flag secret_once_;
   mutable std::string secret_;
+  NameTable names_;                  // when the server keeps no names
+  std::atomic<bool> server_keeps_names_{true};  // until it answers "not supported"
 };
 
 // A job-level value of the wildcard rank (job size, local size).

@@ -7,8 +7,9 @@
 //    gathers its group's members (job id, rank, link address) and a free context id, sends them
 //    to the other root on the dynamic-process handler of the links, and broadcasts the answer to
 //    its group. A member of this very job maps to its PE; any other one becomes a late peer.
-//  - A port is "gasket-port:<link address of the opening process>:<serial>": connect sends its
-//    root's members to that address; the process that opened the port answers from accept.
+//  - A port is "gasket-port:<link address of the opening process>:<serial>:<its job's secret>":
+//    connect sends its root's members to that address (authenticated by the secret, so jobs of
+//    separate launches meet); the process that opened the port answers from accept.
 //  - MPI_Comm_spawn asks the launcher (bootstrap spawn) to start a job whose processes connect,
 //    from MPI_Init, to a port the root opened for it (GASKET_JOB_PARENT_PORT).
 //  - Names are kept by the first launcher's store, shared by every job it spawned.
@@ -109,25 +110,30 @@ Ports::Arrival wait_arrival(Context& c, Guard& g, const std::function<bool(const
 struct Member {
   char job[80];
   char address[48];
+  char secret[80];  // its job's secret: what its link listener expects
   int32_t rank;
   int32_t reserved;
 };
 
 std::vector<std::string> member_fields(const std::vector<Member>& members) {
   std::vector<std::string> out;
-  for (const Member& m : members) out.insert(out.end(), {m.job, m.address, std::to_string(m.rank)});
+  for (const Member& m : members) out.insert(out.end(), {m.job, m.address, m.secret, std::to_string(m.rank)});
   return out;
 }
 
 // Members from fields[first..]; false when malformed.
 bool parse_members(const std::vector<std::string>& fields, size_t first, std::vector<Member>* out) {
-  if (first > fields.size() || (fields.size() - first) % 3 != 0) return false;
-  for (size_t i = first; i < fields.size(); i += 3) {
+  if (first > fields.size() || (fields.size() - first) % 4 != 0) return false;
+  for (size_t i = first; i < fields.size(); i += 4) {
     Member m{};
-    if (fields[i].size() >= sizeof m.job || fields[i + 1].size() >= sizeof m.address) return false;
+    if (fields[i].size() >= sizeof m.job || fields[i + 1].size() >= sizeof m.address ||
+        fields[i + 2].size() >= sizeof m.secret) {
+      return false;
+    }
     std::memcpy(m.job, fields[i].data(), fields[i].size());
     std::memcpy(m.address, fields[i + 1].data(), fields[i + 1].size());
-    m.rank = std::atoi(fields[i + 2].c_str());
+    std::memcpy(m.secret, fields[i + 2].data(), fields[i + 2].size());
+    m.rank = std::atoi(fields[i + 3].c_str());
     out->push_back(m);
   }
   return true;
@@ -140,6 +146,12 @@ Error this_member(Member* m, const char* call) {
   *m = Member{};
   std::snprintf(m->job, sizeof m->job, "%s", job.c_str());
   std::snprintf(m->address, sizeof m->address, "%s", address->c_str());
+  const std::string& secret = runtime().bootstrap().secret();
+  if (secret.size() >= sizeof m->secret) {
+    return error(MPI_ERR_OTHER, "%s: PE %d: the job secret has %zu characters (at most %zu cross jobs)", call,
+                 gasket::my_pe(), secret.size(), sizeof m->secret - 1);
+  }
+  std::snprintf(m->secret, sizeof m->secret, "%s", secret.c_str());
   m->rank = gasket::my_pe();
   return Error::ok();
 }
@@ -194,7 +206,7 @@ Error join_groups(Context& c, Guard& g, const cm::Communicator& local, int root,
       pes.push_back(m.rank);
       continue;
     }
-    Result<int> pe = runtime().late_peers().add_peer(m.address);
+    Result<int> pe = runtime().late_peers().add_peer(m.address, m.secret);
     if (!pe.is_ok()) {
       return error(MPI_ERR_OTHER, "%s: rank %d: cannot reach rank %d of job %s: %s", call, local.rank, m.rank, m.job,
                    pe.status().message().c_str());
@@ -234,25 +246,32 @@ RemoteGroup accept_on(Context& c, Guard& g, const std::string& port, const std::
   return remote;
 }
 
-// The link address inside a port name, or "" when it is not one of ours.
-std::string port_address(const std::string& port) {
+// A port name's parts: "gasket-port:<address>:<serial>:<secret>" (address "" when it is not one of ours).
+struct PortName {
+  std::string address;
+  std::string secret;
+};
+PortName parse_port(const std::string& port) {
   size_t plen = std::strlen(api::kPortPrefix);
-  size_t last = port.rfind(':');
-  if (port.compare(0, plen, api::kPortPrefix) != 0 || last == std::string::npos || last <= plen) return "";
-  return port.substr(plen, last - plen);
+  size_t secret_at = port.rfind(':');
+  size_t serial_at = secret_at == std::string::npos || secret_at == 0 ? std::string::npos : port.rfind(':', secret_at - 1);
+  if (port.compare(0, plen, api::kPortPrefix) != 0 || serial_at == std::string::npos || serial_at <= plen) return {};
+  return {port.substr(plen, serial_at - plen), port.substr(secret_at + 1)};
 }
 
 // The root side of MPI_Comm_connect.
 RemoteGroup connect_to(Context& c, Guard& g, const std::string& port, const std::vector<Member>& members,
                        uint32_t context, const char* call) {
   RemoteGroup remote;
-  std::string address = port_address(port);
+  PortName name = parse_port(port);
+  const std::string& address = name.address;
   if (address.empty()) {
-    remote.error = error(MPI_ERR_PORT, "%s: '%s' is not a port name (MPI_Open_port gives 'gasket-port:<host>:<port>:<n>')",
+    remote.error = error(MPI_ERR_PORT,
+                         "%s: '%s' is not a port name (MPI_Open_port gives 'gasket-port:<host>:<port>:<n>:<secret>')",
                          call, port.c_str());
     return remote;
   }
-  Result<int> pe = runtime().late_peers().add_peer(address);
+  Result<int> pe = runtime().late_peers().add_peer(address, name.secret);
   if (!pe.is_ok()) {
     remote.error = error(MPI_ERR_PORT, "%s: port '%s' cannot be reached: %s", call, port.c_str(),
                          pe.status().message().c_str());
@@ -288,7 +307,7 @@ std::string open_port(Context& c) {
   Result<std::string> address = runtime().late_peers().address();
   if (!address.is_ok()) return "";
   std::lock_guard<std::mutex> lock(p.mutex);
-  std::string name = api::kPortPrefix + *address + ":" + std::to_string(++p.serial);
+  std::string name = api::kPortPrefix + *address + ":" + std::to_string(++p.serial) + ":" + runtime().bootstrap().secret();
   p.open.insert(name);
   return name;
 }
@@ -318,20 +337,22 @@ Error accept_or_connect(Context& c, Guard& g, bool accept, const char* port_name
                         MPI_Comm comm, MPI_Comm* newcomm, const char* call) {
   cm::Communicator local;
   Error e = check_collective(c, comm, root, newcomm, call, &local);
-  if (e.is_ok()) e = api::check_info(c, info, call);
   if (!e.is_ok()) return e;
   *newcomm = MPI_COMM_NULL;
-  std::string port;
-  if (local.rank == root) {
-    if (port_name == nullptr) return error(MPI_ERR_PORT, "%s: rank %d (root): port_name is NULL", call, local.rank);
-    port = port_name;
-  }
+  // port_name and info are significant only at the root: its checks fail every member through
+  // the root's outcome (an early return of the root alone would leave the others waiting).
   return join_groups(c, g, local, root, [&](const std::vector<Member>& members, uint32_t context) {
+    RemoteGroup refused;
+    refused.error = api::check_info(c, info, call);
+    if (refused.error.is_ok() && port_name == nullptr) {
+      refused.error = error(MPI_ERR_PORT, "%s: rank %d (root): port_name is NULL", call, local.rank);
+    }
+    if (!refused.error.is_ok()) return refused;
+    std::string port = port_name;
     if (accept) {
       {
         std::lock_guard<std::mutex> lock(ports(c).mutex);
         if (ports(c).open.count(port) == 0) {
-          RemoteGroup refused;
           refused.error = error(MPI_ERR_PORT, "%s: port '%s' was not opened by this process (MPI_Open_port)", call,
                                 port.c_str());
           return refused;

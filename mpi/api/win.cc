@@ -279,6 +279,14 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, MPI_Ai
       }
     }
   }
+  // Every member of a communicator spanning jobs sees a process of the other job: all refuse alike.
+  for (size_t r = 0; r < cm->group->pes.size(); ++r) {
+    if (cm->group->pes[r] >= gasket::n_pes()) {
+      return error(MPI_ERR_UNSUPPORTED_OPERATION,
+                   "%s: rank %d: rank %zu of the communicator is a process of another job (spawned or connected): "
+                   "windows across jobs are not implemented (docs/LAUNCHING.md)", call, me, r);
+    }
+  }
   Arena& pool = c.alloc_pool();
   size_t table = flavor == MPI_WIN_FLAVOR_DYNAMIC ? kDynamicTableBytes : kStaticTableBytes;
   char* control = pool.allocate(Window::control_bytes(n, table), 64);

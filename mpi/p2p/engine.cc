@@ -97,16 +97,8 @@ Status Engine::init() {
   // Read here rather than by the context with the other knobs: only the engine uses it.
   split_pull_ = rt->config().size(config::Knob::MPI_SPLIT_PULL);
 
-  pending_.resize(n);
   eager_budget_ = options_.unexpected_limit / n;
-  eager_outstanding_.assign(n, 0);
-  eager_consumed_.assign(n, 0);
-  am_sent_seq_.assign(n, 0);
-  am_expected_seq_.assign(n, 0);
-  am_early_.resize(n);
-  zone_owner_.assign(n, nullptr);
-  zone_wait_head_.assign(n, nullptr);
-  zone_wait_tail_.assign(n, nullptr);
+  grow_peer_tables(n);
 
   // Every PE's pid, for same-node single copy by process_vm_readv.
   auto* pid_table = reinterpret_cast<int32_t*>(region_ + rings_bytes_ + zones);
@@ -168,19 +160,22 @@ bool Engine::send_packet(int pe, Header h, const void* body, size_t body_len, co
   return true;
 }
 
+// Every per-peer table covers PEs [0, n): new entries start empty (no credit used, sequence 0).
+void Engine::grow_peer_tables(size_t n) {
+  if (am_sent_seq_.size() >= n) return;
+  pending_.resize(n);
+  eager_outstanding_.resize(n, 0);
+  eager_consumed_.resize(n, 0);
+  am_sent_seq_.resize(n, 0);
+  am_expected_seq_.resize(n, 0);
+  am_early_.resize(n);
+  zone_owner_.resize(n, nullptr);
+  zone_wait_head_.resize(n, nullptr);
+  zone_wait_tail_.resize(n, nullptr);
+}
+
 void Engine::reach_late_peer(int pe) {
-  size_t n = static_cast<size_t>(pe) + 1;
-  if (am_sent_seq_.size() < n) {
-    pending_.resize(n);
-    eager_outstanding_.resize(n, 0);
-    eager_consumed_.resize(n, 0);
-    am_sent_seq_.resize(n, 0);
-    am_expected_seq_.resize(n, 0);
-    am_early_.resize(n);
-    zone_owner_.resize(n, nullptr);
-    zone_wait_head_.resize(n, nullptr);
-    zone_wait_tail_.resize(n, nullptr);
-  }
+  grow_peer_tables(static_cast<size_t>(pe) + 1);
   any_late_peer_ = true;
 }
 

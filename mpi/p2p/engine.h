@@ -171,6 +171,9 @@ class Engine {
                    Request* complete_on_send);
   void send_control(int pe, Kind kind, const void* body, size_t body_len);
   void drain_pending(int pe);
+  // Sizes every per-peer table (pending packets, credit, sequences, zones) for PEs [0, n): from
+  // init() for the launched job, from reach_late_peer() as processes of other jobs join.
+  void grow_peer_tables(size_t n);
   void on_active_message(int src, const void* payload, size_t len);
   void handle_packet(int src, const Header& h, const char* payload);
 

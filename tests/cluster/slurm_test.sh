@@ -5,14 +5,20 @@
 # `srun --mpi=pmix -n 4 --overcommit`, checks their results, and tears everything down (daemons
 # killed by PID, directory removed). As root; skips ("SKIP:", exit 0) when the daemons cannot run.
 #
-#   slurm_test.sh CLUSTER_PROBE [PROGRAM...]
+#   slurm_test.sh CLUSTER_PROBE [--dynproc SPAWN PORTS] [PROGRAM...]
 # CLUSTER_PROBE (tests/cluster:cluster_probe) checks the PMIx job itself: 4 PEs, 1 node, puts and
 # atomics, over the direct path, pciddc tcp and ucx tcp, and that a PMIx_Abort ends the job at once.
 # Each further PROGRAM (the core, MPI and OpenSHMEM suites) runs on 4 PEs under srun.
 # Then `srun --mpi=pmi2` (PMI bootstrap): the probe on two paths, its abort, p2p_basic, collectives.
+# --dynproc (tests/dynproc's spawn and ports): MPI_Comm_spawn under srun is refused with
+# MPI_ERR_SPAWN naming Slurm's answer (its PMIx server cannot spawn: NOT-SUPPORTED), and two
+# separate srun jobs meet by name (MPI_Publish_name / MPI_Lookup_name + accept/connect) through
+# the name directory, since Slurm's PMIx server keeps no names either.
 set -u
 probe=$1
 shift
+spawn="" ports=""
+if [ "${1:-}" = --dynproc ]; then spawn=$2 ports=$3; shift 3; fi
 programs=("$@")
 skip() { echo "SKIP: slurm test: $*"; exit 0; }
 fail() { echo "FAILED: slurm test: $*" >&2; failed=1; }
@@ -134,6 +140,28 @@ for p in "${programs[@]}"; do
   run "$(basename "$p") on 4 PEs" 0 "$p"
   run "$(basename "$p") on 4 PEs over pciddc tcp" 0 env GASKET_TRANSPORT=pciddc GASKET_PCIDDC_LINK=tcp GASKET_LOCAL=backend "$p"
 done
+if [ -n "$spawn" ]; then
+  run "MPI_Comm_spawn under srun: MPI_ERR_SPAWN on every rank and errcode" 0 "$spawn" --refused
+  if run "MPI_Comm_spawn under srun with MPI_ERRORS_ARE_FATAL ends the job" 1 "$spawn" --refused-fatal; then
+    grep -q "PMIx_Spawn (PMIx namespace .*) failed: NOT-SUPPORTED" "$dir/run.out" ||
+      { cat "$dir/run.out" >&2; fail "spawn under srun: the error does not name PMIx_Spawn's NOT-SUPPORTED"; }
+  fi
+  export GASKET_NAME_DIR=$dir/names
+  timeout 120 srun --mpi=pmix -n 2 --overcommit "$ports" server 3 >"$dir/server.out" 2>&1 &
+  server=$!
+  timeout 120 srun --mpi=pmix -n 3 --overcommit "$ports" client 2 >"$dir/client.out" 2>&1
+  client_status=$?
+  wait $server
+  server_status=$?
+  if [ $client_status -ne 0 ] || [ $server_status -ne 0 ] || ! grep -q "dynproc ports server: OK" "$dir/server.out" ||
+    ! grep -q "dynproc ports client: OK" "$dir/client.out"; then
+    cat "$dir/server.out" "$dir/client.out" >&2
+    fail "two srun jobs meeting by name: server status $server_status, client status $client_status"
+  else
+    echo "ok: two srun jobs (2 and 3 PEs) meet by name and connect"
+  fi
+  unset GASKET_NAME_DIR
+fi
 # Slurm's PMI-2 plugin answers PMI-1 clients too: the PMI bootstrap, forced as PMIx was above.
 export GASKET_BOOTSTRAP=pmi
 srun_mpi=pmi2

@@ -6,7 +6,9 @@
  *    and unpublishing an unknown one (MPI_ERR_SERVICE);
  *  - accept/connect between the two halves of this job (same-job members map to their PEs);
  *  - MPI_Comm_join over a TCP loopback connection between ranks 0 and 1, and over a descriptor
- *    that is not a socket (MPI_ERR_ARG). */
+ *    that is not a socket (MPI_ERR_ARG);
+ *  - a bad info (a handle of another kind) at the root of accept/connect fails every rank with
+ *    MPI_ERR_INFO; at a non-root it is ignored. */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -26,8 +28,10 @@ static int error_class(int rc) {
   return cls;
 }
 
-/* Values both ways between matching ranks, then a merge with `low` first and an allreduce. */
-static void talk(MPI_Comm inter, int low) {
+/* Values both ways between matching ranks, then a merge with `low` first and an allreduce. A
+ * merged communicator spanning two jobs refuses windows on every rank (not implemented across
+ * jobs) with MPI_ERR_UNSUPPORTED_OPERATION, and stays usable. */
+static void talk(MPI_Comm inter, int low, int across_jobs) {
   int rank, size, remote;
   MPI_OK(MPI_Comm_rank(inter, &rank));
   MPI_OK(MPI_Comm_size(inter, &size));
@@ -50,12 +54,23 @@ static void talk(MPI_Comm inter, int low) {
   CHECK_EQ(mrank, low ? rank : remote + rank);
   MPI_OK(MPI_Allreduce(&mrank, &sum, 1, MPI_INT, MPI_SUM, merged));
   CHECK_EQ(sum, msize * (msize - 1) / 2);
+  if (across_jobs) {
+    MPI_OK(MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN));
+    int* base = NULL;
+    MPI_Win win = MPI_WIN_NULL;
+    CHECK_EQ(error_class(MPI_Win_allocate(64, 1, MPI_INFO_NULL, merged, &base, &win)), MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(win == MPI_WIN_NULL);
+    MPI_OK(MPI_Barrier(merged));
+  }
   MPI_OK(MPI_Comm_free(&merged));
   MPI_OK(MPI_Comm_disconnect(&inter));
   CHECK(inter == MPI_COMM_NULL);
 }
 
-static void server(MPI_Comm parent) {
+/* server/client: spawned by this job (parent set, the parent orders lookup after publish), or
+ * started by separate gasketrun commands (no parent: the client looks the name up until the
+ * server has published it). `remote` is the size the other job must have. */
+static void server(MPI_Comm parent, int expect_remote) {
   int rank;
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   char port[MPI_MAX_PORT_NAME] = "";
@@ -66,14 +81,14 @@ static void server(MPI_Comm parent) {
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     CHECK_EQ(error_class(MPI_Publish_name(kService, MPI_INFO_NULL, port)), MPI_ERR_SERVICE);
     int ready = 1;
-    MPI_OK(MPI_Send(&ready, 1, MPI_INT, 0, 1, parent));
+    if (parent != MPI_COMM_NULL) MPI_OK(MPI_Send(&ready, 1, MPI_INT, 0, 1, parent));
   }
   MPI_Comm client;
   MPI_OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &client));
   int remote;
   MPI_OK(MPI_Comm_remote_size(client, &remote));
-  CHECK_EQ(remote, 2);
-  talk(client, 1);
+  CHECK_EQ(remote, expect_remote);
+  talk(client, 1, 1);
   if (rank == 0) {
     MPI_OK(MPI_Unpublish_name(kService, MPI_INFO_NULL, port));
     char found[MPI_MAX_PORT_NAME];
@@ -82,20 +97,28 @@ static void server(MPI_Comm parent) {
     MPI_OK(MPI_Close_port(port));
     CHECK_EQ(error_class(MPI_Close_port(port)), MPI_ERR_PORT);
   }
-  MPI_OK(MPI_Comm_disconnect(&parent));
+  if (parent != MPI_COMM_NULL) MPI_OK(MPI_Comm_disconnect(&parent));
 }
 
-static void client(MPI_Comm parent) {
+static void client(MPI_Comm parent, int expect_remote) {
   int rank;
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   char port[MPI_MAX_PORT_NAME] = "";
   if (rank == 0) {
-    int go = 0;
-    MPI_OK(MPI_Recv(&go, 1, MPI_INT, 0, 2, parent, MPI_STATUS_IGNORE));
-    CHECK_EQ(go, 1);
-    MPI_OK(MPI_Lookup_name(kService, MPI_INFO_NULL, port));
-    CHECK(strncmp(port, "gasket-port:", 12) == 0);
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    if (parent != MPI_COMM_NULL) {
+      int go = 0;
+      MPI_OK(MPI_Recv(&go, 1, MPI_INT, 0, 2, parent, MPI_STATUS_IGNORE));
+      CHECK_EQ(go, 1);
+      MPI_OK(MPI_Lookup_name(kService, MPI_INFO_NULL, port));
+    } else {
+      int rc;
+      while ((rc = MPI_Lookup_name(kService, MPI_INFO_NULL, port)) != MPI_SUCCESS) {
+        CHECK_EQ(error_class(rc), MPI_ERR_NAME);
+        usleep(20000);
+      }
+    }
+    CHECK(strncmp(port, "gasket-port:", 12) == 0);
     char none[MPI_MAX_PORT_NAME];
     CHECK_EQ(error_class(MPI_Lookup_name("gasket-no-such-service", MPI_INFO_NULL, none)), MPI_ERR_NAME);
   }
@@ -108,9 +131,9 @@ static void client(MPI_Comm parent) {
   MPI_OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &server));
   int remote;
   MPI_OK(MPI_Comm_remote_size(server, &remote));
-  CHECK_EQ(remote, 2);
-  talk(server, 0);
-  MPI_OK(MPI_Comm_disconnect(&parent));
+  CHECK_EQ(remote, expect_remote);
+  talk(server, 0, 1);
+  if (parent != MPI_COMM_NULL) MPI_OK(MPI_Comm_disconnect(&parent));
 }
 
 static void halves(int rank, int size) {
@@ -133,7 +156,7 @@ static void halves(int rank, int size) {
   int remote;
   MPI_OK(MPI_Comm_remote_size(inter, &remote));
   CHECK_EQ(remote, color == 0 ? size / 2 : (size + 1) / 2);
-  talk(inter, color == 0);
+  talk(inter, color == 0, 0);
   if (rank == 0) MPI_OK(MPI_Close_port(port));
   MPI_OK(MPI_Comm_free(&half));
 }
@@ -176,22 +199,47 @@ static void join(int rank) {
   MPI_OK(MPI_Comm_disconnect(&inter));
 }
 
+/* info is significant only at the root of accept/connect: a handle of another kind there fails
+ * every rank with MPI_ERR_INFO (accept must not wait for a client first), and the same handle at
+ * a non-root is ignored (connect to a bad port then fails with MPI_ERR_PORT everywhere). */
+static void bad_info_at_root(int rank) {
+  MPI_Info wrong_kind = (MPI_Info)MPI_COMM_WORLD;
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  char port[MPI_MAX_PORT_NAME] = "";
+  if (rank == 0) MPI_OK(MPI_Open_port(MPI_INFO_NULL, port));
+  MPI_Comm got = MPI_COMM_WORLD;
+  CHECK_EQ(error_class(MPI_Comm_accept(port, rank == 0 ? wrong_kind : MPI_INFO_NULL, 0, MPI_COMM_WORLD, &got)),
+           MPI_ERR_INFO);
+  CHECK(got == MPI_COMM_NULL);
+  got = MPI_COMM_WORLD;
+  CHECK_EQ(error_class(MPI_Comm_connect(port, rank == 0 ? wrong_kind : MPI_INFO_NULL, 0, MPI_COMM_WORLD, &got)),
+           MPI_ERR_INFO);
+  CHECK(got == MPI_COMM_NULL);
+  got = MPI_COMM_WORLD;
+  CHECK_EQ(error_class(MPI_Comm_connect("not-a-port", rank == 0 ? MPI_INFO_NULL : wrong_kind, 0, MPI_COMM_WORLD, &got)),
+           MPI_ERR_PORT);
+  CHECK(got == MPI_COMM_NULL);
+  if (rank == 0) MPI_OK(MPI_Close_port(port));
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 int main(int argc, char** argv) {
   MPI_OK(MPI_Init(&argc, &argv));
   MPI_Comm parent;
   MPI_OK(MPI_Comm_get_parent(&parent));
-  if (argc > 1 && strcmp(argv[1], "server") == 0) {
-    server(parent);
-    MPI_OK(MPI_Finalize());
-    return 0;
-  }
-  if (argc > 1 && strcmp(argv[1], "client") == 0) {
-    client(parent);
-    MPI_OK(MPI_Finalize());
-    return 0;
-  }
   int rank, size;
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  int expect_remote = argc > 2 ? atoi(argv[2]) : 2;
+  if (argc > 1 && (strcmp(argv[1], "server") == 0 || strcmp(argv[1], "client") == 0)) {
+    if (argv[1][0] == 's') {
+      server(parent, expect_remote);
+    } else {
+      client(parent, expect_remote);
+    }
+    if (rank == 0) printf("dynproc ports %s: OK\n", argv[1]);
+    MPI_OK(MPI_Finalize());
+    return 0;
+  }
   MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
 
   /* Two independent jobs meet through the name service. */
@@ -218,6 +266,7 @@ int main(int argc, char** argv) {
       MPI_OK(MPI_Comm_free(&pair));
     }
   }
+  bad_info_at_root(rank);
   /* A descriptor that is no socket. */
   MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
   int devnull = open("/dev/null", O_RDONLY);

@@ -6,7 +6,8 @@
  *            spawn_multiple of two programs: each child reports its MPI_APPNUM and argv;
  *            nested: a child spawns a grandchild and relays its answer;
  *            errors: a program that does not exist and a foreign host give MPI_ERR_SPAWN in the
- *            return code and in every errcode, and leave nothing started;
+ *            return code and in every errcode, and leave nothing started; an info of another
+ *            kind at the root gives MPI_ERR_INFO (ignored at a non-root);
  *   --child-dies: a child exits with status 3 while its parents wait for it (the job must end). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,26 @@ static void child(int argc, char** argv) {
   CHECK(parent == MPI_COMM_NULL);
 }
 
+/* --refused: under a launcher that cannot spawn (Slurm's PMIx server), MPI_Comm_spawn fails on
+ * every rank with MPI_ERR_SPAWN in the return code and every errcode (--refused-fatal: with the
+ * default error handler the job ends with the reason, which the test checks). */
+static void refused(int rank) {
+  char* args[] = {"child", NULL};
+  int codes[2] = {-1, -1};
+  MPI_Comm inter = MPI_COMM_WORLD;
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  int rc = MPI_Comm_spawn(self_path, args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes);
+  int cls = -1, len = 0;
+  MPI_OK(MPI_Error_class(rc, &cls));
+  CHECK_EQ(cls, MPI_ERR_SPAWN);
+  CHECK(inter == MPI_COMM_NULL);
+  CHECK_EQ(codes[0], MPI_ERR_SPAWN);
+  CHECK_EQ(codes[1], MPI_ERR_SPAWN);
+  char text[MPI_MAX_ERROR_STRING];
+  MPI_OK(MPI_Error_string(rc, text, &len));
+  if (rank == 0) printf("spawn refused: %s\n", text);
+}
+
 int main(int argc, char** argv) {
   self_path = argv[0];
   MPI_OK(MPI_Init(&argc, &argv));
@@ -143,6 +164,17 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   MPI_Comm parent;
   MPI_OK(MPI_Comm_get_parent(&parent));
+  if (argc > 1 && strcmp(argv[1], "--refused-fatal") == 0) { /* the job must end naming the reason */
+    char* args[] = {"child", NULL};
+    MPI_Comm inter;
+    MPI_Comm_spawn(self_path, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "--refused") == 0) {
+    refused(rank);
+    MPI_OK(MPI_Finalize());
+    return 0;
+  }
   int child_dies = argc > 1 && strcmp(argv[1], "--child-dies") == 0;
   if (argc > 1 && !child_dies) {
     CHECK(parent != MPI_COMM_NULL);
@@ -239,6 +271,19 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Error_class(rc, &cls));
     CHECK_EQ(cls, MPI_ERR_SPAWN);
     MPI_OK(MPI_Info_free(&info));
+    /* info of another kind at the root: MPI_ERR_INFO on every rank and in every errcode; the
+     * same handle at a non-root is ignored (the root's valid spawn of a missing program decides). */
+    MPI_Info wrong_kind = (MPI_Info)MPI_COMM_WORLD;
+    for (int i = 0; i < 3; ++i) codes[i] = -1;
+    rc = MPI_Comm_spawn(self_path, args, 3, rank == 0 ? wrong_kind : MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes);
+    MPI_OK(MPI_Error_class(rc, &cls));
+    CHECK_EQ(cls, MPI_ERR_INFO);
+    CHECK(inter == MPI_COMM_NULL);
+    for (int i = 0; i < 3; ++i) CHECK_EQ(codes[i], MPI_ERR_INFO);
+    rc = MPI_Comm_spawn("/nonexistent/gasket-no-such-program", args, 1, rank == 0 ? MPI_INFO_NULL : wrong_kind, 0,
+                        MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    MPI_OK(MPI_Error_class(rc, &cls));
+    CHECK_EQ(cls, MPI_ERR_SPAWN);
   }
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("dynproc spawn: %d parents OK\n", size);

@@ -103,7 +103,7 @@ class StoreServer {
   int fence_count_ = 0;
   std::map<Key, std::string> values_;
   std::map<Key, std::vector<int>> waiting_gets_;  // key -> PEs waiting for it
-  bootstrap::NameTable names_;  // MPI_Publish_name's, for every job of this launch
+  bootstrap::NameTable names_;  // MPI_Publish_name's: the user's name directory (name_table.h)
 };
 
 }  // namespace gasket::launcher
