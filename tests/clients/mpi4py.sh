@@ -8,6 +8,7 @@
 #   tests/clients/mpi4py.sh [-n "1 2"] [-t SECONDS] [-k REGEX] [--rebuild]
 #     -n  rank counts (1: a singleton, without mpiexec)   -t  the timeout of one module's run
 #     -k  only the test modules matching REGEX             --rebuild  build mpi4py again
+#   (a build made against other mpi.h / mpi_proto.h than the wrappers' is rebuilt anyway)
 #
 # The MPI under test is the one variable GASKET_MPI_BIN (a directory holding mpicc and mpiexec;
 # default: this checkout's bazel-bin/tools/mpicc, after `bazel build //tools/mpicc:all`).
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
     -t) timeout_s=$2; shift 2 ;;
     -k) select=$2; shift 2 ;;
     --rebuild) rebuild=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "mpi4py.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -49,7 +50,11 @@ command -v cython3 >/dev/null || { echo "mpi4py.sh: cython3 is missing (tools/se
 
 src=$work/mpi4py-3.1.6
 mkdir -p "$work"
-if [ "$rebuild" = 1 ] || [ ! -d "$src/build" ]; then
+# A build is kept only for the headers it was compiled against: handle values and constants live
+# in mpi.h, so a changed mpi.h / mpi_proto.h (an ABI change) rebuilds mpi4py by itself.
+headers=$(for d in $("$GASKET_MPI_BIN/mpicc" -showme:incdirs 2>/dev/null); do cat "$d/mpi.h" "$d/mpi_proto.h" 2>/dev/null; done | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$src/build/gasket-headers" 2>/dev/null)" != "$headers" ]; then rebuild=1; fi
+if [ "$rebuild" = 1 ]; then
   rm -rf "$src"
   tar -xzf "$tarball" -C "$work" || exit 2
   echo "mpi4py.sh: building mpi4py with $GASKET_MPI_BIN/mpicc (log: $work/build.log)"
@@ -58,6 +63,7 @@ if [ "$rebuild" = 1 ] || [ ! -d "$src/build" ]; then
     echo "mpi4py.sh: the build failed (log: $work/build.log)" >&2
     exit 2
   fi
+  echo "$headers" >"$src/build/gasket-headers"
 fi
 
 # The counts of one run's unittest closing lines ("Ran N tests", "OK (skipped=K)",
