@@ -10,6 +10,18 @@
 
 static int rank, size;
 
+/* `comm` is an intercommunicator of `local` processes here and `remote` there. */
+static void check_intercommunicator(MPI_Comm comm, int local, int remote) {
+  int is_inter = 0, local_size = 0, remote_size = 0;
+  CHECK(comm != MPI_COMM_NULL);
+  MPI_OK(MPI_Comm_test_inter(comm, &is_inter));
+  CHECK(is_inter);
+  MPI_OK(MPI_Comm_size(comm, &local_size));
+  MPI_OK(MPI_Comm_remote_size(comm, &remote_size));
+  CHECK_EQ(local_size, local);
+  CHECK_EQ(remote_size, remote);
+}
+
 /* MPI_Comm_split of an intercommunicator was refused: split both groups by parity; the result is
  * an intercommunicator between the same-colour parts of each side. */
 static void comm_split_of_intercommunicator(void) {
@@ -20,19 +32,13 @@ static void comm_split_of_intercommunicator(void) {
   int local_rank;
   MPI_OK(MPI_Comm_rank(half, &local_rank));
   MPI_OK(MPI_Comm_split(inter, local_rank % 2, local_rank, &split));
-  int remote_size = 0, local_size = 0, is_inter = 0;
   int mine_low = size / 2, mine_high = size - size / 2;
   int my_side = low ? mine_low : mine_high, other_side = low ? mine_high : mine_low;
   int expect_local = (my_side + 1 - local_rank % 2) / 2, expect_remote = (other_side + 1 - local_rank % 2) / 2;
   if (expect_remote == 0) {
     CHECK_EQ(split, MPI_COMM_NULL);  /* no process of the other side has this colour */
   } else {
-    MPI_OK(MPI_Comm_test_inter(split, &is_inter));
-    CHECK(is_inter);
-    MPI_OK(MPI_Comm_size(split, &local_size));
-    MPI_OK(MPI_Comm_remote_size(split, &remote_size));
-    CHECK_EQ(local_size, expect_local);
-    CHECK_EQ(remote_size, expect_remote);
+    check_intercommunicator(split, expect_local, expect_remote);
     /* the new local rank 0s exchange their world ranks */
     int new_rank, peer = -1;
     MPI_OK(MPI_Comm_rank(split, &new_rank));
@@ -412,15 +418,8 @@ static void comm_split_type_of_intercommunicator(void) {
   MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, low, rank, &half));
   MPI_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? size / 2 : 0, 8, &inter));
   int side = low ? size / 2 : size - size / 2, other = low ? size - size / 2 : size / 2;
-  int is_inter = 0, local_size = 0, remote_size = 0;
   MPI_OK(MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &split));
-  CHECK(split != MPI_COMM_NULL);
-  MPI_OK(MPI_Comm_test_inter(split, &is_inter));
-  CHECK(is_inter);
-  MPI_OK(MPI_Comm_size(split, &local_size));
-  MPI_OK(MPI_Comm_remote_size(split, &remote_size));
-  CHECK_EQ(local_size, side);
-  CHECK_EQ(remote_size, other);
+  check_intercommunicator(split, side, other);
   /* every process reaches the remote group: rank r here sends to rank r there, where it exists */
   int split_rank, got = -1;
   MPI_OK(MPI_Comm_rank(split, &split_rank));
@@ -441,12 +440,7 @@ static void comm_split_type_of_intercommunicator(void) {
   if (rank % 2 || their_even == 0) {
     CHECK_EQ(split, MPI_COMM_NULL);
   } else {
-    MPI_OK(MPI_Comm_test_inter(split, &is_inter));
-    CHECK(is_inter);
-    MPI_OK(MPI_Comm_size(split, &local_size));
-    MPI_OK(MPI_Comm_remote_size(split, &remote_size));
-    CHECK_EQ(local_size, my_even);
-    CHECK_EQ(remote_size, their_even);
+    check_intercommunicator(split, my_even, their_even);
     MPI_OK(MPI_Comm_free(&split));
   }
   MPI_OK(MPI_Comm_free(&inter));
