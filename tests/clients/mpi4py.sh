@@ -50,9 +50,11 @@ command -v cython3 >/dev/null || { echo "mpi4py.sh: cython3 is missing (tools/se
 
 src=$work/mpi4py-3.1.6
 mkdir -p "$work"
-# A build is kept only for the headers it was compiled against: handle values and constants live
-# in mpi.h, so a changed mpi.h / mpi_proto.h (an ABI change) rebuilds mpi4py by itself.
-headers=$(for d in $("$GASKET_MPI_BIN/mpicc" -showme:incdirs 2>/dev/null); do cat "$d/mpi.h" "$d/mpi_proto.h" 2>/dev/null; done | sha256sum | cut -d' ' -f1)
+# A build is kept only for the headers it was compiled against and the library directory its
+# extension's run path names: handle values and constants live in mpi.h, so a changed mpi.h /
+# mpi_proto.h (an ABI change) or another library location rebuilds mpi4py by itself.
+headers=$( (for d in $("$GASKET_MPI_BIN/mpicc" -showme:incdirs 2>/dev/null); do cat "$d/mpi.h" "$d/mpi_proto.h" 2>/dev/null; done
+            "$GASKET_MPI_BIN/mpicc" -showme:libdirs 2>/dev/null) | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$src/build/gasket-headers" 2>/dev/null)" != "$headers" ]; then rebuild=1; fi
 if [ "$rebuild" = 1 ]; then
   rm -rf "$src"
