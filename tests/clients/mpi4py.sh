@@ -87,8 +87,9 @@ for n in $ranks; do
   hung=() failed=() tot_ran=0 tot_fail=0 tot_err=0 tot_skip=0
   for m in $modules; do
     log=$logs/$m.np$n
-    # Every rank writes its own log (rank 0's is counted; the others are kept beside it).
-    runner=(sh -c 'exec "$0" test/runtests.py -i "^$1\$" >"$2.rank${GASKET_JOB_RANK:-0}" 2>&1' "$python" "$m" "$log")
+    # Every rank writes its own log (rank 0's is counted; the others are kept beside it); the rank
+    # is gasketrun's, or Hydra's / Open MPI's when another MPI is under test.
+    runner=(sh -c 'exec "$0" test/runtests.py -i "^$1\$" >"$2.rank${GASKET_JOB_RANK:-${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-0}}}" 2>&1' "$python" "$m" "$log")
     if [ "$n" = 1 ]; then
       (cd "$src" && timeout -k 5 "$timeout_s" "${runner[@]}")
     else
