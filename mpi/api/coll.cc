@@ -488,7 +488,7 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, l
 template <typename Builder, typename... Args>
 int binding(const char* call, MPI_Comm comm, Form form, Builder build, const Args&... args) {
   return api::call(call, comm, [&](Context& c, Guard& g) -> Error {
-    Error e = form.check(c, call);
+    Error e = api::check_form(c, form, call);
     return e.is_ok() ? build(c, g, args..., form, call) : e;
   });
 }
@@ -553,19 +553,14 @@ int PMPI_Op_commutative(MPI_Op op, int* commute) {
   });
 }
 
-int PMPI_Barrier(MPI_Comm comm) { return binding("MPI_Barrier", comm, Form::blocking_form(), barrier, comm); }
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
-  return binding("MPI_Ibarrier", comm, Form::nonblocking_form(request), barrier, comm);
-}
-int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding("MPI_Barrier_init", comm, Form::persistent_form(info, request), barrier, comm);
-}
-
 }  // extern "C"
 
-// The collectives with counts, each in its blocking, non-blocking and persistent form; the int
-// and _c bindings of each are generated (mpi/bindings/large_count.txt).
+// One implementation per collective, run in the form its binding passes (blocking, non-blocking,
+// persistent); the bindings of the three forms, int and _c, are generated (`forms` in
+// mpi/bindings/large_count.txt).
 namespace gasket::mpi::large_count {
+
+int Barrier(const char* call, Form form, MPI_Comm comm) { return binding(call, comm, form, barrier, comm); }
 
 int Reduce_local(const char* call, const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Op op) {
@@ -594,164 +589,68 @@ int Reduce_local(const char* call, const void* inbuf, void* inoutbuf, MPI_Count 
   });
 }
 
-int Bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), bcast, buffer, count, datatype, root, comm);
-}
-int Ibcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), bcast, buffer, count, datatype, root, comm);
-}
-int Bcast_init(const char* call, void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), bcast, buffer, count, datatype, root, comm);
+int Bcast(const char* call, Form form, void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return binding(call, comm, form, bcast, buffer, count, datatype, root, comm);
 }
 
-int Gather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), rooted, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0, recvtype, root, comm);
-}
-int Igather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), rooted, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0, recvtype, root, comm);
-}
-int Gather_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), rooted, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0, recvtype, root, comm);
+int Gather(const char* call, Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return binding(call, comm, form, rooted, true, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), recvbuf, 0, recvtype, root, comm);
 }
 
-int Gatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), rooted, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf, 0, recvtype, root, comm);
-}
-int Igatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), rooted, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf, 0, recvtype, root, comm);
-}
-int Gatherv_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), rooted, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf, 0, recvtype, root, comm);
+int Gatherv(const char* call, Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return binding(call, comm, form, rooted, true, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), recvbuf, 0, recvtype, root, comm);
 }
 
-int Scatter(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), rooted, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount, recvtype, root, comm);
-}
-int Iscatter(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), rooted, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount, recvtype, root, comm);
-}
-int Scatter_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), rooted, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount, recvtype, root, comm);
+int Scatter(const char* call, Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return binding(call, comm, form, rooted, false, sendbuf, 0, sendtype, uniform(sendbuf, sendcount, sendtype), recvbuf, recvcount, recvtype, root, comm);
 }
 
-int Scatterv(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), rooted, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf, recvcount, recvtype, root, comm);
-}
-int Iscatterv(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), rooted, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf, recvcount, recvtype, root, comm);
-}
-int Scatterv_init(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), rooted, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf, recvcount, recvtype, root, comm);
+int Scatterv(const char* call, Form form, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return binding(call, comm, form, rooted, false, sendbuf, 0, sendtype, varying(sendbuf, sendcounts, displs, sendtype), recvbuf, recvcount, recvtype, root, comm);
 }
 
-int Allgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), allgather, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm);
-}
-int Iallgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), allgather, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm);
-}
-int Allgather_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), allgather, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm);
+int Allgather(const char* call, Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return binding(call, comm, form, allgather, sendbuf, sendcount, sendtype, uniform(recvbuf, recvcount, recvtype), comm);
 }
 
-int Allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), allgather, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm);
-}
-int Iallgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), allgather, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm);
-}
-int Allgatherv_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), allgather, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm);
+int Allgatherv(const char* call, Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm) {
+  return binding(call, comm, form, allgather, sendbuf, sendcount, sendtype, varying(recvbuf, recvcounts, displs, recvtype), comm);
 }
 
-int Alltoall(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), alltoall, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm);
-}
-int Ialltoall(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), alltoall, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm);
-}
-int Alltoall_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), alltoall, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm);
+int Alltoall(const char* call, Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return binding(call, comm, form, alltoall, uniform(sendbuf, sendcount, sendtype), uniform(recvbuf, recvcount, recvtype), comm);
 }
 
-int Alltoallv(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), alltoall, varying(sendbuf, sendcounts, sdispls, sendtype), varying(recvbuf, recvcounts, rdispls, recvtype), comm);
-}
-int Ialltoallv(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), alltoall, varying(sendbuf, sendcounts, sdispls, sendtype), varying(recvbuf, recvcounts, rdispls, recvtype), comm);
-}
-int Alltoallv_init(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), alltoall, varying(sendbuf, sendcounts, sdispls, sendtype), varying(recvbuf, recvcounts, rdispls, recvtype), comm);
+int Alltoallv(const char* call, Form form, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+  return binding(call, comm, form, alltoall, varying(sendbuf, sendcounts, sdispls, sendtype), varying(recvbuf, recvcounts, rdispls, recvtype), comm);
 }
 
-int Alltoallw(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), alltoall, by_type(sendbuf, sendcounts, sdispls, sendtypes), by_type(recvbuf, recvcounts, rdispls, recvtypes), comm);
-}
-int Ialltoallw(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), alltoall, by_type(sendbuf, sendcounts, sdispls, sendtypes), by_type(recvbuf, recvcounts, rdispls, recvtypes), comm);
-}
-int Alltoallw_init(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), alltoall, by_type(sendbuf, sendcounts, sdispls, sendtypes), by_type(recvbuf, recvcounts, rdispls, recvtypes), comm);
+int Alltoallw(const char* call, Form form, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return binding(call, comm, form, alltoall, by_type(sendbuf, sendcounts, sdispls, sendtypes), by_type(recvbuf, recvcounts, rdispls, recvtypes), comm);
 }
 
-int Reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), reduce, sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-int Ireduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), reduce, sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-int Reduce_init(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), reduce, sendbuf, recvbuf, count, datatype, op, root, comm);
+int Reduce(const char* call, Form form, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  return binding(call, comm, form, reduce, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
-int Allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), all_reduce, AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm);
-}
-int Iallreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), all_reduce, AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm);
-}
-int Allreduce_init(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), all_reduce, AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm);
+int Allreduce(const char* call, Form form, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return binding(call, comm, form, all_reduce, AllKind::kAllreduce, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-int Scan(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), all_reduce, AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm);
-}
-int Iscan(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), all_reduce, AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm);
-}
-int Scan_init(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), all_reduce, AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm);
+int Scan(const char* call, Form form, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return binding(call, comm, form, all_reduce, AllKind::kScan, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-int Exscan(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), all_reduce, AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm);
-}
-int Iexscan(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), all_reduce, AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm);
-}
-int Exscan_init(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), all_reduce, AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm);
+int Exscan(const char* call, Form form, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return binding(call, comm, form, all_reduce, AllKind::kExscan, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-int Reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, WideArray<MPI_Count> recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), reduce_scatter_counts, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-int Ireduce_scatter(const char* call, const void* sendbuf, void* recvbuf, WideArray<MPI_Count> recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), reduce_scatter_counts, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-int Reduce_scatter_init(const char* call, const void* sendbuf, void* recvbuf, WideArray<MPI_Count> recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), reduce_scatter_counts, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+int Reduce_scatter(const char* call, Form form, const void* sendbuf, void* recvbuf, WideArray<MPI_Count> recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return binding(call, comm, form, reduce_scatter_counts, sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
-int Reduce_scatter_block(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return binding(call, comm, Form::blocking_form(), reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm);
-}
-int Ireduce_scatter_block(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return binding(call, comm, Form::nonblocking_form(request), reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm);
-}
-int Reduce_scatter_block_init(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return binding(call, comm, Form::persistent_form(info, request), reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm);
+int Reduce_scatter_block(const char* call, Form form, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return binding(call, comm, form, reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
 }  // namespace gasket::mpi::large_count

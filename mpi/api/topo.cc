@@ -294,7 +294,7 @@ int neighborhood(const char* call, MPI_Comm handle, Form form, Planner planner) 
     cm::Communicator* comm;
     const Topology* t;
     Error e = topology_of(c, handle, call, nullptr, &comm, &t);
-    if (e.is_ok()) e = form.check(c, call);
+    if (e.is_ok()) e = api::check_form(c, form, call);
     Plan plan;
     if (e.is_ok()) {
       plan.sends.reserve(t->destinations().size());
@@ -919,63 +919,29 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
 
 }  // extern "C"
 
-// ---- neighborhood collectives: blocking, non-blocking and persistent; the int and _c bindings of
-// each are generated (mpi/bindings/large_count.txt) ----
+// ---- neighborhood collectives: one implementation each, run in the form its binding passes; the
+// bindings of the blocking, non-blocking and persistent forms, int and _c, are generated (`forms`
+// in mpi/bindings/large_count.txt) ----
 namespace gasket::mpi::large_count {
 
-int Neighbor_allgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Form::blocking_form(), false);
-}
-int Ineighbor_allgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Form::nonblocking_form(request), false);
-}
-int Neighbor_allgather_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Form::persistent_form(info, request), false);
+int Neighbor_allgather(const char* call, Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, form, false);
 }
 
-int Neighbor_alltoall(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Form::blocking_form(), true);
-}
-int Ineighbor_alltoall(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Form::nonblocking_form(request), true);
-}
-int Neighbor_alltoall_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Form::persistent_form(info, request), true);
+int Neighbor_alltoall(const char* call, Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, form, true);
 }
 
-int Neighbor_allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, Form::blocking_form());
-}
-int Ineighbor_allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, Form::nonblocking_form(request));
-}
-int Neighbor_allgatherv_init(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, Form::persistent_form(info, request));
+int Neighbor_allgatherv(const char* call, Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> displs, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, form);
 }
 
-int Neighbor_alltoallv(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoallv(call, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-                   Form::blocking_form());
-}
-int Ineighbor_alltoallv(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return alltoallv(call, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-                   Form::nonblocking_form(request));
-}
-int Neighbor_alltoallv_init(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return alltoallv(call, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-                   Form::persistent_form(info, request));
+int Neighbor_alltoallv(const char* call, Form form, const void* sendbuf, WideArray<MPI_Count> sendcounts, WideArray<MPI_Aint> sdispls, MPI_Datatype sendtype, void* recvbuf, WideArray<MPI_Count> recvcounts, WideArray<MPI_Aint> rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv(call, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, form);
 }
 
-int Neighbor_alltoallw(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+int Neighbor_alltoallw(const char* call, Form form, const void* sendbuf, WideArray<MPI_Count> sendcounts, const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   return alltoallw(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                   comm, Form::blocking_form());
-}
-int Ineighbor_alltoallw(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
-  return alltoallw(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                   comm, Form::nonblocking_form(request));
-}
-int Neighbor_alltoallw_init(const char* call, const void* sendbuf, WideArray<MPI_Count> sendcounts, const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, WideArray<MPI_Count> recvcounts, const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return alltoallw(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                   comm, Form::persistent_form(info, request));
+                   comm, form);
 }
 }  // namespace gasket::mpi::large_count

@@ -27,11 +27,11 @@ bool parse_switch(const std::string& v, Hints::Switch* out) {
   return true;
 }
 
-bool parse_positive(const std::string& v, int64_t* out) {
+bool parse_at_least(const std::string& v, int64_t minimum, int64_t* out) {
   char* end = nullptr;
   errno = 0;
   long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno != 0 || n <= 0) return false;
+  if (v.empty() || *end != '\0' || errno != 0 || n < minimum) return false;
   *out = n;
   return true;
 }
@@ -42,14 +42,15 @@ Error Hints::apply(const InfoPairs& info, const char* call, int rank) {
   struct Number {
     const char* key;
     int64_t* value;
+    int64_t minimum;  // 0 where 0 is the default report() gives back (one aggregator per node, no striping)
   };
   int64_t cb_nodes64 = cb_nodes, factor64 = striping_factor;
-  const Number numbers[] = {{"cb_nodes", &cb_nodes64},
-                            {"cb_buffer_size", &cb_buffer_size},
-                            {"ind_rd_buffer_size", &ind_rd_buffer_size},
-                            {"ind_wr_buffer_size", &ind_wr_buffer_size},
-                            {"striping_factor", &factor64},
-                            {"striping_unit", &striping_unit}};
+  const Number numbers[] = {{"cb_nodes", &cb_nodes64, 0},
+                            {"cb_buffer_size", &cb_buffer_size, 1},
+                            {"ind_rd_buffer_size", &ind_rd_buffer_size, 1},
+                            {"ind_wr_buffer_size", &ind_wr_buffer_size, 1},
+                            {"striping_factor", &factor64, 0},
+                            {"striping_unit", &striping_unit, 0}};
   struct Toggle {
     const char* key;
     Switch* value;
@@ -58,9 +59,9 @@ Error Hints::apply(const InfoPairs& info, const char* call, int rank) {
       {"romio_cb_read", &cb_read}, {"romio_cb_write", &cb_write}, {"romio_ds_read", &ds_read}, {"romio_ds_write", &ds_write}};
   for (const auto& [key, value] : info) {
     for (const Number& n : numbers) {
-      if (key == n.key && !parse_positive(value, n.value)) {
-        return error(MPI_ERR_INFO_VALUE, "%s: rank %d: hint %s=\"%s\" is not a positive integer", call, rank,
-                     key.c_str(), value.c_str());
+      if (key == n.key && !parse_at_least(value, n.minimum, n.value)) {
+        return error(MPI_ERR_INFO_VALUE, "%s: rank %d: hint %s=\"%s\" is not an integer >= %lld", call, rank,
+                     key.c_str(), value.c_str(), static_cast<long long>(n.minimum));
       }
     }
     for (const Toggle& t : toggles) {

@@ -8,6 +8,7 @@
 #   tests/clients/mpi4py.sh [-n "1 2"] [-t SECONDS] [-k REGEX] [--rebuild]
 #     -n  rank counts (1: a singleton, without mpiexec)   -t  the timeout of one module's run
 #     -k  only the test modules matching REGEX             --rebuild  build mpi4py again
+#   (a build made against other mpi.h / mpi_proto.h than the wrappers' is rebuilt anyway)
 #
 # The MPI under test is the one variable GASKET_MPI_BIN (a directory holding mpicc and mpiexec;
 # default: this checkout's bazel-bin/tools/mpicc, after `bazel build //tools/mpicc:all`).
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
     -t) timeout_s=$2; shift 2 ;;
     -k) select=$2; shift 2 ;;
     --rebuild) rebuild=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "mpi4py.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -49,7 +50,13 @@ command -v cython3 >/dev/null || { echo "mpi4py.sh: cython3 is missing (tools/se
 
 src=$work/mpi4py-3.1.6
 mkdir -p "$work"
-if [ "$rebuild" = 1 ] || [ ! -d "$src/build" ]; then
+# A build is kept only for the headers it was compiled against and the library directory its
+# extension's run path names: handle values and constants live in mpi.h, so a changed mpi.h /
+# mpi_proto.h (an ABI change) or another library location rebuilds mpi4py by itself.
+headers=$( (for d in $("$GASKET_MPI_BIN/mpicc" -showme:incdirs 2>/dev/null); do cat "$d/mpi.h" "$d/mpi_proto.h" 2>/dev/null; done
+            "$GASKET_MPI_BIN/mpicc" -showme:libdirs 2>/dev/null) | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$src/build/gasket-headers" 2>/dev/null)" != "$headers" ]; then rebuild=1; fi
+if [ "$rebuild" = 1 ]; then
   rm -rf "$src"
   tar -xzf "$tarball" -C "$work" || exit 2
   echo "mpi4py.sh: building mpi4py with $GASKET_MPI_BIN/mpicc (log: $work/build.log)"
@@ -58,6 +65,7 @@ if [ "$rebuild" = 1 ] || [ ! -d "$src/build" ]; then
     echo "mpi4py.sh: the build failed (log: $work/build.log)" >&2
     exit 2
   fi
+  echo "$headers" >"$src/build/gasket-headers"
 fi
 
 # The counts of one run's unittest closing lines ("Ran N tests", "OK (skipped=K)",
@@ -79,8 +87,9 @@ for n in $ranks; do
   hung=() failed=() tot_ran=0 tot_fail=0 tot_err=0 tot_skip=0
   for m in $modules; do
     log=$logs/$m.np$n
-    # Every rank writes its own log (rank 0's is counted; the others are kept beside it).
-    runner=(sh -c 'exec "$0" test/runtests.py -i "^$1\$" >"$2.rank${GASKET_JOB_RANK:-0}" 2>&1' "$python" "$m" "$log")
+    # Every rank writes its own log (rank 0's is counted; the others are kept beside it); the rank
+    # is gasketrun's, or Hydra's / Open MPI's when another MPI is under test.
+    runner=(sh -c 'exec "$0" test/runtests.py -i "^$1\$" >"$2.rank${GASKET_JOB_RANK:-${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-0}}}" 2>&1' "$python" "$m" "$log")
     if [ "$n" = 1 ]; then
       (cd "$src" && timeout -k 5 "$timeout_s" "${runner[@]}")
     else

@@ -1,12 +1,26 @@
 /* The bugs real clients hit (issue 19 item 4), one function each, named after what broke; each
  * asserts values moved, flags and error codes. Run at 2, 4 and 8 ranks. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/mpi/check.h"
 
 static int rank, size;
+
+/* `comm` is an intercommunicator of `local` processes here and `remote` there. */
+static void check_intercommunicator(MPI_Comm comm, int local, int remote) {
+  int is_inter = 0, local_size = 0, remote_size = 0;
+  CHECK(comm != MPI_COMM_NULL);
+  MPI_OK(MPI_Comm_test_inter(comm, &is_inter));
+  CHECK(is_inter);
+  MPI_OK(MPI_Comm_size(comm, &local_size));
+  MPI_OK(MPI_Comm_remote_size(comm, &remote_size));
+  CHECK_EQ(local_size, local);
+  CHECK_EQ(remote_size, remote);
+}
 
 /* MPI_Comm_split of an intercommunicator was refused: split both groups by parity; the result is
  * an intercommunicator between the same-colour parts of each side. */
@@ -18,19 +32,13 @@ static void comm_split_of_intercommunicator(void) {
   int local_rank;
   MPI_OK(MPI_Comm_rank(half, &local_rank));
   MPI_OK(MPI_Comm_split(inter, local_rank % 2, local_rank, &split));
-  int remote_size = 0, local_size = 0, is_inter = 0;
   int mine_low = size / 2, mine_high = size - size / 2;
   int my_side = low ? mine_low : mine_high, other_side = low ? mine_high : mine_low;
   int expect_local = (my_side + 1 - local_rank % 2) / 2, expect_remote = (other_side + 1 - local_rank % 2) / 2;
   if (expect_remote == 0) {
     CHECK_EQ(split, MPI_COMM_NULL);  /* no process of the other side has this colour */
   } else {
-    MPI_OK(MPI_Comm_test_inter(split, &is_inter));
-    CHECK(is_inter);
-    MPI_OK(MPI_Comm_size(split, &local_size));
-    MPI_OK(MPI_Comm_remote_size(split, &remote_size));
-    CHECK_EQ(local_size, expect_local);
-    CHECK_EQ(remote_size, expect_remote);
+    check_intercommunicator(split, expect_local, expect_remote);
     /* the new local rank 0s exchange their world ranks */
     int new_rank, peer = -1;
     MPI_OK(MPI_Comm_rank(split, &new_rank));
@@ -400,6 +408,73 @@ static void topo_test_and_test_inter_report_the_kind(void) {
   free(edges);
 }
 
+/* MPI_Comm_split_type of an intercommunicator (MPI 4.1 section 7.4.2: a communicator, split like
+ * MPI_Comm_split with the type's grouping as the colour; MPICH 4.0 answers the same): on one node
+ * every process is of the same type, so the result is an intercommunicator between the whole
+ * groups; with MPI_UNDEFINED on odd world ranks, one between the even ranks of each side. */
+static void comm_split_type_of_intercommunicator(void) {
+  MPI_Comm half, inter, split;
+  int low = rank < size / 2;
+  MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, low, rank, &half));
+  MPI_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? size / 2 : 0, 8, &inter));
+  int side = low ? size / 2 : size - size / 2, other = low ? size - size / 2 : size / 2;
+  MPI_OK(MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &split));
+  check_intercommunicator(split, side, other);
+  /* every process reaches the remote group: rank r here sends to rank r there, where it exists */
+  int split_rank, got = -1;
+  MPI_OK(MPI_Comm_rank(split, &split_rank));
+  if (split_rank < other) MPI_OK(MPI_Send(&rank, 1, MPI_INT, split_rank, 4, split));
+  if (split_rank < side && split_rank < other) {
+    MPI_OK(MPI_Recv(&got, 1, MPI_INT, split_rank, 4, split, MPI_STATUS_IGNORE));
+    CHECK_EQ(got, (low ? size / 2 : 0) + split_rank);
+  }
+  MPI_OK(MPI_Comm_free(&split));
+  /* MPI_UNDEFINED on odd world ranks: they get MPI_COMM_NULL; the even ones an intercommunicator
+   * between the even ranks of both sides (MPI_COMM_NULL if the other side has none) */
+  MPI_OK(MPI_Comm_split_type(inter, rank % 2 ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &split));
+  int lo_even = 0, hi_even = 0;  /* even world ranks in the low and the high half */
+  for (int r = 0; r < size; r++) {
+    if (r % 2 == 0) *(r < size / 2 ? &lo_even : &hi_even) += 1;
+  }
+  int my_even = low ? lo_even : hi_even, their_even = low ? hi_even : lo_even;
+  if (rank % 2 || their_even == 0) {
+    CHECK_EQ(split, MPI_COMM_NULL);
+  } else {
+    check_intercommunicator(split, my_even, their_even);
+    MPI_OK(MPI_Comm_free(&split));
+  }
+  MPI_OK(MPI_Comm_free(&inter));
+  MPI_OK(MPI_Comm_free(&half));
+}
+
+/* mpi4py's test_file: MPI_File_set_info of the info MPI_File_get_info returned failed with
+ * MPI_ERR_INFO_VALUE (the reported defaults cb_nodes=0, striping_factor=0, striping_unit=0 were
+ * refused as "not a positive integer"). */
+static void file_set_info_of_its_own_get_info(void) {
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/client_bugs_info_%d", (int)getpid());
+  MPI_OK(MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD));
+  MPI_File fh;
+  MPI_Info info;
+  MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                       MPI_INFO_NULL, &fh));
+  MPI_OK(MPI_File_get_info(fh, &info));
+  int nkeys = 0;
+  MPI_OK(MPI_Info_get_nkeys(info, &nkeys));
+  CHECK(nkeys > 0);
+  MPI_OK(MPI_File_set_info(fh, info));
+  MPI_OK(MPI_Info_free(&info));
+  /* a real bad value is still refused */
+  MPI_OK(MPI_Info_create(&info));
+  MPI_OK(MPI_Info_set(info, "cb_buffer_size", "0"));
+  MPI_OK(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
+  int rc = MPI_File_set_info(fh, info), cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_OK(MPI_Error_class(rc, &cls));
+  CHECK_EQ(cls, MPI_ERR_INFO_VALUE);
+  MPI_OK(MPI_Info_free(&info));
+  MPI_OK(MPI_File_close(&fh));
+}
+
 int main(int argc, char** argv) {
   init_at_level_arg(&argc, &argv);
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -418,6 +493,8 @@ int main(int argc, char** argv) {
       TEST(access_spanning_adjacent_dynamic_regions),
       TEST(win_allocate_beyond_the_alloc_mem_pool),
       TEST(topo_test_and_test_inter_report_the_kind),
+      TEST(comm_split_type_of_intercommunicator),
+      TEST(file_set_info_of_its_own_get_info),
 #undef TEST
   };
   for (size_t i = 0; i < sizeof kTests / sizeof kTests[0]; i++) {
