@@ -227,17 +227,33 @@ def c_wrapper(proc, large, profiling):
     # may define its own MPI_SEND and call PMPI_SEND.
     weak = "" if profiling else "__attribute__((weak)) "
     if ret == "ERROR_CODE":
-        lines.append("%svoid %s(%s) {" % (weak, symbol(proc, large, profiling), sig))
+        # mpi_f08's adapter calls the body itself (inlined: no call through the weak symbol)
+        head = symbol(proc, large, profiling)
+        if needs_f08_adapter(proc):
+            head = body(proc, large, profiling)
+            lines.append("static inline void %s(%s) {" % (head, sig))
+        else:
+            lines.append("%svoid %s(%s) {" % (weak, head, sig))
         lines += ["  " + s for s in pre]
         lines.append("  int e = %s(%s);" % (target, ", ".join(call)))
         lines += ["  " + s for s in post]
         lines.append("  if (ierror != NULL) *ierror = e;")
+        if needs_f08_adapter(proc):
+            names = [a.split()[-1].lstrip("*") for a in args + hidden]
+            lines.append("}")
+            lines.append("%svoid %s(%s) {" % (weak, symbol(proc, large, profiling), sig))
+            lines.append("  %s(%s);" % (head, ", ".join(names)))
     else:
         rt = derive.KIND_TYPE[ret]
         lines.append("%s%s %s(%s) {" % (weak, rt, symbol(proc, large, profiling), sig))
         lines.append("  return %s(%s);" % (target, ", ".join(call)))
     lines.append("}")
     return "\n".join(lines)
+
+
+def body(proc, large, profiling):
+    """The static inline body of mpi_x_ (or pmpi_x_), which mpi_f08's adapter calls directly."""
+    return "gasket_f_" + symbol(proc, large, profiling)
 
 
 def buffer_pairs(proc, large):
@@ -267,7 +283,7 @@ def f08_adapter(proc, large, profiling):
     name = proc["name"]
     pairs = buffer_pairs(proc, large)
     args, pre, call, post = [], [], [], []
-    hidden = []
+    hidden, direct = [], []
     for p in proc["parameters"]:
         if "c_parameter" in p["suppress"] or not present(p, large):
             continue
@@ -275,6 +291,8 @@ def f08_adapter(proc, large, profiling):
         if kind in BUFFER_KINDS:
             args.append("CFI_cdesc_t* " + n)
             call.append("s_%s.base" % n)
+            direct.append("%s->base_addr" % n)
+            continue
         elif is_character(p):
             args.append("CFI_cdesc_t* " + n)
             call.append("(char*)%s->base_addr" % n)
@@ -282,6 +300,9 @@ def f08_adapter(proc, large, profiling):
         else:
             args.append("void* " + n)
             call.append(n)
+        direct.append(call[-1])
+    # the wrapper's body, or the hand-written mpi_x_ (MPI_Register_datarep)
+    target = symbol(proc, large, profiling) if name in HAND_WRITTEN else body(proc, large, profiling)
     for b, pair in pairs.items():
         if pair:
             count, dtype = pair
@@ -301,17 +322,22 @@ def f08_adapter(proc, large, profiling):
     args.append("MPI_Fint* ierror")
     weak = "" if profiling else "__attribute__((weak)) "
     lines = ["%svoid %s(%s) {" % (weak, symbol(proc, large, profiling, f08=True), ", ".join(args))]
+    if buffers:  # contiguous buffers (the usual case) are used in place at once
+        lines.append("  if (%s) {" % " && ".join("gasket_f08_simple(%s)" % b for b in buffers))
+        lines.append("    %s(%s);" % (target, ", ".join(direct + ["ierror"] + hidden)))
+        lines.append("    return;")
+        lines.append("  }")
     lines += ["  " + s for s in pre]
     if buffers:
         cond = " && ".join("e_%s == MPI_SUCCESS" % b for b in buffers)
         first_error = " ".join("e_%s != MPI_SUCCESS ? e_%s :" % (b, b) for b in buffers) + " MPI_SUCCESS"
         lines.append("  if (%s) {" % cond)
-        lines.append("    %s(%s);" % (symbol(proc, large, profiling), ", ".join(call + ["ierror"] + hidden)))
+        lines.append("    %s(%s);" % (target, ", ".join(call + ["ierror"] + hidden)))
         lines.append("  } else if (ierror != NULL) {")
         lines.append("    *ierror = %s;" % first_error)
         lines.append("  }")
     else:
-        lines.append("  %s(%s);" % (symbol(proc, large, profiling), ", ".join(call + ["ierror"] + hidden)))
+        lines.append("  %s(%s);" % (target, ", ".join(call + ["ierror"] + hidden)))
     lines += ["  " + s for s in post]
     lines.append("}")
     return "\n".join(lines)

@@ -71,6 +71,11 @@ GASKET_F_DATAREP_DECLARE(pmpi_register_datarep_c_)
  * element whole elements of it, and count must cover the whole section; the call then gets count
  * 1 of the new type. Anything else is refused (MPI_ERR_BUFFER / MPI_ERR_COUNT naming the call,
  * the rank and the values). close() frees the type made (pending operations keep it alive). */
+/* A descriptor whose elements are adjacent in the simplest way (a scalar, or a vector of stride
+ * one element): its base address is the buffer, no more to check (the usual case, kept fast). */
+static inline int gasket_f08_simple(const CFI_cdesc_t* d) {
+  return d->rank == 0 || (d->rank == 1 && (d->dim[0].sm == (CFI_index_t)d->elem_len || d->dim[0].extent <= 1));
+}
 struct gasket_f08_section {
   void* base;
   MPI_Datatype made;
