@@ -643,19 +643,20 @@ def module_mpi(standard, missing, values):
         for prefix in ("MPI_", "PMPI_"):
             for line in interface_body(prefix + proc["name"][4:], proc, False, False):
                 out += wrap(line, "    ")
-    out += sizeof_interface(False)
+    out += sizeof_interface()
     out += ["  END INTERFACE", "END MODULE mpi"]
     return "\n".join(out) + "\n"
 
 
-def sizeof_interface(f08):
+def sizeof_interface():
     """The Fortran-only procedures (support.c): MPI_Sizeof and MPI_F_sync_reg."""
-    opt = ", OPTIONAL" if f08 else ""
+    # ierror OPTIONAL in both modules: one C function (gasket_f_sizeof) has one interface, so gfortran
+    # does not warn when a file uses both modules; `mpi`'s calls all pass it
     out = []
     for prefix in ("MPI_", "PMPI_"):
         out += ['  SUBROUTINE %sSizeof(x, size, ierror) BIND(C, NAME="gasket_f_sizeof")' % prefix,
                 "    TYPE(*), DIMENSION(..) :: x", "    INTEGER, INTENT(OUT) :: size",
-                "    INTEGER%s, INTENT(OUT) :: ierror" % opt, "  END SUBROUTINE",
+                "    INTEGER, OPTIONAL, INTENT(OUT) :: ierror", "  END SUBROUTINE",
                 '  SUBROUTINE %sF_sync_reg(buf) BIND(C, NAME="gasket_f_sync_reg")' % prefix,
                 "    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf", "  END SUBROUTINE"]
     return out
@@ -815,7 +816,7 @@ def module_f08(standard, missing, values):
         out += wrap("    PROCEDURE :: " + ", ".join(specifics), "    ")
         out.append("  END INTERFACE")
     out.append("  INTERFACE")
-    out += sizeof_interface(True)
+    out += sizeof_interface()
     out.append("  END INTERFACE")
     out += handle_operators()
     out.append("END MODULE mpi_f08")
