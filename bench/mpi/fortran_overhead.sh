@@ -2,7 +2,8 @@
 # What the Fortran bindings add to a small message: the ping-pong of bench/mpi/pingpong.c (C) and
 # bench/mpi/pingpong_f08.f90 through mpi_f08 and through the `mpi` module, run in ONE session,
 # alternating (the order rotates each round), ROUNDS rounds; prints the medians of the 8-byte
-# latency and of the per-call cost of MPI_Send to MPI_PROC_NULL, with the load average.
+# latency (and its minimum) and of the per-call cost of MPI_Send to MPI_PROC_NULL, with the load
+# average.
 #   fortran_overhead.sh [ROUNDS] [PATH]   (PATH: a line of tests/paths.txt, default local)
 # Environment: BAZEL (default bazel).
 set -euo pipefail
@@ -34,11 +35,13 @@ done
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 c_lat=$(median <"$tmp/C.lat")
 echo "# path $path, $rounds rounds alternating; load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
-printf '| %-9s | %20s | %8s | %31s |\n' interface "8 B latency (us, median)" "vs C" "MPI_Send to PROC_NULL (ns): it / C"
-printf '|%s|%s|%s|%s|\n' ----------- ---------------------- ---------- ---------------------------------
-printf '| %-9s | %24s | %8s | %33s |\n' C "$c_lat" "" ""
+row='| %-9s | %16s | %7s | %9s | %24s |\n'
+printf "$row" interface "8 B latency (us)" "vs C" "min (us)" "PROC_NULL send (ns): it/C"
+printf "$row" --------- ---------------- ------- --------- ------------------------
+printf "$row" C "$c_lat" "" "$(sort -g "$tmp/C.lat" | head -1)" ""
 for name in mpi_f08 mpi; do
   lat=$(median <"$tmp/$name.lat")
   own=$(cut -d' ' -f1 "$tmp/$name.null" | median) c_own=$(cut -d' ' -f2 "$tmp/$name.null" | median)
-  printf '| %-9s | %24s | %+7.1f%% | %33s |\n' "$name" "$lat" "$(awk -v a="$lat" -v b="$c_lat" 'BEGIN { print (a / b - 1) * 100 }')" "$own / $c_own"
+  printf "$row" "$name" "$lat" "$(awk -v a="$lat" -v b="$c_lat" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
+    "$(sort -g "$tmp/$name.lat" | head -1)" "$own / $c_own"
 done
