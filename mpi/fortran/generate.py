@@ -150,11 +150,12 @@ def is_character(p):
 
 # Arrays of strings -> C: (C type, helper making it from the Fortran array, its length and count).
 # argv is ended by a blank string (MPI_ARGV_NULL -> NULL); the commands are `count` strings; the
-# argvs are a (count, *) array whose row i is command i's argv (MPI_ARGVS_NULL -> NULL).
+# argvs are a (count, *) array whose row i is command i's argv (MPI_ARGVS_NULL -> NULL). They
+# matter at the root only (MPI_Comm_spawn(_multiple)): elsewhere they are not read.
 STRING_ARRAYS = {
-    "argv": ("char**", "gasket_f_argv(%s, %s_len)"),
-    "array_of_commands": ("char**", "gasket_f_strings(%s, %s_len, *count)"),
-    "array_of_argv": ("char***", "gasket_f_argvs(%s, %s_len, *count)"),
+    "argv": ("char**", "gasket_f_argv(%s, %s_len, *comm, *root)"),
+    "array_of_commands": ("char**", "gasket_f_strings(%s, %s_len, *count, *comm, *root)"),
+    "array_of_argv": ("char***", "gasket_f_argvs(%s, %s_len, *count, *comm, *root)"),
 }
 
 

@@ -92,19 +92,26 @@ static void* allocate(size_t bytes) {
   return p;
 }
 
-char** gasket_f_argv(const char* argv, size_t len) {
-  if (argv == mpi_fortran_argv_null_) return MPI_ARGV_NULL;
+/* Not the root of comm (a bad comm or root counts as the root: C's call then names the error). */
+static int not_root(MPI_Comm comm, int root) {
+  int rank = -1;
+  return PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank != root && root >= 0;
+}
+
+char** gasket_f_argv(const char* argv, size_t len, MPI_Comm comm, int root) {
+  if (argv == mpi_fortran_argv_null_ || not_root(comm, root)) return MPI_ARGV_NULL;
   size_t n = before_blank(argv, len, len);
   return put_strings(allocate(room(n, len)), argv, len, len, n);
 }
 
-char** gasket_f_strings(const char* strings, size_t len, MPI_Fint count) {
+char** gasket_f_strings(const char* strings, size_t len, MPI_Fint count, MPI_Comm comm, int root) {
+  if (not_root(comm, root)) return NULL;
   size_t n = count > 0 ? (size_t)count : 0;
   return put_strings(allocate(room(n, len)), strings, len, len, n);
 }
 
-char*** gasket_f_argvs(const char* argvs, size_t len, MPI_Fint count) {
-  if (argvs == mpi_fortran_argvs_null_) return MPI_ARGVS_NULL;
+char*** gasket_f_argvs(const char* argvs, size_t len, MPI_Fint count, MPI_Comm comm, int root) {
+  if (argvs == mpi_fortran_argvs_null_ || not_root(comm, root)) return MPI_ARGVS_NULL;
   size_t rows = count > 0 ? (size_t)count : 0, stride = rows * len, bytes = (rows + 1) * sizeof(char**);
   for (size_t i = 0; i < rows; ++i) bytes += room(before_blank(argvs + i * len, len, stride), len);
   char* block = allocate(bytes);

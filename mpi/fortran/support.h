@@ -50,10 +50,11 @@ void gasket_f_string_out(char* dst, size_t len, const char* src);
 /* Arrays of CHARACTER strings (MPI_Comm_spawn(_multiple)), each `len` characters, as C's arrays of
  * null-terminated strings without their trailing blanks, in one allocation (free() it):
  * argv ends at its first blank string (MPI_ARGV_NULL -> NULL); `count` commands; argvs is a
- * (count, *) array whose row i is command i's blank-ended argv (MPI_ARGVS_NULL -> NULL). */
-char** gasket_f_argv(const char* argv, size_t len);
-char** gasket_f_strings(const char* strings, size_t len, MPI_Fint count);
-char*** gasket_f_argvs(const char* argvs, size_t len, MPI_Fint count);
+ * (count, *) array whose row i is command i's blank-ended argv (MPI_ARGVS_NULL -> NULL). They are
+ * significant at the root of `comm` only: elsewhere NULL, the Fortran array not read. */
+char** gasket_f_argv(const char* argv, size_t len, MPI_Comm comm, int root);
+char** gasket_f_strings(const char* strings, size_t len, MPI_Fint count, MPI_Comm comm, int root);
+char*** gasket_f_argvs(const char* argvs, size_t len, MPI_Fint count, MPI_Comm comm, int root);
 
 /* The hand-written MPI_Register_datarep(_c) bindings (support.c), which mpi_f08's generated
  * adapters call with the name's descriptor unpacked. */
