@@ -1,7 +1,7 @@
 ! MPI_Comm_spawn and MPI_Comm_spawn_multiple from Fortran, through gasketrun: the program spawns
 ! copies of itself (CHARACTER arrays of arguments, blank-ended; MPI_ARGV_NULL, MPI_ARGVS_NULL,
-! MPI_ERRCODES_IGNORE) from mpi_f08 and from `use mpi`. Every child reports
-! [its argument count, MPI_APPNUM, its rank, 1 if its arguments were the expected ones] to the
+! MPI_ERRCODES_IGNORE) from mpi_f08 and from `use mpi`; a missing program gives MPI_ERR_SPAWN.
+! Every child reports [its argument count, MPI_APPNUM, its rank, 1 if its arguments were the expected ones] to the
 ! parents' rank 0, which checks every report. The first wrong value aborts the job.
 module spawn_checks
   use mpi_f08
@@ -87,6 +87,15 @@ contains
     call MPI_Comm_spawn_multiple(2, [character(len=4096) :: self, self], MPI_ARGVS_NULL, [1, 1], &
                                  [MPI_INFO_NULL, MPI_INFO_NULL], 0, MPI_COMM_WORLD, inter, MPI_ERRCODES_IGNORE)
     call collect(inter, [0, 0], [0, 1], 'MPI_Comm_spawn_multiple with MPI_ARGVS_NULL (f08)')
+    ! a program that does not exist (its name blank-padded): MPI_ERR_SPAWN returned and in every errcode
+    call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
+    codes = MPI_SUCCESS
+    call MPI_Comm_spawn('/nonexistent/gasket-no-such-program   ', MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, &
+                        MPI_COMM_WORLD, inter, codes, ierror)
+    call MPI_Error_class(ierror, ierror)
+    call check(ierror == MPI_ERR_SPAWN .and. inter == MPI_COMM_NULL, 'a missing program: MPI_ERR_SPAWN (f08)')
+    if (me == 0) call check(all(codes == MPI_ERR_SPAWN), 'a missing program: every errcode MPI_ERR_SPAWN')
+    call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL)
   end subroutine
 end module
 
