@@ -322,12 +322,11 @@ def f08_adapter(proc, large, profiling):
     buffers = list(pairs)
     args.append("MPI_Fint* ierror")
     weak = "" if profiling else "__attribute__((weak)) "
-    lines = ["%svoid %s(%s) {" % (weak, symbol(proc, large, profiling, f08=True), ", ".join(args))]
-    if buffers:  # contiguous buffers (the usual case) are used in place at once
-        lines.append("  if (%s) {" % " && ".join("gasket_f08_simple(%s)" % b for b in buffers))
-        lines.append("    %s(%s);" % (target, ", ".join(direct + ["ierror"] + hidden)))
-        lines.append("    return;")
-        lines.append("  }")
+    f08_name = symbol(proc, large, profiling, f08=True)
+    # buffers: sections (rare) out of line, so that simple buffers (the usual case, used in place)
+    # take the short path: one test and the inlined body
+    general = "gasket_f08_sections_" + f08_name if buffers else f08_name
+    lines = ["%svoid %s(%s) {" % ("static __attribute__((noinline)) " if buffers else weak, general, ", ".join(args))]
     lines += ["  " + s for s in pre]
     if buffers:
         cond = " && ".join("e_%s == MPI_SUCCESS" % b for b in buffers)
@@ -341,6 +340,14 @@ def f08_adapter(proc, large, profiling):
         lines.append("  %s(%s);" % (target, ", ".join(call + ["ierror"] + hidden)))
     lines += ["  " + s for s in post]
     lines.append("}")
+    if buffers:
+        lines.append("%svoid %s(%s) {" % (weak, f08_name, ", ".join(args)))
+        lines.append("  if (%s) {" % " && ".join("gasket_f08_simple(%s)" % b for b in buffers))
+        lines.append("    %s(%s);" % (target, ", ".join(direct + ["ierror"] + hidden)))
+        lines.append("  } else {")
+        lines.append("    %s(%s);" % (general, ", ".join(a.split()[-1] for a in args)))
+        lines.append("  }")
+        lines.append("}")
     return "\n".join(lines)
 
 
