@@ -54,8 +54,9 @@ grep -vE '^(#|$)' "$paths_file" | while read -r path env; do
   [ "$path" = local ] || env="$env GASKET_LOCAL=backend"
   case_line "gasket/$path" core_bench "$env $gasketrun -n 2" "$bin" core_bench $quick
   cases_for "gasket/$path" "$env $gasketrun -n NP" "$bin"
-  # the same ping-pong through the Fortran mpi_f08 binding: a column beside gasket/PATH's
+  # the same ping-pong through the Fortran mpi_f08 binding and the `mpi` module: columns beside gasket/PATH's
   case_line "gasket-f08/$path" mpi_pingpong "$env $gasketrun -n 2" "$bin" pingpong_f08 --max "$max_bytes"
+  case_line "gasket-fmpi/$path" mpi_pingpong "$env $gasketrun -n 2" "$bin" pingpong_f08 --interface mpi --max "$max_bytes"
 done
 case_line gasket/local startup:core-2 "$gasketrun -n 2" "$bin" hello_core
 case_line gasket/local startup:core-4 "$gasketrun -n 4" "$bin" hello_core

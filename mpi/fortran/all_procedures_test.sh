@@ -19,4 +19,4 @@ for mode in module f08; do
   gfortran -Wno-c-binding-type -J "$tmp/modules" -c "$tmp/$mode.f90" -o "$tmp/$mode.o"
 done
 echo "every procedure of the list: C wrappers and both modules compile; still without a binding:"
-python3 "$generate" skipped "$json" "$tmp/none_missing.txt" | grep -v '^#'
+python3 "$generate" skipped "$json" "$tmp/none_missing.txt" | grep -v '^#' || echo "(none)"

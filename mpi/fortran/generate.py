@@ -31,14 +31,8 @@ import derive  # noqa: E402  (the C bindings' kind -> C type table)
 HAND_WRITTEN = {
     "MPI_Init", "MPI_Init_thread", "MPI_Comm_create_keyval", "MPI_Win_create_keyval",
     "MPI_Type_create_keyval", "MPI_Comm_get_attr", "MPI_Win_get_attr", "MPI_Type_get_attr",
-    "MPI_Pcontrol", "MPI_Keyval_create", "MPI_Attr_get", "MPI_Attr_put",
-}
-# Procedures without a Fortran binding yet (README: "Not in Fortran"), with the reason.
-NOT_BOUND = {
-    "MPI_Grequest_start": "generalized requests' Fortran callbacks are not adapted yet",
-    "MPI_Comm_spawn": "string arrays (argv) are not converted yet",
-    "MPI_Comm_spawn_multiple": "string arrays (argv) are not converted yet",
-    "MPI_Info_create_env": "takes C's argv",
+    "MPI_Pcontrol", "MPI_Keyval_create", "MPI_Attr_get", "MPI_Attr_put", "MPI_Grequest_start",
+    "MPI_Register_datarep", "MPI_Info_create_env",
 }
 
 HANDLE_KINDS = {
@@ -56,7 +50,9 @@ CALLBACK_TYPES = {"MPI_User_function", "MPI_Comm_errhandler_function", "MPI_Win_
                   "MPI_Comm_copy_attr_function", "MPI_Comm_delete_attr_function",
                   "MPI_Win_copy_attr_function", "MPI_Win_delete_attr_function",
                   "MPI_Type_copy_attr_function", "MPI_Type_delete_attr_function",
-                  "MPI_Copy_function", "MPI_Delete_function"}
+                  "MPI_Copy_function", "MPI_Delete_function", "MPI_Grequest_query_function",
+                  "MPI_Grequest_free_function", "MPI_Grequest_cancel_function",
+                  "MPI_Datarep_conversion_function", "MPI_Datarep_extent_function"}
 
 
 def load(json_path, missing_path):
@@ -85,7 +81,7 @@ def unsupported_kind(proc):
     if proc["name"] in HAND_WRITTEN:
         return None
     for p in proc["parameters"]:
-        if p["kind"] in ("STRING_ARRAY", "STRING_2DARRAY", "VARARGS", "ATTRIBUTE_VAL_10", "EXTRA_STATE2"):
+        if p["kind"] in ("VARARGS", "ATTRIBUTE_VAL_10", "EXTRA_STATE2"):
             return p["kind"]
         if p["kind"] in ("FUNCTION", "POLYFUNCTION") and p["func_type"] not in CALLBACK_TYPES:
             return p["func_type"]
@@ -102,9 +98,6 @@ def procedures(standard, missing):
             continue
         if name in missing:
             skipped.append((name, "not provided by the C library yet (mpi/bindings/missing.txt)"))
-            continue
-        if name in NOT_BOUND:
-            skipped.append((name, NOT_BOUND[name]))
             continue
         why = unsupported_kind(proc)
         if why:
@@ -150,6 +143,22 @@ def is_string(p):
     return p["kind"] == "STRING"
 
 
+def is_character(p):
+    """A CHARACTER dummy: a string, or an array of them (MPI_Comm_spawn(_multiple)'s commands and argv)."""
+    return p["kind"] in ("STRING", "STRING_ARRAY", "STRING_2DARRAY")
+
+
+# Arrays of strings -> C: (C type, helper making it from the Fortran array, its length and count).
+# argv is ended by a blank string (MPI_ARGV_NULL -> NULL); the commands are `count` strings; the
+# argvs are a (count, *) array whose row i is command i's argv (MPI_ARGVS_NULL -> NULL). They
+# matter at the root only (MPI_Comm_spawn(_multiple)): elsewhere they are not read.
+STRING_ARRAYS = {
+    "argv": ("char**", "gasket_f_argv(%s, %s_len, *comm, *root)"),
+    "array_of_commands": ("char**", "gasket_f_strings(%s, %s_len, *count, *comm, *root)"),
+    "array_of_argv": ("char***", "gasket_f_argvs(%s, %s_len, *count, *comm, *root)"),
+}
+
+
 def c_wrapper(proc, large, profiling):
     """mpi_x_ (or pmpi_x_): every argument by reference as Fortran passes it."""
     name = proc["name"]
@@ -176,6 +185,13 @@ def c_wrapper(proc, large, profiling):
             else:
                 pre.append("char* c_%s = gasket_f_string_buffer(%s_len);" % (n, n))
                 post.append("gasket_f_string_out(%s, %s_len, c_%s); free(c_%s);" % (n, n, n, n))
+            call.append("c_" + n)
+        elif is_character(p):
+            ct, make = STRING_ARRAYS[n]
+            args.append("char* " + n)
+            hidden.append("size_t %s_len" % n)
+            pre.append("%s c_%s = %s;" % (ct, n, make % (n, n)))
+            post.append("free((void*)c_%s);" % n)
             call.append("c_" + n)
         elif kind == "STATUS":
             args.append("MPI_Fint* " + n)
@@ -212,17 +228,33 @@ def c_wrapper(proc, large, profiling):
     # may define its own MPI_SEND and call PMPI_SEND.
     weak = "" if profiling else "__attribute__((weak)) "
     if ret == "ERROR_CODE":
-        lines.append("%svoid %s(%s) {" % (weak, symbol(proc, large, profiling), sig))
+        # mpi_f08's adapter calls the body itself (inlined: no call through the weak symbol)
+        head = symbol(proc, large, profiling)
+        if needs_f08_adapter(proc):
+            head = body(proc, large, profiling)
+            lines.append("static inline void %s(%s) {" % (head, sig))
+        else:
+            lines.append("%svoid %s(%s) {" % (weak, head, sig))
         lines += ["  " + s for s in pre]
         lines.append("  int e = %s(%s);" % (target, ", ".join(call)))
         lines += ["  " + s for s in post]
         lines.append("  if (ierror != NULL) *ierror = e;")
+        if needs_f08_adapter(proc):
+            names = [a.split()[-1].lstrip("*") for a in args + hidden]
+            lines.append("}")
+            lines.append("%svoid %s(%s) {" % (weak, symbol(proc, large, profiling), sig))
+            lines.append("  %s(%s);" % (head, ", ".join(names)))
     else:
         rt = derive.KIND_TYPE[ret]
         lines.append("%s%s %s(%s) {" % (weak, rt, symbol(proc, large, profiling), sig))
         lines.append("  return %s(%s);" % (target, ", ".join(call)))
     lines.append("}")
     return "\n".join(lines)
+
+
+def body(proc, large, profiling):
+    """The static inline body of mpi_x_ (or pmpi_x_), which mpi_f08's adapter calls directly."""
+    return "gasket_f_" + symbol(proc, large, profiling)
 
 
 def buffer_pairs(proc, large):
@@ -244,7 +276,7 @@ def buffer_pairs(proc, large):
 
 
 def needs_f08_adapter(proc):
-    return any(p["kind"] in BUFFER_KINDS or is_string(p) for p in proc["parameters"])
+    return any(p["kind"] in BUFFER_KINDS or is_character(p) for p in proc["parameters"])
 
 
 def f08_adapter(proc, large, profiling):
@@ -252,7 +284,7 @@ def f08_adapter(proc, large, profiling):
     name = proc["name"]
     pairs = buffer_pairs(proc, large)
     args, pre, call, post = [], [], [], []
-    hidden = []
+    hidden, direct = [], []
     for p in proc["parameters"]:
         if "c_parameter" in p["suppress"] or not present(p, large):
             continue
@@ -260,13 +292,18 @@ def f08_adapter(proc, large, profiling):
         if kind in BUFFER_KINDS:
             args.append("CFI_cdesc_t* " + n)
             call.append("s_%s.base" % n)
-        elif is_string(p):
+            direct.append("%s->base_addr" % n)
+            continue
+        elif is_character(p):
             args.append("CFI_cdesc_t* " + n)
             call.append("(char*)%s->base_addr" % n)
             hidden.append("%s->elem_len" % n)
         else:
             args.append("void* " + n)
             call.append(n)
+        direct.append(call[-1])
+    # the wrapper's body, or the hand-written mpi_x_ (MPI_Register_datarep)
+    target = symbol(proc, large, profiling) if name in HAND_WRITTEN else body(proc, large, profiling)
     for b, pair in pairs.items():
         if pair:
             count, dtype = pair
@@ -285,20 +322,32 @@ def f08_adapter(proc, large, profiling):
     buffers = list(pairs)
     args.append("MPI_Fint* ierror")
     weak = "" if profiling else "__attribute__((weak)) "
-    lines = ["%svoid %s(%s) {" % (weak, symbol(proc, large, profiling, f08=True), ", ".join(args))]
+    f08_name = symbol(proc, large, profiling, f08=True)
+    # buffers: sections (rare) out of line, so that simple buffers (the usual case, used in place)
+    # take the short path: one test and the inlined body
+    general = "gasket_f08_sections_" + f08_name if buffers else f08_name
+    lines = ["%svoid %s(%s) {" % ("static __attribute__((noinline)) " if buffers else weak, general, ", ".join(args))]
     lines += ["  " + s for s in pre]
     if buffers:
         cond = " && ".join("e_%s == MPI_SUCCESS" % b for b in buffers)
         first_error = " ".join("e_%s != MPI_SUCCESS ? e_%s :" % (b, b) for b in buffers) + " MPI_SUCCESS"
         lines.append("  if (%s) {" % cond)
-        lines.append("    %s(%s);" % (symbol(proc, large, profiling), ", ".join(call + ["ierror"] + hidden)))
+        lines.append("    %s(%s);" % (target, ", ".join(call + ["ierror"] + hidden)))
         lines.append("  } else if (ierror != NULL) {")
         lines.append("    *ierror = %s;" % first_error)
         lines.append("  }")
     else:
-        lines.append("  %s(%s);" % (symbol(proc, large, profiling), ", ".join(call + ["ierror"] + hidden)))
+        lines.append("  %s(%s);" % (target, ", ".join(call + ["ierror"] + hidden)))
     lines += ["  " + s for s in post]
     lines.append("}")
+    if buffers:
+        lines.append("%svoid %s(%s) {" % (weak, f08_name, ", ".join(args)))
+        lines.append("  if (%s) {" % " && ".join("gasket_f08_simple(%s)" % b for b in buffers))
+        lines.append("    %s(%s);" % (target, ", ".join(direct + ["ierror"] + hidden)))
+        lines.append("  } else {")
+        lines.append("    %s(%s);" % (general, ", ".join(a.split()[-1] for a in args)))
+        lines.append("  }")
+        lines.append("}")
     return "\n".join(lines)
 
 
@@ -447,6 +496,8 @@ PREDEFINED_CALLBACKS = [
     ("MPI_WIN_NULL_DELETE_FN", "MPI_Win_delete_attr_function"),
     ("MPI_TYPE_NULL_COPY_FN", "MPI_Type_copy_attr_function"), ("MPI_TYPE_DUP_FN", "MPI_Type_copy_attr_function"),
     ("MPI_TYPE_NULL_DELETE_FN", "MPI_Type_delete_attr_function"),
+    ("MPI_CONVERSION_FN_NULL", "MPI_Datarep_conversion_function"),
+    ("MPI_CONVERSION_FN_NULL_C", "MPI_Datarep_conversion_function_c"),
 ]
 # The deprecated MPI_Keyval_create's (INTEGER attribute values; mpif.h and `mpi` only).
 MPI1_CALLBACKS = ["MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN"]
@@ -476,7 +527,7 @@ def fortran_type(p, large, f08):
         return "TYPE(%s)" % HANDLE_KINDS[kind] if f08 else "INTEGER"
     if kind == "LOGICAL":
         return "LOGICAL"
-    if is_string(p):
+    if is_character(p):
         return "CHARACTER(LEN=*)"
     if kind == "STATUS":
         return "TYPE(MPI_Status)" if f08 else "INTEGER"
@@ -502,6 +553,10 @@ def dimension(p, f08):
         return "(MPI_STATUS_SIZE,*)" if derive.is_array(p) else "(MPI_STATUS_SIZE)"
     if p["kind"] == "F90_STATUS":
         return "(MPI_STATUS_SIZE)"
+    if p["kind"] == "STRING_ARRAY":
+        return "(*)"
+    if p["kind"] == "STRING_2DARRAY":
+        return "(%s,*)" % p["length"]
     if not derive.is_array(p):
         return ""
     length = p["length"]
@@ -596,19 +651,20 @@ def module_mpi(standard, missing, values):
         for prefix in ("MPI_", "PMPI_"):
             for line in interface_body(prefix + proc["name"][4:], proc, False, False):
                 out += wrap(line, "    ")
-    out += sizeof_interface(False)
+    out += sizeof_interface()
     out += ["  END INTERFACE", "END MODULE mpi"]
     return "\n".join(out) + "\n"
 
 
-def sizeof_interface(f08):
+def sizeof_interface():
     """The Fortran-only procedures (support.c): MPI_Sizeof and MPI_F_sync_reg."""
-    opt = ", OPTIONAL" if f08 else ""
+    # ierror OPTIONAL in both modules: one C function (gasket_f_sizeof) has one interface, so gfortran
+    # does not warn when a file uses both modules; `mpi`'s calls all pass it
     out = []
     for prefix in ("MPI_", "PMPI_"):
         out += ['  SUBROUTINE %sSizeof(x, size, ierror) BIND(C, NAME="gasket_f_sizeof")' % prefix,
                 "    TYPE(*), DIMENSION(..) :: x", "    INTEGER, INTENT(OUT) :: size",
-                "    INTEGER%s, INTENT(OUT) :: ierror" % opt, "  END SUBROUTINE",
+                "    INTEGER, OPTIONAL, INTENT(OUT) :: ierror", "  END SUBROUTINE",
                 '  SUBROUTINE %sF_sync_reg(buf) BIND(C, NAME="gasket_f_sync_reg")' % prefix,
                 "    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf", "  END SUBROUTINE"]
     return out
@@ -656,6 +712,40 @@ def f08_header():
       INTEGER :: keyval, ierror
       INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
     END SUBROUTINE""" % (obj, t, obj, t))
+    out.append("""    SUBROUTINE MPI_Grequest_query_function(extra_state, status, ierror) BIND(C)
+      IMPORT
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      TYPE(MPI_Status) :: status
+      INTEGER :: ierror
+    END SUBROUTINE
+    SUBROUTINE MPI_Grequest_free_function(extra_state, ierror) BIND(C)
+      IMPORT
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: ierror
+    END SUBROUTINE
+    SUBROUTINE MPI_Grequest_cancel_function(extra_state, complete, ierror) BIND(C)
+      IMPORT
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      LOGICAL :: complete
+      INTEGER :: ierror
+    END SUBROUTINE
+    SUBROUTINE MPI_Datarep_extent_function(datatype, extent, extra_state, ierror) BIND(C)
+      IMPORT
+      TYPE(MPI_Datatype) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extent, extra_state
+      INTEGER :: ierror
+    END SUBROUTINE""")
+    for suffix, count_kind in (("", ""), ("_c", "(KIND=MPI_COUNT_KIND)")):
+        out.append("""    SUBROUTINE MPI_Datarep_conversion_function%s(userbuf, datatype, count, filebuf, position, &
+        extra_state, ierror) BIND(C)
+      IMPORT
+      TYPE(C_PTR), VALUE :: userbuf, filebuf
+      TYPE(MPI_Datatype) :: datatype
+      INTEGER%s :: count
+      INTEGER(KIND=MPI_OFFSET_KIND) :: position
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: ierror
+    END SUBROUTINE""" % (suffix, count_kind))
     out.append("  END INTERFACE")
     return out
 
@@ -734,7 +824,7 @@ def module_f08(standard, missing, values):
         out += wrap("    PROCEDURE :: " + ", ".join(specifics), "    ")
         out.append("  END INTERFACE")
     out.append("  INTERFACE")
-    out += sizeof_interface(True)
+    out += sizeof_interface()
     out.append("  END INTERFACE")
     out += handle_operators()
     out.append("END MODULE mpi_f08")

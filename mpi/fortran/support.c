@@ -23,8 +23,10 @@ char mpi_fortran_argvs_null_[1];
 
 /* ---- strings ---- */
 
+static size_t trimmed(const char* s, size_t len);
+
 char* gasket_f_string_in(const char* s, size_t len) {
-  while (len > 0 && s[len - 1] == ' ') --len;
+  len = trimmed(s, len);
   char* c = malloc(len + 1);
   if (c == NULL) return NULL;
   memcpy(c, s, len);
@@ -44,6 +46,84 @@ void gasket_f_string_out(char* dst, size_t len, const char* src) {
   if (n > len) n = len;
   memcpy(dst, src, n);
   memset(dst + n, ' ', len - n);
+}
+
+/* ---- arrays of strings ---- */
+
+static size_t trimmed(const char* s, size_t len) {
+  while (len > 0 && s[len - 1] == ' ') --len;
+  return len;
+}
+
+/* How many strings `stride` bytes apart come before the first blank one. */
+static size_t before_blank(const char* s, size_t len, size_t stride) {
+  size_t n = 0;
+  while (trimmed(s + n * stride, len) > 0) ++n;
+  return n;
+}
+
+/* Room for n strings of at most len characters as a NULL-ended array, its end kept aligned. */
+static size_t room(size_t n, size_t len) {
+  size_t text = n * (len + 1);
+  return (n + 1) * sizeof(char*) + (text + sizeof(char*) - 1) / sizeof(char*) * sizeof(char*);
+}
+
+/* Writes n strings (`stride` bytes apart) at `to` as room(n, len) bytes: the array, then the text. */
+static char** put_strings(char* to, const char* s, size_t len, size_t stride, size_t n) {
+  char** array = (char**)(void*)to;
+  char* text = to + (n + 1) * sizeof(char*);
+  for (size_t i = 0; i < n; ++i) {
+    size_t l = trimmed(s + i * stride, len);
+    memcpy(text, s + i * stride, l);
+    text[l] = '\0';
+    array[i] = text;
+    text += l + 1;
+  }
+  array[n] = NULL;
+  return array;
+}
+
+static void* allocate(size_t bytes) {
+  void* p = malloc(bytes);
+  if (p == NULL) {
+    fprintf(stderr, "gasket Fortran bindings: out of memory converting %zu bytes of strings\n", bytes);
+    abort();
+  }
+  return p;
+}
+
+/* Not the root of comm (a bad comm or root counts as the root: C's call then names the error). */
+static int not_root(MPI_Comm comm, int root) {
+  int rank = -1;
+  return PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank != root && root >= 0;
+}
+
+char** gasket_f_argv(const char* argv, size_t len, MPI_Comm comm, int root) {
+  if (argv == mpi_fortran_argv_null_ || not_root(comm, root)) return MPI_ARGV_NULL;
+  size_t n = before_blank(argv, len, len);
+  return put_strings(allocate(room(n, len)), argv, len, len, n);
+}
+
+char** gasket_f_strings(const char* strings, size_t len, MPI_Fint count, MPI_Comm comm, int root) {
+  if (not_root(comm, root)) return NULL;
+  size_t n = count > 0 ? (size_t)count : 0;
+  return put_strings(allocate(room(n, len)), strings, len, len, n);
+}
+
+char*** gasket_f_argvs(const char* argvs, size_t len, MPI_Fint count, MPI_Comm comm, int root) {
+  if (argvs == mpi_fortran_argvs_null_ || not_root(comm, root)) return MPI_ARGVS_NULL;
+  size_t rows = count > 0 ? (size_t)count : 0, stride = rows * len, bytes = (rows + 1) * sizeof(char**);
+  for (size_t i = 0; i < rows; ++i) bytes += room(before_blank(argvs + i * len, len, stride), len);
+  char* block = allocate(bytes);
+  char*** array = (char***)(void*)block;
+  char* at = block + (rows + 1) * sizeof(char**);
+  for (size_t i = 0; i < rows; ++i) {
+    size_t n = before_blank(argvs + i * len, len, stride);
+    array[i] = put_strings(at, argvs + i * len, len, stride, n);
+    at += room(n, len);
+  }
+  array[rows] = NULL;
+  return array;
 }
 
 /* ---- mpi_f08's choice buffers ---- */
@@ -346,6 +426,148 @@ void pmpi_attr_put_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint*
   GASKET_F_RETURN(PMPI_Attr_put(*comm, *keyval, (void*)(MPI_Aint)*value));
 }
 
+/* Fortran's MPI_Info_create_env has no argc/argv: the command line comes from /proc/self/cmdline. */
+void mpi_info_create_env_(MPI_Fint* info, MPI_Fint* ierror) { GASKET_F_RETURN(MPI_Info_create_env(0, NULL, info)); }
+void pmpi_info_create_env_(MPI_Fint* info, MPI_Fint* ierror) { GASKET_F_RETURN(PMPI_Info_create_env(0, NULL, info)); }
+
+/* Generalized requests' callbacks written in Fortran take extra_state (INTEGER(KIND=
+ * MPI_ADDRESS_KIND)) and the rest by reference: the request keeps the three and the user's
+ * extra_state in a record passed to C as extra_state; the free adapter frees it. */
+typedef void FortranQueryFn(MPI_Aint* extra_state, MPI_Fint* status, MPI_Fint* ierror);
+typedef void FortranFreeFn(MPI_Aint* extra_state, MPI_Fint* ierror);
+typedef void FortranCancelFn(MPI_Aint* extra_state, MPI_Fint* complete, MPI_Fint* ierror);
+struct FortranGrequest {
+  FortranQueryFn* query;
+  FortranFreeFn* free;
+  FortranCancelFn* cancel;
+  MPI_Aint extra_state;
+};
+
+static int grequest_query(void* extra, MPI_Status* status) {
+  struct FortranGrequest* g = extra;
+  MPI_Fint ierror = MPI_SUCCESS;
+  g->query(&g->extra_state, (MPI_Fint*)(void*)status, &ierror);
+  return ierror;
+}
+static int grequest_free(void* extra) {
+  struct FortranGrequest* g = extra;
+  MPI_Fint ierror = MPI_SUCCESS;
+  g->free(&g->extra_state, &ierror);
+  free(g);
+  return ierror;
+}
+static int grequest_cancel(void* extra, int complete) {
+  struct FortranGrequest* g = extra;
+  MPI_Fint c = complete != 0, ierror = MPI_SUCCESS;
+  g->cancel(&g->extra_state, &c, &ierror);
+  return ierror;
+}
+
+typedef int GrequestStart(MPI_Grequest_query_function*, MPI_Grequest_free_function*,
+                          MPI_Grequest_cancel_function*, void*, MPI_Request*);
+static int grequest_start(GrequestStart* start, FortranQueryFn* query, FortranFreeFn* free_fn,
+                          FortranCancelFn* cancel, MPI_Aint extra_state, MPI_Fint* request) {
+  struct FortranGrequest* g = malloc(sizeof *g);
+  if (g == NULL) return MPI_ERR_NO_MEM;
+  g->query = query, g->free = free_fn, g->cancel = cancel, g->extra_state = extra_state;
+  /* a missing callback stays NULL, so C's check names it */
+  int e = start(query ? grequest_query : NULL, free_fn ? grequest_free : NULL, cancel ? grequest_cancel : NULL, g,
+                request);
+  if (e != MPI_SUCCESS) free(g);
+  return e;
+}
+void mpi_grequest_start_(FortranQueryFn* query, FortranFreeFn* free_fn, FortranCancelFn* cancel,
+                         MPI_Aint* extra_state, MPI_Fint* request, MPI_Fint* ierror) {
+  GASKET_F_RETURN(grequest_start(MPI_Grequest_start, query, free_fn, cancel, *extra_state, request));
+}
+void pmpi_grequest_start_(FortranQueryFn* query, FortranFreeFn* free_fn, FortranCancelFn* cancel,
+                          MPI_Aint* extra_state, MPI_Fint* request, MPI_Fint* ierror) {
+  GASKET_F_RETURN(grequest_start(PMPI_Grequest_start, query, free_fn, cancel, *extra_state, request));
+}
+
+/* User data representations with conversion functions written in Fortran: the buffers come by
+ * reference (`mpi`: <type> USERBUF(*)) or as TYPE(C_PTR) by value (mpi_f08), both the address;
+ * the rest by reference. The representation keeps the functions and the user's extra_state in a
+ * record passed to C as extra_state (for the life of the process, as the representation).
+ * MPI_CONVERSION_FN_NULL(_C) is a Fortran-callable function of this file: it becomes C's NULL. */
+typedef void FortranConversionFn(void* userbuf, MPI_Fint* datatype, MPI_Fint* count, void* filebuf,
+                                 MPI_Offset* position, MPI_Aint* extra_state, MPI_Fint* ierror);
+typedef void FortranConversionFnC(void* userbuf, MPI_Fint* datatype, MPI_Count* count, void* filebuf,
+                                  MPI_Offset* position, MPI_Aint* extra_state, MPI_Fint* ierror);
+typedef void FortranExtentFn(MPI_Fint* datatype, MPI_Aint* extent, MPI_Aint* extra_state, MPI_Fint* ierror);
+struct FortranDatarep {
+  void (*read)(void);  /* a FortranConversionFn, or a FortranConversionFnC when large */
+  void (*write)(void);
+  FortranExtentFn* extent;
+  MPI_Aint extra_state;
+  int large;
+};
+
+static void conversion_fn_null(void* userbuf, MPI_Fint* datatype, MPI_Fint* count, void* filebuf,
+                               MPI_Offset* position, MPI_Aint* extra_state, MPI_Fint* ierror) {
+  (void)userbuf, (void)datatype, (void)count, (void)filebuf, (void)position, (void)extra_state;
+  *ierror = MPI_ERR_CONVERSION;  /* never registered as a function: it stands for C's NULL */
+}
+FortranConversionFn mpi_conversion_fn_null_ __attribute__((alias("conversion_fn_null")));
+FortranConversionFn mpi_conversion_fn_null_c_ __attribute__((alias("conversion_fn_null")));
+
+static int convert(struct FortranDatarep* d, void (*fn)(void), void* userbuf, MPI_Datatype datatype,
+                   MPI_Count count, void* filebuf, MPI_Offset position) {
+  MPI_Fint t = datatype, ierror = MPI_SUCCESS;
+  if (d->large) {
+    ((FortranConversionFnC*)fn)(userbuf, &t, &count, filebuf, &position, &d->extra_state, &ierror);
+  } else {
+    MPI_Fint n = (MPI_Fint)count;  /* MPI_Register_datarep's count is an int: it fits */
+    ((FortranConversionFn*)fn)(userbuf, &t, &n, filebuf, &position, &d->extra_state, &ierror);
+  }
+  return ierror;
+}
+static int read_int(void* u, MPI_Datatype t, int n, void* f, MPI_Offset at, void* d) {
+  return convert(d, ((struct FortranDatarep*)d)->read, u, t, n, f, at);
+}
+static int write_int(void* u, MPI_Datatype t, int n, void* f, MPI_Offset at, void* d) {
+  return convert(d, ((struct FortranDatarep*)d)->write, u, t, n, f, at);
+}
+static int read_large(void* u, MPI_Datatype t, MPI_Count n, void* f, MPI_Offset at, void* d) {
+  return convert(d, ((struct FortranDatarep*)d)->read, u, t, n, f, at);
+}
+static int write_large(void* u, MPI_Datatype t, MPI_Count n, void* f, MPI_Offset at, void* d) {
+  return convert(d, ((struct FortranDatarep*)d)->write, u, t, n, f, at);
+}
+static int datarep_extent(MPI_Datatype datatype, MPI_Aint* extent, void* extra) {
+  struct FortranDatarep* d = extra;
+  MPI_Fint t = datatype, ierror = MPI_SUCCESS;
+  d->extent(&t, extent, &d->extra_state, &ierror);
+  return ierror;
+}
+
+typedef int RegisterDatarep(const char*, void*, void*, MPI_Datarep_extent_function*, void*);
+static int register_datarep(RegisterDatarep* reg, int large, const char* name, size_t len, void (*read)(void),
+                            void (*write)(void), FortranExtentFn* extent, MPI_Aint extra_state) {
+  char* c_name = gasket_f_string_in(name, len);
+  struct FortranDatarep* d = malloc(sizeof *d);
+  if (c_name == NULL || d == NULL) return free(c_name), free(d), MPI_ERR_NO_MEM;
+  d->read = read, d->write = write, d->extent = extent, d->extra_state = extra_state, d->large = large;
+  void (*null)(void) = (void (*)(void))conversion_fn_null;
+  void* c_read = read == null ? NULL : large ? (void*)read_large : (void*)read_int;
+  void* c_write = write == null ? NULL : large ? (void*)write_large : (void*)write_int;
+  int e = reg(c_name, c_read, c_write, extent ? datarep_extent : NULL, d);
+  free(c_name);
+  if (e != MPI_SUCCESS) free(d);
+  return e;
+}
+#define GASKET_F_DATAREP(fortran, c_name, large)                                                       \
+  void fortran(char* datarep, void* read, void* write, void* extent, MPI_Aint* extra_state, MPI_Fint* ierror, \
+               size_t datarep_len) {                                                                   \
+    GASKET_F_RETURN(register_datarep((RegisterDatarep*)c_name, large, datarep, datarep_len,            \
+                                     (void (*)(void))read, (void (*)(void))write,                       \
+                                     (FortranExtentFn*)extent, *extra_state));                          \
+  }
+GASKET_F_DATAREP(mpi_register_datarep_, MPI_Register_datarep, 0)
+GASKET_F_DATAREP(pmpi_register_datarep_, PMPI_Register_datarep, 0)
+GASKET_F_DATAREP(mpi_register_datarep_c_, MPI_Register_datarep_c, 1)
+GASKET_F_DATAREP(pmpi_register_datarep_c_, PMPI_Register_datarep_c, 1)
+
 /* mpi_f08's linker names (MPI 4.1 section 19.1.5: MPI_x_f08, mangled) of the wrappers above. */
 #define GASKET_F08_NAME(wrapper) extern __typeof__(wrapper) wrapper##f08_ __attribute__((alias(#wrapper)));
 GASKET_F08_NAME(mpi_init_)
@@ -366,3 +588,7 @@ GASKET_F08_NAME(mpi_win_get_attr_)
 GASKET_F08_NAME(pmpi_win_get_attr_)
 GASKET_F08_NAME(mpi_type_get_attr_)
 GASKET_F08_NAME(pmpi_type_get_attr_)
+GASKET_F08_NAME(mpi_info_create_env_)
+GASKET_F08_NAME(pmpi_info_create_env_)
+GASKET_F08_NAME(mpi_grequest_start_)
+GASKET_F08_NAME(pmpi_grequest_start_)

@@ -47,12 +47,36 @@ char* gasket_f_string_in(const char* s, size_t len);
 char* gasket_f_string_buffer(size_t len);
 void gasket_f_string_out(char* dst, size_t len, const char* src);
 
+/* Arrays of CHARACTER strings (MPI_Comm_spawn(_multiple)), each `len` characters, as C's arrays of
+ * null-terminated strings without their trailing blanks, in one allocation (free() it):
+ * argv ends at its first blank string (MPI_ARGV_NULL -> NULL); `count` commands; argvs is a
+ * (count, *) array whose row i is command i's blank-ended argv (MPI_ARGVS_NULL -> NULL). They are
+ * significant at the root of `comm` only: elsewhere NULL, the Fortran array not read. */
+char** gasket_f_argv(const char* argv, size_t len, MPI_Comm comm, int root);
+char** gasket_f_strings(const char* strings, size_t len, MPI_Fint count, MPI_Comm comm, int root);
+char*** gasket_f_argvs(const char* argvs, size_t len, MPI_Fint count, MPI_Comm comm, int root);
+
+/* The hand-written MPI_Register_datarep(_c) bindings (support.c), which mpi_f08's generated
+ * adapters call with the name's descriptor unpacked. */
+#define GASKET_F_DATAREP_DECLARE(name)                                                                 \
+  void name(char* datarep, void* read, void* write, void* extent, MPI_Aint* extra_state, MPI_Fint* ierror, \
+            size_t datarep_len);
+GASKET_F_DATAREP_DECLARE(mpi_register_datarep_)
+GASKET_F_DATAREP_DECLARE(pmpi_register_datarep_)
+GASKET_F_DATAREP_DECLARE(mpi_register_datarep_c_)
+GASKET_F_DATAREP_DECLARE(pmpi_register_datarep_c_)
+
 /* mpi_f08's choice buffers (TS 29113 descriptors). A contiguous one is used in place. A
  * non-contiguous section becomes a derived datatype describing it, when the buffer has its own
  * count and datatype (count, datatype non-NULL): the datatype must be contiguous, each array
  * element whole elements of it, and count must cover the whole section; the call then gets count
  * 1 of the new type. Anything else is refused (MPI_ERR_BUFFER / MPI_ERR_COUNT naming the call,
  * the rank and the values). close() frees the type made (pending operations keep it alive). */
+/* A descriptor whose elements are adjacent in the simplest way (a scalar, or a vector of stride
+ * one element): its base address is the buffer, no more to check (the usual case, kept fast). */
+static inline int gasket_f08_simple(const CFI_cdesc_t* d) {
+  return d->rank == 0 || (d->rank == 1 && (d->dim[0].sm == (CFI_index_t)d->elem_len || d->dim[0].extent <= 1));
+}
 struct gasket_f08_section {
   void* base;
   MPI_Datatype made;
