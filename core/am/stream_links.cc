@@ -84,6 +84,7 @@ Result<std::string> StreamLinks::address() {
     return s;
   }
   listen_fd_ = fd;
+  in_use_.store(true, std::memory_order_relaxed);
   address_ = "127.0.0.1:" + std::to_string(ntohs(sa.sin_port));
   return address_;
 }
@@ -109,6 +110,7 @@ Result<int> StreamLinks::add_peer(const std::string& address) {
   int pe = link->pe;
   pe_of_address_[address] = pe;
   links_.push_back(std::move(link));
+  in_use_.store(true, std::memory_order_relaxed);
   {
     Status s = connect_link(link_of(pe));
     if (!s.is_ok()) {
@@ -290,6 +292,7 @@ void StreamLinks::progress() {
           link->address = address;
           pe_of_address_[address] = pe;
           links_.push_back(std::move(link));
+          in_use_.store(true, std::memory_order_relaxed);
         } else {
           pe = known->second;
         }
