@@ -146,7 +146,8 @@ void CellRound::wait_for(Cell* cell, uint64_t seq) {
   unsigned polls = 0, step = 0, spun = 0;
   while (!reached(cell, tag_, seq)) {
     if ((++step & 15) == 0) wait_.progress(wait_.ctx);
-    bool sleep_due = gasket::oversubscribed() ? step > 4 : gasket::detail::spin(&spun) && gasket::detail::nap_allowed();
+    bool sleep_due = gasket::oversubscribed() ? step > 4
+                                              : gasket::detail::spin(&spun, /*pause=*/false) && gasket::detail::nap_allowed();
     if (wait_.may_sleep && sleep_due) {
       __atomic_add_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
       uint64_t f = __atomic_load_n(&cell->flag, __ATOMIC_SEQ_CST);
