@@ -172,11 +172,46 @@ void atomic_inc(T* dst, int pe, const char* call = "gasket::atomic_inc") {
 enum class Cmp { kEq, kNe, kGt, kGe, kLt, kLe };
 
 namespace detail {
-// One step of a wait: serves incoming traffic, then spins, yields or sleeps as the PE count
-// relative to cores demands. `polls` counts the steps of this wait.
+// The waiting policy (core/README.md "Waiting"), one for every wait: spin GASKET_SPIN_COUNT polls
+// (16 when oversubscribed), then nap — sleep on this PE's doorbell, woken at once by a same-node
+// peer's write (ring) or after GASKET_NAP_LIMIT µs — when every peer rings (all on the direct
+// path), else yield the core at each poll.
+//
+// One step of a wait that has no condition to recheck: serves incoming traffic, then spins or
+// yields. `polls` counts the steps of this wait.
 void wait_step(unsigned* polls);
 // The spin/yield half of wait_step, without serving traffic.
 void back_off(unsigned* polls);
+// Counts a poll of a wait; true once its spin budget is spent (within it, a pause instruction
+// when `pause`: MPI's waits leave it out, it costs a third of a same-node transfer here).
+bool spin(unsigned* polls, bool pause = true);
+// Whether a wait past its spin budget may nap (else it yields).
+bool nap_allowed();
+// Announces a nap of the calling thread; returns the doorbell's ring count to pass to nap_end.
+uint32_t nap_begin();
+// With `sleep`, sleeps unless a peer rang since nap_begin (or until the nap limit); then
+// withdraws the announcement.
+void nap_end(uint32_t rings, bool sleep);
+// Wakes PE `pe`'s napping waiters (a no-op unless one naps): called after writing into `pe`
+// on the direct path (put, atomic, a ring slot) what its waiter may be waiting for.
+void ring(int pe);
+
+// One step of a blocking wait after `ready()` failed: spin, nap or yield as the policy says.
+// The nap is announced before the last `serve(); ready()` check, so a peer's write after that
+// check rings it awake. True when that check held.
+template <typename Serve, typename Ready>
+bool wait_turn(unsigned* polls, Serve&& serve, Ready&& ready, bool pause = true) {
+  if (!spin(polls, pause)) return false;
+  if (!nap_allowed()) {
+    back_off(polls);
+    return false;
+  }
+  uint32_t rings = nap_begin();
+  serve();
+  bool done = ready();
+  nap_end(rings, !done);
+  return done;
+}
 template <typename T>
 bool compare(T a, Cmp cmp, T b) {
   switch (cmp) {
@@ -193,7 +228,7 @@ bool compare(T a, Cmp cmp, T b) {
 
 // The one polling primitive behind every test and wait of the APIs: serves incoming traffic
 // (the backend, active messages, memreg stages), then evaluates `ready`; with `block`, repeats
-// (spinning, then yielding) until it holds. A PE that polls without blocking (shmem_test_*,
+// (spinning, then napping or yielding: detail::wait_turn) until it holds. A PE that polls without blocking (shmem_test_*,
 // MPI_Test, a loop of tests) thus still runs its peers' emulated gets and atomics, so a peer
 // waiting on it cannot hang. Returns whether `ready` held.
 template <typename Ready>
@@ -203,7 +238,7 @@ bool poll(bool block, Ready&& ready) {
     progress();
     if (ready()) return true;
     if (!block) return false;
-    detail::back_off(&polls);
+    if (detail::wait_turn(&polls, progress, ready)) return true;
   }
 }
 

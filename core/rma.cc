@@ -2,9 +2,14 @@
 // Each operation validates its arguments, translates the symmetric address to (segment, offset),
 // then takes the target's path: direct (memcpy / CPU atomics on the peer's mapped segment) or the
 // backend (native capability, or the core's emulation over active messages).
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <climits>
+#include <ctime>
 #include <cstddef>
 #include <cstring>
 #include <deque>
@@ -78,6 +83,7 @@ void put_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call)
     kernel_put(r, pe, seg, offset, src, bytes, call);
   } else if (r.path(pe) == Path::kDirect) {
     std::memcpy(direct_address(seg, offset, pe), src, bytes);
+    detail::ring(pe);
   } else {
     backend_put(r, pe, seg, offset, src, bytes, call);
   }
@@ -154,6 +160,7 @@ void strided(bool is_put, void* dst, const void* src, ptrdiff_t dst_stride, ptrd
       backend_get(r, pe, di, seg, off, elem_bytes, call);
     }
   }
+  if (is_put && direct) detail::ring(pe);
   if (!is_put && get_pending(r, pe)) {
     Status st = r.backend()->quiet();
     if (!st.is_ok()) log::fatal("%s: completing a strided get from PE %d failed: %s", call, pe, st.message().c_str());
@@ -258,7 +265,9 @@ uint64_t run_atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint
     return locked_static_atomic(r, seg, offset, pe, static_cast<unsigned>(width), bop, operand, compare, call);
   }
   if (r.path(pe) == Path::kDirect) {
-    return core::am::cpu_atomic(direct_address(seg, offset, pe), static_cast<unsigned>(width), bop, operand, compare);
+    uint64_t old = core::am::cpu_atomic(direct_address(seg, offset, pe), static_cast<unsigned>(width), bop, operand, compare);
+    if (op != AtomicOp::kFetch) detail::ring(pe);
+    return old;
   }
   backend::RemoteAddress target{seg.id, offset};
   if (!r.native_atomic(width, bop) || !seg.file_backed) {
@@ -337,18 +346,59 @@ void wait_step(unsigned* polls) {
   back_off(polls);
 }
 
-void back_off(unsigned* polls) {
+bool spin(unsigned* polls, bool pause) {
   Runtime* r = Runtime::get();
-  unsigned spin = r != nullptr ? r->spin_count() : 1000;
-  if (++*polls < spin) {
+  unsigned budget = r != nullptr ? r->spin_count() : 1000;
+  if (++*polls < budget) {
 #if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
+    if (pause) __builtin_ia32_pause();
 #endif
-  } else {
-    // Past the spin budget (at once when PEs outnumber cores) give the core to a PE that has work;
-    // this is what keeps 8 PEs on 2 cores from livelocking.
-    sched_yield();
+    return false;
   }
+  return true;
+}
+
+void back_off(unsigned* polls) {
+  // Past the spin budget (at once when PEs outnumber cores) give the core to a PE that has work;
+  // this is what keeps 8 PEs on 2 cores from livelocking.
+  if (spin(polls)) sched_yield();
+}
+
+bool nap_allowed() {
+  Runtime* r = Runtime::get();
+  return r != nullptr && r->naps_allowed();
+}
+
+// The doorbell's ring count is the futex word: the internal segment is a shared file mapping,
+// so the (non-private) futex works between the PEs of a node.
+uint32_t nap_begin() {
+  core::InternalArea::Doorbell& bell = Runtime::get()->internal()->doorbell;
+  __atomic_fetch_add(&bell.nappers, 1, __ATOMIC_SEQ_CST);  // a full barrier before the recheck
+  return __atomic_load_n(&bell.rings, __ATOMIC_ACQUIRE);
+}
+
+void nap_end(uint32_t rings, bool sleep) {
+  Runtime* r = Runtime::get();
+  core::InternalArea::Doorbell& bell = r->internal()->doorbell;
+  if (sleep) {
+    unsigned us = r->nap_limit_us();
+    timespec limit{static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000};
+    // Returns at once when a peer rang after nap_begin (the count moved on).
+    syscall(SYS_futex, &bell.rings, FUTEX_WAIT, rings, &limit, nullptr, 0);
+  }
+  __atomic_fetch_sub(&bell.nappers, 1, __ATOMIC_RELEASE);
+}
+
+void ring(int pe) {
+  core::InternalArea::Doorbell* bell = Runtime::get()->doorbell(pe);
+  if (bell == nullptr) return;
+  // Orders the caller's write before the check (nap_begin's increment is the waiter's barrier),
+  // so a waiter either sees the write in its recheck or is seen napping here. The common case
+  // is then one load of a line the target rarely writes (nobody napping).
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&bell->nappers, __ATOMIC_RELAXED) == 0) return;
+  __atomic_fetch_add(&bell->rings, 1, __ATOMIC_SEQ_CST);
+  syscall(SYS_futex, &bell->rings, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
 
 }  // namespace detail

@@ -75,6 +75,8 @@ Status Runtime::start_impl(const InitOptions& options) {
   const std::string& over = config_.text(config::Knob::OVERSUBSCRIBED);
   oversubscribed_ = over == "yes" || (over == "auto" && bootstrap_->oversubscribed());
   spin_count_ = oversubscribed_ ? 16u : static_cast<unsigned>(config_.integer(config::Knob::SPIN_COUNT));
+  int64_t nap_limit = config_.integer(config::Knob::NAP_LIMIT);
+  nap_limit_us_ = nap_limit <= 0 ? 0u : static_cast<unsigned>(std::min<int64_t>(nap_limit, 1000000));
 
   Status st = find_nodes();
   if (!st.is_ok()) return st;
@@ -234,6 +236,14 @@ Status Runtime::map_peer_segments() {
       pids[static_cast<size_t>(pe)] = static_cast<pid_t>(std::stol(pid.value()));
     }
     if (!kernel_copy_) kernel_copy_ = std::make_unique<memreg::KernelCopy>(my_pe_, std::move(pids));
+  }
+  const segments::Segment* internal = segments_.find(segments::kInternalSegment);
+  doorbells_.assign(static_cast<size_t>(n_pes_), nullptr);
+  for (int pe = 0; pe < n_pes_; ++pe) {
+    char* base = internal->peer_base[static_cast<size_t>(pe)];
+    if (base != nullptr && path(pe) == Path::kDirect) {
+      doorbells_[static_cast<size_t>(pe)] = &reinterpret_cast<InternalArea*>(base)->doorbell;
+    }
   }
   return bootstrap_->fence();
 }

@@ -60,6 +60,14 @@ struct InternalArea {
   // Held (owner PE + 1) around atomics on this PE's static data when it is not redistributed
   // (GASKET_REDISTRIBUTE=no): same-node peers run them as kernel-copy read-modify-writes.
   alignas(64) uint64_t static_data_lock;
+  // Waiters past their spin budget sleep on `rings` (a futex in shared memory) while `nappers`
+  // is non-zero; a same-node peer that writes into this PE bumps `rings` and wakes them
+  // (gasket::detail::ring).
+  struct Doorbell {
+    uint32_t rings;
+    uint32_t nappers;
+  };
+  alignas(64) Doorbell doorbell;
 };
 
 class Runtime {
@@ -134,6 +142,16 @@ class Runtime {
   int node_of(int pe) const { return node_of_pe_[static_cast<size_t>(pe)]; }
   bool oversubscribed() const { return oversubscribed_; }
   unsigned spin_count() const { return spin_count_; }
+  // The nap past the spin budget (core/rma.cc, detail::nap_*): allowed when every peer rings this
+  // PE's doorbell when it writes (all on the direct path: no backend, no late peers).
+  bool naps_allowed() const {
+    if (nap_limit_us_ == 0 || backend_) return false;
+    am::StreamLinks* links = late_peers_ready_.load(std::memory_order_relaxed);
+    return links == nullptr || !links->in_use();
+  }
+  unsigned nap_limit_us() const { return nap_limit_us_; }
+  // PE `pe`'s doorbell as mapped here (direct path), or null.
+  InternalArea::Doorbell* doorbell(int pe) const { return doorbells_[static_cast<size_t>(pe)]; }
   const config::Config& config() const { return config_; }
   bootstrap::Bootstrap& bootstrap() { return *bootstrap_; }
   segments::SegmentTable& segments() { return segments_; }
@@ -177,6 +195,8 @@ class Runtime {
   std::vector<Path> paths_;
   bool oversubscribed_ = false;
   unsigned spin_count_ = 0;
+  unsigned nap_limit_us_ = 0;
+  std::vector<InternalArea::Doorbell*> doorbells_;  // per PE, null off the direct path
 
   segments::SegmentTable segments_;
   std::vector<segments::SharedMemoryFile> files_;  // own segments and mapped peer segments

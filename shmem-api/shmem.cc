@@ -102,8 +102,7 @@ template <typename T>
 void wait_one(T* ivar, int cmp, T value, const char* call) {
   lib(call).check_symmetric(ivar, sizeof(T), "ivar", call);
   Cmp c = comparison(cmp, call);
-  unsigned polls = 0;
-  while (!satisfied(ivar, c, value)) detail::wait_step(&polls);
+  poll(true, [&] { return satisfied(ivar, c, value); });  // napping past the spin budget (core's policy)
 }
 
 // The _all/_any/_some families (scalar or _vector comparison values). `status[i]` != 0 excludes

@@ -14,8 +14,16 @@ static inline int bench_results_enabled(void) {
   return v != NULL && v[0] == '1';
 }
 
+/* BENCH_CONDITION (set by bench/compare/with_burners.sh: "4 CPU burners") names the condition of
+ * the run, appended to the figure so a loaded run's rows stand beside the quiet ones. */
 static inline void bench_result(const char* figure, const char* x, double value, const char* unit) {
-  if (bench_results_enabled()) printf("RESULT\t%s\t%s\t%.6g\t%s\n", figure, x, value, unit);
+  if (!bench_results_enabled()) return;
+  const char* condition = getenv("BENCH_CONDITION");
+  if (condition != NULL && condition[0] != '\0') {
+    printf("RESULT\t%s, %s\t%s\t%.6g\t%s\n", figure, condition, x, value, unit);
+  } else {
+    printf("RESULT\t%s\t%s\t%.6g\t%s\n", figure, x, value, unit);
+  }
 }
 
 static inline void bench_result_bytes(const char* figure, unsigned long bytes, double value,

@@ -18,6 +18,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 gasketrun="$bin/tools/gasketrun/gasketrun --quiet --timeout 150"
+burners="$(cd "$(dirname "$0")" && pwd)/with_burners.sh 4"
 max_bytes=4194304
 [ -z "$quick" ] || max_bytes=65536
 
@@ -38,6 +39,11 @@ cases_for() {
   case_line "$impl" mpi_pingpong "$two" "$dir" pingpong --max "$max_bytes"
   case_line "$impl" mpi_coll "$two" "$dir" coll $quick
   case_line "$impl" mpi_coll-4 "$four" "$dir" coll $quick
+  case_line "$impl" mpi_wavefront "$two" "$dir" wavefront
+  # latency under load (issue 21): the wavefront beside 4 CPU burners (a loaded ping-pong over a
+  # backend path, whose waits still yield, outlasts the 150 s limit), and 8 ranks' collectives
+  case_line "$impl" mpi_wavefront-loaded "$burners $two" "$dir" wavefront
+  case_line "$impl" mpi_coll-8 "${launch//NP/8}" "$dir" coll --quick
   case_line "$impl" mpi_rma "$two" "$dir" rma
   case_line "$impl" shmem_bench "$two" "$dir" shmem_bench "$max_bytes"
   case_line "$impl" shmem_bench-4PEs "$four" "$dir" shmem_bench 0

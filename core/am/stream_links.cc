@@ -86,6 +86,7 @@ Result<std::string> StreamLinks::address() {
     return s;
   }
   listen_fd_ = fd;
+  in_use_.store(true, std::memory_order_relaxed);
   address_ = "127.0.0.1:" + std::to_string(ntohs(sa.sin_port));
   return address_;
 }
@@ -115,6 +116,7 @@ Result<int> StreamLinks::add_peer(const std::string& address, const std::string&
   int pe = link->pe;
   pe_of_address_[address] = pe;
   links_.push_back(std::move(link));
+  in_use_.store(true, std::memory_order_relaxed);
   {
     Status s = connect_link(link_of(pe));
     if (!s.is_ok()) {
@@ -300,6 +302,7 @@ void StreamLinks::progress() {
           link->secret = peer_secret;
           pe_of_address_[address] = pe;
           links_.push_back(std::move(link));
+          in_use_.store(true, std::memory_order_relaxed);
         } else {
           pe = known->second;
         }

@@ -43,6 +43,9 @@ class StreamLinks {
   Result<int> add_peer(const std::string& address, const std::string& secret);
   bool is_peer(int pe) const { return pe >= first_pe_; }
   void register_handler(HandlerId id, Handler handler);
+  // Whether another job's process may send here (a listener is open or a link exists): such
+  // traffic rings no doorbell, so waiters yield instead of napping (core's waiting policy).
+  bool in_use() const { return in_use_.load(std::memory_order_relaxed); }
   // Queues `payload` for handler `id` at late peer `pe`; fails when its link was lost.
   Status send(int pe, HandlerId id, const void* payload, size_t len);
   // Writes what the sockets take, accepts and reads links, runs the handlers of whole messages.
@@ -70,6 +73,7 @@ class StreamLinks {
   std::vector<std::unique_ptr<Link>> unnamed_;  // accepted, HELLO not read yet
   std::vector<Handler> handlers_ = std::vector<Handler>(kMaxHandlers);
   std::atomic<bool> dispatching_{false};
+  std::atomic<bool> in_use_{false};  // listening or linked: traffic may arrive (no nap then)
 };
 
 }  // namespace gasket::core::am

@@ -98,7 +98,7 @@ CellWait CellWait::standard(bool thread_multiple) {
   CellWait w;
   w.progress = standard_progress;
   w.backoff = standard_backoff;
-  w.may_sleep = gasket::oversubscribed() && !thread_multiple;
+  w.may_sleep = !thread_multiple;
   return w;
 }
 
@@ -139,12 +139,16 @@ void CellRound::wait_all() {
 
 // Polls the flag (progress every 16th poll: other traffic needs it rarely, and it costs more than
 // the flag; and after every sleep). When processes outnumber cores, a yield-based wait keeps handing the core back to
-// pollers, so after a few polls the waiter sleeps on the flag's futex and publish() wakes it.
+// pollers, so after a few polls the waiter sleeps on the flag's futex and publish() wakes it;
+// otherwise it sleeps once the core's spin budget is spent, when the core's policy would nap
+// (every peer on the direct path: a loaded machine gives the core away and wakes it at once).
 void CellRound::wait_for(Cell* cell, uint64_t seq) {
-  unsigned polls = 0, step = 0;
+  unsigned polls = 0, step = 0, spun = 0;
   while (!reached(cell, tag_, seq)) {
     if ((++step & 15) == 0) wait_.progress(wait_.ctx);
-    if (wait_.may_sleep && step > 4) {
+    bool sleep_due = gasket::oversubscribed() ? step > 4
+                                              : gasket::detail::spin(&spun, /*pause=*/false) && gasket::detail::nap_allowed();
+    if (wait_.may_sleep && sleep_due) {
       __atomic_add_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
       uint64_t f = __atomic_load_n(&cell->flag, __ATOMIC_SEQ_CST);
       if (!reached(cell, tag_, seq)) {

@@ -91,9 +91,10 @@ struct CellSlot {
 };
 
 // How a member waits: `progress` (every 16th poll) and `backoff` (other polls) with `ctx`;
-// `may_sleep`: sleep on the futex after a few polls (when processes outnumber cores and no other
-// thread of this process could need to run the wait's progress). Default: gasket::progress(),
-// a yield when oversubscribed, sleeping when oversubscribed.
+// `may_sleep`: whether no other thread of this process could need to run the wait's progress;
+// then the waiter sleeps on the flag's futex after a few polls when processes outnumber cores,
+// else past the core's spin budget when the core's policy naps. Default: gasket::progress(),
+// a yield when oversubscribed, sleeping unless MULTIPLE.
 struct CellWait {
   void (*progress)(void* ctx) = nullptr;
   void (*backoff)(void* ctx, unsigned* polls) = nullptr;

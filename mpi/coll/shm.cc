@@ -54,7 +54,7 @@ struct Waiting {
       w->c.backoff(w->g, polls);
     };
     wait.ctx = this;
-    wait.may_sleep = gasket::oversubscribed() && c.thread_level() != MPI_THREAD_MULTIPLE;
+    wait.may_sleep = c.thread_level() != MPI_THREAD_MULTIPLE;
   }
 };
 

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/gasket.h"
 #include "mpi.h"
 #include "mpi/base/arena.h"
 #include "mpi/base/error.h"
@@ -123,14 +124,21 @@ class Context {
     if (context + comm::kContextStride > next_nb_context_) next_nb_context_ = context + comm::kContextStride;
   }
 
-  // Progresses until done() holds (releasing the lock between polls under MULTIPLE).
+  // Progresses until done() holds, with the core's waiting policy (gasket::detail::wait_turn:
+  // spin, then nap until a peer's write rings); under MULTIPLE the lock is released between polls
+  // and the waiter yields instead of napping (another thread's progress rings nobody).
   template <typename Done>
   void wait(Guard& g, Done done) {
     unsigned polls = 0;
+    auto serve = [this] { engine_->progress(); };
     for (;;) {
-      engine_->progress();
+      serve();
       if (done()) return;
-      backoff(g, &polls);
+      if (thread_level_ == MPI_THREAD_MULTIPLE) {
+        backoff(g, &polls);
+      } else if (gasket::detail::wait_turn(&polls, serve, done, /*pause=*/false)) {
+        return;
+      }
     }
   }
   void backoff(Guard& g, unsigned* polls);

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/gasket.h"
+
 namespace gasket::mpi::p2p {
 
 size_t ShmRings::region_bytes(int n_pes, size_t slots, size_t slot_bytes) {
@@ -37,6 +39,7 @@ void ShmRings::commit(int pe, const Header& h) {
               sizeof(Header) - sizeof(uint32_t));
   __atomic_store_n(reinterpret_cast<uint32_t*>(s), static_cast<uint32_t>(n + 1), __ATOMIC_RELEASE);
   sent_[p] = n + 1;
+  gasket::detail::ring(pe);  // a receiver napping in its wait (core's waiting policy) wakes
 }
 
 bool ShmRings::try_send(int pe, const Header& h, const void* body, size_t body_len, const void* data,
@@ -55,6 +58,7 @@ void ShmRings::consume(int src) {
   if (n - ack_sent_[s] >= slots_ / 4 || slots_ < 4) {
     __atomic_store_n(ack_word(src, my_pe_), n, __ATOMIC_RELEASE);
     ack_sent_[s] = n;
+    gasket::detail::ring(src);  // a sender napping on a full ring wakes
   }
 }
 

@@ -4,6 +4,8 @@
 // first word, the sequence flag, is stored last with release order; the receiver polls the flag
 // of its next slot per source. Credits: the receiver stores how many packets it has consumed
 // into the sender's region (every quarter ring); a sender that finds its ring full rereads it.
+// Both stores ring the other side's doorbell (gasket::detail::ring), so a waiter napping past its
+// spin budget wakes at once.
 #pragma once
 
 #include <cstddef>
