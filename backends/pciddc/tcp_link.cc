@@ -59,8 +59,9 @@ struct TcpLink::Connection {
   char* payload_dst = nullptr;
   size_t payload_left = 0;
   uint64_t acks_owed = 0;
-  uint64_t flushes_sent = 0, flushes_acked = 0;
-  bool dirty = false;    // written to since the last quiet
+  // Frames of this connection: sent whole from here, received whole (landed) from the peer, and
+  // the highest count of ours the peer has reported landed (wire::FrameHeader::landed).
+  uint64_t sent = 0, received = 0, landed_at_peer = 0;
   bool sending = false;  // a frame is half-sent
 };
 
@@ -120,9 +121,7 @@ Status TcpLink::write(const SendEntry& e) {
   std::lock_guard<std::mutex> lock(mutex_);
   Status st = connect_locked(e.dst_pe);
   if (!st.is_ok()) return st;
-  Connection& c = *open_[static_cast<size_t>(e.dst_pe)];
-  c.dirty = true;
-  return send_frame_locked(c, header_for(e), e.src);
+  return send_frame_locked(*open_[static_cast<size_t>(e.dst_pe)], header_for(e), e.src);
 }
 
 Status TcpLink::quiet() {
@@ -131,17 +130,21 @@ Status TcpLink::quiet() {
   h.magic = wire::kFrameMagic;
   h.src_pe = static_cast<uint32_t>(options_.my_pe);
   h.kind = static_cast<uint8_t>(wire::FrameKind::kFlushRequest);
-  for (Connection* c : open_) {
-    if (c == nullptr || !c->dirty) continue;
-    c->dirty = false;
-    ++c->flushes_sent;
+  // Frames each peer must report landed; a flush request goes only where its reverse traffic has
+  // not already acknowledged them all (wire.h), and all requests leave before any is waited for.
+  std::vector<uint64_t> due(static_cast<size_t>(options_.n_pes), 0);
+  for (int pe = 0; pe < options_.n_pes; ++pe) {
+    Connection* c = open_[static_cast<size_t>(pe)];
+    if (c == nullptr || c->landed_at_peer >= c->sent) continue;
+    due[static_cast<size_t>(pe)] = c->sent;
+    ++flush_requests_;
     Status st = send_frame_locked(*c, h, nullptr);
     if (!st.is_ok()) return st;
   }
   for (int pe = 0; pe < options_.n_pes; ++pe) {
     for (;;) {
       Connection* c = open_[static_cast<size_t>(pe)];
-      if (c == nullptr || c->flushes_acked >= c->flushes_sent) break;
+      if (c == nullptr || c->landed_at_peer >= due[static_cast<size_t>(pe)]) break;
       Status st = receive_locked(1, true);
       if (!st.is_ok()) return st;
       if (open_[static_cast<size_t>(pe)] == nullptr) {
@@ -247,7 +250,8 @@ Status TcpLink::connect_locked(int pe) {
   return Status::ok();
 }
 
-Status TcpLink::send_frame_locked(Connection& c, const wire::FrameHeader& h, const void* payload) {
+Status TcpLink::send_frame_locked(Connection& c, wire::FrameHeader h, const void* payload) {
+  h.landed = c.received;
   c.sending = true;
   iovec iov[2] = {{const_cast<wire::FrameHeader*>(&h), sizeof h},
                   {const_cast<void*>(payload), payload == nullptr ? 0 : h.length}};
@@ -293,6 +297,7 @@ Status TcpLink::send_frame_locked(Connection& c, const wire::FrameHeader& h, con
   }
   c.sending = false;
   if (!st.is_ok()) return st;
+  ++c.sent;
   ++frames_sent_;
   return send_owed_acks_locked(c);
 }
@@ -466,16 +471,23 @@ Status TcpLink::receive_from_locked(Connection& c, bool send_acks) {
       if (c.header_got < sizeof c.header) continue;
       char* dst = nullptr;
       Status st = wire::check_frame(c.header, me, c.pe, windows_, &dst);
+      if (st.is_ok() && c.header.landed > c.sent) {
+        st = Status(StatusCode::kProtocolError, "pciddc/tcp: PE " + std::to_string(me) + ": frame from " +
+                                                    pe_name(c.pe) + " reports " + std::to_string(c.header.landed) +
+                                                    " frames landed, but only " + std::to_string(c.sent) +
+                                                    " were sent to it");
+      }
       if (!st.is_ok()) {
         close_locked(c);
         return st;
       }
+      if (c.header.landed > c.landed_at_peer) c.landed_at_peer = c.header.landed;
       auto kind = static_cast<wire::FrameKind>(c.header.kind);
       if (kind != wire::FrameKind::kWrite) {
         c.header_got = 0;
+        ++c.received;
         ++frames;
         if (kind == wire::FrameKind::kFlushRequest) ++c.acks_owed;
-        if (kind == wire::FrameKind::kFlushAck) ++c.flushes_acked;
         continue;
       }
       c.payload_dst = dst;
@@ -502,6 +514,7 @@ Status TcpLink::receive_from_locked(Connection& c, bool send_acks) {
     }
     // A whole write has landed.
     c.header_got = 0;
+    ++c.received;
     ++frames;
     ++frames_received_;
     if ((c.header.flags & kNotifyReceiver) != 0) options_.notify(c.pe, c.header.id);
@@ -526,6 +539,7 @@ std::string TcpLink::describe() const {
   for (Connection* c : open_) open += c != nullptr ? 1 : 0;
   return "link tcp, port " + std::to_string(port_) + ", " + std::to_string(open) + " connections, " +
          std::to_string(frames_sent_) + " frames sent, " + std::to_string(frames_received_) + " received, " +
+         std::to_string(flush_requests_) + " flush requests, " +
          std::to_string(rejected_) + " connections rejected";
 }
 

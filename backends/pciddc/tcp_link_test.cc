@@ -175,7 +175,7 @@ BOOST_AUTO_TEST_CASE(truncated_header_is_reported) {
   c.hang_up();
   Status st = r.serve_until([] { return false; });
   BOOST_TEST(st.code() == StatusCode::kProtocolError);
-  BOOST_TEST(st.message().find("connection from PE 1 dropped mid-header (10 of 32 header bytes)") != std::string::npos,
+  BOOST_TEST(st.message().find("connection from PE 1 dropped mid-header (10 of 40 header bytes)") != std::string::npos,
              st.message());
   BOOST_TEST(untouched(r));
 }
@@ -319,4 +319,108 @@ BOOST_AUTO_TEST_CASE(two_links_writing_at_once_share_one_connection_in_order) {
   BOOST_TEST(seg0[kMaxEntryBytes - 1] == 'b');
   BOOST_TEST(links[0]->describe().find("1 connections") != std::string::npos, links[0]->describe());
   BOOST_TEST(links[1]->describe().find("1 connections") != std::string::npos, links[1]->describe());
+}
+
+// Every frame acknowledges the frames its sender has received (wire::FrameHeader::landed), so a
+// quiet after reverse traffic needs no flush round trip, and one without waits for an
+// acknowledgement that covers its writes (issue 21: one flush round trip per MPI_Win_flush_local).
+namespace {
+wire::FrameHeader read_frame(Client& c, std::vector<char>* payload) {
+  wire::FrameHeader h{};
+  BOOST_TEST_REQUIRE(recv(c.fd, &h, sizeof h, MSG_WAITALL) == static_cast<ssize_t>(sizeof h));
+  payload->resize(h.length);
+  if (h.length > 0) BOOST_TEST_REQUIRE(recv(c.fd, payload->data(), h.length, MSG_WAITALL) == static_cast<ssize_t>(h.length));
+  return h;
+}
+
+void control_frame(Client& c, wire::FrameKind kind, uint64_t landed) {
+  wire::FrameHeader h{};
+  h.magic = wire::kFrameMagic;
+  h.src_pe = 1;
+  h.kind = static_cast<uint8_t>(kind);
+  h.landed = landed;
+  c.send_bytes(&h, sizeof h);
+}
+
+void write_to_client(Receiver& r, const char* text) {
+  SendEntry e;
+  e.id = 3;
+  e.dst_pe = 1;
+  e.dst = gasket::backend::RemoteAddress{1, 0};
+  e.src = text;
+  e.length = static_cast<uint32_t>(std::strlen(text));
+  e.flags = kLastOfMessage;
+  BOOST_TEST_REQUIRE(r.link->write(e).is_ok());
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(quiet_waits_for_an_acknowledgement_covering_its_writes) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  write_to_client(r, "first");
+  std::atomic<bool> quiet_done{false};
+  Status quiet_status;
+  std::thread quiet([&] {
+    quiet_status = r.link->quiet();
+    quiet_done = true;
+  });
+  std::vector<char> payload;
+  wire::FrameHeader w = read_frame(c, &payload);
+  BOOST_TEST(w.kind == static_cast<uint8_t>(wire::FrameKind::kWrite));
+  BOOST_TEST(std::string(payload.begin(), payload.end()) == "first");
+  wire::FrameHeader f = read_frame(c, &payload);
+  BOOST_TEST_REQUIRE(f.kind == static_cast<uint8_t>(wire::FrameKind::kFlushRequest));
+  // A frame acknowledging nothing of PE 0's does not complete the quiet ...
+  control_frame(c, wire::FrameKind::kFlushAck, 0);
+  usleep(50000);
+  BOOST_TEST(!quiet_done.load());
+  // ... one acknowledging the write does (any kind of frame may carry it).
+  control_frame(c, wire::FrameKind::kFlushRequest, 1);
+  quiet.join();
+  BOOST_TEST(quiet_status.is_ok(), quiet_status.message());
+  BOOST_TEST(r.link->describe().find("1 flush requests") != std::string::npos, r.link->describe());
+}
+
+BOOST_AUTO_TEST_CASE(quiet_after_reverse_traffic_sends_no_flush_request) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  write_to_client(r, "data");
+  std::vector<char> payload;
+  BOOST_TEST_REQUIRE(read_frame(c, &payload).kind == static_cast<uint8_t>(wire::FrameKind::kWrite));
+  // The peer's next frame (a write into PE 0, as a reply would be) acknowledges PE 0's write.
+  wire::FrameHeader h{};
+  h.magic = wire::kFrameMagic;
+  h.src_pe = 1;
+  h.segment = 1;
+  h.offset = 100;
+  h.length = 5;
+  h.flags = kLastOfMessage;
+  h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
+  h.landed = 1;
+  c.send_bytes(&h, sizeof h);
+  c.send_bytes("reply", 5);
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return std::memcmp(r.segment() + 100, "reply", 5) == 0; }).is_ok());
+  Status st = r.link->quiet();
+  BOOST_TEST(st.is_ok(), st.message());
+  BOOST_TEST(r.link->describe().find("0 flush requests") != std::string::npos, r.link->describe());
+  // The frame PE 0 sends next (a flush answer) reports the peer's frame as landed.
+  control_frame(c, wire::FrameKind::kFlushRequest, 1);
+  char peek;
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 1; }).is_ok());
+  wire::FrameHeader ack = read_frame(c, &payload);
+  BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
+  BOOST_TEST(ack.landed == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(frame_acknowledging_more_than_was_sent_is_rejected) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  control_frame(c, wire::FrameKind::kFlushAck, 5);
+  Status st = r.serve_until([] { return false; });
+  BOOST_TEST(st.code() == StatusCode::kProtocolError);
+  BOOST_TEST(st.message().find("frame from PE 1 reports 5 frames landed, but only 0 were sent to it") != std::string::npos,
+             st.message());
 }
