@@ -10,6 +10,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -21,6 +22,9 @@ namespace gasket::backend::pciddc {
 namespace {
 constexpr int kConnectTimeoutSeconds = 60;
 constexpr int kFramesPerService = 64;  // fairness between connections
+// Incoming bytes are read in blocks of up to this size, so that a run of small frames costs one
+// recv, not two per frame; a payload at least this long is received straight into its segment.
+constexpr size_t kStagingBytes = 64 * 1024;
 
 std::string pe_name(int pe) { return "PE " + std::to_string(pe); }
 
@@ -56,6 +60,27 @@ struct TcpLink::Connection {
   std::string hello;  // bytes of an incoming hello received so far
   wire::FrameHeader header{};
   size_t header_got = 0;
+  // Bytes read from the socket but not yet consumed: [staged_begin, staged_end) of `staging`.
+  std::unique_ptr<char[]> staging;
+  size_t staged_begin = 0, staged_end = 0;
+
+  // Like recv(fd, dst, want, MSG_DONTWAIT), but through the staging buffer: bytes already read
+  // are handed out first, and the socket is read a block at a time (or straight into `dst` for a
+  // long payload). Returns the bytes given, 0 when the peer closed, or -1 (errno set).
+  ssize_t take(void* dst, size_t want) {
+    if (staged_begin == staged_end) {
+      if (want >= kStagingBytes) return ::recv(fd, dst, want, MSG_DONTWAIT);
+      if (!staging) staging.reset(new char[kStagingBytes]);
+      ssize_t n = ::recv(fd, staging.get(), kStagingBytes, MSG_DONTWAIT);
+      if (n <= 0) return n;
+      staged_begin = 0;
+      staged_end = static_cast<size_t>(n);
+    }
+    size_t n = std::min(want, staged_end - staged_begin);
+    std::memcpy(dst, staging.get() + staged_begin, n);
+    staged_begin += n;
+    return static_cast<ssize_t>(n);
+  }
   char* payload_dst = nullptr;
   size_t payload_left = 0;
   uint64_t acks_owed = 0;
@@ -320,15 +345,18 @@ Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
   std::vector<Connection*> polled;  // stable: nested calls may add connections
   fds.reserve(connections_.size() + 1);
   fds.push_back(pollfd{listen_fd_, POLLIN, 0});
+  bool staged = false;  // bytes already read wait in a staging buffer: do not sleep in poll
   for (auto& c : connections_) {
     fds.push_back(pollfd{c->fd, POLLIN, 0});
     polled.push_back(c.get());
+    staged = staged || c->staged_begin < c->staged_end;
   }
+  if (staged) timeout_ms = 0;
   ++receive_depth_;
   int rc = poll(fds.data(), fds.size(), timeout_ms);
   if (rc < 0 && errno != EINTR) return syscall_error(options_.my_pe, "poll");
   Status st = Status::ok();
-  if (rc > 0) {
+  if (rc > 0 || staged) {
     if (fds[0].revents != 0) {
       for (;;) {
         sockaddr_storage addr{};
@@ -345,8 +373,8 @@ Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
     }
     // Only the sockets polled (connections accepted just now are read on the next call).
     for (size_t i = 1; i < fds.size() && st.is_ok(); ++i) {
-      if (fds[i].revents == 0) continue;
       Connection& c = *polled[i - 1];
+      if (fds[i].revents == 0 && c.staged_begin == c.staged_end) continue;
       if (c.state != Connection::State::kClosed) st = receive_from_locked(c, send_acks);
     }
   }
@@ -365,6 +393,7 @@ Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
 void TcpLink::close_locked(Connection& c) {
   if (c.fd >= 0) ::close(c.fd);
   c.fd = -1;
+  c.staged_begin = c.staged_end = 0;  // what a closed connection left unread is dropped
   c.state = Connection::State::kClosed;
   if (c.pe >= 0 && open_[static_cast<size_t>(c.pe)] == &c) open_[static_cast<size_t>(c.pe)] = nullptr;
 }
@@ -451,8 +480,7 @@ Status TcpLink::receive_from_locked(Connection& c, bool send_acks) {
   }
   for (int frames = 0; frames < kFramesPerService && c.state == Connection::State::kOpen;) {
     if (c.payload_left == 0 && c.header_got < sizeof c.header) {
-      ssize_t n = ::recv(c.fd, reinterpret_cast<char*>(&c.header) + c.header_got, sizeof c.header - c.header_got,
-                         MSG_DONTWAIT);
+      ssize_t n = c.take(reinterpret_cast<char*>(&c.header) + c.header_got, sizeof c.header - c.header_got);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
       if (n <= 0) {
         int err = errno;
@@ -494,7 +522,7 @@ Status TcpLink::receive_from_locked(Connection& c, bool send_acks) {
       c.payload_left = c.header.length;
     }
     if (c.payload_left > 0) {
-      ssize_t n = ::recv(c.fd, c.payload_dst, c.payload_left, MSG_DONTWAIT);
+      ssize_t n = c.take(c.payload_dst, c.payload_left);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
       if (n <= 0) {
         int err = errno;

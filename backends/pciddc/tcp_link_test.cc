@@ -424,3 +424,39 @@ BOOST_AUTO_TEST_CASE(frame_acknowledging_more_than_was_sent_is_rejected) {
   BOOST_TEST(st.message().find("frame from PE 1 reports 5 frames landed, but only 0 were sent to it") != std::string::npos,
              st.message());
 }
+
+// Frames read a block at a time (the staging buffer): a burst of small frames sent in one piece,
+// whose last header is cut in two, lands whole and in order, and the cut frame lands once its
+// second half arrives.
+BOOST_AUTO_TEST_CASE(burst_of_small_frames_read_in_blocks_lands_in_order) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  constexpr uint32_t kFrames = 50;
+  std::string burst;
+  for (uint32_t i = 0; i <= kFrames; ++i) {
+    wire::FrameHeader h{};
+    h.magic = wire::kFrameMagic;
+    h.src_pe = 1;
+    h.segment = 1;
+    h.offset = 8 * i;
+    h.length = 8;
+    h.id = i;
+    h.flags = kLastOfMessage | kNotifyReceiver;
+    h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
+    burst.append(reinterpret_cast<const char*>(&h), sizeof h);
+    burst.append(8, static_cast<char>('A' + i % 26));
+  }
+  const size_t cut = burst.size() - 8 - 20;  // 20 bytes into the last frame's header
+  c.send_bytes(burst.data(), cut);
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return r.notified.size() == kFrames; }).is_ok());
+  for (uint32_t i = 0; i < kFrames; ++i) {
+    BOOST_TEST_REQUIRE(r.notified[i].second == i);
+    BOOST_TEST_REQUIRE(r.segment()[8 * i + 7] == static_cast<char>('A' + i % 26));
+  }
+  BOOST_TEST(r.segment()[8 * kFrames] == 0);
+  c.send_bytes(burst.data() + cut, burst.size() - cut);
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return r.notified.size() == kFrames + 1; }).is_ok());
+  BOOST_TEST(r.segment()[8 * kFrames + 7] == static_cast<char>('A' + kFrames % 26));
+  BOOST_TEST(untouched(r, 8 * (kFrames + 1)));
+}
