@@ -83,10 +83,13 @@ struct TcpLink::Connection {
   }
   char* payload_dst = nullptr;
   size_t payload_left = 0;
-  uint64_t acks_owed = 0;
   // Frames of this connection: sent whole from here, received whole (landed) from the peer, and
   // the highest count of ours the peer has reported landed (wire::FrameHeader::landed).
   uint64_t sent = 0, received = 0, landed_at_peer = 0;
+  // Acknowledgements owed: the landed count the peer's last flush request needs to hear, and the
+  // highest landed count a frame sent whole from here has told it. Any frame answers a request.
+  uint64_t ack_due = 0, landed_told = 0;
+  bool ack_owed() const { return landed_told < ack_due; }
   bool sending = false;  // a frame is half-sent
 };
 
@@ -324,20 +327,17 @@ Status TcpLink::send_frame_locked(Connection& c, wire::FrameHeader h, const void
   if (!st.is_ok()) return st;
   ++c.sent;
   ++frames_sent_;
-  return send_owed_acks_locked(c);
+  c.landed_told = std::max(c.landed_told, h.landed);
+  return send_owed_ack_locked(c);
 }
 
-Status TcpLink::send_owed_acks_locked(Connection& c) {
+Status TcpLink::send_owed_ack_locked(Connection& c) {
+  if (!c.ack_owed() || c.state != Connection::State::kOpen || c.sending) return Status::ok();
   wire::FrameHeader h{};
   h.magic = wire::kFrameMagic;
   h.src_pe = static_cast<uint32_t>(options_.my_pe);
   h.kind = static_cast<uint8_t>(wire::FrameKind::kFlushAck);
-  while (c.acks_owed > 0 && c.state == Connection::State::kOpen && !c.sending) {
-    --c.acks_owed;
-    Status st = send_frame_locked(c, h, nullptr);
-    if (!st.is_ok()) return st;
-  }
-  return Status::ok();
+  return send_frame_locked(c, h, nullptr);  // one frame answers every request received so far
 }
 
 Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
@@ -352,9 +352,9 @@ Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
     staged = staged || c->staged_begin < c->staged_end;
   }
   if (staged) timeout_ms = 0;
-  ++receive_depth_;
   int rc = poll(fds.data(), fds.size(), timeout_ms);
   if (rc < 0 && errno != EINTR) return syscall_error(options_.my_pe, "poll");
+  ++receive_depth_;
   Status st = Status::ok();
   if (rc > 0 || staged) {
     if (fds[0].revents != 0) {
@@ -375,8 +375,15 @@ Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
     for (size_t i = 1; i < fds.size() && st.is_ok(); ++i) {
       Connection& c = *polled[i - 1];
       if (fds[i].revents == 0 && c.staged_begin == c.staged_end) continue;
-      if (c.state != Connection::State::kClosed) st = receive_from_locked(c, send_acks);
+      if (c.state != Connection::State::kClosed) st = receive_from_locked(c);
     }
+  }
+  // Answer flush requests on every connection, not only those read just now: a request read while
+  // a send to another peer was blocked (send_acks false) leaves its peer waiting in quiet(), and
+  // that peer sends nothing more that would bring this connection up in poll (issue 21's triangle
+  // hang: PE 2 in quiet() after a rendezvous put, PE 0 owing the answer and polling forever).
+  for (size_t pe = 0; send_acks && st.is_ok() && pe < open_.size(); ++pe) {
+    if (open_[pe] != nullptr) st = send_owed_ack_locked(*open_[pe]);
   }
   // Forget closed sockets, from the outermost call only (callers up the stack hold pointers).
   if (--receive_depth_ > 0) return st;
@@ -435,7 +442,7 @@ Status TcpLink::finish_hello_locked(Connection& c) {
   return Status::ok();
 }
 
-Status TcpLink::receive_from_locked(Connection& c, bool send_acks) {
+Status TcpLink::receive_from_locked(Connection& c) {
   const int me = options_.my_pe;
   if (c.state == Connection::State::kAwaitHello) {
     for (;;) {
@@ -515,7 +522,7 @@ Status TcpLink::receive_from_locked(Connection& c, bool send_acks) {
         c.header_got = 0;
         ++c.received;
         ++frames;
-        if (kind == wire::FrameKind::kFlushRequest) ++c.acks_owed;
+        if (kind == wire::FrameKind::kFlushRequest) c.ack_due = c.received;
         continue;
       }
       c.payload_dst = dst;
@@ -547,7 +554,6 @@ Status TcpLink::receive_from_locked(Connection& c, bool send_acks) {
     ++frames_received_;
     if ((c.header.flags & kNotifyReceiver) != 0) options_.notify(c.pe, c.header.id);
   }
-  if (send_acks && c.state == Connection::State::kOpen) return send_owed_acks_locked(c);
   return Status::ok();
 }
 

@@ -76,10 +76,12 @@ class TcpLink final : public Link {
 
   Status connect_locked(int pe);
   Status send_frame_locked(Connection& c, wire::FrameHeader h, const void* payload);
-  Status send_owed_acks_locked(Connection& c);
-  // Receives from every socket (and accepts); `timeout_ms` > 0 waits for input that long.
+  // Sends a flush acknowledgement where a request is not yet answered by a frame sent since.
+  Status send_owed_ack_locked(Connection& c);
+  // Receives from every socket (and accepts); `timeout_ms` > 0 waits for input that long. With
+  // `send_acks` (never inside a blocked send) it then answers the flush requests of every peer.
   Status receive_locked(int timeout_ms, bool send_acks);
-  Status receive_from_locked(Connection& c, bool send_acks);
+  Status receive_from_locked(Connection& c);
   Status finish_hello_locked(Connection& c);
   void reject_locked(Connection& c, const std::string& why);
   void close_locked(Connection& c);
