@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tests/mpi/check.h"
+#include "tests/hangs/loop.h"
 
 enum { kBytes = 4 << 20, kBurst = 4 };
 
@@ -15,11 +15,8 @@ static uint32_t word(int from, int round, int slot, size_t i) {
 }
 
 int main(int argc, char** argv) {
-  MPI_OK(MPI_Init(&argc, &argv));
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int rounds = argc > 1 ? atoi(argv[1]) : 10;
+  int rounds = start_rounds(&argc, &argv, 10, &rank, &size);
   const size_t words = kBytes / sizeof(uint32_t);
   uint32_t* window = NULL;
   MPI_Win win;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tests/mpi/check.h"
+#include "tests/hangs/loop.h"
 
 enum { kBytes = 1 << 20 };
 
@@ -16,11 +16,8 @@ static unsigned char pattern(int owner, int round, size_t i) {
 }
 
 int main(int argc, char** argv) {
-  MPI_OK(MPI_Init(&argc, &argv));
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int rounds = argc > 1 ? atoi(argv[1]) : 20;
+  int rounds = start_rounds(&argc, &argv, 20, &rank, &size);
   unsigned char* exposed = malloc(kBytes);
   unsigned char* got = malloc(kBytes);
   CHECK(exposed != NULL && got != NULL);

@@ -9,7 +9,7 @@
  * the maximum and the minimum. Rounds from argv[1] (default 20). */
 #include <string.h>
 
-#include "tests/mpi/check.h"
+#include "tests/hangs/loop.h"
 
 #define PAIR_ROUNDS(NAME, TYPE, PAIR)                                                               \
   static void NAME(MPI_Win win, int rank, int size, int rounds) {                                    \
@@ -73,11 +73,8 @@ PAIR_ROUNDS(long_int_rounds, MPI_LONG_INT, LongInt)
 PAIR_ROUNDS(two_int_rounds, MPI_2INT, TwoInt)
 
 int main(int argc, char** argv) {
-  MPI_OK(MPI_Init(&argc, &argv));
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int rounds = argc > 1 ? atoi(argv[1]) : 20;
+  int rounds = start_rounds(&argc, &argv, 20, &rank, &size);
   /* one window per type, its element the pair's own size (holes included) */
   void* memory[3];
   MPI_Win win[3];
