@@ -10,6 +10,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -21,6 +22,9 @@ namespace gasket::backend::pciddc {
 namespace {
 constexpr int kConnectTimeoutSeconds = 60;
 constexpr int kFramesPerService = 64;  // fairness between connections
+// Incoming bytes are read in blocks of up to this size, so that a run of small frames costs one
+// recv, not two per frame; a payload at least this long is received straight into its segment.
+constexpr size_t kStagingBytes = 64 * 1024;
 
 std::string pe_name(int pe) { return "PE " + std::to_string(pe); }
 
@@ -56,11 +60,36 @@ struct TcpLink::Connection {
   std::string hello;  // bytes of an incoming hello received so far
   wire::FrameHeader header{};
   size_t header_got = 0;
+  // Bytes read from the socket but not yet consumed: [staged_begin, staged_end) of `staging`.
+  std::unique_ptr<char[]> staging;
+  size_t staged_begin = 0, staged_end = 0;
+
+  // Like recv(fd, dst, want, MSG_DONTWAIT), but through the staging buffer: bytes already read
+  // are handed out first, and the socket is read a block at a time (or straight into `dst` for a
+  // long payload). Returns the bytes given, 0 when the peer closed, or -1 (errno set).
+  ssize_t take(void* dst, size_t want) {
+    if (staged_begin == staged_end) {
+      if (want >= kStagingBytes) return ::recv(fd, dst, want, MSG_DONTWAIT);
+      if (!staging) staging.reset(new char[kStagingBytes]);
+      ssize_t n = ::recv(fd, staging.get(), kStagingBytes, MSG_DONTWAIT);
+      if (n <= 0) return n;
+      staged_begin = 0;
+      staged_end = static_cast<size_t>(n);
+    }
+    size_t n = std::min(want, staged_end - staged_begin);
+    std::memcpy(dst, staging.get() + staged_begin, n);
+    staged_begin += n;
+    return static_cast<ssize_t>(n);
+  }
   char* payload_dst = nullptr;
   size_t payload_left = 0;
-  uint64_t acks_owed = 0;
-  uint64_t flushes_sent = 0, flushes_acked = 0;
-  bool dirty = false;    // written to since the last quiet
+  // Frames of this connection: sent whole from here, received whole (landed) from the peer, and
+  // the highest count of ours the peer has reported landed (wire::FrameHeader::landed).
+  uint64_t sent = 0, received = 0, landed_at_peer = 0;
+  // Acknowledgements owed: the landed count the peer's last flush request needs to hear, and the
+  // highest landed count a frame sent whole from here has told it. Any frame answers a request.
+  uint64_t ack_due = 0, landed_told = 0;
+  bool ack_owed() const { return landed_told < ack_due; }
   bool sending = false;  // a frame is half-sent
 };
 
@@ -120,9 +149,7 @@ Status TcpLink::write(const SendEntry& e) {
   std::lock_guard<std::mutex> lock(mutex_);
   Status st = connect_locked(e.dst_pe);
   if (!st.is_ok()) return st;
-  Connection& c = *open_[static_cast<size_t>(e.dst_pe)];
-  c.dirty = true;
-  return send_frame_locked(c, header_for(e), e.src);
+  return send_frame_locked(*open_[static_cast<size_t>(e.dst_pe)], header_for(e), e.src);
 }
 
 Status TcpLink::quiet() {
@@ -131,17 +158,21 @@ Status TcpLink::quiet() {
   h.magic = wire::kFrameMagic;
   h.src_pe = static_cast<uint32_t>(options_.my_pe);
   h.kind = static_cast<uint8_t>(wire::FrameKind::kFlushRequest);
-  for (Connection* c : open_) {
-    if (c == nullptr || !c->dirty) continue;
-    c->dirty = false;
-    ++c->flushes_sent;
+  // Frames each peer must report landed; a flush request goes only where its reverse traffic has
+  // not already acknowledged them all (wire.h), and all requests leave before any is waited for.
+  std::vector<uint64_t> due(static_cast<size_t>(options_.n_pes), 0);
+  for (int pe = 0; pe < options_.n_pes; ++pe) {
+    Connection* c = open_[static_cast<size_t>(pe)];
+    if (c == nullptr || c->landed_at_peer >= c->sent) continue;
+    due[static_cast<size_t>(pe)] = c->sent;
+    ++flush_requests_;
     Status st = send_frame_locked(*c, h, nullptr);
     if (!st.is_ok()) return st;
   }
   for (int pe = 0; pe < options_.n_pes; ++pe) {
     for (;;) {
       Connection* c = open_[static_cast<size_t>(pe)];
-      if (c == nullptr || c->flushes_acked >= c->flushes_sent) break;
+      if (c == nullptr || c->landed_at_peer >= due[static_cast<size_t>(pe)]) break;
       Status st = receive_locked(1, true);
       if (!st.is_ok()) return st;
       if (open_[static_cast<size_t>(pe)] == nullptr) {
@@ -247,7 +278,8 @@ Status TcpLink::connect_locked(int pe) {
   return Status::ok();
 }
 
-Status TcpLink::send_frame_locked(Connection& c, const wire::FrameHeader& h, const void* payload) {
+Status TcpLink::send_frame_locked(Connection& c, wire::FrameHeader h, const void* payload) {
+  h.landed = c.received;
   c.sending = true;
   iovec iov[2] = {{const_cast<wire::FrameHeader*>(&h), sizeof h},
                   {const_cast<void*>(payload), payload == nullptr ? 0 : h.length}};
@@ -293,21 +325,19 @@ Status TcpLink::send_frame_locked(Connection& c, const wire::FrameHeader& h, con
   }
   c.sending = false;
   if (!st.is_ok()) return st;
+  ++c.sent;
   ++frames_sent_;
-  return send_owed_acks_locked(c);
+  c.landed_told = std::max(c.landed_told, h.landed);
+  return send_owed_ack_locked(c);
 }
 
-Status TcpLink::send_owed_acks_locked(Connection& c) {
+Status TcpLink::send_owed_ack_locked(Connection& c) {
+  if (!c.ack_owed() || c.state != Connection::State::kOpen || c.sending) return Status::ok();
   wire::FrameHeader h{};
   h.magic = wire::kFrameMagic;
   h.src_pe = static_cast<uint32_t>(options_.my_pe);
   h.kind = static_cast<uint8_t>(wire::FrameKind::kFlushAck);
-  while (c.acks_owed > 0 && c.state == Connection::State::kOpen && !c.sending) {
-    --c.acks_owed;
-    Status st = send_frame_locked(c, h, nullptr);
-    if (!st.is_ok()) return st;
-  }
-  return Status::ok();
+  return send_frame_locked(c, h, nullptr);  // one frame answers every request received so far
 }
 
 Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
@@ -315,15 +345,18 @@ Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
   std::vector<Connection*> polled;  // stable: nested calls may add connections
   fds.reserve(connections_.size() + 1);
   fds.push_back(pollfd{listen_fd_, POLLIN, 0});
+  bool staged = false;  // bytes already read wait in a staging buffer: do not sleep in poll
   for (auto& c : connections_) {
     fds.push_back(pollfd{c->fd, POLLIN, 0});
     polled.push_back(c.get());
+    staged = staged || c->staged_begin < c->staged_end;
   }
-  ++receive_depth_;
+  if (staged) timeout_ms = 0;
   int rc = poll(fds.data(), fds.size(), timeout_ms);
   if (rc < 0 && errno != EINTR) return syscall_error(options_.my_pe, "poll");
+  ++receive_depth_;
   Status st = Status::ok();
-  if (rc > 0) {
+  if (rc > 0 || staged) {
     if (fds[0].revents != 0) {
       for (;;) {
         sockaddr_storage addr{};
@@ -340,10 +373,17 @@ Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
     }
     // Only the sockets polled (connections accepted just now are read on the next call).
     for (size_t i = 1; i < fds.size() && st.is_ok(); ++i) {
-      if (fds[i].revents == 0) continue;
       Connection& c = *polled[i - 1];
-      if (c.state != Connection::State::kClosed) st = receive_from_locked(c, send_acks);
+      if (fds[i].revents == 0 && c.staged_begin == c.staged_end) continue;
+      if (c.state != Connection::State::kClosed) st = receive_from_locked(c);
     }
+  }
+  // Answer flush requests on every connection, not only those read just now: a request read while
+  // a send to another peer was blocked (send_acks false) leaves its peer waiting in quiet(), and
+  // that peer sends nothing more that would bring this connection up in poll (issue 21's triangle
+  // hang: PE 2 in quiet() after a rendezvous put, PE 0 owing the answer and polling forever).
+  for (size_t pe = 0; send_acks && st.is_ok() && pe < open_.size(); ++pe) {
+    if (open_[pe] != nullptr) st = send_owed_ack_locked(*open_[pe]);
   }
   // Forget closed sockets, from the outermost call only (callers up the stack hold pointers).
   if (--receive_depth_ > 0) return st;
@@ -360,6 +400,7 @@ Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
 void TcpLink::close_locked(Connection& c) {
   if (c.fd >= 0) ::close(c.fd);
   c.fd = -1;
+  c.staged_begin = c.staged_end = 0;  // what a closed connection left unread is dropped
   c.state = Connection::State::kClosed;
   if (c.pe >= 0 && open_[static_cast<size_t>(c.pe)] == &c) open_[static_cast<size_t>(c.pe)] = nullptr;
 }
@@ -401,7 +442,7 @@ Status TcpLink::finish_hello_locked(Connection& c) {
   return Status::ok();
 }
 
-Status TcpLink::receive_from_locked(Connection& c, bool send_acks) {
+Status TcpLink::receive_from_locked(Connection& c) {
   const int me = options_.my_pe;
   if (c.state == Connection::State::kAwaitHello) {
     for (;;) {
@@ -446,8 +487,7 @@ Status TcpLink::receive_from_locked(Connection& c, bool send_acks) {
   }
   for (int frames = 0; frames < kFramesPerService && c.state == Connection::State::kOpen;) {
     if (c.payload_left == 0 && c.header_got < sizeof c.header) {
-      ssize_t n = ::recv(c.fd, reinterpret_cast<char*>(&c.header) + c.header_got, sizeof c.header - c.header_got,
-                         MSG_DONTWAIT);
+      ssize_t n = c.take(reinterpret_cast<char*>(&c.header) + c.header_got, sizeof c.header - c.header_got);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
       if (n <= 0) {
         int err = errno;
@@ -466,23 +506,30 @@ Status TcpLink::receive_from_locked(Connection& c, bool send_acks) {
       if (c.header_got < sizeof c.header) continue;
       char* dst = nullptr;
       Status st = wire::check_frame(c.header, me, c.pe, windows_, &dst);
+      if (st.is_ok() && c.header.landed > c.sent) {
+        st = Status(StatusCode::kProtocolError, "pciddc/tcp: PE " + std::to_string(me) + ": frame from " +
+                                                    pe_name(c.pe) + " reports " + std::to_string(c.header.landed) +
+                                                    " frames landed, but only " + std::to_string(c.sent) +
+                                                    " were sent to it");
+      }
       if (!st.is_ok()) {
         close_locked(c);
         return st;
       }
+      if (c.header.landed > c.landed_at_peer) c.landed_at_peer = c.header.landed;
       auto kind = static_cast<wire::FrameKind>(c.header.kind);
       if (kind != wire::FrameKind::kWrite) {
         c.header_got = 0;
+        ++c.received;
         ++frames;
-        if (kind == wire::FrameKind::kFlushRequest) ++c.acks_owed;
-        if (kind == wire::FrameKind::kFlushAck) ++c.flushes_acked;
+        if (kind == wire::FrameKind::kFlushRequest) c.ack_due = c.received;
         continue;
       }
       c.payload_dst = dst;
       c.payload_left = c.header.length;
     }
     if (c.payload_left > 0) {
-      ssize_t n = ::recv(c.fd, c.payload_dst, c.payload_left, MSG_DONTWAIT);
+      ssize_t n = c.take(c.payload_dst, c.payload_left);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
       if (n <= 0) {
         int err = errno;
@@ -502,11 +549,11 @@ Status TcpLink::receive_from_locked(Connection& c, bool send_acks) {
     }
     // A whole write has landed.
     c.header_got = 0;
+    ++c.received;
     ++frames;
     ++frames_received_;
     if ((c.header.flags & kNotifyReceiver) != 0) options_.notify(c.pe, c.header.id);
   }
-  if (send_acks && c.state == Connection::State::kOpen) return send_owed_acks_locked(c);
   return Status::ok();
 }
 
@@ -526,6 +573,7 @@ std::string TcpLink::describe() const {
   for (Connection* c : open_) open += c != nullptr ? 1 : 0;
   return "link tcp, port " + std::to_string(port_) + ", " + std::to_string(open) + " connections, " +
          std::to_string(frames_sent_) + " frames sent, " + std::to_string(frames_received_) + " received, " +
+         std::to_string(flush_requests_) + " flush requests, " +
          std::to_string(rejected_) + " connections rejected";
 }
 

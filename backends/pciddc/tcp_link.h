@@ -57,8 +57,8 @@ class TcpLink final : public Link {
 
   // Sends one LME entry (connecting on first use); `e.src` is reusable on return.
   Status write(const SendEntry& e) override;
-  // Returns when every frame sent so far has landed at its target (a flush round trip per peer
-  // written to since the last quiet).
+  // Returns when every frame sent so far has landed at its target: a flush round trip only to the
+  // peers whose frames since then have not acknowledged them all (wire::FrameHeader::landed).
   Status quiet() override;
   // Accepts connections and receives frames without blocking. With wait_if_busy false, returns
   // at once when another thread is inside the link.
@@ -75,11 +75,13 @@ class TcpLink final : public Link {
   explicit TcpLink(Options options);
 
   Status connect_locked(int pe);
-  Status send_frame_locked(Connection& c, const wire::FrameHeader& h, const void* payload);
-  Status send_owed_acks_locked(Connection& c);
-  // Receives from every socket (and accepts); `timeout_ms` > 0 waits for input that long.
+  Status send_frame_locked(Connection& c, wire::FrameHeader h, const void* payload);
+  // Sends a flush acknowledgement where a request is not yet answered by a frame sent since.
+  Status send_owed_ack_locked(Connection& c);
+  // Receives from every socket (and accepts); `timeout_ms` > 0 waits for input that long. With
+  // `send_acks` (never inside a blocked send) it then answers the flush requests of every peer.
   Status receive_locked(int timeout_ms, bool send_acks);
-  Status receive_from_locked(Connection& c, bool send_acks);
+  Status receive_from_locked(Connection& c);
   Status finish_hello_locked(Connection& c);
   void reject_locked(Connection& c, const std::string& why);
   void close_locked(Connection& c);
@@ -95,6 +97,7 @@ class TcpLink final : public Link {
   size_t rejected_ = 0;
   std::string last_rejection_;
   uint64_t frames_sent_ = 0, frames_received_ = 0;
+  uint64_t flush_requests_ = 0;  // quiet()'s round trips (the others were acknowledged by traffic)
   int receive_depth_ = 0;
 };
 

@@ -34,11 +34,11 @@ constexpr unsigned char kGuard = 0xAA;
 
 // PE 0's link with segment 1 = the middle page of a buffer whose outer pages are guards.
 struct Receiver {
-  Receiver() : memory(3 * kSeg, kGuard) {
+  explicit Receiver(int n_pes = 2) : memory(3 * kSeg, kGuard) {
     std::memset(segment(), 0, kSeg);
     TcpLink::Options o;
     o.my_pe = 0;
-    o.n_pes = 2;
+    o.n_pes = n_pes;
     o.secret = kSecret;
     o.peer_address = [](int pe) -> Result<PeerAddress> { return invalid_argument("no peers here"); };
     o.notify = [this](int src, uint32_t id) { notified.push_back({src, id}); };
@@ -85,7 +85,8 @@ struct Client {
     if (fd >= 0) close(fd);
   }
   void send_bytes(const void* p, size_t n) { BOOST_TEST_REQUIRE(::send(fd, p, n, MSG_NOSIGNAL) == static_cast<ssize_t>(n)); }
-  void hello(uint32_t pe, const std::string& secret) {
+  void hello(uint32_t as_pe, const std::string& secret) {
+    pe = as_pe;
     wire::Hello h{wire::kHelloMagic, pe, static_cast<uint32_t>(secret.size()), 0};
     send_bytes(&h, sizeof h);
     send_bytes(secret.data(), secret.size());
@@ -99,7 +100,7 @@ struct Client {
   void frame(uint32_t segment, uint64_t offset, uint32_t length, uint8_t flags = kLastOfMessage, uint32_t id = 7) {
     wire::FrameHeader h{};
     h.magic = wire::kFrameMagic;
-    h.src_pe = 1;
+    h.src_pe = pe;
     h.segment = segment;
     h.offset = offset;
     h.length = length;
@@ -113,11 +114,12 @@ struct Client {
     fd = -1;
   }
   int fd = -1;
+  uint32_t pe = 1;  // the PE it plays
 };
 
 // Authenticated client: hello accepted by the receiver.
-void authenticate(Receiver& r, Client& c) {
-  c.hello(1, kSecret);
+void authenticate(Receiver& r, Client& c, uint32_t pe = 1) {
+  c.hello(pe, kSecret);
   BOOST_TEST_REQUIRE(r.serve_until([&] { return true; }).is_ok());
   BOOST_TEST_REQUIRE(r.serve_until([&] { return true; }).is_ok());
   BOOST_TEST_REQUIRE(c.answer() == 1);
@@ -175,7 +177,7 @@ BOOST_AUTO_TEST_CASE(truncated_header_is_reported) {
   c.hang_up();
   Status st = r.serve_until([] { return false; });
   BOOST_TEST(st.code() == StatusCode::kProtocolError);
-  BOOST_TEST(st.message().find("connection from PE 1 dropped mid-header (10 of 32 header bytes)") != std::string::npos,
+  BOOST_TEST(st.message().find("connection from PE 1 dropped mid-header (10 of 40 header bytes)") != std::string::npos,
              st.message());
   BOOST_TEST(untouched(r));
 }
@@ -319,4 +321,185 @@ BOOST_AUTO_TEST_CASE(two_links_writing_at_once_share_one_connection_in_order) {
   BOOST_TEST(seg0[kMaxEntryBytes - 1] == 'b');
   BOOST_TEST(links[0]->describe().find("1 connections") != std::string::npos, links[0]->describe());
   BOOST_TEST(links[1]->describe().find("1 connections") != std::string::npos, links[1]->describe());
+}
+
+// Every frame acknowledges the frames its sender has received (wire::FrameHeader::landed), so a
+// quiet after reverse traffic needs no flush round trip, and one without waits for an
+// acknowledgement that covers its writes (issue 21: one flush round trip per MPI_Win_flush_local).
+namespace {
+wire::FrameHeader read_frame(Client& c, std::vector<char>* payload) {
+  wire::FrameHeader h{};
+  BOOST_TEST_REQUIRE(recv(c.fd, &h, sizeof h, MSG_WAITALL) == static_cast<ssize_t>(sizeof h));
+  payload->resize(h.length);
+  if (h.length > 0) BOOST_TEST_REQUIRE(recv(c.fd, payload->data(), h.length, MSG_WAITALL) == static_cast<ssize_t>(h.length));
+  return h;
+}
+
+void control_frame(Client& c, wire::FrameKind kind, uint64_t landed) {
+  wire::FrameHeader h{};
+  h.magic = wire::kFrameMagic;
+  h.src_pe = c.pe;
+  h.kind = static_cast<uint8_t>(kind);
+  h.landed = landed;
+  c.send_bytes(&h, sizeof h);
+}
+
+void write_to_client(Receiver& r, const char* text) {
+  SendEntry e;
+  e.id = 3;
+  e.dst_pe = 1;
+  e.dst = gasket::backend::RemoteAddress{1, 0};
+  e.src = text;
+  e.length = static_cast<uint32_t>(std::strlen(text));
+  e.flags = kLastOfMessage;
+  BOOST_TEST_REQUIRE(r.link->write(e).is_ok());
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(quiet_waits_for_an_acknowledgement_covering_its_writes) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  write_to_client(r, "first");
+  std::atomic<bool> quiet_done{false};
+  Status quiet_status;
+  std::thread quiet([&] {
+    quiet_status = r.link->quiet();
+    quiet_done = true;
+  });
+  std::vector<char> payload;
+  wire::FrameHeader w = read_frame(c, &payload);
+  BOOST_TEST(w.kind == static_cast<uint8_t>(wire::FrameKind::kWrite));
+  BOOST_TEST(std::string(payload.begin(), payload.end()) == "first");
+  wire::FrameHeader f = read_frame(c, &payload);
+  BOOST_TEST_REQUIRE(f.kind == static_cast<uint8_t>(wire::FrameKind::kFlushRequest));
+  // A frame acknowledging nothing of PE 0's does not complete the quiet ...
+  control_frame(c, wire::FrameKind::kFlushAck, 0);
+  usleep(50000);
+  BOOST_TEST(!quiet_done.load());
+  // ... one acknowledging the write does (any kind of frame may carry it).
+  control_frame(c, wire::FrameKind::kFlushRequest, 1);
+  quiet.join();
+  BOOST_TEST(quiet_status.is_ok(), quiet_status.message());
+  BOOST_TEST(r.link->describe().find("1 flush requests") != std::string::npos, r.link->describe());
+}
+
+BOOST_AUTO_TEST_CASE(quiet_after_reverse_traffic_sends_no_flush_request) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  write_to_client(r, "data");
+  std::vector<char> payload;
+  BOOST_TEST_REQUIRE(read_frame(c, &payload).kind == static_cast<uint8_t>(wire::FrameKind::kWrite));
+  // The peer's next frame (a write into PE 0, as a reply would be) acknowledges PE 0's write.
+  wire::FrameHeader h{};
+  h.magic = wire::kFrameMagic;
+  h.src_pe = 1;
+  h.segment = 1;
+  h.offset = 100;
+  h.length = 5;
+  h.flags = kLastOfMessage;
+  h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
+  h.landed = 1;
+  c.send_bytes(&h, sizeof h);
+  c.send_bytes("reply", 5);
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return std::memcmp(r.segment() + 100, "reply", 5) == 0; }).is_ok());
+  Status st = r.link->quiet();
+  BOOST_TEST(st.is_ok(), st.message());
+  BOOST_TEST(r.link->describe().find("0 flush requests") != std::string::npos, r.link->describe());
+  // The frame PE 0 sends next (a flush answer) reports the peer's frame as landed.
+  control_frame(c, wire::FrameKind::kFlushRequest, 1);
+  char peek;
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 1; }).is_ok());
+  wire::FrameHeader ack = read_frame(c, &payload);
+  BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
+  BOOST_TEST(ack.landed == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(frame_acknowledging_more_than_was_sent_is_rejected) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  control_frame(c, wire::FrameKind::kFlushAck, 5);
+  Status st = r.serve_until([] { return false; });
+  BOOST_TEST(st.code() == StatusCode::kProtocolError);
+  BOOST_TEST(st.message().find("frame from PE 1 reports 5 frames landed, but only 0 were sent to it") != std::string::npos,
+             st.message());
+}
+
+// Frames read a block at a time (the staging buffer): a burst of small frames sent in one piece,
+// whose last header is cut in two, lands whole and in order, and the cut frame lands once its
+// second half arrives. The burst is longer than one service pass takes (64 frames), so frames
+// left in the staging buffer must be served although the socket has nothing more to read.
+BOOST_AUTO_TEST_CASE(burst_of_small_frames_read_in_blocks_lands_in_order) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  constexpr uint32_t kFrames = 150;
+  std::string burst;
+  for (uint32_t i = 0; i <= kFrames; ++i) {
+    wire::FrameHeader h{};
+    h.magic = wire::kFrameMagic;
+    h.src_pe = 1;
+    h.segment = 1;
+    h.offset = 8 * i;
+    h.length = 8;
+    h.id = i;
+    h.flags = kLastOfMessage | kNotifyReceiver;
+    h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
+    burst.append(reinterpret_cast<const char*>(&h), sizeof h);
+    burst.append(8, static_cast<char>('A' + i % 26));
+  }
+  const size_t cut = burst.size() - 8 - 20;  // 20 bytes into the last frame's header
+  c.send_bytes(burst.data(), cut);
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return r.notified.size() == kFrames; }).is_ok());
+  for (uint32_t i = 0; i < kFrames; ++i) {
+    BOOST_TEST_REQUIRE(r.notified[i].second == i);
+    BOOST_TEST_REQUIRE(r.segment()[8 * i + 7] == static_cast<char>('A' + i % 26));
+  }
+  BOOST_TEST(r.segment()[8 * kFrames] == 0);
+  c.send_bytes(burst.data() + cut, burst.size() - cut);
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return r.notified.size() == kFrames + 1; }).is_ok());
+  BOOST_TEST(r.segment()[8 * kFrames + 7] == static_cast<char>('A' + kFrames % 26));
+  BOOST_TEST(untouched(r, 8 * (kFrames + 1)));
+}
+
+// Issue 21's triangle hang: PE 0's write to PE 1 blocks (PE 1 is not reading), and while it waits
+// PE 0 reads PE 2's flush request. Once the write completes, PE 0 must still answer PE 2, although
+// PE 2 (waiting in its quiet) sends nothing more that would make its socket readable.
+BOOST_AUTO_TEST_CASE(flush_request_read_during_a_blocked_send_is_answered) {
+  Receiver r(3);
+  Client one(r.link->port()), two(r.link->port());
+  authenticate(r, one, 1);
+  authenticate(r, two, 2);
+  constexpr int kWrites = 400;  // 25 MiB: more than loopback buffers hold
+  std::vector<char> big(kMaxEntryBytes, 'w');
+  std::atomic<bool> written{false};
+  Status write_status;
+  std::thread writer([&] {
+    for (int i = 0; i < kWrites && write_status.is_ok(); ++i) {
+      SendEntry e;
+      e.id = static_cast<uint32_t>(i);
+      e.dst_pe = 1;
+      e.dst = gasket::backend::RemoteAddress{1, 0};
+      e.src = big.data();
+      e.length = static_cast<uint32_t>(big.size());
+      e.flags = kLastOfMessage;
+      write_status = r.link->write(e);
+    }
+    written = true;
+  });
+  usleep(200000);
+  BOOST_TEST_REQUIRE(!written.load());  // blocked: PE 1 reads nothing yet
+  control_frame(two, wire::FrameKind::kFlushRequest, 0);
+  usleep(500000);  // the blocked writer keeps receiving: it reads the request now
+  std::vector<char> payload;
+  for (int i = 0; i < kWrites; ++i) BOOST_TEST_REQUIRE(read_frame(one, &payload).length == kMaxEntryBytes);
+  writer.join();
+  BOOST_TEST_REQUIRE(write_status.is_ok(), write_status.message());
+  char peek;
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return recv(two.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 1; }).is_ok());
+  wire::FrameHeader ack = read_frame(two, &payload);
+  BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
+  BOOST_TEST(ack.landed == 1u);
 }

@@ -32,6 +32,12 @@ enum class FrameKind : uint8_t {
   kFlushAck = 3,
 };
 
+// Every frame also acknowledges: `landed` is how many frames the sender has received whole from
+// the frame's receiver on this connection (written into memory, notification appended), in the
+// order they were sent. Any reverse traffic (a get's reply, an atomic's answer) therefore tells a
+// PE which of its writes have landed, and quiet() needs a flush round trip only for writes that no
+// later frame from the peer has acknowledged.
+
 struct FrameHeader {
   uint32_t magic;
   uint32_t src_pe;
@@ -42,8 +48,9 @@ struct FrameHeader {
   uint8_t flags;  // EntryFlags
   uint8_t kind;   // FrameKind
   uint16_t reserved;
+  uint64_t landed;  // frames from the receiver that have landed at the sender (see above)
 };
-static_assert(sizeof(FrameHeader) == 32, "the frame header is 32 bytes on the wire");
+static_assert(sizeof(FrameHeader) == 40, "the frame header is 40 bytes on the wire");
 
 // The receiver's segments: where a frame may land.
 struct Window {

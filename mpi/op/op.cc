@@ -233,6 +233,10 @@ bool apply_predefined(MPI_Op op, MPI_Datatype type, const void* in, void* io, in
   return apply_basic(op, type, in, io, n, element_bytes(type, false), false);
 }
 
+bool apply_predefined_packed(MPI_Op op, MPI_Datatype type, const void* in, void* io, int64_t n) {
+  return apply_basic(op, type, in, io, n, element_bytes(type, true), true);
+}
+
 const char* name(MPI_Op op) {
   static const char* const names[] = {"MPI_OP_NULL", "MPI_MAX",  "MPI_MIN",  "MPI_SUM",    "MPI_PROD",
                                       "MPI_LAND",    "MPI_BAND", "MPI_LOR",  "MPI_BOR",    "MPI_LXOR",

@@ -19,6 +19,8 @@ namespace gasket::mpi::op {
 // memory (pair types for MPI_MINLOC/MPI_MAXLOC at their C struct stride); MPI_REPLACE stores
 // in[i], MPI_NO_OP leaves inout. False when `op` is not defined for `type`.
 bool apply_predefined(MPI_Op op, MPI_Datatype type, const void* in, void* inout, int64_t n);
+// The same on elements packed (datatype::pack's stream: a pair's index right after its value).
+bool apply_predefined_packed(MPI_Op op, MPI_Datatype type, const void* in, void* inout, int64_t n);
 
 // "MPI_SUM", ... ("user operation 17" for the others).
 const char* name(MPI_Op op);

@@ -667,21 +667,20 @@ Error Window::accumulate_locked(const Location& loc, const Chunks& chunks, const
                                 int basic_size, MPI_Op op, char* result, bool take_lock, const char* call) {
   if (take_lock) acquire_acc_lock(loc.rank);
   Error e;
+  // The target's pieces gathered in order are its elements packed, as the origin and the result
+  // are: a pair type with a hole (MPI_SHORT_INT, MPI_LONG_INT, ...) has its value and its index in
+  // separate pieces, so the op runs on the whole gathered stream, never piece by piece.
   std::vector<char> buf;
-  int64_t done = 0;  // elements so far
-  for (const auto& [off, len] : chunks) {
-    if (!e.is_ok()) break;
-    buf.resize(static_cast<size_t>(len));
-    uint64_t at = static_cast<uint64_t>(loc.offset + off);
-    e = transfer(false, loc, at, buf.data(), buf.size(), call);
-    if (!e.is_ok()) break;
-    int64_t n = len / basic_size;
-    if (result != nullptr) std::memcpy(result + done * basic_size, buf.data(), static_cast<size_t>(len));
-    if (op != MPI_NO_OP) {
-      op::apply_predefined(op, basic, origin + done * basic_size, buf.data(), n);
-      e = transfer(true, loc, at, buf.data(), buf.size(), call);
+  for (const auto& [off, len] : chunks) buf.resize(buf.size() + static_cast<size_t>(len));
+  for (int pass = 0; pass < (op == MPI_NO_OP ? 1 : 2) && e.is_ok(); ++pass) {
+    if (pass == 1) op::apply_predefined_packed(op, basic, origin, buf.data(), static_cast<int64_t>(buf.size()) / basic_size);
+    size_t at = 0;
+    for (const auto& [off, len] : chunks) {
+      e = transfer(pass == 1, loc, static_cast<uint64_t>(loc.offset + off), buf.data() + at, static_cast<size_t>(len), call);
+      if (!e.is_ok()) break;
+      at += static_cast<size_t>(len);
     }
-    done += n;
+    if (pass == 0 && e.is_ok() && result != nullptr) std::memcpy(result, buf.data(), buf.size());
   }
   if (take_lock) {
     release_acc_lock(loc.rank);
