@@ -272,6 +272,12 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, MPI_Ai
   int n = cm->size();
   int me = cm->rank;
   if (flavor == MPI_WIN_FLAVOR_SHARED) {
+    for (size_t r = 0; r < cm->group->pes.size(); ++r) {
+      if (cm->group->pes[r] >= gasket::n_pes()) {
+        return error(MPI_ERR_RMA_SHARED, "%s: rank %d: rank %zu of the communicator is a process of another job "
+                     "(spawned or connected): jobs share no memory", call, me, r);
+      }
+    }
     for (int pe : cm->group->pes) {
       if (gasket::node_of(pe) != gasket::node_of(gasket::my_pe())) {
         return error(MPI_ERR_RMA_SHARED, "%s: rank %d: the communicator spans several nodes (PE %d is on node %d, this one on %d): "
@@ -279,13 +285,15 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, MPI_Ai
       }
     }
   }
-  // Every member of a communicator spanning jobs sees a process of the other job: all refuse alike.
-  for (size_t r = 0; r < cm->group->pes.size(); ++r) {
-    if (cm->group->pes[r] >= gasket::n_pes()) {
-      return error(MPI_ERR_UNSUPPORTED_OPERATION,
-                   "%s: rank %d: rank %zu of the communicator is a process of another job (spawned or connected): "
-                   "windows across jobs are not implemented (docs/LAUNCHING.md)", call, me, r);
-    }
+  // Windows spanning jobs (late peers: core/am/link_rma.h) reach the other job's members only in
+  // their segments (heap: MPI_Win_allocate, memory of MPI_Alloc_mem; static data): every member
+  // sees the other job, so all refuse alike what needs more.
+  const bool across_jobs = std::any_of(cm->group->pes.begin(), cm->group->pes.end(),
+                                       [](int pe) { return pe >= gasket::n_pes(); });
+  if (across_jobs && flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+    return error(MPI_ERR_UNSUPPORTED_OPERATION,
+                 "%s: rank %d: the communicator spans jobs (spawned or connected processes): dynamic windows across "
+                 "jobs are not implemented (docs/LAUNCHING.md)", call, me);
   }
   Arena& pool = c.alloc_pool();
   size_t table = flavor == MPI_WIN_FLAVOR_DYNAMIC ? kDynamicTableBytes : kStaticTableBytes;
@@ -309,7 +317,8 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, MPI_Ai
   mine.base = reinterpret_cast<uint64_t>(memory);
   mine.size = static_cast<uint64_t>(size);
   mine.disp_unit = static_cast<int32_t>(disp_unit);
-  mine.control_offset = ok ? static_cast<uint64_t>(control - pool.base()) : 0;
+  char* heap = core::Runtime::get()->segments().find(segments::kHeapSegment)->base;
+  mine.control_offset = ok ? static_cast<uint64_t>(control - heap) : 0;
   mine.in_segment = ok ? 0 : -1;
   if (ok && memory != nullptr && size > 0 && flavor != MPI_WIN_FLAVOR_SHARED) {
     segments::Translation t = core::Runtime::get()->segments().translate(memory, static_cast<size_t>(size));
@@ -355,18 +364,30 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, MPI_Ai
     }
   }
   for (const win::MemberInfo& m : members) ok = ok && m.in_segment >= 0;
-  if (!ok) {
+  auto release_memory = [&] {
     if (control != nullptr) pool.release(control);
     if (flavor == MPI_WIN_FLAVOR_ALLOCATE && memory != nullptr && memory != system_memory) pool.release(memory);
     std::free(system_memory);
     if (shared_block != nullptr) pool.release(shared_block);
+  };
+  for (size_t r = 0; ok && across_jobs && r < members.size(); ++r) {
+    if (members[r].in_segment == 0 && members[r].size > 0) {
+      release_memory();
+      return error(MPI_ERR_UNSUPPORTED_OPERATION,
+                   "%s: rank %d: the communicator spans jobs and rank %zu's %llu bytes are outside the symmetric "
+                   "segments (malloc'd or system memory): across jobs a window's memory must come from MPI_Alloc_mem "
+                   "or MPI_Win_allocate (docs/LAUNCHING.md)", call, me, r, static_cast<unsigned long long>(members[r].size));
+    }
+  }
+  if (!ok) {
+    release_memory();
     return error(MPI_ERR_NO_MEM,
                  "%s: rank %d: the MPI_Alloc_mem pool (GASKET_MPI_ALLOC_MEM_POOL, %zu bytes, %zu in use) of this or "
                  "another rank cannot hold the window (%lld bytes here)",
                  call, me, pool.size(), pool.in_use(), static_cast<long long>(size));
   }
 
-  auto w = std::make_unique<Window>(flavor, comm, cm->group, me, members, pool.base(), control, table);
+  auto w = std::make_unique<Window>(flavor, comm, cm->group, me, members, heap, control, table);
   w->pool_blocks.push_back(control);
   if (flavor == MPI_WIN_FLAVOR_ALLOCATE) (system_memory != nullptr ? w->system_blocks : w->pool_blocks).push_back(memory);
   if (shared_block != nullptr) w->pool_blocks.push_back(shared_block);
