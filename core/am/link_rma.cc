@@ -15,6 +15,7 @@ struct Request {
   uint64_t bytes;
   uint64_t operand;
   uint64_t compare;
+  uint64_t exposure;
   uint32_t segment;
   uint8_t op;
   uint8_t width;
@@ -57,7 +58,7 @@ Status LinkRma::request(int pe, HandlerId id, const std::string& message, Waiter
 }
 
 Status LinkRma::put(int pe, LinkAddress dst, const void* src, size_t len) {
-  Request r{0, dst.offset, len, 0, 0, dst.segment, 0, 0, 0};
+  Request r{0, dst.offset, len, 0, 0, dst.exposure, dst.segment, 0, 0, 0};
   std::string m = encode(r, src, len);
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -75,7 +76,7 @@ Status LinkRma::get(int pe, void* dst, LinkAddress src, size_t len) {
   Waiter w;
   w.data = static_cast<char*>(dst);
   w.bytes = len;
-  Request r{0, src.offset, len, 0, 0, src.segment, 0, 0, 0};
+  Request r{0, src.offset, len, 0, 0, src.exposure, src.segment, 0, 0, 0};
   {
     std::lock_guard<std::mutex> lock(mutex_);
     r.cookie = next_cookie_++;
@@ -87,7 +88,8 @@ Status LinkRma::get(int pe, void* dst, LinkAddress src, size_t len) {
 Result<uint64_t> LinkRma::atomic(int pe, LinkAddress dst, backend::AtomicOp op, unsigned width, uint64_t operand,
                                  uint64_t compare) {
   Waiter w;
-  Request r{0, dst.offset, width, operand, compare, dst.segment, static_cast<uint8_t>(op), static_cast<uint8_t>(width), 0};
+  Request r{0, dst.offset, width, operand, compare, dst.exposure, dst.segment, static_cast<uint8_t>(op),
+            static_cast<uint8_t>(width), 0};
   {
     std::lock_guard<std::mutex> lock(mutex_);
     r.cookie = next_cookie_++;
@@ -126,7 +128,7 @@ void LinkRma::serve(int src_pe, HandlerId id, const char* payload, size_t len) {
                static_cast<unsigned long long>(r.bytes), len - sizeof r);
   }
   std::string why;
-  char* at = resolve_(LinkAddress{r.segment, r.offset}, r.bytes, &why);
+  char* at = resolve_(LinkAddress{r.segment, r.offset, r.exposure}, r.bytes, &why);
   if (at != nullptr && id == kAtomic && (r.width != 4 && r.width != 8)) why = "atomic width " + std::to_string(r.width);
   if (at != nullptr && id == kAtomic && reinterpret_cast<uintptr_t>(at) % r.width != 0) why = "unaligned atomic";
   Reply out{r.cookie, 0, 0, 0};

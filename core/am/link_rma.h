@@ -21,10 +21,12 @@
 
 namespace gasket::core::am {
 
-// Where an operation lands at the target: (segment id, offset) of its own segment table.
+// Where an operation lands at the target: (segment id, offset) of its own segment table, or, with
+// `exposure` non-zero, offset in that live exposure of user memory (core/memreg).
 struct LinkAddress {
   uint32_t segment = 0;
   uint64_t offset = 0;
+  uint64_t exposure = 0;
 };
 
 class LinkRma {

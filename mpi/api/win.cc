@@ -285,16 +285,6 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, MPI_Ai
       }
     }
   }
-  // Windows spanning jobs (late peers: core/am/link_rma.h) reach the other job's members only in
-  // their segments (heap: MPI_Win_allocate, memory of MPI_Alloc_mem; static data): every member
-  // sees the other job, so all refuse alike what needs more.
-  const bool across_jobs = std::any_of(cm->group->pes.begin(), cm->group->pes.end(),
-                                       [](int pe) { return pe >= gasket::n_pes(); });
-  if (across_jobs && flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-    return error(MPI_ERR_UNSUPPORTED_OPERATION,
-                 "%s: rank %d: the communicator spans jobs (spawned or connected processes): dynamic windows across "
-                 "jobs are not implemented (docs/LAUNCHING.md)", call, me);
-  }
   Arena& pool = c.alloc_pool();
   size_t table = flavor == MPI_WIN_FLAVOR_DYNAMIC ? kDynamicTableBytes : kStaticTableBytes;
   char* control = pool.allocate(Window::control_bytes(n, table), 64);
@@ -364,23 +354,11 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, MPI_Ai
     }
   }
   for (const win::MemberInfo& m : members) ok = ok && m.in_segment >= 0;
-  auto release_memory = [&] {
+  if (!ok) {
     if (control != nullptr) pool.release(control);
     if (flavor == MPI_WIN_FLAVOR_ALLOCATE && memory != nullptr && memory != system_memory) pool.release(memory);
     std::free(system_memory);
     if (shared_block != nullptr) pool.release(shared_block);
-  };
-  for (size_t r = 0; ok && across_jobs && r < members.size(); ++r) {
-    if (members[r].in_segment == 0 && members[r].size > 0) {
-      release_memory();
-      return error(MPI_ERR_UNSUPPORTED_OPERATION,
-                   "%s: rank %d: the communicator spans jobs and rank %zu's %llu bytes are outside the symmetric "
-                   "segments (malloc'd or system memory): across jobs a window's memory must come from MPI_Alloc_mem "
-                   "or MPI_Win_allocate (docs/LAUNCHING.md)", call, me, r, static_cast<unsigned long long>(members[r].size));
-    }
-  }
-  if (!ok) {
-    release_memory();
     return error(MPI_ERR_NO_MEM,
                  "%s: rank %d: the MPI_Alloc_mem pool (GASKET_MPI_ALLOC_MEM_POOL, %zu bytes, %zu in use) of this or "
                  "another rank cannot hold the window (%lld bytes here)",

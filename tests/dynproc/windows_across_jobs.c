@@ -2,14 +2,14 @@
  * 2 children; each time the spawn intercommunicator is merged (parents low), and so is a second
  * one made by MPI_Comm_accept (parents) / MPI_Comm_connect (children, port name sent over the
  * spawn intercommunicator). On each merged communicator:
- *  - MPI_Win_allocate and MPI_Win_create on MPI_Alloc_mem memory: every rank targets every rank
+ *  - MPI_Win_allocate, MPI_Win_create on MPI_Alloc_mem and on malloc'd memory, and
+ *    MPI_Win_create_dynamic with a malloc'd buffer attached: every rank targets every rank
  *    (both jobs, both directions) with put/get (fence), accumulate SUM on integers and doubles
  *    (fence), fetch_and_op (lock_all + flush), compare_and_swap (exclusive lock: one winner per
  *    target), get_accumulate (shared lock), MPI_NO_OP reads, put + flush + get back in one lock
  *    epoch, PSCW puts, and a 64 KiB put/get checked byte by byte;
- *  - what is refused on every rank, the window still usable afterwards: MPI_Win_allocate_shared
- *    (MPI_ERR_RMA_SHARED: jobs share no memory), MPI_Win_create_dynamic and MPI_Win_create on
- *    malloc'd memory (MPI_ERR_UNSUPPORTED_OPERATION). */
+ *  - MPI_Win_allocate_shared is refused on every rank (MPI_ERR_RMA_SHARED: jobs share no memory)
+ *    and the communicator stays usable. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +38,12 @@ static size_t window_bytes(int n) { return 8 * (size_t)n_slots(n) + kBulk; }
 
 static unsigned char pattern(int from, size_t i) { return (unsigned char)(from * 37 + i * 7 + 1); }
 
-/* `mem` is this rank's window memory (window_bytes(n)), set up by the caller. */
-static void exercise(MPI_Win win, int64_t* mem, MPI_Comm comm) {
+/* The displacement of `slot` at target `t`: slots of 8 bytes (disp_unit 8), or, in a dynamic
+ * window (`bases` non-null, disp_unit 1), bytes from the address the target attached. */
+static MPI_Aint at(const MPI_Aint* bases, int t, int slot) { return bases != NULL ? bases[t] + 8 * (MPI_Aint)slot : slot; }
+
+/* `mem` is this rank's window memory (window_bytes(n)). */
+static void exercise(MPI_Win win, int64_t* mem, MPI_Comm comm, const MPI_Aint* bases) {
   int me, n;
   MPI_OK(MPI_Comm_rank(comm, &me));
   MPI_OK(MPI_Comm_size(comm, &n));
@@ -55,28 +59,28 @@ static void exercise(MPI_Win win, int64_t* mem, MPI_Comm comm) {
   MPI_OK(MPI_Win_fence(0, win));
   for (int t = 0; t < n; ++t) {
     int64_t v = (me + 1) * 1000 + t;
-    MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, t, slot_put(me), 1, MPI_INT64_T, win));
+    MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, t, at(bases, t, slot_put(me)), 1, MPI_INT64_T, win));
     int64_t one = me + 1;
-    MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, slot_acc(n), 1, MPI_INT64_T, MPI_SUM, win));
+    MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, at(bases, t, slot_acc(n)), 1, MPI_INT64_T, MPI_SUM, win));
     double half = 0.5 * (me + 1);
-    MPI_OK(MPI_Accumulate(&half, 1, MPI_DOUBLE, t, slot_double(n), 1, MPI_DOUBLE, MPI_SUM, win));
+    MPI_OK(MPI_Accumulate(&half, 1, MPI_DOUBLE, t, at(bases, t, slot_double(n)), 1, MPI_DOUBLE, MPI_SUM, win));
   }
   MPI_OK(MPI_Win_fence(0, win));
   for (int r = 0; r < n; ++r) CHECK_EQ(mem[slot_put(r)], (r + 1) * 1000 + me);
   CHECK_EQ(mem[slot_acc(n)], (int64_t)n * (n + 1) / 2);
   CHECK(*dslot == 0.25 * n * (n + 1));
   int64_t* got = malloc(sizeof(int64_t) * (size_t)n);
-  for (int t = 0; t < n; ++t) MPI_OK(MPI_Get(&got[t], 1, MPI_INT64_T, t, slot_put(me), 1, MPI_INT64_T, win));
+  for (int t = 0; t < n; ++t) MPI_OK(MPI_Get(&got[t], 1, MPI_INT64_T, t, at(bases, t, slot_put(me)), 1, MPI_INT64_T, win));
   /* 64 KiB to the next rank (in the other job whenever the ranks there follow). */
   unsigned char* out = malloc(kBulk);
   for (size_t i = 0; i < kBulk; ++i) out[i] = pattern(me, i);
-  MPI_OK(MPI_Put(out, kBulk, MPI_BYTE, (me + 1) % n, n_slots(n), kBulk, MPI_BYTE, win));
+  MPI_OK(MPI_Put(out, kBulk, MPI_BYTE, (me + 1) % n, at(bases, (me + 1) % n, n_slots(n)), kBulk, MPI_BYTE, win));
   MPI_OK(MPI_Win_fence(0, win));
   for (int t = 0; t < n; ++t) CHECK_EQ(got[t], (me + 1) * 1000 + t);
   int prev = (me + n - 1) % n;
   for (size_t i = 0; i < kBulk; ++i) CHECK_EQ(bulk[i], pattern(prev, i));
   unsigned char* back = malloc(kBulk);
-  MPI_OK(MPI_Get(back, kBulk, MPI_BYTE, (me + 1) % n, n_slots(n), kBulk, MPI_BYTE, win));
+  MPI_OK(MPI_Get(back, kBulk, MPI_BYTE, (me + 1) % n, at(bases, (me + 1) % n, n_slots(n)), kBulk, MPI_BYTE, win));
   MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
   CHECK(memcmp(back, out, kBulk) == 0);
 
@@ -84,7 +88,7 @@ static void exercise(MPI_Win win, int64_t* mem, MPI_Comm comm) {
   MPI_OK(MPI_Win_lock_all(0, win));
   for (int t = 0; t < n; ++t) {
     int64_t one = 1, old = -1;
-    MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, slot_fop(n), MPI_SUM, win));
+    MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, at(bases, t, slot_fop(n)), MPI_SUM, win));
     MPI_OK(MPI_Win_flush(t, win));
     CHECK(old >= 0 && old < n);
   }
@@ -97,14 +101,14 @@ static void exercise(MPI_Win win, int64_t* mem, MPI_Comm comm) {
   for (int t = 0; t < n; ++t) {
     MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
     int64_t mine = me, expect = -1, old = -2;
-    MPI_OK(MPI_Compare_and_swap(&mine, &expect, &old, MPI_INT64_T, t, slot_cas(n), win));
+    MPI_OK(MPI_Compare_and_swap(&mine, &expect, &old, MPI_INT64_T, t, at(bases, t, slot_cas(n)), win));
     MPI_OK(MPI_Win_flush(t, win));
     if (old == -1) ++wins;
     else CHECK(old >= 0 && old < n);
     int64_t v = 7000 + me, seen = -1;
-    MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, t, slot_lockput(n), 1, MPI_INT64_T, win));
+    MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, t, at(bases, t, slot_lockput(n)), 1, MPI_INT64_T, win));
     MPI_OK(MPI_Win_flush(t, win));
-    MPI_OK(MPI_Get(&seen, 1, MPI_INT64_T, t, slot_lockput(n), 1, MPI_INT64_T, win));
+    MPI_OK(MPI_Get(&seen, 1, MPI_INT64_T, t, at(bases, t, slot_lockput(n)), 1, MPI_INT64_T, win));
     MPI_OK(MPI_Win_unlock(t, win));
     CHECK_EQ(seen, v);  /* nobody else may write under this exclusive lock */
   }
@@ -117,7 +121,7 @@ static void exercise(MPI_Win win, int64_t* mem, MPI_Comm comm) {
   for (int t = 0; t < n; ++t) {
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win));
     int64_t add = me + 1, old = -1;
-    MPI_OK(MPI_Get_accumulate(&add, 1, MPI_INT64_T, &old, 1, MPI_INT64_T, t, slot_getacc(n), 1, MPI_INT64_T, MPI_SUM,
+    MPI_OK(MPI_Get_accumulate(&add, 1, MPI_INT64_T, &old, 1, MPI_INT64_T, t, at(bases, t, slot_getacc(n)), 1, MPI_INT64_T, MPI_SUM,
                               win));
     MPI_OK(MPI_Win_unlock(t, win));
     CHECK(old >= 0 && old <= (int64_t)n * (n + 1) / 2 - add);
@@ -128,7 +132,7 @@ static void exercise(MPI_Win win, int64_t* mem, MPI_Comm comm) {
   MPI_OK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
   for (int t = 0; t < n; ++t) {
     int64_t v = -1, dummy = 0;
-    MPI_OK(MPI_Get_accumulate(&dummy, 1, MPI_INT64_T, &v, 1, MPI_INT64_T, t, slot_getacc(n), 1, MPI_INT64_T,
+    MPI_OK(MPI_Get_accumulate(&dummy, 1, MPI_INT64_T, &v, 1, MPI_INT64_T, t, at(bases, t, slot_getacc(n)), 1, MPI_INT64_T,
                               MPI_NO_OP, win));
     MPI_OK(MPI_Win_flush(t, win));
     CHECK_EQ(v, (int64_t)n * (n + 1) / 2);
@@ -146,7 +150,7 @@ static void exercise(MPI_Win win, int64_t* mem, MPI_Comm comm) {
     for (int t = 0; t < n; ++t) {
       if (t == me) continue;
       int64_t v = 5000 + 10 * me + t;
-      MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, t, slot_pscw(n, me), 1, MPI_INT64_T, win));
+      MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, t, at(bases, t, slot_pscw(n, me)), 1, MPI_INT64_T, win));
     }
     MPI_OK(MPI_Win_complete(win));
     MPI_OK(MPI_Win_wait(win));
@@ -168,26 +172,40 @@ static void windows(MPI_Comm comm) {
   MPI_Win win;
   int64_t* mem = NULL;
   MPI_OK(MPI_Win_allocate((MPI_Aint)window_bytes(n), 8, MPI_INFO_NULL, comm, &mem, &win));
-  exercise(win, mem, comm);
+  exercise(win, mem, comm, NULL);
   MPI_OK(MPI_Win_free(&win));
 
   MPI_OK(MPI_Alloc_mem((MPI_Aint)window_bytes(n), MPI_INFO_NULL, &mem));
   MPI_OK(MPI_Win_create(mem, (MPI_Aint)window_bytes(n), 8, MPI_INFO_NULL, comm, &win));
-  exercise(win, mem, comm);
+  exercise(win, mem, comm, NULL);
   MPI_OK(MPI_Win_free(&win));
   MPI_OK(MPI_Free_mem(mem));
+
+  /* malloc'd memory (reached through core/memreg exposures) */
+  mem = malloc(window_bytes(n));
+  MPI_OK(MPI_Win_create(mem, (MPI_Aint)window_bytes(n), 8, MPI_INFO_NULL, comm, &win));
+  exercise(win, mem, comm, NULL);
+  MPI_OK(MPI_Win_free(&win));
+
+  /* dynamic: a malloc'd buffer attached, its address exchanged */
+  MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, comm, &win));
+  MPI_OK(MPI_Win_attach(win, mem, (MPI_Aint)window_bytes(n)));
+  MPI_Aint* addresses = malloc(sizeof(MPI_Aint) * (size_t)n);
+  MPI_Aint mine;
+  MPI_OK(MPI_Get_address(mem, &mine));
+  MPI_OK(MPI_Allgather(&mine, 1, MPI_AINT, addresses, 1, MPI_AINT, comm));
+  exercise(win, mem, comm, addresses);
+  MPI_OK(MPI_Barrier(comm));
+  MPI_OK(MPI_Win_detach(win, mem));
+  MPI_OK(MPI_Win_free(&win));
+  free(addresses);
+  free(mem);
 
   MPI_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
   win = MPI_WIN_NULL;
   void* shared = NULL;
   CHECK_EQ(error_class(MPI_Win_allocate_shared(64, 8, MPI_INFO_NULL, comm, &shared, &win)), MPI_ERR_RMA_SHARED);
   CHECK(win == MPI_WIN_NULL);
-  CHECK_EQ(error_class(MPI_Win_create_dynamic(MPI_INFO_NULL, comm, &win)), MPI_ERR_UNSUPPORTED_OPERATION);
-  CHECK(win == MPI_WIN_NULL);
-  int64_t* heap = malloc(4096);
-  CHECK_EQ(error_class(MPI_Win_create(heap, 4096, 8, MPI_INFO_NULL, comm, &win)), MPI_ERR_UNSUPPORTED_OPERATION);
-  CHECK(win == MPI_WIN_NULL);
-  free(heap);
   MPI_OK(MPI_Barrier(comm));
 }
 
