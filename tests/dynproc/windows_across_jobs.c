@@ -8,6 +8,7 @@
  *    (fence), fetch_and_op (lock_all + flush), compare_and_swap (exclusive lock: one winner per
  *    target), get_accumulate (shared lock), MPI_NO_OP reads, put + flush + get back in one lock
  *    epoch, PSCW puts, and a 64 KiB put/get checked byte by byte;
+ *  - a put/get outside a window of the other job fails at the origin with MPI_ERR_RMA_RANGE;
  *  - MPI_Win_allocate_shared is refused on every rank (MPI_ERR_RMA_SHARED: jobs share no memory)
  *    and the communicator stays usable. */
 #include <stdint.h>
@@ -165,14 +166,25 @@ static void exercise(MPI_Win win, int64_t* mem, MPI_Comm comm, const MPI_Aint* b
   free(got);
 }
 
-/* Each flavor on `comm` (spanning two jobs), and what is refused there. */
-static void windows(MPI_Comm comm) {
+/* Each flavor on `comm` (spanning two jobs, `other` a rank of the other job), and what is refused
+ * there. */
+static void windows(MPI_Comm comm, int other) {
   int n;
   MPI_OK(MPI_Comm_size(comm, &n));
   MPI_Win win;
   int64_t* mem = NULL;
   MPI_OK(MPI_Win_allocate((MPI_Aint)window_bytes(n), 8, MPI_INFO_NULL, comm, &mem, &win));
   exercise(win, mem, comm, NULL);
+  /* Out of the other job's window: refused at the origin, the epoch still usable. */
+  MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+  MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, other, 0, win));
+  int64_t v = 1;
+  CHECK_EQ(error_class(MPI_Put(&v, 1, MPI_INT64_T, other, n_slots(n) + kBulk / 8, 1, MPI_INT64_T, win)),
+           MPI_ERR_RMA_RANGE);
+  CHECK_EQ(error_class(MPI_Get(&v, 1, MPI_INT64_T, other, -1, 1, MPI_INT64_T, win)), MPI_ERR_RMA_RANGE);
+  MPI_OK(MPI_Get(&v, 1, MPI_INT64_T, other, slot_acc(n), 1, MPI_INT64_T, win));
+  MPI_OK(MPI_Win_unlock(other, win));
+  CHECK_EQ(v, (int64_t)n * (n + 1) / 2);
   MPI_OK(MPI_Win_free(&win));
 
   MPI_OK(MPI_Alloc_mem((MPI_Aint)window_bytes(n), MPI_INFO_NULL, &mem));
@@ -213,7 +225,10 @@ static void windows(MPI_Comm comm) {
 static void round_trip(MPI_Comm inter, int is_parent) {
   MPI_Comm merged;
   MPI_OK(MPI_Intercomm_merge(inter, is_parent ? 0 : 1, &merged));
-  windows(merged);
+  int n;
+  MPI_OK(MPI_Comm_size(merged, &n));
+  const int other_job = is_parent ? n - 1 : 0;  /* parents are the low ranks */
+  windows(merged, other_job);
   MPI_OK(MPI_Comm_free(&merged));
 
   /* The same over an accept/connect intercommunicator. */
@@ -232,7 +247,7 @@ static void round_trip(MPI_Comm inter, int is_parent) {
     MPI_OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &other));
   }
   MPI_OK(MPI_Intercomm_merge(other, is_parent ? 0 : 1, &merged));
-  windows(merged);
+  windows(merged, other_job);
   MPI_OK(MPI_Comm_free(&merged));
   MPI_OK(MPI_Comm_disconnect(&other));
   if (is_parent && rank == 0) MPI_OK(MPI_Close_port(port));
