@@ -52,7 +52,15 @@ Status LinkRma::request(int pe, HandlerId id, const std::string& message, Waiter
     return st;
   }
   unsigned polls = 0;
-  while (!w->done.load(std::memory_order_acquire)) wait_step_(&polls);
+  while (!w->done.load(std::memory_order_acquire)) {
+    std::string lost = links_.lost_reason(pe);
+    if (!lost.empty() && !w->done.load(std::memory_order_acquire)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      waiters_.erase(reinterpret_cast<const Request*>(message.data())->cookie);
+      return Status(StatusCode::kUnavailable, "the link to late peer PE " + std::to_string(pe) + " was lost before it answered: " + lost);
+    }
+    wait_step_(&polls);
+  }
   if (w->failed) return Status(StatusCode::kInvalidArgument, "late peer PE " + std::to_string(pe) + " refused: " + w->why);
   return Status::ok();
 }
@@ -101,12 +109,23 @@ Result<uint64_t> LinkRma::atomic(int pe, LinkAddress dst, backend::AtomicOp op, 
 }
 
 Status LinkRma::quiet() {
+  // Puts to a peer whose link is lost are never acknowledged: they fail the quiet.
   auto pending = [this] {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& [pe, n] : puts_pending_) {
-      if (n != 0) return true;
+    bool any = false;
+    for (auto& [pe, n] : puts_pending_) {
+      if (n == 0) continue;
+      std::string lost = links_.lost_reason(pe);
+      if (lost.empty()) {
+        any = true;
+      } else {
+        if (put_error_.empty()) {
+          put_error_ = std::to_string(n) + " puts to late peer PE " + std::to_string(pe) + " are lost with its link: " + lost;
+        }
+        n = 0;
+      }
     }
-    return false;
+    return any;
   };
   unsigned polls = 0;
   while (pending()) wait_step_(&polls);
