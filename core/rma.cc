@@ -68,6 +68,19 @@ void kernel_get(Runtime& r, int pe, void* dst, const segments::Segment& seg, siz
   if (!st.is_ok()) log::fatal("%s: get of %zu bytes from PE %d's %s segment failed: %s", call, bytes, pe, seg.name.c_str(), st.message().c_str());
 }
 
+// A late peer (another job): the target runs the operation on (segment, offset) of its own segments.
+void link_put(Runtime& r, int pe, const segments::Segment& seg, size_t offset, const void* src, size_t bytes,
+              const char* call) {
+  Status st = r.link_rma().put(pe, core::am::LinkAddress{seg.id, offset}, src, bytes);
+  if (!st.is_ok()) log::fatal("%s: put of %zu bytes to PE %d (another job) failed: %s", call, bytes, pe, st.message().c_str());
+}
+
+void link_get(Runtime& r, int pe, void* dst, const segments::Segment& seg, size_t offset, size_t bytes,
+              const char* call) {
+  Status st = r.link_rma().get(pe, dst, core::am::LinkAddress{seg.id, offset}, bytes);
+  if (!st.is_ok()) log::fatal("%s: get of %zu bytes from PE %d (another job) failed: %s", call, bytes, pe, st.message().c_str());
+}
+
 // Whether a backend get from `pe` may still be in flight (only native reads complete at quiet).
 bool get_pending(Runtime& r, int pe) { return r.path(pe) == Path::kBackend && r.native_read() != nullptr; }
 
@@ -75,11 +88,13 @@ bool get_pending(Runtime& r, int pe) { return r.path(pe) == Path::kBackend && r.
 
 void put_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
   Runtime& r = rt(call);
-  r.check_pe(pe, call);
+  if (!r.is_late_peer(pe)) r.check_pe(pe, call);
   if (__builtin_expect(bytes == 0, 0)) return;  // nothing moves: any address, NULL included, is legal (OpenSHMEM 1.6)
   size_t offset;
   const segments::Segment& seg = r.translate(dst, bytes, call, "destination", &offset);
-  if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
+  if (__builtin_expect(r.is_late_peer(pe), 0)) {
+    link_put(r, pe, seg, offset, src, bytes, call);
+  } else if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
     kernel_put(r, pe, seg, offset, src, bytes, call);
   } else if (r.path(pe) == Path::kDirect) {
     std::memcpy(direct_address(seg, offset, pe), src, bytes);
@@ -96,11 +111,13 @@ void put(void* dst, const void* src, size_t bytes, int pe, const char* call) {
 
 void get_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
   Runtime& r = rt(call);
-  r.check_pe(pe, call);
+  if (!r.is_late_peer(pe)) r.check_pe(pe, call);
   if (__builtin_expect(bytes == 0, 0)) return;  // nothing moves: any address, NULL included, is legal (OpenSHMEM 1.6)
   size_t offset;
   const segments::Segment& seg = r.translate(src, bytes, call, "source", &offset);
-  if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
+  if (__builtin_expect(r.is_late_peer(pe), 0)) {
+    link_get(r, pe, dst, seg, offset, bytes, call);
+  } else if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
     kernel_get(r, pe, dst, seg, offset, bytes, call);
   } else if (r.path(pe) == Path::kDirect) {
     std::memcpy(dst, direct_address(seg, offset, pe), bytes);
@@ -199,6 +216,10 @@ void quiet() {
     if (!st.is_ok()) log::fatal("gasket::quiet: %s", st.message().c_str());
     r.complete_fetches(staged);
   }
+  if (r.has_late_peers()) {
+    Status st = r.link_rma().quiet();
+    if (!st.is_ok()) log::fatal("gasket::quiet: %s", st.message().c_str());
+  }
 }
 
 // ---- atomics ----
@@ -246,7 +267,7 @@ bool float_allowed(AtomicOp op) {
 uint64_t run_atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t compare, int pe,
                     bool is_float, void* nbi_fetched, bool* deferred, const char* call) {
   Runtime& r = rt(call);
-  r.check_pe(pe, call);
+  if (!r.is_late_peer(pe)) r.check_pe(pe, call);
   if (width != 4 && width != 8) {
     log::fatal("%s: atomic %s on %zu bytes at %p: atomics work on 4- or 8-byte words", call,
                op_name(op), width, dst);
@@ -261,6 +282,12 @@ uint64_t run_atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint
   size_t offset;
   const segments::Segment& seg = r.translate(dst, width, call, "atomic target", &offset);
   auto bop = static_cast<backend::AtomicOp>(op);
+  if (r.is_late_peer(pe)) {
+    Result<uint64_t> old = r.link_rma().atomic(pe, core::am::LinkAddress{seg.id, offset}, bop, static_cast<unsigned>(width),
+                                               operand, compare);
+    if (!old.is_ok()) log::fatal("%s: atomic %s on PE %d (another job) failed: %s", call, op_name(op), pe, old.status().message().c_str());
+    return old.value();
+  }
   if (!seg.file_backed && (pe == r.my_pe() || kernel_copy_peer(r, seg, pe))) {
     return locked_static_atomic(r, seg, offset, pe, static_cast<unsigned>(width), bop, operand, compare, call);
   }
@@ -318,6 +345,7 @@ void atomic_nbi(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t
 
 void* peer_pointer(const void* addr, int pe) {
   Runtime& r = rt("gasket::peer_pointer");
+  if (r.is_late_peer(pe)) return nullptr;  // another job's memory is never mapped here
   r.check_pe(pe, "gasket::peer_pointer");
   segments::Translation t = r.segments().translate(addr, 1);
   if (t.segment == nullptr || r.path(pe) != Path::kDirect) return nullptr;

@@ -371,6 +371,25 @@ am::StreamLinks& Runtime::late_peers() {
   std::lock_guard<std::mutex> lock(late_peers_mutex_);
   if (!late_peers_) {
     late_peers_ = std::make_unique<am::StreamLinks>(bootstrap_->secret(), n_pes_);
+    // A late peer names memory by (segment, offset) of this process's own segments, or in one of
+    // its live exposures of user memory.
+    auto resolve = [this](const am::LinkAddress& a, uint64_t len, std::string* why) -> char* {
+      if (a.exposure != 0) {
+        char* at = user_memory_ ? user_memory_->exposed_range(a.exposure, a.offset, len) : nullptr;
+        if (at == nullptr) {
+          *why = "[" + std::to_string(a.offset) + ", +" + std::to_string(len) + ") is not in live exposure #" +
+                 std::to_string(a.exposure);
+        }
+        return at;
+      }
+      const segments::Segment* s = segments_.find(a.segment);
+      if (s == nullptr || a.offset > s->size || len > s->size - a.offset) {
+        *why = "[" + std::to_string(a.offset) + ", +" + std::to_string(len) + ") is not in segment " + std::to_string(a.segment);
+        return nullptr;
+      }
+      return s->base + a.offset;
+    };
+    link_rma_ = std::make_unique<am::LinkRma>(*late_peers_, resolve, [](unsigned* polls) { detail::wait_step(polls); });
     late_peers_ready_.store(late_peers_.get(), std::memory_order_release);
   }
   return *late_peers_;

@@ -14,6 +14,7 @@
 
 #include "backends/backend.h"
 #include "core/am/emulated_rma.h"
+#include "core/am/link_rma.h"
 #include "core/am/message_layer.h"
 #include "core/am/stream_links.h"
 #include "core/bootstrap/bootstrap.h"
@@ -42,6 +43,7 @@ inline size_t segment_alignment(size_t size) {
 enum class Path : uint8_t {
   kDirect,   // same node: loads/stores/CPU atomics on the peer's mapped segment
   kBackend,  // through the backend
+  kLink,     // a late peer (another job): active messages over its stream link (core/am/link_rma.h)
 };
 
 // Layout of the internal segment (segment 0): runtime scratch that peers write into.
@@ -91,7 +93,7 @@ class Runtime {
   const segments::Segment& translate(const void* addr, size_t bytes, const char* call,
                                      const char* role, size_t* offset) const;
 
-  Path path(int pe) const { return paths_[static_cast<size_t>(pe)]; }
+  Path path(int pe) const { return pe >= n_pes_ ? Path::kLink : paths_[static_cast<size_t>(pe)]; }
   backend::Backend* backend() const { return backend_.get(); }
   void progress();
   // Chosen once at init: the backend's native read, or null (emulated over active messages).
@@ -108,6 +110,12 @@ class Runtime {
   // Links to processes of other jobs (late peers, PE numbers from n_pes() on), made on first use.
   am::StreamLinks& late_peers();
   bool is_late_peer(int pe) const { return pe >= n_pes_; }
+  bool has_late_peers() const { return late_peers_ready_.load(std::memory_order_acquire) != nullptr; }
+  // put/get/atomics on late peers' segments (made with the links).
+  am::LinkRma& link_rma() {
+    late_peers();
+    return *link_rma_;
+  }
   // User memory exposed to peers (gasket::memreg::expose/put/get).
   memreg::UserMemory* user_memory() const { return user_memory_.get(); }
   // Non-blocking fetching atomics run natively by the backend (gasket::atomic_nbi): the backend
@@ -213,6 +221,7 @@ class Runtime {
   std::mutex late_peers_mutex_;
   std::unique_ptr<am::StreamLinks> late_peers_;
   std::atomic<am::StreamLinks*> late_peers_ready_{nullptr};  // read by progress() without the lock
+  std::unique_ptr<am::LinkRma> link_rma_;
   std::unique_ptr<am::EmulatedRma> emulated_;
   std::unique_ptr<memreg::KernelCopy> kernel_copy_;
   std::unique_ptr<memreg::UserMemory> user_memory_;

@@ -187,6 +187,13 @@ Status StreamLinks::send(int pe, HandlerId id, const void* payload, size_t len) 
   return Status::ok();
 }
 
+std::string StreamLinks::lost_reason(int pe) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t i = static_cast<size_t>(pe - first_pe_);
+  if (pe < first_pe_ || i >= links_.size() || !links_[i]->lost) return "";
+  return links_[i]->lost_why.empty() ? "link closed" : links_[i]->lost_why;
+}
+
 void StreamLinks::close_link(Link& link, const std::string& why) {
   if (link.fd >= 0) ::close(link.fd);
   if (link.in_fd >= 0) ::close(link.in_fd);

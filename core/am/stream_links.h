@@ -48,6 +48,8 @@ class StreamLinks {
   bool in_use() const { return in_use_.load(std::memory_order_relaxed); }
   // Queues `payload` for handler `id` at late peer `pe`; fails when its link was lost.
   Status send(int pe, HandlerId id, const void* payload, size_t len);
+  // Why the link to late peer `pe` was lost (the peer ended or broke it); "" while it stands.
+  std::string lost_reason(int pe) const;
   // Writes what the sockets take, accepts and reads links, runs the handlers of whole messages.
   void progress();
   // Blocks until every queued byte is written to its link (finalize: nothing is left behind).

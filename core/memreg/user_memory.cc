@@ -212,15 +212,8 @@ void UserMemory::serve_request(int peer, int stage) {
   const auto* slot = reinterpret_cast<const RequestSlot*>(channel + kRequestOffset) + stage;
   const uint64_t seq = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
   const uint64_t op = slot->op, exposure = slot->exposure, offset = slot->offset, length = slot->length;
-  char* address = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = exposures_.find(exposure);
-    if (it != exposures_.end() && length <= options_.stage_bytes && offset <= it->second.length &&
-        length <= it->second.length - offset && (op == static_cast<uint64_t>(Op::kPut) || op == static_cast<uint64_t>(Op::kGet))) {
-      address = reinterpret_cast<char*>(it->second.address) + offset;
-    }
-  }
+  const bool valid_op = op == static_cast<uint64_t>(Op::kPut) || op == static_cast<uint64_t>(Op::kGet);
+  char* address = valid_op && length <= options_.stage_bytes ? exposed_range(exposure, offset, length) : nullptr;
   uint64_t status = kStatusOk;
   Status st = Status::ok();
   if (address == nullptr) {
@@ -273,6 +266,16 @@ Result<UserMemory::Descriptor> UserMemory::parse(int pe, std::string_view descri
   if (pe < 0 || pe >= options_.n_pes) {
     return invalid_argument(who + ": target PE out of range (the job has " + std::to_string(options_.n_pes) + " PEs)");
   }
+  Result<Descriptor> d = decode(descriptor, offset, len, who);
+  if (d.is_ok() && d.value().header.owner_pe != pe) {
+    return invalid_argument(who + ": the descriptor is PE " + std::to_string(d.value().header.owner_pe) +
+                            "'s, not PE " + std::to_string(pe) + "'s");
+  }
+  return d;
+}
+
+Result<UserMemory::Descriptor> UserMemory::decode(std::string_view descriptor, size_t offset, size_t len,
+                                                  const std::string& who) {
   Descriptor d{};
   if (descriptor.size() < sizeof d.header) {
     return invalid_argument(who + ": the descriptor has " + std::to_string(descriptor.size()) +
@@ -283,10 +286,6 @@ Result<UserMemory::Descriptor> UserMemory::parse(int pe, std::string_view descri
     return invalid_argument(who + ": the descriptor (" + std::to_string(descriptor.size()) +
                             " bytes) is not one made by gasket::memreg::expose");
   }
-  if (d.header.owner_pe != pe) {
-    return invalid_argument(who + ": the descriptor is PE " + std::to_string(d.header.owner_pe) +
-                            "'s, not PE " + std::to_string(pe) + "'s");
-  }
   if (offset > d.header.length || len > d.header.length - offset) {
     return invalid_argument(who + ": " + std::to_string(len) + " bytes at offset " + std::to_string(offset) +
                             " run past the end of exposure #" + std::to_string(d.header.exposure) + " (" +
@@ -294,6 +293,20 @@ Result<UserMemory::Descriptor> UserMemory::parse(int pe, std::string_view descri
   }
   d.key = descriptor.data() + sizeof d.header;
   return d;
+}
+
+Result<uint64_t> UserMemory::exposure_of(std::string_view descriptor, size_t offset, size_t len, const char* call) const {
+  Result<Descriptor> d = decode(descriptor, offset, len, std::string(call) + ": PE " + std::to_string(options_.my_pe) +
+                                                             " -> a process of another job");
+  if (!d.is_ok()) return d.status();
+  return d.value().header.exposure;
+}
+
+char* UserMemory::exposed_range(uint64_t exposure, uint64_t offset, uint64_t len) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = exposures_.find(exposure);
+  if (it == exposures_.end() || offset > it->second.length || len > it->second.length - offset) return nullptr;
+  return reinterpret_cast<char*>(it->second.address) + offset;
 }
 
 Status UserMemory::put(int pe, std::string_view descriptor, size_t offset, const void* src, size_t len,

@@ -72,6 +72,12 @@ class UserMemory {
                            const char* call);
   [[nodiscard]] Status get(int pe, std::string_view descriptor, size_t offset, void* dst, size_t len,
                            const char* call);
+  // Late peers (another job) move bytes as active messages (core/am/link_rma.h) naming the
+  // exposure: its id from a descriptor, checked like parse() but for a PE of another job...
+  [[nodiscard]] Result<uint64_t> exposure_of(std::string_view descriptor, size_t offset, size_t len,
+                                             const char* call) const;
+  // ...and, at the owner, where [offset, offset + len) of live exposure `exposure` is (null: none).
+  char* exposed_range(uint64_t exposure, uint64_t offset, uint64_t len) const;
 
   // Serves the bounce requests of peers (the runtime's progress calls it).
   void serve();
@@ -90,6 +96,8 @@ class UserMemory {
   enum class Op : uint64_t { kPut = 1, kGet = 2 };
 
   Result<Descriptor> parse(int pe, std::string_view descriptor, size_t offset, size_t len, const char* call) const;
+  // The header and bounds checks of parse(), `who` naming the call and both sides.
+  static Result<Descriptor> decode(std::string_view descriptor, size_t offset, size_t len, const std::string& who);
   Status transfer(Op op, int pe, std::string_view descriptor, size_t offset, char* local, size_t len,
                   const char* call);
   Status kernel_transfer(Op op, const Descriptor& d, size_t offset, char* local, size_t len, bool* refused,

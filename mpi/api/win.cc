@@ -272,19 +272,17 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, MPI_Ai
   int n = cm->size();
   int me = cm->rank;
   if (flavor == MPI_WIN_FLAVOR_SHARED) {
+    for (size_t r = 0; r < cm->group->pes.size(); ++r) {
+      if (cm->group->pes[r] >= gasket::n_pes()) {
+        return error(MPI_ERR_RMA_SHARED, "%s: rank %d: rank %zu of the communicator is a process of another job "
+                     "(spawned or connected): jobs share no memory", call, me, r);
+      }
+    }
     for (int pe : cm->group->pes) {
       if (gasket::node_of(pe) != gasket::node_of(gasket::my_pe())) {
         return error(MPI_ERR_RMA_SHARED, "%s: rank %d: the communicator spans several nodes (PE %d is on node %d, this one on %d): "
                      "no memory is shared by all", call, me, pe, gasket::node_of(pe), gasket::node_of(gasket::my_pe()));
       }
-    }
-  }
-  // Every member of a communicator spanning jobs sees a process of the other job: all refuse alike.
-  for (size_t r = 0; r < cm->group->pes.size(); ++r) {
-    if (cm->group->pes[r] >= gasket::n_pes()) {
-      return error(MPI_ERR_UNSUPPORTED_OPERATION,
-                   "%s: rank %d: rank %zu of the communicator is a process of another job (spawned or connected): "
-                   "windows across jobs are not implemented (docs/LAUNCHING.md)", call, me, r);
     }
   }
   Arena& pool = c.alloc_pool();
@@ -309,7 +307,8 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, MPI_Ai
   mine.base = reinterpret_cast<uint64_t>(memory);
   mine.size = static_cast<uint64_t>(size);
   mine.disp_unit = static_cast<int32_t>(disp_unit);
-  mine.control_offset = ok ? static_cast<uint64_t>(control - pool.base()) : 0;
+  char* heap = core::Runtime::get()->segments().find(segments::kHeapSegment)->base;
+  mine.control_offset = ok ? static_cast<uint64_t>(control - heap) : 0;
   mine.in_segment = ok ? 0 : -1;
   if (ok && memory != nullptr && size > 0 && flavor != MPI_WIN_FLAVOR_SHARED) {
     segments::Translation t = core::Runtime::get()->segments().translate(memory, static_cast<size_t>(size));
@@ -366,7 +365,7 @@ Error create(Context& c, Guard& g, int flavor, void* base, MPI_Aint size, MPI_Ai
                  call, me, pool.size(), pool.in_use(), static_cast<long long>(size));
   }
 
-  auto w = std::make_unique<Window>(flavor, comm, cm->group, me, members, pool.base(), control, table);
+  auto w = std::make_unique<Window>(flavor, comm, cm->group, me, members, heap, control, table);
   w->pool_blocks.push_back(control);
   if (flavor == MPI_WIN_FLAVOR_ALLOCATE) (system_memory != nullptr ? w->system_blocks : w->pool_blocks).push_back(memory);
   if (shared_block != nullptr) w->pool_blocks.push_back(shared_block);

@@ -158,7 +158,7 @@ struct Window::Location {
 };
 
 Window::Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> group, int rank,
-               const std::vector<MemberInfo>& members, char* pool_base, char* control, size_t table_bytes)
+               const std::vector<MemberInfo>& members, char* heap_base, char* control, size_t table_bytes)
     : flavor_(flavor), comm_(comm), group_(std::move(group)), rank_(rank),
       mine_(reinterpret_cast<ControlBlock*>(control)), table_bytes_(table_bytes) {
   size_t n = members.size();
@@ -174,7 +174,7 @@ Window::Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> gro
     t.size = m.size;
     t.disp_unit = m.disp_unit;
     t.base = m.base;
-    t.control = pool_base + m.control_offset;
+    t.control = heap_base + m.control_offset;
     t.direct_path = runtime().path(t.pe) == core::Path::kDirect;
     if (m.in_segment != 0) {
       int owner = m.memory_rank >= 0 ? group_->pes[static_cast<size_t>(m.memory_rank)] : t.pe;

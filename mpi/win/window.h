@@ -70,7 +70,7 @@ struct MemberInfo {
   uint32_t segment = 0;
   int32_t memory_rank = -1;  // the rank whose segment holds the memory (shared windows: rank 0); -1: its own
   uint64_t segment_offset = 0;
-  uint64_t control_offset = 0;  // of its control block from the MPI_Alloc_mem pool's base
+  uint64_t control_offset = 0;  // of its control block in the heap segment (the same offset names it in every job)
 };
 
 // One member as seen from this process.
@@ -95,11 +95,11 @@ enum class LockState : uint8_t { kNone, kShared, kExclusive };
 
 class Window {
  public:
-  // `members[r]` is rank r's MemberInfo; `my_memory` the region this rank exposes (null for
-  // dynamic windows). Control blocks are allocated from `pool` by the caller (the MPI context's
-  // MPI_Alloc_mem pool) before the exchange.
+  // `members[r]` is rank r's MemberInfo. Control blocks are allocated by the caller from the MPI
+  // context's MPI_Alloc_mem pool (in the heap segment, whose base here is `heap_base`) before the
+  // exchange.
   Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> group, int rank,
-         const std::vector<MemberInfo>& members, char* pool_base, char* control, size_t table_bytes);
+         const std::vector<MemberInfo>& members, char* heap_base, char* control, size_t table_bytes);
   ~Window();
 
   // Bytes of a control block for a window of `n` members with a region table of `table_bytes`.

@@ -28,9 +28,8 @@ static int error_class(int rc) {
   return cls;
 }
 
-/* Values both ways between matching ranks, then a merge with `low` first and an allreduce. A
- * merged communicator spanning two jobs refuses windows on every rank (not implemented across
- * jobs) with MPI_ERR_UNSUPPORTED_OPERATION, and stays usable. */
+/* Values both ways between matching ranks, then a merge with `low` first and an allreduce; a
+ * merged communicator spanning two jobs carries a window. */
 static void talk(MPI_Comm inter, int low, int across_jobs) {
   int rank, size, remote;
   MPI_OK(MPI_Comm_rank(inter, &rank));
@@ -55,10 +54,19 @@ static void talk(MPI_Comm inter, int low, int across_jobs) {
   MPI_OK(MPI_Allreduce(&mrank, &sum, 1, MPI_INT, MPI_SUM, merged));
   CHECK_EQ(sum, msize * (msize - 1) / 2);
   if (across_jobs) {
-    MPI_OK(MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN));
+    /* A window across the jobs of separate launches: a put ring (windows_across_jobs.c tests the
+     * rest); a shared window is refused on every rank. */
     int* base = NULL;
     MPI_Win win = MPI_WIN_NULL;
-    CHECK_EQ(error_class(MPI_Win_allocate(64, 1, MPI_INFO_NULL, merged, &base, &win)), MPI_ERR_UNSUPPORTED_OPERATION);
+    MPI_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, merged, &base, &win));
+    *base = -1;
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Put(&mrank, 1, MPI_INT, (mrank + 1) % msize, 0, 1, MPI_INT, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    CHECK_EQ(*base, (mrank + msize - 1) % msize);
+    MPI_OK(MPI_Win_free(&win));
+    MPI_OK(MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN));
+    CHECK_EQ(error_class(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, merged, &base, &win)), MPI_ERR_RMA_SHARED);
     CHECK(win == MPI_WIN_NULL);
     MPI_OK(MPI_Barrier(merged));
   }
