@@ -442,6 +442,11 @@ Status Runtime::stop() {
   return st;
 }
 
+bool Runtime::knows_late_peer(int pe) const {
+  am::StreamLinks* links = late_peers_ready_.load(std::memory_order_acquire);
+  return links != nullptr && links->knows(pe);
+}
+
 void Runtime::check_pe(int pe, const char* call) const {
   if (pe < 0 || pe >= n_pes_) {
     log::fatal("%s: target PE %d is out of range: the job has %d PEs (valid 0..%d)", call, pe,

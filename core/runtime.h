@@ -109,7 +109,10 @@ class Runtime {
   am::MessageLayer* messages() const { return messages_.get(); }
   // Links to processes of other jobs (late peers, PE numbers from n_pes() on), made on first use.
   am::StreamLinks& late_peers();
-  bool is_late_peer(int pe) const { return pe >= n_pes_; }
+  // A PE number from n_pes() on that names a process of another job this one has linked to (any
+  // other number is out of range, and check_pe says so).
+  bool is_late_peer(int pe) const { return pe >= n_pes_ && knows_late_peer(pe); }
+  bool knows_late_peer(int pe) const;
   bool has_late_peers() const { return late_peers_ready_.load(std::memory_order_acquire) != nullptr; }
   // put/get/atomics on late peers' segments (made with the links).
   am::LinkRma& link_rma() {

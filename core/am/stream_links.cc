@@ -187,6 +187,11 @@ Status StreamLinks::send(int pe, HandlerId id, const void* payload, size_t len) 
   return Status::ok();
 }
 
+bool StreamLinks::knows(int pe) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return pe >= first_pe_ && static_cast<size_t>(pe - first_pe_) < links_.size();
+}
+
 std::string StreamLinks::lost_reason(int pe) const {
   std::lock_guard<std::mutex> lock(mutex_);
   size_t i = static_cast<size_t>(pe - first_pe_);

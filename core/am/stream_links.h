@@ -42,6 +42,8 @@ class StreamLinks {
   // already known, or a new one (connecting now when this process is the one that connects).
   Result<int> add_peer(const std::string& address, const std::string& secret);
   bool is_peer(int pe) const { return pe >= first_pe_; }
+  // Whether `pe` is a late peer added here (a link, standing or lost, exists for it).
+  bool knows(int pe) const;
   void register_handler(HandlerId id, Handler handler);
   // Whether another job's process may send here (a listener is open or a link exists): such
   // traffic rings no doorbell, so waiters yield instead of napping (core's waiting policy).

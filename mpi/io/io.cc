@@ -877,6 +877,10 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     p2p::Request* r = c.engine().requests().create(p2p::RequestKind::kOperation);
     r->comm = fh;  // errors go to the file's handler (Context::report)
     auto op = std::make_unique<FileOperation>(c, r, job, const_cast<void*>(buf), count, type, handle);
+    // An invalid datatype handle is the caller's error at the call, as in every other MPI call;
+    // its rank still takes part (no data, the request released when done) and the others'
+    // requests fail at completion. Errors about values (offsets, counts) all come at completion.
+    Error at_call = failure.error_class() == MPI_ERR_TYPE ? failure : Error::ok();
     if (collective) {
       comm::Communicator* cm = nullptr;
       (void)c.comms().lookup(f.comm, call, &cm);
@@ -887,7 +891,12 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
       c.files().io_thread().submit(std::move(job));
     }
     r->operation = std::move(op);
+    if (!at_call.is_ok()) r->user_owned = false;
     c.engine().start_operation(r);
+    if (!at_call.is_ok()) {
+      *request = MPI_REQUEST_NULL;
+      return at_call;
+    }
     if (k.completion == Completion::kBegin) f.split = r->handle;
     else *request = r->handle;
     return Error::ok();
