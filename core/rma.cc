@@ -401,8 +401,14 @@ bool nap_allowed() {
 // so the (non-private) futex works between the PEs of a node.
 uint32_t nap_begin() {
   core::InternalArea::Doorbell& bell = Runtime::get()->internal()->doorbell;
-  __atomic_fetch_add(&bell.nappers, 1, __ATOMIC_SEQ_CST);  // a full barrier before the recheck
-  return __atomic_load_n(&bell.rings, __ATOMIC_ACQUIRE);
+  __atomic_fetch_add(&bell.nappers, 1, __ATOMIC_SEQ_CST);
+  // The count is read before arming: a peer that takes this arming (ring) bumps it afterwards,
+  // so the futex below either sees the bump or is woken by it.
+  uint32_t rings = __atomic_load_n(&bell.rings, __ATOMIC_ACQUIRE);
+  __atomic_store_n(&bell.armed, 1, __ATOMIC_RELAXED);
+  // A full barrier between arming and the caller's recheck (ring's fence is the writer's half).
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  return rings;
 }
 
 void nap_end(uint32_t rings, bool sleep) {
@@ -420,11 +426,15 @@ void nap_end(uint32_t rings, bool sleep) {
 void ring(int pe) {
   core::InternalArea::Doorbell* bell = Runtime::get()->doorbell(pe);
   if (bell == nullptr) return;
-  // Orders the caller's write before the check (nap_begin's increment is the waiter's barrier),
-  // so a waiter either sees the write in its recheck or is seen napping here. The common case
-  // is then one load of a line the target rarely writes (nobody napping).
+  // Orders the caller's write before the checks (nap_begin's fence is the waiter's half), so a
+  // waiter either sees the write in its recheck or is seen armed here. The common cases are one
+  // or two loads of a line the target writes once per nap: nobody napping, or a napper already
+  // rung (a wake-up is under way; its next nap arms again). Only the writer that takes the
+  // arming pays for the wake-up call.
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (__atomic_load_n(&bell->nappers, __ATOMIC_RELAXED) == 0) return;
+  if (__atomic_load_n(&bell->armed, __ATOMIC_RELAXED) == 0) return;
+  if (__atomic_exchange_n(&bell->armed, 0, __ATOMIC_SEQ_CST) == 0) return;
   __atomic_fetch_add(&bell->rings, 1, __ATOMIC_SEQ_CST);
   syscall(SYS_futex, &bell->rings, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }

@@ -63,11 +63,13 @@ struct InternalArea {
   // (GASKET_REDISTRIBUTE=no): same-node peers run them as kernel-copy read-modify-writes.
   alignas(64) uint64_t static_data_lock;
   // Waiters past their spin budget sleep on `rings` (a futex in shared memory) while `nappers`
-  // is non-zero; a same-node peer that writes into this PE bumps `rings` and wakes them
-  // (gasket::detail::ring).
+  // is non-zero; each nap sets `armed`. A same-node peer that writes into this PE and finds it
+  // armed clears it, bumps `rings` and wakes them (gasket::detail::ring): one wake-up call per
+  // nap, however many writes land while the napper sleeps or is waking.
   struct Doorbell {
     uint32_t rings;
     uint32_t nappers;
+    uint32_t armed;
   };
   alignas(64) Doorbell doorbell;
 };
