@@ -451,8 +451,14 @@ static void comm_split_type_of_intercommunicator(void) {
  * MPI_ERR_INFO_VALUE (the reported defaults cb_nodes=0, striping_factor=0, striping_unit=0 were
  * refused as "not a positive integer"). */
 static void file_set_info_of_its_own_get_info(void) {
-  char path[64];
-  snprintf(path, sizeof path, "/tmp/client_bugs_info_%d", (int)getpid());
+  /* mkstemp, not the pid: tests in separate pid namespaces (Bazel's sandbox) share /tmp, and two
+   * jobs whose rank 0 had the same pid deleted each other's file (MPI_ERR_NO_SUCH_FILE). */
+  char path[64] = "/tmp/client_bugs_info_XXXXXX";
+  if (rank == 0) {
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+  }
   MPI_OK(MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD));
   MPI_File fh;
   MPI_Info info;
