@@ -4,11 +4,14 @@
 // order is caught instead of silently corrupting its peers' memory. As OpenSHMEM requires, the
 // barrier closes malloc/calloc/align/realloc (every copy exists before any PE uses it) and opens
 // free (no PE still uses the block when it is released).
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "core/base/log.h"
 #include "core/base/parse.h"
 #include "core/runtime.h"
+#include "core/segments/heap_sizing.h"
 
 namespace gasket {
 namespace core {
@@ -58,15 +61,53 @@ void* Runtime::heap_allocate(uint64_t kind, size_t bytes, size_t alignment, cons
   // copy is ready, so a fast PE's first put into a slow PE's block can never be wiped.
   auto off = allocator_.allocate(bytes, alignment);
   char* p = off ? segments_.find(segments::kHeapSegment)->base + *off : nullptr;
-  if (p != nullptr && kind == kCalloc) std::memset(p, 0, bytes);
+  if (p != nullptr && kind == kCalloc) zero_heap_block(p, bytes);
   check_collective_call(kind, bytes, alignment, call);
+  if (p != nullptr) warn_if_shared_memory_short(bytes, call);
   if (p == nullptr && my_pe_ == 0) {
     GASKET_WARN("%s: symmetric heap exhausted: %zu bytes (alignment %zu) asked, largest free "
-                "block %zu of %s, in use %zu; raise SHMEM_SYMMETRIC_SIZE / GASKET_HEAP_SIZE",
+                "block %zu of %s (GASKET_HEAP_SIZE=%s), in use %zu; raise SHMEM_SYMMETRIC_SIZE / "
+                "GASKET_HEAP_SIZE",
                 call, bytes, alignment, allocator_.largest_free_block(),
-                format_size(allocator_.capacity()).c_str(), allocator_.bytes_in_use());
+                format_size(allocator_.capacity()).c_str(), config_.text(config::Knob::HEAP_SIZE).c_str(),
+                allocator_.bytes_in_use());
   }
   return p;
+}
+
+// The heap is sparse: its pages are taken from /dev/shm when first written. A block larger than
+// what /dev/shm still has for the PEs of this node could end the job with SIGBUS once filled.
+void Runtime::warn_if_shared_memory_short(size_t bytes, const char* call) {
+  if (bytes < (size_t{1} << 20)) return;
+  uint64_t pes_here = static_cast<uint64_t>(std::count(node_of_pe_.begin(), node_of_pe_.end(), node_of(my_pe_)));
+  uint64_t available = segments::shared_memory_available();
+  if (available != 0 && bytes * pes_here > available) {
+    GASKET_WARN("%s: the %s block of each of this node's %llu PEs exceeds what /dev/shm has left (%s): "
+                "writing all of it would fail (SIGBUS); free /dev/shm or lower GASKET_HEAP_SIZE",
+                call, format_size(bytes).c_str(), static_cast<unsigned long long>(pes_here),
+                format_size(available).c_str());
+  }
+}
+
+// calloc of a large block: its whole pages are returned (they read zero and cost nothing until
+// written), only the partial pages at its ends are cleared by hand.
+void Runtime::zero_heap_block(char* p, size_t bytes) {
+  segments::PageRange pages = segments::whole_pages(p, bytes);
+  if (bytes < segments::kReturnPagesFrom || !pages_returnable() || !segments::return_pages(p, bytes)) {
+    std::memset(p, 0, bytes);
+    return;
+  }
+  std::memset(p, 0, static_cast<size_t>(pages.begin - p));
+  std::memset(pages.end, 0, static_cast<size_t>(p + bytes - pages.end));
+}
+
+bool Runtime::pages_returnable() const { return !backend_ || std::strcmp(backend_->name(), "ucx") != 0; }
+
+void Runtime::return_heap_pages(void* p, size_t bytes) {
+  if (bytes < segments::kReturnPagesFrom || !pages_returnable()) return;
+  if (!segments::return_pages(p, bytes)) {
+    GASKET_DEBUG("freed heap pages at %p (%zu bytes) stay resident: %s", p, bytes, std::strerror(errno));
+  }
 }
 
 void* Runtime::heap_reallocate(void* ptr, size_t bytes, const char* call) {
@@ -85,6 +126,7 @@ void* Runtime::heap_reallocate(void* ptr, size_t bytes, const char* call) {
       std::memcpy(base + *off, ptr, old_size < bytes ? old_size : bytes);
       bool released = allocator_.release(old_off);
       (void)released;
+      return_heap_pages(ptr, old_size);
       result = base + *off;
     } else {
       result = nullptr;  // the old block stays valid, as with realloc
@@ -92,8 +134,9 @@ void* Runtime::heap_reallocate(void* ptr, size_t bytes, const char* call) {
   }
   check_collective_call(kRealloc, bytes, 1, call);
   if (result == nullptr && my_pe_ == 0) {
-    GASKET_WARN("%s: symmetric heap exhausted growing a block to %zu bytes (largest free %zu)",
-                call, bytes, allocator_.largest_free_block());
+    GASKET_WARN("%s: symmetric heap exhausted growing a block to %zu bytes (largest free %zu of %s); "
+                "raise SHMEM_SYMMETRIC_SIZE / GASKET_HEAP_SIZE",
+                call, bytes, allocator_.largest_free_block(), format_size(allocator_.capacity()).c_str());
   }
   return result;
 }
@@ -103,10 +146,12 @@ void Runtime::heap_release(void* ptr, const char* call) {
   check_collective_call(kFree, 0, reinterpret_cast<uintptr_t>(ptr) == 0 ? 0 : 1, call);
   if (ptr == nullptr) return;
   char* base = segments_.find(segments::kHeapSegment)->base;
-  if (static_cast<char*>(ptr) < base ||
-      !allocator_.release(static_cast<size_t>(static_cast<char*>(ptr) - base))) {
+  size_t off = static_cast<size_t>(static_cast<char*>(ptr) - base);
+  size_t bytes = static_cast<char*>(ptr) < base ? 0 : allocator_.block_size(off);
+  if (bytes == 0 || !allocator_.release(off)) {
     log::fatal("%s: %p is not a live block of the symmetric heap", call, ptr);
   }
+  return_heap_pages(ptr, bytes);
 }
 
 }  // namespace core

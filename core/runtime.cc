@@ -13,6 +13,7 @@
 #include "core/base/log.h"
 #include "core/base/parse.h"
 #include "core/segments/data_segment.h"
+#include "core/segments/heap_sizing.h"
 
 namespace gasket::core {
 
@@ -80,6 +81,9 @@ Status Runtime::start_impl(const InitOptions& options) {
 
   Status st = find_nodes();
   if (!st.is_ok()) return st;
+  if (config_.is_auto(config::Knob::HEAP_SIZE)) {
+    config_.resolve(config::Knob::HEAP_SIZE, segments::auto_heap_bytes(segments::node_resources()));
+  }
   size_t heap_bytes = config_.size(config::Knob::HEAP_SIZE);
   if (heap_bytes < 4096) {
     return invalid_argument("gasket::init: symmetric heap size " + std::to_string(heap_bytes) +

@@ -176,6 +176,10 @@ class Runtime {
   void* heap_allocate(uint64_t kind, size_t bytes, size_t alignment, const char* call);
   void* heap_reallocate(void* ptr, size_t bytes, const char* call);
   void heap_release(void* ptr, const char* call);
+  // Gives the whole pages of a freed block of the heap (or of a pool inside it) back to the
+  // system: resident memory drops, the pages read zero again. Not while a ucx backend holds the
+  // heap registered (an RDMA device may have pinned the pages: it would keep writing the old ones).
+  void return_heap_pages(void* p, size_t bytes);
   const segments::SymmetricAllocator& allocator() const { return allocator_; }
 
  private:
@@ -195,6 +199,9 @@ class Runtime {
   void unlink_segment_files();
   std::string segment_file(int pe, const std::string& name) const;
   void check_collective_call(uint64_t kind, size_t bytes, size_t alignment, const char* call);
+  void warn_if_shared_memory_short(size_t bytes, const char* call);
+  void zero_heap_block(char* p, size_t bytes);
+  bool pages_returnable() const;
 
   static Runtime* instance_;
   int users_ = 1;  // init calls not yet matched by finalize

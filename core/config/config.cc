@@ -49,6 +49,10 @@ bool is_choice(const char* choices, const std::string& value) {
 Status parse_value(const KnobSpec& s, const std::string& text, uint64_t* number) {
   switch (s.type) {
     case Type::kSize: {
+      if (s.choices[0] != '\0' && is_choice(s.choices, text)) {  // a word the runtime resolves ("auto")
+        *number = 0;
+        return Status::ok();
+      }
       auto r = parse_size(text);
       if (!r.is_ok()) return r.status();
       *number = r.value();
@@ -110,6 +114,7 @@ std::string markdown_reference() {
   for (const KnobSpec& s : knobs()) {
     std::string type = type_name(s.type);
     if (s.type == Type::kChoice) type += " (" + std::string(s.choices) + ")";
+    if (s.type == Type::kSize && s.choices[0] != '\0') type += " or " + std::string(s.choices);
     out << "| `" << s.name << "` | " << type << " | `" << s.default_value << "` | " << s.category
         << " | " << (s.alias[0] ? "`" + std::string(s.alias) + "`" : std::string("")) << " | "
         << s.doc << " |\n";

@@ -28,7 +28,7 @@ struct KnobSpec {
   const char* default_value;
   const char* category;
   const char* alias;    // "" when none
-  const char* choices;  // "a|b|c" for kChoice
+  const char* choices;  // "a|b|c" for kChoice; for kSize, words accepted besides a size ("auto")
   const char* doc;
 };
 
@@ -52,6 +52,10 @@ class Config {
   const std::string& text(Knob k) const { return values_[index(k)].text; }  // any type
   // Where the value came from: "default", or the variable that set it.
   const std::string& origin(Knob k) const { return values_[index(k)].origin; }
+  // A size knob set to "auto" (size() is 0 until the runtime resolves it).
+  bool is_auto(Knob k) const { return values_[index(k)].text == "auto"; }
+  // The runtime's choice for an "auto" size; the text stays "auto".
+  void resolve(Knob k, uint64_t number) { values_[index(k)].number = number; }
 
  private:
   struct Value {

@@ -22,7 +22,8 @@ gasket::config::Lookup from(std::map<std::string, std::string> vars) {
 BOOST_AUTO_TEST_CASE(defaults_apply_when_nothing_is_set) {
   auto c = Config::load(from({}));
   BOOST_REQUIRE(c.is_ok());
-  BOOST_TEST(c->size(Knob::HEAP_SIZE) == 128ull << 20);
+  BOOST_TEST(c->is_auto(Knob::HEAP_SIZE));  // the runtime sizes it from the node
+  BOOST_TEST(c->size(Knob::HEAP_SIZE) == 0u);
   BOOST_TEST(c->text(Knob::TRANSPORT) == "auto");
   BOOST_TEST(c->origin(Knob::HEAP_SIZE) == "default");
 }
@@ -35,6 +36,20 @@ BOOST_AUTO_TEST_CASE(standard_alias_and_gasket_name_precedence) {
   auto both = Config::load(from({{"SHMEM_SYMMETRIC_SIZE", "1G"}, {"GASKET_HEAP_SIZE", "32M"}}));
   BOOST_REQUIRE(both.is_ok());
   BOOST_TEST(both->size(Knob::HEAP_SIZE) == 32ull << 20);
+}
+
+BOOST_AUTO_TEST_CASE(auto_size_is_taken_only_by_knobs_that_declare_it) {
+  auto c = Config::load(from({{"GASKET_HEAP_SIZE", "auto"}, {"GASKET_MPI_ALLOC_MEM_POOL", "16M"}}));
+  BOOST_REQUIRE(c.is_ok());
+  BOOST_TEST(c->is_auto(Knob::HEAP_SIZE));
+  BOOST_TEST(!c->is_auto(Knob::MPI_ALLOC_MEM_POOL));
+  BOOST_TEST(c->size(Knob::MPI_ALLOC_MEM_POOL) == 16ull << 20);
+  c->resolve(Knob::HEAP_SIZE, 1ull << 30);
+  BOOST_TEST(c->size(Knob::HEAP_SIZE) == 1ull << 30);
+  BOOST_TEST(c->text(Knob::HEAP_SIZE) == "auto");
+  auto bad = Config::load(from({{"GASKET_MPI_RNDV_BOUNCE", "auto"}}));
+  BOOST_REQUIRE(!bad.is_ok());
+  BOOST_TEST(bad.status().message().find("GASKET_MPI_RNDV_BOUNCE='auto'") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(bad_values_are_rejected_naming_the_variable) {

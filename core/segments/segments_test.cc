@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "core/segments/heap_sizing.h"
 #include "core/segments/segment_table.h"
 #include "core/segments/shared_memory_file.h"
 #include "core/segments/shared_pages.h"
@@ -172,4 +173,38 @@ BOOST_AUTO_TEST_CASE(shared_pages_keep_address_and_contents) {
   // Stack memory is not private anonymous heap memory: refused.
   char stack[4 * 4096];
   BOOST_TEST(!share_pages(stack, sizeof stack, name + "-stack").is_ok());
+}
+
+BOOST_AUTO_TEST_CASE(auto_heap_is_half_the_node_per_core_as_a_power_of_two) {
+  const uint64_t gib = uint64_t{1} << 30;
+  BOOST_TEST(auto_heap_bytes(NodeResources{24 * gib, 24 * gib, 2}) == 4 * gib);   // 6 GiB -> 4 GiB
+  BOOST_TEST(auto_heap_bytes(NodeResources{24 * gib, 24 * gib, 8}) == 1 * gib);   // 1.5 GiB -> 1 GiB
+  BOOST_TEST(auto_heap_bytes(NodeResources{256 * gib, 8 * gib, 2}) == 2 * gib);   // /dev/shm bounds it
+  BOOST_TEST(auto_heap_bytes(NodeResources{2 * gib, 64 << 20, 4}) == kAutoHeapFloor);  // never below the floor
+  BOOST_TEST(auto_heap_bytes(NodeResources{0, 0, 1}) == kAutoHeapFloor);  // nothing known
+  BOOST_TEST(auto_heap_bytes(NodeResources{0, 16 * gib, 0}) == 8 * gib);
+  NodeResources here = node_resources();
+  BOOST_TEST(here.cores >= 1);
+  BOOST_TEST(auto_heap_bytes(here) >= kAutoHeapFloor);
+}
+
+BOOST_AUTO_TEST_CASE(returned_pages_read_zero_in_every_mapping_and_partial_pages_stay) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::string name = "/gasket-segtest-" + std::to_string(getpid()) + "-return";
+  auto f = SharedMemoryFile::create(name, 8 * page);
+  BOOST_REQUIRE(f.is_ok());
+  auto peer = SharedMemoryFile::open(name, 8 * page);
+  BOOST_REQUIRE(peer.is_ok());
+  std::memset(f->data(), 0x5a, 8 * page);
+  // A block from the middle of page 1 to the middle of page 5: pages 2, 3, 4 go back.
+  BOOST_REQUIRE(return_pages(f->data() + page + page / 2, 4 * page));
+  for (size_t i = 0; i < 8; ++i) {
+    bool whole_inside = i >= 2 && i <= 4;
+    BOOST_TEST_INFO("page " << i);
+    BOOST_TEST(peer->data()[i * page] == (whole_inside ? 0 : 0x5a));
+    BOOST_TEST(f->data()[i * page + page - 1] == (whole_inside ? 0 : 0x5a));
+  }
+  BOOST_TEST(return_pages(f->data() + 10, 100));  // no whole page: nothing to do
+  BOOST_TEST(f->data()[10] == 0x5a);
+  BOOST_TEST(f->unlink().is_ok());
 }

@@ -1,10 +1,12 @@
 #include "mpi/base/arena.h"
 
 #include <cstdint>
+#include <utility>
 
 namespace gasket::mpi {
 
-Arena::Arena(char* base, size_t size) : base_(base), size_(size) {
+Arena::Arena(char* base, size_t size, ReleaseHook on_release)
+    : base_(base), size_(size), on_release_(std::move(on_release)) {
   if (size > 0) free_[0] = size;
 }
 
@@ -34,6 +36,7 @@ bool Arena::release(const void* p) {
   size_t len = u->second;
   used_.erase(u);
   in_use_ -= len;
+  if (on_release_) on_release_(base_ + off, len);
   auto next = free_.lower_bound(off);
   if (next != free_.end() && off + len == next->first) {
     len += next->second;

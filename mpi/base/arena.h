@@ -3,14 +3,18 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 
 namespace gasket::mpi {
 
 class Arena {
  public:
+  // Called with each released block (the MPI_Alloc_mem pool gives its whole pages back).
+  using ReleaseHook = std::function<void(char* block, size_t bytes)>;
+
   Arena() = default;
-  Arena(char* base, size_t size);
+  Arena(char* base, size_t size, ReleaseHook on_release = nullptr);
   char* base() const { return base_; }
   size_t size() const { return size_; }
   size_t in_use() const { return in_use_; }
@@ -25,6 +29,7 @@ class Arena {
  private:
   char* base_ = nullptr;
   size_t size_ = 0, in_use_ = 0;
+  ReleaseHook on_release_;
   std::map<size_t, size_t> free_;  // offset -> length
   std::map<size_t, size_t> used_;  // offset -> length
 };

@@ -203,10 +203,12 @@ Error Context::start(int required) {
   if (!engine.is_ok()) return error(MPI_ERR_OTHER, "%s", engine.status().message().c_str());
   engine_ = std::move(engine.value());
   engine_->bsend_release = [this](char* block) { bsend_.release(block); };
-  size_t pool = cfg.size(Knob::MPI_ALLOC_MEM_POOL);
+  // Sparse like the heap it lives in: a large pool costs no memory until written.
+  size_t pool = cfg.is_auto(Knob::MPI_ALLOC_MEM_POOL) ? gasket::sym_heap_size() / 4 : cfg.size(Knob::MPI_ALLOC_MEM_POOL);
   if (pool > 0) {
     alloc_pool_base_ = static_cast<char*>(gasket::sym_malloc(pool, "MPI_Init (MPI_Alloc_mem pool)"));
-    if (alloc_pool_base_ != nullptr) alloc_pool_ = Arena(alloc_pool_base_, pool);
+    auto give_back = [rt](char* block, size_t bytes) { rt->return_heap_pages(block, bytes); };
+    if (alloc_pool_base_ != nullptr) alloc_pool_ = Arena(alloc_pool_base_, pool, give_back);
   }
   if (area_.create("MPI_Init (collective area)").is_ok()) {
     comms_->find(MPI_COMM_WORLD)->coll_slot = 0;

@@ -9,7 +9,7 @@
 
 #include "check.h"
 
-/* The default symmetric heap is 128 MiB (GASKET_HEAP_SIZE); a quarter of it always fits. */
+/* The symmetric heap is at least 128 MiB (GASKET_HEAP_SIZE=auto); a quarter of that always fits. */
 #define kLargestTestedAlignment ((size_t)32 << 20)
 
 int main(void) {
