@@ -100,6 +100,37 @@ static void write_with(MPI_File fh, MPI_Datatype type, const void* mine, size_t 
   MPI_OK(MPI_File_sync(fh));
 }
 
+/* What one view must give: the file `want` (`total` bytes) from `n` elements of `memtype` per
+ * rank, the filetype's extent in the file, and (byte_etype >= 0) the file byte of an etype. */
+struct Expected {
+  const unsigned char* want;
+  long total, extent, byte_etype, byte;
+  const char* what;
+};
+
+/* The view (disp, etype, filetype, rep) written and read back with each method (write_with,
+ * read_back), every time into a fresh file checked against the expected one. */
+static void round_trips(MPI_Info info, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* rep,
+                        MPI_Datatype memtype, const void* mine, void* back, size_t elem, long n,
+                        const struct Expected* x) {
+  for (int how = 0; how < 3; ++how) {
+    MPI_File fh = open_fresh(info);
+    MPI_OK(MPI_File_set_view(fh, disp, etype, filetype, rep, info));
+    MPI_Count extent = 0;
+    MPI_OK(MPI_File_get_type_extent_c(fh, filetype, &extent));
+    CHECK_EQ(extent, x->extent);
+    if (x->byte_etype >= 0) {
+      MPI_Offset byte = -1;
+      MPI_OK(MPI_File_get_byte_offset(fh, x->byte_etype, &byte));
+      CHECK_EQ(byte, x->byte);
+    }
+    write_with(fh, memtype, mine, elem, n, how);
+    check_file(x->want, x->total, x->what);
+    read_back(fh, memtype, mine, back, elem, n, how);
+    MPI_OK(MPI_File_close(&fh));
+  }
+}
+
 /* Part A: a 2-D array of ROWS x (size*B) longs, rank r owning columns [r*B, r*B + B), tiled
  * TILES times: the filetype is a subarray, then the same layout as a darray. */
 static void columns(MPI_Info info) {
@@ -125,20 +156,10 @@ static void columns(MPI_Info info) {
       MPI_OK(MPI_Type_create_darray(size, rank, 2, sizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_LONG, &filetype));
     }
     MPI_OK(MPI_Type_commit(&filetype));
-    for (int how = 0; how < 3; ++how) {
-      MPI_File fh = open_fresh(info);
-      MPI_OK(MPI_File_set_view(fh, 0, MPI_LONG, filetype, "external32", info));
-      MPI_Count extent = 0;
-      MPI_OK(MPI_File_get_type_extent_c(fh, filetype, &extent));
-      CHECK_EQ(extent, (long)ROWS * size * B * 4);
-      MPI_Offset byte = -1; /* etype 5 + one tile: row 1, column 2 of the second tile */
-      MPI_OK(MPI_File_get_byte_offset(fh, ROWS * B + 5, &byte));
-      CHECK_EQ(byte, (((long)ROWS + 1) * size * B + rank * B + 2) * 4);
-      write_with(fh, MPI_LONG, mine, sizeof(long), n, how);
-      check_file(want, total, kind == 0 ? "subarray" : "darray");
-      read_back(fh, MPI_LONG, mine, back, sizeof(long), n, how);
-      MPI_OK(MPI_File_close(&fh));
-    }
+    /* etype 5 of the second tile: row 1, column 2 */
+    struct Expected x = {want, total, (long)ROWS * size * B * 4, ROWS * B + 5,
+                         (((long)ROWS + 1) * size * B + rank * B + 2) * 4, kind == 0 ? "subarray" : "darray"};
+    round_trips(info, 0, MPI_LONG, filetype, "external32", MPI_LONG, mine, back, sizeof(long), n, &x);
     MPI_OK(MPI_Type_free(&filetype));
   }
   free(want);
@@ -165,17 +186,9 @@ static void strided(MPI_Info info) {
     if (kind == 0) MPI_OK(MPI_Type_vector(K, B, size * B, MPI_LONG, &filetype));
     else MPI_OK(MPI_Type_create_hvector(K, B, (MPI_Aint)size * B * 4, MPI_LONG, &filetype));
     MPI_OK(MPI_Type_commit(&filetype));
-    for (int how = 0; how < 3; ++how) {
-      MPI_File fh = open_fresh(info);
-      MPI_OK(MPI_File_set_view(fh, (MPI_Offset)rank * B * 4, MPI_LONG, filetype, "external32", info));
-      MPI_Aint extent = 0;
-      MPI_OK(MPI_File_get_type_extent(fh, filetype, &extent));
-      CHECK_EQ(extent, ((long)(K - 1) * size * B + B) * 4);
-      write_with(fh, MPI_LONG, mine, sizeof(long), n, how);
-      check_file(want, total, kind == 0 ? "vector" : "hvector");
-      read_back(fh, MPI_LONG, mine, back, sizeof(long), n, how);
-      MPI_OK(MPI_File_close(&fh));
-    }
+    struct Expected x = {want, total, ((long)(K - 1) * size * B + B) * 4, -1, 0, kind == 0 ? "vector" : "hvector"};
+    round_trips(info, (MPI_Offset)rank * B * 4, MPI_LONG, filetype, "external32", MPI_LONG, mine, back, sizeof(long),
+                n, &x);
     MPI_OK(MPI_Type_free(&filetype));
   }
   free(want);
@@ -229,19 +242,14 @@ static void registered(MPI_Info info) {
   MPI_Datatype filetype;
   MPI_OK(MPI_Type_vector(K, B, size * B, MPI_INT, &filetype));
   MPI_OK(MPI_Type_commit(&filetype));
-  for (int how = 0; how < 3; ++how) {
-    MPI_File fh = open_fresh(info);
-    MPI_OK(MPI_File_set_view(fh, (MPI_Offset)rank * B * 8, MPI_INT, filetype, "wide64", info));
-    MPI_Aint extent = 0;
-    MPI_OK(MPI_File_get_type_extent(fh, MPI_INT, &extent));
-    CHECK_EQ(extent, 8);
-    MPI_OK(MPI_File_get_type_extent(fh, filetype, &extent));
-    CHECK_EQ(extent, ((long)(K - 1) * size * B + B) * 8);
-    write_with(fh, MPI_INT, mine, sizeof(int), n, how);
-    check_file(want, total, "wide64 vector");
-    read_back(fh, MPI_INT, mine, back, sizeof(int), n, how);
-    MPI_OK(MPI_File_close(&fh));
-  }
+  MPI_File fh = open_fresh(info);
+  MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "wide64", info));
+  MPI_Aint extent = 0;
+  MPI_OK(MPI_File_get_type_extent(fh, MPI_INT, &extent));
+  CHECK_EQ(extent, 8);
+  MPI_OK(MPI_File_close(&fh));
+  struct Expected x = {want, total, ((long)(K - 1) * size * B + B) * 8, -1, 0, "wide64 vector"};
+  round_trips(info, (MPI_Offset)rank * B * 8, MPI_INT, filetype, "wide64", MPI_INT, mine, back, sizeof(int), n, &x);
   MPI_OK(MPI_Type_free(&filetype));
   free(want);
   free(back);
@@ -258,11 +266,10 @@ int main(int argc, char** argv) {
            job);
   MPI_OK(MPI_Register_datarep("wide64", wide_read, wide_write, wide_extent, NULL));
   /* Collective buffering on, in rounds of 20 bytes (pieces cut across rounds). */
+  const char* hints[][2] = {{"romio_cb_write", "enable"}, {"romio_cb_read", "enable"}, {"cb_buffer_size", "20"}};
   MPI_Info info;
   MPI_OK(MPI_Info_create(&info));
-  MPI_OK(MPI_Info_set(info, "romio_cb_write", "enable"));
-  MPI_OK(MPI_Info_set(info, "romio_cb_read", "enable"));
-  MPI_OK(MPI_Info_set(info, "cb_buffer_size", "20"));
+  for (int h = 0; h < 3; ++h) MPI_OK(MPI_Info_set(info, hints[h][0], hints[h][1]));
   columns(info);
   strided(info);
   registered(info);
