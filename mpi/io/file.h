@@ -23,6 +23,7 @@
 #include "mpi/base/error.h"
 #include "mpi/base/handle.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/io/datarep.h"
 
 namespace gasket::mpi::io {
 
@@ -65,6 +66,11 @@ struct View {
   const datatype::Datatype* etype_type = nullptr;
   const datatype::Datatype* filetype_type = nullptr;
   std::string datarep = "native";
+  // The representation's file size of a predefined type (null: native and internal, the memory
+  // sizes); with it, etype_type and filetype_type point at the types' layouts in the file
+  // (held here), and the stream is in file bytes.
+  BasicFileSize basic_size;
+  std::shared_ptr<const datatype::Datatype> etype_in_file, filetype_in_file;
   std::vector<int64_t> before;  // data bytes of the filetype before each of its blocks
 
   void set_types(const datatype::Datatype* etype_t, const datatype::Datatype* filetype_t);
@@ -117,6 +123,7 @@ struct File {
   char* cb_buffer = nullptr;
   int64_t cb_window_size = 0;
   std::vector<int> aggregators;           // ranks, chosen at open (cb_nodes, one per node)
+  bool node_leader = false;               // the lowest rank of its node (MPI_File_sync's fsync)
   // Non-blocking transfers queued or running on the I/O thread (MPI_File_close waits for them).
   std::shared_ptr<std::atomic<int>> in_flight = std::make_shared<std::atomic<int>>(0);
 

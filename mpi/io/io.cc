@@ -164,6 +164,7 @@ void choose_aggregators(File& f) {
   int node_rank = 0;
   PMPI_Comm_rank(node, &node_rank);
   PMPI_Comm_free(&node);
+  f.node_leader = node_rank == 0;
   std::vector<int> leader(static_cast<size_t>(f.size));
   int mine = node_rank == 0 ? 1 : 0;
   PMPI_Allgather(&mine, 1, MPI_INT, leader.data(), 1, MPI_INT, f.comm);
@@ -202,7 +203,7 @@ Error two_phase(File& f, bool write, const std::vector<Piece>& pieces, char* dat
   int64_t range[2] = {pieces.empty() ? INT64_MIN + 1 : -pieces.front().offset, 0};
   for (const Piece& p : pieces) range[1] = std::max(range[1], p.offset + p.length);
   int64_t global[2];
-  PMPI_Allreduce(range, global, 2, MPI_INT64_T, MPI_MAX, f.comm);
+  allreduce_napping(range, global, 2, MPI_INT64_T, MPI_MAX, f);
   int64_t lo = -global[0], hi = global[1];
   if (hi <= lo) return Error::ok();
   ensure_cb_window(f);
@@ -243,8 +244,9 @@ Error two_phase(File& f, bool write, const std::vector<Piece>& pieces, char* dat
         covered[static_cast<size_t>(a)] += len;
         reach[static_cast<size_t>(a)] = std::max(reach[static_cast<size_t>(a)], from + len);
       });
-      PMPI_Allreduce(covered.data(), covered_all.data(), static_cast<int>(naggr), MPI_INT64_T, MPI_SUM, f.comm);
-      PMPI_Allreduce(reach.data(), reach_all.data(), static_cast<int>(naggr), MPI_INT64_T, MPI_MAX, f.comm);
+      // The ranks wait here asleep while the aggregators write the previous round.
+      allreduce_napping(covered.data(), covered_all.data(), static_cast<int>(naggr), MPI_INT64_T, MPI_SUM, f);
+      allreduce_napping(reach.data(), reach_all.data(), static_cast<int>(naggr), MPI_INT64_T, MPI_MAX, f);
       int64_t extent = my_slot >= 0 ? reach_all[static_cast<size_t>(my_slot)] : 0;
       bool holes = my_slot >= 0 && covered_all[static_cast<size_t>(my_slot)] < extent;
       if (holes && failure.is_ok()) {  // read-modify-write: the holes keep the file's bytes
@@ -329,33 +331,37 @@ Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_
 
 // ---- data representations ----
 
-// The bytes `count` elements of `type` take in the file under data representation `rep`
-// (external32 sizes differ from memory for MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_DOUBLE...).
-int64_t file_bytes(const std::string& rep, const Datatype& type, int64_t count) {
-  return count * (rep == "external32" ? datatype::external32_size(type) : type.size);
+// The bytes one element of `type` takes in the file under view `v`'s data representation
+// (external32 sizes differ from memory for MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_DOUBLE...; a
+// registered representation's extent function gives the size of the type's predefined
+// elements); -1 when there is none (elements of mixed types under a registered representation).
+int64_t element_file_size(Context& c, const io::View& v, const Datatype& type) {
+  if (v.basic_size == nullptr) return type.size;
+  if (v.datarep == "external32") return datatype::external32_size(type);
+  if (type.size == 0) return 0;
+  const Datatype* basic = c.types().find_committed(type.basic_type);
+  if (type.basic_type == 0 || basic == nullptr || basic->size == 0) return -1;
+  int64_t each = v.basic_size(type.basic_type, *basic);
+  return each <= 0 ? -1 : type.size / basic->size * each;
+}
+
+int64_t file_bytes(Context& c, const io::View& v, const Datatype& type, int64_t count) {
+  return count * std::max<int64_t>(0, element_file_size(c, v, type));
 }
 
 // The memory bytes of the whole elements of `type` in `moved` file bytes (a status's count).
-int64_t memory_bytes(const std::string& rep, const Datatype& type, int64_t moved) {
-  int64_t in_file = file_bytes(rep, type, 1);
-  return in_file == type.size || in_file == 0 ? moved : moved / in_file * type.size;
+int64_t memory_bytes(Context& c, const io::View& v, const Datatype& type, int64_t moved) {
+  int64_t in_file = element_file_size(c, v, type);
+  return in_file == type.size || in_file <= 0 ? moved : moved / in_file * type.size;
 }
 
-// Checks that `type` can be converted by the view's data representation (user representations
-// must give the native sizes).
+// Checks that the view's data representation gives `type` a size in the file.
 Error check_datarep(Context& c, const File& f, const Datatype& type, int handle, const char* call) {
-  const std::string& rep = f.view->datarep;
-  if (rep == "native" || rep == "internal" || rep == "external32") return Error::ok();
-  const io::Datarep& d = c.files().datareps.at(rep);
-  MPI_Aint file_extent = 0;
-  if (type.basic_type != 0 && d.extent(type.basic_type, &file_extent, d.extra_state) == MPI_SUCCESS &&
-      file_extent * type.basic_count == type.size) {
-    return Error::ok();
-  }
+  if (element_file_size(c, *f.view, type) >= 0) return Error::ok();
   return error(MPI_ERR_UNSUPPORTED_DATAREP,
-               "%s: rank %d: %s: datarep \"%s\" gives datatype %d another size in the file than in memory "
-               "(gasket needs the same size)",
-               call, f.rank, f.label().c_str(), rep.c_str(), handle);
+               "%s: rank %d: %s: datarep \"%s\" gives no file size for datatype %d (its elements are not all of one "
+               "predefined type, or the extent function failed)",
+               call, f.rank, f.label().c_str(), f.view->datarep.c_str(), handle);
 }
 
 // Memory -> the file's packed representation (in *out, or *direct when no copy is needed).
@@ -367,7 +373,7 @@ Error stage_out(Context& c, Guard& g, const File& f, const void* buf, int64_t co
     *direct = const_cast<char*>(static_cast<const char*>(buf)) + type.true_lb;
     return Error::ok();
   }
-  out->resize(static_cast<size_t>(file_bytes(rep, type, count)));
+  out->resize(static_cast<size_t>(file_bytes(c, *f.view, type, count)));
   *direct = out->data();
   if (rep == "native" || rep == "internal") {
     datatype::pack(type, buf, count, out->data());
@@ -392,18 +398,18 @@ Error stage_out(Context& c, Guard& g, const File& f, const void* buf, int64_t co
 }
 
 // The file's packed representation (the first `moved` bytes of `in`) -> memory.
-Error stage_in(Context& c, Guard& g, const std::string& rep, const char* in, int64_t moved, void* buf, int64_t count,
+Error stage_in(Context& c, Guard& g, const io::View& view, const char* in, int64_t moved, void* buf, int64_t count,
                const Datatype& type, int handle, int rank, const char* call) {
+  const std::string& rep = view.datarep;
+  int64_t whole = moved / std::max<int64_t>(1, element_file_size(c, view, type));  // whole elements only
   if (rep == "native" || rep == "internal") {
     datatype::unpack(type, in, moved, buf, count);
-  } else if (rep == "external32") {  // whole elements only
-    int64_t whole = moved / std::max<int64_t>(1, file_bytes(rep, type, 1));
+  } else if (rep == "external32") {
     std::vector<char> native(static_cast<size_t>(whole * type.size));
     datatype::from_external32(type, whole, in, native.data());
     datatype::unpack(type, native.data(), whole * type.size, buf, count);
   } else {
     const io::Datarep d = c.files().datareps.at(rep);
-    int64_t whole = type.size > 0 ? moved / type.size : 0;
     int rc = c.run_callback(g, [&] {
       char* file_side = const_cast<char*>(in);
       return d.read_c != nullptr ? d.read_c(buf, handle, whole, file_side, 0, d.extra_state)
@@ -426,26 +432,29 @@ Error stage_in(Context& c, Guard& g, const std::string& rep, const char* in, int
 // matches the same ones whatever it does meanwhile):
 //  1. allreduce of the range every rank touches and of whether some rank's access is
 //     non-contiguous (with romio_cb_* automatic and contiguous accesses everywhere, each rank's
-//     I/O thread moves its own bytes instead: steps 2-4 have no traffic);
-//  2. alltoall of how many pieces (and bytes) each rank has in each aggregator's domain;
+//     I/O thread moves its own bytes instead and steps 2-4 are skipped);
+//  2. the range split into one domain per aggregator, each moved in rounds of cb_buffer_size (as
+//     in the blocking form); per round, an alltoall of how many pieces (and bytes) each rank has
+//     in that round's window of each aggregator's domain;
 //  3. every rank sends each aggregator the (offset, length) list of its pieces there and, for
 //     writes, their bytes;
 //  4. each aggregator merges the pieces into contiguous runs, which its I/O thread writes (or
-//     reads) in one call each; reads send each rank its bytes back;
-//  5. allreduce of the error class, so that every rank ends with the same outcome.
-// A domain moves in one exchange (not in cb_buffer_size rounds): an aggregator holds its domain's
-// bytes in memory meanwhile.
+//     reads) in one call each; reads send each rank its bytes back; then the next round (2);
+//  5. allreduce of the error class (once this rank's file system calls are done), so that every
+//     rank ends with the same outcome.
+// Each cb round adds a schedule round to the counts, pieces and replies schedules (the same tag;
+// messages between two ranks do not overtake), so an aggregator holds one round's bytes at most.
 class TwoPhaseSteps {
  public:
   TwoPhaseSteps(Context& c, const File& f, const comm::Communicator& comm, std::shared_ptr<io::IoJob> job,
                 std::vector<Piece> pieces, Error failure)
       : c_(c), job_(std::move(job)), pieces_(std::move(pieces)), failure_(std::move(failure)),
         aggregators_(f.aggregators), rank_(f.rank), size_(f.size),
-        cb_(job_->write ? f.hints.cb_write : f.hints.cb_read) {
+        cb_(job_->write ? f.hints.cb_write : f.hints.cb_read), round_size_(f.hints.cb_buffer_size) {
     for (auto& s : steps_) s = std::make_unique<coll::Schedule>(c, comm, job_->call);
     int64_t mine[3] = {pieces_.empty() ? INT64_MIN + 1 : -pieces_.front().offset, 0, pieces_.size() > 1 ? 1 : 0};
     for (const Piece& p : pieces_) mine[1] = std::max(mine[1], p.offset + p.length);
-    allreduce_max(*steps_[0], mine, range_, 3);
+    allreduce_max(*steps_[kRange], mine, range_, 3);
   }
 
   // Advances as far as possible; true once every step is done (the job then holds the outcome).
@@ -457,10 +466,15 @@ class TwoPhaseSteps {
         if (!two_phase_) job_->moved = io_->moved;
         io_ = nullptr;
       }
+      if (step_ == kOutcome && !outcome_started_) {  // after this rank's last file system call
+        outcome_started_ = true;
+        int64_t mine = failure_.error_class();
+        allreduce_max(*steps_[kOutcome], &mine, &worst_, 1);
+      }
       Error e;
       if (!steps_[step_]->progress(&e)) return false;
       if (!e.is_ok() && failure_.is_ok()) failure_ = e;
-      finish_step(step_++);
+      step_ = finish_step(step_);
     }
     return true;
   }
@@ -475,47 +489,80 @@ class TwoPhaseSteps {
     coll::allreduce(s, s.peers(), acc, reinterpret_cast<char*>(out), count, true);
   }
 
-  // What the step just done makes possible: builds the next steps' traffic and local work.
-  void finish_step(size_t done) {
+  // What the step just done makes possible (the next steps' traffic and local work); the step
+  // to wait for next.
+  size_t finish_step(size_t done) {
     switch (done) {
-      case kRange: split_into_domains(); break;
-      case kCounts: exchange_pieces(); break;
-      case kPieces: work_on_domain(); break;
-      case kReplies: take_replies(); break;
-      case kOutcome: conclude_job(); break;
-      default: break;
+      case kRange:
+        split_into_domains();
+        if (!two_phase_) return kOutcome;
+        count_round();
+        return kCounts;
+      case kCounts:
+        exchange_pieces();
+        return kPieces;
+      case kPieces:
+        work_on_domain();
+        return kReplies;
+      case kReplies:
+        take_replies();
+        if (++round_ == rounds_) return kOutcome;
+        count_round();
+        return kCounts;
+      case kOutcome:
+        conclude_job();
+        return kSteps;
+      default:
+        return kSteps;
     }
   }
 
-  // Step 1 done: this rank's pieces per aggregator, and how many each aggregator gets.
+  // Step 1 done: whether to go two-phase (every rank decides alike), the domains and rounds.
   void split_into_domains() {
-    int64_t lo = -range_[0], hi = range_[1];
+    lo_ = -range_[0];
+    int64_t hi = range_[1];
     io::Hints::Switch off = io::Hints::Switch::kDisable, on = io::Hints::Switch::kEnable;
-    two_phase_ = hi > lo && cb_ != off && (cb_ == on || (range_[2] != 0 && size_ > 1));
+    two_phase_ = hi > lo_ && cb_ != off && (cb_ == on || (range_[2] != 0 && size_ > 1));
+    if (!two_phase_) {  // each rank its own bytes, independently
+      if (failure_.is_ok() && !pieces_.empty()) {
+        submit([job = job_](int64_t* moved) {
+          return io::transfer(job->access, job->write, job->start, job->data.data(),
+                              static_cast<int64_t>(job->data.size()), moved, job->call, job->rank);
+        });
+      }
+      return;
+    }
+    hi_ = hi;
+    int64_t naggr = static_cast<int64_t>(aggregators_.size());
+    domain_size_ = (hi_ - lo_ + naggr - 1) / naggr;
+    rounds_ = (domain_size_ + round_size_ - 1) / round_size_;
+  }
+
+  // A round begins: this rank's pieces in the round's window of each aggregator's domain (the
+  // pieces are in file order: filetypes never go back), and an alltoall of their counts in a new
+  // round of the counts schedule.
+  void count_round() {
     size_t n = static_cast<size_t>(size_);
     outgoing_.assign(n, {});
     send_counts_.assign(2 * n, 0);
     recv_counts_.assign(2 * n, 0);
-    if (two_phase_) {
-      int64_t naggr = static_cast<int64_t>(aggregators_.size()), domain = (hi - lo + naggr - 1) / naggr;
-      for (const Piece& p : pieces_) {
-        for (int64_t a = (p.offset - lo) / domain; a < naggr; ++a) {
-          int64_t d0 = lo + a * domain, d1 = d0 + domain;
-          int64_t s0 = std::max(p.offset, d0), s1 = std::min(p.offset + p.length, d1);
-          if (s0 >= s1) break;
-          size_t to = static_cast<size_t>(aggregators_[static_cast<size_t>(a)]);
-          outgoing_[to].push_back({s0, s1 - s0, p.stream + (s0 - p.offset)});
-          send_counts_[2 * to] += 1;
-          send_counts_[2 * to + 1] += s1 - s0;
-        }
+    for (size_t a = 0; a < aggregators_.size(); ++a) {
+      int64_t d0 = lo_ + static_cast<int64_t>(a) * domain_size_, d1 = std::min(hi_, d0 + domain_size_);
+      int64_t w0 = d0 + round_ * round_size_, w1 = std::min(d1, w0 + round_size_);
+      if (w0 >= w1) continue;
+      size_t to = static_cast<size_t>(aggregators_[a]);
+      auto first = std::lower_bound(pieces_.begin(), pieces_.end(), w0,
+                                    [](const Piece& p, int64_t v) { return p.offset + p.length <= v; });
+      for (auto p = first; p != pieces_.end() && p->offset < w1; ++p) {
+        int64_t s0 = std::max(p->offset, w0), s1 = std::min(p->offset + p->length, w1);
+        if (s0 >= s1) continue;
+        outgoing_[to].push_back({s0, s1 - s0, p->stream + (s0 - p->offset)});
+        send_counts_[2 * to] += 1;
+        send_counts_[2 * to + 1] += s1 - s0;
       }
-    } else if (failure_.is_ok() && !pieces_.empty()) {  // each rank its own bytes, independently
-      submit([job = job_](int64_t* moved) {
-        return io::transfer(job->access, job->write, job->start, job->data.data(),
-                            static_cast<int64_t>(job->data.size()), moved, job->call, job->rank);
-      });
     }
     coll::Schedule& s = *steps_[kCounts];
+    s.next();
     std::vector<coll::Typed> to(n), from(n);
     for (size_t r = 0; r < n; ++r) {
       to[r] = coll::as_bytes(s, &send_counts_[2 * r], 16);
@@ -527,12 +574,14 @@ class TwoPhaseSteps {
   // A message of `pieces` (their offsets and lengths, then for writes their bytes).
   int64_t message_bytes(int64_t pieces, int64_t bytes) const { return pieces * 16 + (job_->write ? bytes : 0); }
 
-  // Step 2 done: the piece lists (and written bytes) go to the aggregators.
+  // A round's counts known: its piece lists (and written bytes) go to the aggregators, in a new
+  // round of the pieces schedule.
   void exchange_pieces() {
     size_t n = static_cast<size_t>(size_);
     outbox_.assign(n, {});
     inbox_.assign(n, {});
     coll::Schedule& s = *steps_[kPieces];
+    s.next();
     for (size_t r = 0; r < n; ++r) {
       std::vector<char>& m = outbox_[r];
       m.resize(static_cast<size_t>(message_bytes(send_counts_[2 * r], send_counts_[2 * r + 1])));
@@ -558,7 +607,7 @@ class TwoPhaseSteps {
   }
 
   struct Run {
-    int64_t offset, length, at;  // a contiguous file range and its place in the domain buffer
+    int64_t offset, length, at;  // a contiguous file range and its place in the round's buffer
   };
   struct Incoming {
     int64_t offset, length;
@@ -566,7 +615,8 @@ class TwoPhaseSteps {
     char* data;     // the written bytes in inbox_[from], or where read bytes go in outbox_[from]
   };
 
-  // Step 3 done (an aggregator): the pieces of every rank merged into runs for the I/O thread.
+  // A round's pieces exchanged (an aggregator): the pieces of every rank merged into runs for the
+  // I/O thread.
   void work_on_domain() {
     std::vector<Incoming> in;
     for (size_t r = 0; r < inbox_.size(); ++r) {
@@ -598,7 +648,8 @@ class TwoPhaseSteps {
       }
     }
     domain_.assign(static_cast<size_t>(total), 0);
-    // Each piece's place in the domain buffer (runs and pieces are both in file order).
+    // Each piece's place in the round's buffer (runs and pieces are both in file order).
+    placed_.clear();
     size_t run = 0;
     for (Incoming& p : in) {
       while ((*runs)[run].offset + (*runs)[run].length <= p.offset) ++run;
@@ -637,10 +688,12 @@ class TwoPhaseSteps {
   }
 
   // Reads: the replies (each rank's pieces in its order) leave once the I/O thread has read the
-  // domain; every rank receives its bytes from each aggregator.
+  // round; every rank receives its bytes from each aggregator, in a new round of the replies
+  // schedule.
   void build_replies() {
     if (job_->write) return;
     coll::Schedule& s = *steps_[kReplies];
+    s.next();
     replies_.assign(static_cast<size_t>(size_), {});
     s.local([this] { for (const Placed& p : placed_) std::memcpy(p.message, p.domain, static_cast<size_t>(p.length)); });
     for (size_t r = 0; r < static_cast<size_t>(size_); ++r) {
@@ -651,20 +704,18 @@ class TwoPhaseSteps {
     }
   }
 
-  // Step 4 done: read bytes go to their stream places; then the outcome is agreed on.
+  // A round's replies in: read bytes go to their stream places.
   void take_replies() {
-    if (!job_->write && two_phase_) {
-      if (!outbox_.empty() && recv_counts_[2 * static_cast<size_t>(rank_)] > 0) replies_[static_cast<size_t>(rank_)] = outbox_[static_cast<size_t>(rank_)];
-      for (size_t r = 0; r < outgoing_.size(); ++r) {
-        const char* at = replies_[r].data();
-        for (const Piece& p : outgoing_[r]) {
-          std::memcpy(job_->data.data() + p.stream, at, static_cast<size_t>(p.length));
-          at += p.length;
-        }
+    if (job_->write) return;
+    size_t me = static_cast<size_t>(rank_);
+    if (recv_counts_[2 * me] > 0) replies_[me] = outbox_[me];
+    for (size_t r = 0; r < outgoing_.size(); ++r) {
+      const char* at = replies_[r].data();
+      for (const Piece& p : outgoing_[r]) {
+        std::memcpy(job_->data.data() + p.stream, at, static_cast<size_t>(p.length));
+        at += p.length;
       }
     }
-    int64_t mine = failure_.error_class();
-    allreduce_max(*steps_[kOutcome], &mine, &worst_, 1);
   }
 
   void conclude_job() {
@@ -686,7 +737,7 @@ class TwoPhaseSteps {
   }
 
   struct Placed {
-    char* domain;   // the piece in the aggregator's domain buffer
+    char* domain;   // the piece in the round's buffer
     char* message;  // and in the message from (writes) or reply to (reads) its rank
     int64_t length;
   };
@@ -698,13 +749,16 @@ class TwoPhaseSteps {
   std::vector<int> aggregators_;
   int rank_, size_;
   io::Hints::Switch cb_;
+  int64_t round_size_;
   std::unique_ptr<coll::Schedule> steps_[kSteps];
   size_t step_ = 0;
   std::shared_ptr<io::IoJob> io_;
   int64_t range_[3] = {0, 0, 0}, worst_ = 0;
-  bool two_phase_ = false;
-  std::vector<std::vector<Piece>> outgoing_;     // this rank's pieces, per aggregator rank
-  std::vector<int64_t> send_counts_, recv_counts_;  // (pieces, bytes) to / from each rank
+  bool two_phase_ = false, outcome_started_ = false;
+  int64_t lo_ = 0, hi_ = 0, domain_size_ = 0;  // the range all ranks touch, split into domains
+  int64_t rounds_ = 0, round_ = 0;               // of cb_buffer_size in each domain
+  std::vector<std::vector<Piece>> outgoing_;     // this round: this rank's pieces, per aggregator rank
+  std::vector<int64_t> send_counts_, recv_counts_;  // this round: (pieces, bytes) to / from each rank
   std::vector<std::vector<char>> outbox_, inbox_, replies_;
   std::vector<char> domain_;
   std::vector<Placed> placed_;
@@ -733,14 +787,14 @@ class FileOperation final : public p2p::Operation {
   bool progress(Error* e) override {
     if (steps_ != nullptr && !steps_->advance()) return false;
     if (!job_->finished.load(std::memory_order_acquire)) return false;
-    self_->status_bytes = memory_bytes(job_->access.view->datarep, *type_, job_->moved);
+    self_->status_bytes = memory_bytes(c_, *job_->access.view, *type_, job_->moved);
     if (!job_->error.is_ok()) {
       *e = job_->error;
       return true;
     }
     if (!job_->write) {
       Guard nested(c_);
-      *e = stage_in(c_, nested, job_->access.view->datarep, job_->data.data(), job_->moved, buf_, count_, *type_,
+      *e = stage_in(c_, nested, *job_->access.view, job_->data.data(), job_->moved, buf_, count_, *type_,
                     handle_, job_->rank, job_->call);
     }
     return true;
@@ -757,8 +811,26 @@ class FileOperation final : public p2p::Operation {
   std::unique_ptr<TwoPhaseSteps> steps_;
 };
 
-Error check_access(Context& c, const File& f, const Routine& k, MPI_Offset offset, const void* buf, MPI_Count count,
-                   MPI_Datatype handle, const Datatype** type) {
+// The handles of an access (the file's was looked up by file_call): the datatype, and the request
+// pointer of a non-blocking one. An invalid handle is the caller's error at the call, as in every
+// MPI call, non-blocking collectives included.
+Error check_handles(Context& c, const File& f, const Routine& k, MPI_Datatype handle, const MPI_Request* request,
+                    const Datatype** type) {
+  const char* call = k.name;
+  bool nonblocking = k.completion == Completion::kNonblocking || k.completion == Completion::kNonblockingCollective;
+  if (nonblocking) {
+    Error e = check_nonnull(request, "the request", call, f);
+    if (!e.is_ok()) return e;
+  }
+  Error e = c.types().lookup_committed(handle, call, type);
+  if (!e.is_ok()) return Error(e.error_class(), e.message() + " (rank " + std::to_string(f.rank) + ")");
+  return Error::ok();
+}
+
+// The values of an access whose handles are valid (access modes, offset, count, buffer, sizes).
+// A non-blocking collective reports these at completion (its rank takes part with no data).
+Error check_values(Context& c, const File& f, const Routine& k, MPI_Offset offset, const void* buf, MPI_Count count,
+                   MPI_Datatype handle, const Datatype* type) {
   const char* call = k.name;
   if (k.write && (f.amode & MPI_MODE_RDONLY)) {
     return error(MPI_ERR_READ_ONLY, "%s: rank %d: %s was opened MPI_MODE_RDONLY", call, f.rank, f.label().c_str());
@@ -778,23 +850,21 @@ Error check_access(Context& c, const File& f, const Routine& k, MPI_Offset offse
     return error(MPI_ERR_COUNT, "%s: rank %d: %s: count %lld is negative", call, f.rank, f.label().c_str(),
                  static_cast<long long>(count));
   }
-  Error e = c.types().lookup_committed(handle, call, type);
-  if (!e.is_ok()) return Error(e.error_class(), e.message() + " (rank " + std::to_string(f.rank) + ")");
-  if (buf == nullptr && count > 0 && (*type)->size > 0 && (*type)->true_lb == 0) {
+  if (buf == nullptr && count > 0 && type->size > 0 && type->true_lb == 0) {
     return error(MPI_ERR_BUFFER, "%s: rank %d: %s: the buffer is NULL for %lld elements", call, f.rank,
                  f.label().c_str(), static_cast<long long>(count));
   }
-  if (file_bytes(f.view->datarep, **type, count) % f.view->etype_size() != 0) {
+  if (file_bytes(c, *f.view, *type, count) % f.view->etype_size() != 0) {
     return error(MPI_ERR_TYPE, "%s: rank %d: %s: %lld bytes of datatype %d are not a whole number of etypes (%lld "
                  "bytes each)", call, f.rank, f.label().c_str(),
-                 static_cast<long long>(file_bytes(f.view->datarep, **type, count)),
+                 static_cast<long long>(file_bytes(c, *f.view, *type, count)),
                  handle, static_cast<long long>(f.view->etype_size()));
   }
   if (k.completion == Completion::kBegin && f.split != MPI_REQUEST_NULL) {
     return error(MPI_ERR_OTHER, "%s: rank %d: %s already has a split collective in progress (call its _end first)",
                  call, f.rank, f.label().c_str());
   }
-  return check_datarep(c, f, **type, handle, call);
+  return check_datarep(c, f, *type, handle, call);
 }
 
 // Every data access routine: where it starts (in etypes), how it completes.
@@ -802,16 +872,14 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
              MPI_Count count, MPI_Datatype handle, MPI_Status* status, MPI_Request* request) {
   const char* call = k.name;
   bool nonblocking = k.completion == Completion::kNonblocking || k.completion == Completion::kNonblockingCollective;
-  if (nonblocking) {
-    Error e = check_nonnull(request, "the request", call, f);
-    if (!e.is_ok()) return e;
-  }
   const Datatype* type = nullptr;
-  Error e = check_access(c, f, k, offset, buf, count, handle, &type);
+  Error bad_handle = check_handles(c, f, k, handle, request, &type);
+  Error e = bad_handle.is_ok() ? check_values(c, f, k, offset, buf, count, handle, type) : bad_handle;
   bool collective = k.completion != Completion::kBlocking && k.completion != Completion::kNonblocking;
   // Blocking and split collectives agree on errors; a non-blocking collective must not wait for
-  // the other ranks: a rank that fails its checks still takes part with no data, and its request
-  // fails at completion (the file's handler runs in MPI_Wait/Test).
+  // the other ranks: a rank that fails its checks still takes part with no data, and returns a
+  // bad handle at once (its request, if any, released when done) or fails its request at
+  // completion for a bad value (the file's handler runs in MPI_Wait/Test).
   bool agreed = (collective && k.completion != Completion::kNonblockingCollective) || k.position == Position::kOrdered;
   if (agreed) e = agree(f, std::move(e), call);
   Error failure;
@@ -822,7 +890,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     if (type == nullptr) type = c.types().find_committed(MPI_BYTE);
   }
   if (!e.is_ok()) return e;
-  int64_t bytes = file_bytes(f.view->datarep, *type, count), esz = f.view->etype_size(), etypes = bytes / esz;
+  int64_t bytes = file_bytes(c, *f.view, *type, count), esz = f.view->etype_size(), etypes = bytes / esz;
   int64_t position = offset;
   switch (k.position) {
     case Position::kExplicit:
@@ -856,13 +924,12 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     data = staging.data();
   }
   if (agreed) e = agree(f, std::move(e), call);
-  if (!e.is_ok()) return e;
-
-  if (!e.is_ok() && k.completion == Completion::kNonblockingCollective && failure.is_ok()) {
+  if (!e.is_ok() && k.completion == Completion::kNonblockingCollective) {
     failure = std::move(e);  // a conversion failed: no data, as above
     e = Error::ok();
     bytes = 0;
   }
+  if (!e.is_ok()) return e;
   if (nonblocking || k.completion == Completion::kBegin) {
     auto job = std::make_shared<io::IoJob>();
     job->access = f.access();
@@ -877,10 +944,8 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     p2p::Request* r = c.engine().requests().create(p2p::RequestKind::kOperation);
     r->comm = fh;  // errors go to the file's handler (Context::report)
     auto op = std::make_unique<FileOperation>(c, r, job, const_cast<void*>(buf), count, type, handle);
-    // An invalid datatype handle is the caller's error at the call, as in every other MPI call;
-    // its rank still takes part (no data, the request released when done) and the others'
-    // requests fail at completion. Errors about values (offsets, counts) all come at completion.
-    Error at_call = failure.error_class() == MPI_ERR_TYPE ? failure : Error::ok();
+    // A bad handle is returned now; the others' requests fail at completion.
+    const Error& at_call = bad_handle;
     if (collective) {
       comm::Communicator* cm = nullptr;
       (void)c.comms().lookup(f.comm, call, &cm);
@@ -894,7 +959,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     if (!at_call.is_ok()) r->user_owned = false;
     c.engine().start_operation(r);
     if (!at_call.is_ok()) {
-      *request = MPI_REQUEST_NULL;
+      if (request != nullptr) *request = MPI_REQUEST_NULL;
       return at_call;
     }
     if (k.completion == Completion::kBegin) f.split = r->handle;
@@ -911,11 +976,11 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     e = c.run_callback(g, [&] { return io::transfer(access, k.write, position * esz, data, bytes, &moved, call, rank); });
   }
   if (e.is_ok() && !k.write && data != static_cast<const char*>(buf) + type->true_lb) {
-    e = stage_in(c, g, f.view->datarep, data, moved, const_cast<void*>(buf), count, *type, handle, f.rank, call);
+    e = stage_in(c, g, *f.view, data, moved, const_cast<void*>(buf), count, *type, handle, f.rank, call);
   }
   if (k.position == Position::kIndividual) f.pointer -= (bytes - moved) / esz;
   if (!e.is_ok()) return e;
-  fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, memory_bytes(f.view->datarep, *type, moved), false);
+  fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, memory_bytes(c, *f.view, *type, moved), false);
   return Error::ok();
 }
 
@@ -1097,6 +1162,19 @@ void use_hints(File& f, const io::Hints& hints) {
 
 // ---- views ----
 
+// The file size of a predefined type under data representation `rep`: null for native and
+// internal (the memory sizes), external32's sizes, or a registered representation's extent
+// function (<= 0 when it fails).
+io::BasicFileSize basic_file_size(Context& c, const std::string& rep) {
+  if (rep == "native" || rep == "internal") return nullptr;
+  if (rep == "external32") return [](int, const Datatype& t) { return datatype::external32_size(t); };
+  io::Datarep d = c.files().datareps.at(rep);
+  return [d](int handle, const Datatype&) -> int64_t {
+    MPI_Aint x = 0;
+    return d.extent(handle, &x, d.extra_state) == MPI_SUCCESS ? static_cast<int64_t>(x) : -1;
+  };
+}
+
 Error set_view(Context& c, File& f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep,
                MPI_Info info) {
   const char* call = "MPI_File_set_view";
@@ -1111,12 +1189,17 @@ Error set_view(Context& c, File& f, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     e = error(MPI_ERR_UNSUPPORTED_DATAREP, "%s: rank %d: data representation \"%s\" is not native, internal, "
               "external32 or registered", call, f.rank, rep.c_str());
   }
-  if (e.is_ok() && rep == "external32" &&
-      (datatype::external32_size(*et) != et->size || datatype::external32_size(*ft) != ft->size)) {
-    e = error(MPI_ERR_UNSUPPORTED_DATAREP, "%s: rank %d: an external32 view needs an etype and filetype of the same "
-              "size in the file as in memory (%lld/%lld and %lld/%lld bytes here); memory types may differ",
-              call, f.rank, static_cast<long long>(datatype::external32_size(*et)), static_cast<long long>(et->size),
-              static_cast<long long>(datatype::external32_size(*ft)), static_cast<long long>(ft->size));
+  // Under external32 or a registered representation the etype and filetype are laid out in the
+  // file's sizes (their displacements scaled as MPI 4.1 §14.5.2 says).
+  io::BasicFileSize basic_size = e.is_ok() ? basic_file_size(c, rep) : nullptr;
+  std::shared_ptr<datatype::Datatype> et_file, ft_file;
+  if (basic_size != nullptr) {
+    et_file = std::make_shared<datatype::Datatype>();
+    ft_file = std::make_shared<datatype::Datatype>();
+    e = io::file_layout(c.types(), etype, basic_size, call, et_file.get());
+    if (e.is_ok()) e = io::file_layout(c.types(), filetype, basic_size, call, ft_file.get());
+    if (!e.is_ok()) e = Error(e.error_class(), e.message() + " (rank " + std::to_string(f.rank) + ", datarep \"" + rep + "\")");
+    et = et_file.get(), ft = ft_file.get();
   }
   if (e.is_ok() && (et->size <= 0 || ft->size <= 0 || ft->size % et->size != 0)) {
     e = error(MPI_ERR_TYPE, "%s: rank %d: the filetype (%lld bytes) is not a positive whole number of etypes (%lld "
@@ -1157,6 +1240,9 @@ Error set_view(Context& c, File& f, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
   view->etype = etype;
   view->filetype = filetype;
   view->datarep = rep;
+  view->basic_size = basic_size;
+  view->etype_in_file = et_file;
+  view->filetype_in_file = ft_file;
   view->set_types(et, ft);
   f.view = view;
   use_hints(f, hints);
@@ -1450,7 +1536,12 @@ int PMPI_File_sync(MPI_File fh) {
     const char* call = "MPI_File_sync";
     Error e;
     if (f.amode & MPI_MODE_RDONLY) e = error(MPI_ERR_READ_ONLY, "%s: rank %d: %s was opened MPI_MODE_RDONLY", call, f.rank, f.label().c_str());
-    else if (::fsync(f.fd) != 0) e = error(MPI_ERR_IO, "%s: rank %d: fsync of %s failed: %s", call, f.rank, f.label().c_str(), std::strerror(errno));
+    // Once every rank's writes are done, one fsync per node: it writes the file's dirty pages
+    // whoever wrote them (the page cache is the node's), and each fsync also flushes the device.
+    e = api::agree(f, std::move(e), call);
+    if (e.is_ok() && f.node_leader && ::fsync(f.fd) != 0) {
+      e = error(MPI_ERR_IO, "%s: rank %d: fsync of %s failed: %s", call, f.rank, f.label().c_str(), std::strerror(errno));
+    }
     return api::agree(f, std::move(e), call);
   });
 }
@@ -1541,18 +1632,15 @@ int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* e
     Error e = c.types().lookup(datatype, call, &t);
     if (e.is_ok()) e = api::check_nonnull(extent, "extent", call, f);
     if (!e.is_ok()) return e;
-    const std::string& rep = f.view->datarep;
-    if (rep == "external32") *extent = gasket::mpi::datatype::external32_size(*t) + (t->extent() - t->size);
-    else if (rep == "native" || rep == "internal") *extent = t->extent();
-    else {
-      const gasket::mpi::io::Datarep& d = c.files().datareps.at(rep);
-      MPI_Aint x = 0;
-      if (t->basic_type == 0 || d.extent(t->basic_type, &x, d.extra_state) != MPI_SUCCESS) {
-        return error(MPI_ERR_UNSUPPORTED_DATAREP, "%s: rank %d: datarep \"%s\" gives no extent for datatype %d", call,
-                     f.rank, rep.c_str(), datatype);
-      }
-      *extent = x * t->basic_count + (t->extent() - t->size);
+    // Its layout in the file under the view's representation (§14.5.2).
+    if (f.view->basic_size == nullptr) {
+      *extent = t->extent();
+      return Error::ok();
     }
+    gasket::mpi::datatype::Datatype in_file;
+    e = gasket::mpi::io::file_layout(c.types(), datatype, f.view->basic_size, call, &in_file);
+    if (!e.is_ok()) return e;
+    *extent = in_file.extent();
     return Error::ok();
   });
 }

@@ -5,7 +5,8 @@
  * MPI_Test alone (the engine advances the two-phase steps), each file checked byte for byte
  * against a serial reference read with plain POSIX. Then the error of a non-blocking collective:
  * one rank passes a bad offset, every rank's MPI_Wait returns the class and the file's error
- * handler runs (not the communicator's). */
+ * handler runs (not the communicator's); a bad handle (NULL request) is returned at the call.
+ * Collective buffering also runs in small cb_buffer_size rounds. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +180,22 @@ static void error_at_completion(void) {
   MPI_OK(MPI_File_iwrite_at_all(fh, rank * 16, data, 16, MPI_BYTE, &req));
   MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
   CHECK_EQ(handler_calls, 1);
+  /* A bad handle (a NULL request pointer) is that rank's error at the call, through the file's
+   * handler; it still takes part, so the others' requests complete, failing with its class. */
+  rc = MPI_File_iwrite_at_all(fh, rank * 16, data, 16, MPI_BYTE, rank == bad ? NULL : &req);
+  MPI_Error_class(rc, &cls);
+  if (rank == bad) {
+    CHECK_EQ(cls, MPI_ERR_ARG);
+  } else {
+    CHECK_EQ(rc, MPI_SUCCESS);
+    MPI_Error_class(MPI_Wait(&req, MPI_STATUS_IGNORE), &cls);
+    CHECK_EQ(cls, MPI_ERR_ARG);
+  }
+  CHECK_EQ(handler_calls, 2);
+  CHECK_EQ(handler_class, MPI_ERR_ARG);
+  MPI_OK(MPI_File_iwrite_at_all(fh, rank * 16, data, 16, MPI_BYTE, &req));
+  MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  CHECK_EQ(handler_calls, 2);
   MPI_OK(MPI_File_close(&fh));
   MPI_OK(MPI_Errhandler_free(&eh));
 }
@@ -191,14 +208,18 @@ int main(int argc, char** argv) {
   MPI_Bcast(&job, 1, MPI_INT, 0, MPI_COMM_WORLD);
   snprintf(path, sizeof path, "%s/io_nonblocking_coll.%d", getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp",
            job);
-  const char* modes[][3] = {
-      {"enable", "enable", NULL}, {"automatic", "automatic", NULL}, {"disable", "disable", NULL}, {"enable", "enable", "3"}};
-  for (int m = 0; m < 4; ++m) {
+  /* romio_cb_write, romio_cb_read, cb_nodes, cb_buffer_size: the last two in small rounds (1000
+   * and 300 bytes: the 7-byte blocks are cut across rounds, as blocking two-phase does). */
+  const char* modes[][4] = {{"enable", "enable", NULL, NULL},  {"automatic", "automatic", NULL, NULL},
+                            {"disable", "disable", NULL, NULL}, {"enable", "enable", "3", NULL},
+                            {"enable", "enable", NULL, "1000"}, {"enable", "enable", "3", "300"}};
+  for (int m = 0; m < 6; ++m) {
     MPI_Info info;
     MPI_OK(MPI_Info_create(&info));
     MPI_OK(MPI_Info_set(info, "romio_cb_write", modes[m][0]));
     MPI_OK(MPI_Info_set(info, "romio_cb_read", modes[m][1]));
     if (modes[m][2] != NULL) MPI_OK(MPI_Info_set(info, "cb_nodes", modes[m][2]));
+    if (modes[m][3] != NULL) MPI_OK(MPI_Info_set(info, "cb_buffer_size", modes[m][3]));
     round_trip(info, 10 * m);
     MPI_OK(MPI_Info_free(&info));
   }

@@ -1,0 +1,281 @@
+/* Views whose etype and filetype change size in the file (MPI 4.1 section 14.5.2): etype MPI_LONG
+ * (8 bytes here, 4 big-endian bytes in external32) with subarray, darray, vector and hvector
+ * filetypes of MPI_LONG, and a registered representation ("wide64": MPI_INT as 8 big-endian
+ * bytes) with a vector filetype of MPI_INT. Portable filetypes (subarray, darray, vector) are
+ * scaled to the file sizes; byte displacements (hvector stride, the view's displacement) are
+ * taken as file bytes. Each file is written collectively, independently at explicit etype
+ * offsets and non-blocking in small cb_buffer_size rounds, compared byte for byte with a serial
+ * reference built here, and read back. Regression: such views were refused with
+ * MPI_ERR_UNSUPPORTED_DATAREP. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../check.h"
+
+enum { B = 3, ROWS = 4, TILES = 2, K = 5 };
+
+static int rank, size;
+static char path[4200];
+
+/* Rank r's element i (negative ones too, all within 32 bits). */
+static long value(int r, long i) { return ((i & 1) ? -1 : 1) * ((r + 1) * 1000003L + i); }
+
+static void put_big_endian(unsigned char* at, unsigned long long v, int bytes) {
+  for (int b = 0; b < bytes; ++b) at[b] = (unsigned char)(v >> (8 * (bytes - 1 - b)));
+}
+
+/* Rank 0 compares the whole file with `want` (`bytes` long). */
+static void check_file(const unsigned char* want, long bytes, const char* what) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    unsigned char* data = malloc((size_t)bytes + 1);
+    int fd = open(path, O_RDONLY);
+    CHECK(fd >= 0);
+    CHECK_EQ(pread(fd, data, (size_t)bytes + 1, 0), bytes); /* nothing past the end either */
+    close(fd);
+    for (long at = 0; at < bytes; ++at) {
+      if (data[at] != want[at]) {
+        fprintf(stderr, "%s: file byte %ld is 0x%02x, expected 0x%02x\n", what, at, data[at], want[at]);
+        CHECK(0);
+      }
+    }
+    free(data);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static MPI_File open_fresh(MPI_Info info) {
+  MPI_File fh;
+  if (rank == 0) unlink(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
+  return fh;
+}
+
+/* Reads `n` elements back with `how` (0 read_all, 1 read_at, 2 iread_at_all) and compares. */
+static void read_back(MPI_File fh, MPI_Datatype type, const void* mine, void* back, size_t elem, long n, int how) {
+  memset(back, 0, elem * (size_t)n);
+  MPI_Status st;
+  if (how == 0) {
+    MPI_OK(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+    MPI_OK(MPI_File_read_all(fh, back, (int)n, type, &st));
+  } else if (how == 1) {
+    MPI_OK(MPI_File_read_at(fh, 0, back, (int)n, type, &st));
+  } else {
+    MPI_Request req;
+    MPI_OK(MPI_File_iread_at_all(fh, 0, back, (int)n, type, &req));
+    MPI_OK(MPI_Wait(&req, &st));
+  }
+  int count = -1;
+  MPI_OK(MPI_Get_count(&st, type, &count));
+  CHECK_EQ(count, n);
+  CHECK(memcmp(back, mine, elem * (size_t)n) == 0);
+}
+
+/* Writes `n` elements with `how`: 0 write_all, 1 write_at in two halves at etype offsets, 2
+ * iwrite_at_all (with the file's small cb_buffer_size). */
+static void write_with(MPI_File fh, MPI_Datatype type, const void* mine, size_t elem, long n, int how) {
+  MPI_Status st;
+  if (how == 0) {
+    MPI_OK(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+    MPI_OK(MPI_File_write_all(fh, mine, (int)n, type, &st));
+    MPI_Offset pos = -1;
+    MPI_OK(MPI_File_get_position(fh, &pos));
+    CHECK_EQ(pos, n); /* in etypes */
+  } else if (how == 1) {
+    long half = n / 2;
+    MPI_OK(MPI_File_write_at(fh, 0, mine, (int)half, type, &st));
+    MPI_OK(MPI_File_write_at(fh, half, (const char*)mine + elem * (size_t)half, (int)(n - half), type, &st));
+  } else {
+    MPI_Request req;
+    MPI_OK(MPI_File_iwrite_at_all(fh, 0, mine, (int)n, type, &req));
+    MPI_OK(MPI_Wait(&req, &st));
+  }
+  int count = -1;
+  MPI_OK(MPI_Get_count(&st, type, &count));
+  if (how != 1) CHECK_EQ(count, n);
+  MPI_OK(MPI_File_sync(fh));
+}
+
+/* What one view must give: the file `want` (`total` bytes) from `n` elements of `memtype` per
+ * rank, the filetype's extent in the file, and (byte_etype >= 0) the file byte of an etype. */
+struct Expected {
+  const unsigned char* want;
+  long total, extent, byte_etype, byte;
+  const char* what;
+};
+
+/* The view (disp, etype, filetype, rep) written and read back with each method (write_with,
+ * read_back), every time into a fresh file checked against the expected one. */
+static void round_trips(MPI_Info info, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* rep,
+                        MPI_Datatype memtype, const void* mine, void* back, size_t elem, long n,
+                        const struct Expected* x) {
+  for (int how = 0; how < 3; ++how) {
+    MPI_File fh = open_fresh(info);
+    MPI_OK(MPI_File_set_view(fh, disp, etype, filetype, rep, info));
+    MPI_Count extent = 0;
+    MPI_OK(MPI_File_get_type_extent_c(fh, filetype, &extent));
+    CHECK_EQ(extent, x->extent);
+    if (x->byte_etype >= 0) {
+      MPI_Offset byte = -1;
+      MPI_OK(MPI_File_get_byte_offset(fh, x->byte_etype, &byte));
+      CHECK_EQ(byte, x->byte);
+    }
+    write_with(fh, memtype, mine, elem, n, how);
+    check_file(x->want, x->total, x->what);
+    read_back(fh, memtype, mine, back, elem, n, how);
+    MPI_OK(MPI_File_close(&fh));
+  }
+}
+
+/* Part A: a 2-D array of ROWS x (size*B) longs, rank r owning columns [r*B, r*B + B), tiled
+ * TILES times: the filetype is a subarray, then the same layout as a darray. */
+static void columns(MPI_Info info) {
+  long n = (long)TILES * ROWS * B, total = (long)TILES * ROWS * size * B * 4;
+  long* mine = malloc(sizeof(long) * (size_t)n);
+  long* back = malloc(sizeof(long) * (size_t)n);
+  for (long i = 0; i < n; ++i) mine[i] = value(rank, i);
+  unsigned char* want = malloc((size_t)total);
+  for (int r = 0; r < size; ++r) {
+    for (long i = 0; i < n; ++i) {
+      long t = i / (ROWS * B), row = (i / B) % ROWS, col = i % B;
+      put_big_endian(want + ((t * ROWS + row) * size * B + r * B + col) * 4, (unsigned long long)value(r, i), 4);
+    }
+  }
+  for (int kind = 0; kind < 2; ++kind) {
+    MPI_Datatype filetype;
+    int sizes[2] = {ROWS, size * B}, sub[2] = {ROWS, B}, starts[2] = {0, rank * B};
+    int distribs[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_BLOCK};
+    int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, psizes[2] = {1, size};
+    if (kind == 0) {
+      MPI_OK(MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_LONG, &filetype));
+    } else {
+      MPI_OK(MPI_Type_create_darray(size, rank, 2, sizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_LONG, &filetype));
+    }
+    MPI_OK(MPI_Type_commit(&filetype));
+    /* etype 5 of the second tile: row 1, column 2 */
+    struct Expected x = {want, total, (long)ROWS * size * B * 4, ROWS * B + 5,
+                         (((long)ROWS + 1) * size * B + rank * B + 2) * 4, kind == 0 ? "subarray" : "darray"};
+    round_trips(info, 0, MPI_LONG, filetype, "external32", MPI_LONG, mine, back, sizeof(long), n, &x);
+    MPI_OK(MPI_Type_free(&filetype));
+  }
+  free(want);
+  free(back);
+  free(mine);
+}
+
+/* Part B: K blocks of B longs every size*B longs from file byte rank*B*4 (the view's
+ * displacement, in file bytes): a vector (scaled) and an hvector whose stride is given in file
+ * bytes give the same file. */
+static void strided(MPI_Info info) {
+  long n = (long)K * B, total = (long)K * size * B * 4;
+  long* mine = malloc(sizeof(long) * (size_t)n);
+  long* back = malloc(sizeof(long) * (size_t)n);
+  for (long i = 0; i < n; ++i) mine[i] = value(rank, 100 + i);
+  unsigned char* want = malloc((size_t)total);
+  for (int r = 0; r < size; ++r) {
+    for (long i = 0; i < n; ++i) {
+      put_big_endian(want + (long)r * B * 4 + ((i / B) * size * B + i % B) * 4, (unsigned long long)value(r, 100 + i), 4);
+    }
+  }
+  for (int kind = 0; kind < 2; ++kind) {
+    MPI_Datatype filetype;
+    if (kind == 0) MPI_OK(MPI_Type_vector(K, B, size * B, MPI_LONG, &filetype));
+    else MPI_OK(MPI_Type_create_hvector(K, B, (MPI_Aint)size * B * 4, MPI_LONG, &filetype));
+    MPI_OK(MPI_Type_commit(&filetype));
+    struct Expected x = {want, total, ((long)(K - 1) * size * B + B) * 4, -1, 0, kind == 0 ? "vector" : "hvector"};
+    round_trips(info, (MPI_Offset)rank * B * 4, MPI_LONG, filetype, "external32", MPI_LONG, mine, back, sizeof(long),
+                n, &x);
+    MPI_OK(MPI_Type_free(&filetype));
+  }
+  free(want);
+  free(back);
+  free(mine);
+}
+
+/* "wide64": MPI_INT as 8 big-endian bytes (sign-extended); other types keep their native size. */
+static int wide_extent(MPI_Datatype type, MPI_Aint* extent, void* extra) {
+  (void)extra;
+  if (type == MPI_INT) {
+    *extent = 8;
+    return MPI_SUCCESS;
+  }
+  MPI_Aint lb;
+  return MPI_Type_get_extent(type, &lb, extent);
+}
+static int wide_write(void* userbuf, MPI_Datatype type, int count, void* filebuf, MPI_Offset position, void* extra) {
+  (void)extra;
+  if (type != MPI_INT) return MPI_ERR_TYPE;
+  const int* in = (const int*)userbuf + position;
+  for (int i = 0; i < count; ++i) put_big_endian((unsigned char*)filebuf + 8 * i, (unsigned long long)(long long)in[i], 8);
+  return MPI_SUCCESS;
+}
+static int wide_read(void* userbuf, MPI_Datatype type, int count, void* filebuf, MPI_Offset position, void* extra) {
+  (void)extra;
+  if (type != MPI_INT) return MPI_ERR_TYPE;
+  int* out = (int*)userbuf + position;
+  for (int i = 0; i < count; ++i) {
+    unsigned long long v = 0;
+    for (int b = 0; b < 8; ++b) v = (v << 8) | ((unsigned char*)filebuf)[8 * i + b];
+    out[i] = (int)(long long)v;
+  }
+  return MPI_SUCCESS;
+}
+
+/* Part C: a vector of MPI_INT under "wide64": blocks of B ints every size*B ints, from file byte
+ * rank*B*8. */
+static void registered(MPI_Info info) {
+  long n = (long)K * B, total = (long)K * size * B * 8;
+  int* mine = malloc(sizeof(int) * (size_t)n);
+  int* back = malloc(sizeof(int) * (size_t)n);
+  for (long i = 0; i < n; ++i) mine[i] = (int)value(rank, 200 + i);
+  unsigned char* want = malloc((size_t)total);
+  for (int r = 0; r < size; ++r) {
+    for (long i = 0; i < n; ++i) {
+      put_big_endian(want + (long)r * B * 8 + ((i / B) * size * B + i % B) * 8,
+                     (unsigned long long)(long long)(int)value(r, 200 + i), 8);
+    }
+  }
+  MPI_Datatype filetype;
+  MPI_OK(MPI_Type_vector(K, B, size * B, MPI_INT, &filetype));
+  MPI_OK(MPI_Type_commit(&filetype));
+  MPI_File fh = open_fresh(info);
+  MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "wide64", info));
+  MPI_Aint extent = 0;
+  MPI_OK(MPI_File_get_type_extent(fh, MPI_INT, &extent));
+  CHECK_EQ(extent, 8);
+  MPI_OK(MPI_File_close(&fh));
+  struct Expected x = {want, total, ((long)(K - 1) * size * B + B) * 8, -1, 0, "wide64 vector"};
+  round_trips(info, (MPI_Offset)rank * B * 8, MPI_INT, filetype, "wide64", MPI_INT, mine, back, sizeof(int), n, &x);
+  MPI_OK(MPI_Type_free(&filetype));
+  free(want);
+  free(back);
+  free(mine);
+}
+
+int main(int argc, char** argv) {
+  MPI_OK(MPI_Init(&argc, &argv));
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int job = (int)getpid();
+  MPI_Bcast(&job, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  snprintf(path, sizeof path, "%s/io_external32_views.%d", getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp",
+           job);
+  MPI_OK(MPI_Register_datarep("wide64", wide_read, wide_write, wide_extent, NULL));
+  /* Collective buffering on, in rounds of 20 bytes (pieces cut across rounds). */
+  const char* hints[][2] = {{"romio_cb_write", "enable"}, {"romio_cb_read", "enable"}, {"cb_buffer_size", "20"}};
+  MPI_Info info;
+  MPI_OK(MPI_Info_create(&info));
+  for (int h = 0; h < 3; ++h) MPI_OK(MPI_Info_set(info, hints[h][0], hints[h][1]));
+  columns(info);
+  strided(info);
+  registered(info);
+  MPI_OK(MPI_Info_free(&info));
+  if (rank == 0) unlink(path);
+  MPI_Finalize();
+  if (rank == 0) printf("io_external32_views: %d ranks ok\n", size);
+  return 0;
+}
