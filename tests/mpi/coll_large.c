@@ -142,7 +142,9 @@ static void non_commutative(int count, int in_place, MPI_Comm comm) {
       a = na, b = nb;
     }
     if (out[2 * i] != a || out[2 * i + 1] != b) {
-      fprintf(stderr, "rank %d: composed map %d of %d (in_place %d) wrong\n", me, i, count, in_place);
+      fprintf(stderr, "rank %d: composed map %d of %d (in_place %d): (%llu, %llu), expected (%llu, %llu)\n", me, i,
+              count, in_place, (unsigned long long)out[2 * i], (unsigned long long)out[2 * i + 1],
+              (unsigned long long)a, (unsigned long long)b);
       CHECK(0);
     }
   }
