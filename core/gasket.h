@@ -47,6 +47,9 @@ int n_pes();
 int n_nodes();
 int node_of(int pe);  // node index, 0..n_nodes()-1
 bool oversubscribed();
+// Whether a backend runs (some traffic, even to a mapped same-node peer, may then travel through
+// it): without one every put and atomic is a CPU store into a mapped segment, complete at quiet().
+bool backend_running();
 const char* transport_name(int pe);  // "direct", or the backend reaching `pe`
 
 // ---- Symmetric heap (collective: every PE calls with the same arguments, in the same order) ----

@@ -519,6 +519,8 @@ int node_of(int pe) {
 }
 bool oversubscribed() { return rt("gasket::oversubscribed").oversubscribed(); }
 
+bool backend_running() { return rt("gasket::backend_running").backend() != nullptr; }
+
 const char* transport_name(int pe) {
   Runtime& r = rt("gasket::transport_name");
   r.check_pe(pe, "gasket::transport_name");

@@ -25,13 +25,6 @@ void check_member(const PeSet& set, const char* call) {
   }
 }
 
-void check_sync(SyncArea sync, const char* call) {
-  if (sync == nullptr || !addr_accessible(sync, kSyncWords * sizeof(int64_t), my_pe())) {
-    log::fatal("%s: the synchronisation array %p (%zu words) is not symmetric memory", call,
-               static_cast<void*>(sync), kSyncWords);
-  }
-}
-
 // Signals `word` of member `rank`; the member consumes it with consume().
 void signal(const PeSet& set, SyncArea sync, size_t word, int rank, const char* call) {
   atomic_add(&sync[word], int64_t{1}, set.pe(rank), call);
@@ -45,6 +38,13 @@ void consume(SyncArea sync, size_t word) {
 }
 
 }  // namespace
+
+void check_sync(SyncArea sync, const char* call) {
+  if (sync == nullptr || !addr_accessible(sync, kSyncWords * sizeof(int64_t), my_pe())) {
+    log::fatal("%s: the synchronisation array %p (%zu words) is not symmetric memory", call,
+               static_cast<void*>(sync), kSyncWords);
+  }
+}
 
 PeSet PeSet::strided(int start, int stride, int size, const char* call) {
   int n = n_pes();

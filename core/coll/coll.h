@@ -63,6 +63,9 @@ constexpr size_t kTreeSignal = 34;  // a tree broadcast's "your data has arrived
 constexpr int kTreeMinPes = 8;
 
 using SyncArea = int64_t*;  // kSyncWords symmetric words
+// Ends the job, naming `call`, unless `sync` is kSyncWords words of symmetric memory (every
+// algorithm below checks its area; a caller that may not need it checks it with this).
+void check_sync(SyncArea sync, const char* call);
 
 // Waits until every member has arrived. `with_quiet` first completes this PE's puts and atomics
 // (barrier); without it only this call's own signals are ordered (OpenSHMEM's sync).

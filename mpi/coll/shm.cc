@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/coll/cells.h"
@@ -148,6 +150,149 @@ void shm_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void
   Combine combine{c, op, type_handle, type};
   gasket::coll::cell_reduce(set_of(comm), slot_of(c, comm), w.wait, in, out, static_cast<size_t>(count),
                             static_cast<size_t>(type.size), Combine::apply, &combine, root);
+}
+
+// ---- single copy through exposed user buffers (large data) ----
+
+bool shm_direct_applies(Context& c, const comm::Communicator& comm, int64_t bytes) {
+  return bytes >= kDirectBytes && comm.size() > 1 && shm_applies(c, comm, 0);
+}
+
+namespace {
+
+// This member's exposures of a collective, released when it ends (after its last cell round).
+class Exposures {
+ public:
+  explicit Exposures(const char* call) : call_(call) {}
+  Exposures(const Exposures&) = delete;
+  Exposures& operator=(const Exposures&) = delete;
+  ~Exposures() {
+    for (const memreg::Exposure& e : held_) (void)memreg::release(e, call_);
+  }
+  // Exposes `bytes` at `addr`; returns the descriptor peers use.
+  const std::string& expose(const void* addr, int64_t bytes) {
+    Result<memreg::Exposure> e = memreg::expose(addr, static_cast<size_t>(bytes), call_);
+    if (!e.is_ok()) fail(e.status().message());
+    held_.push_back(std::move(e.value()));
+    return held_.back().descriptor;
+  }
+  [[noreturn]] void fail(const std::string& why) const {
+    std::string message = std::string(call_) + " (same-node single copy): " + why;
+    gasket::abort_job(1, message.c_str());
+  }
+
+ private:
+  const char* call_;
+  std::vector<memreg::Exposure> held_;
+};
+
+// Descriptors travel in a cell as [length][bytes]... (a few dozen bytes each).
+std::string pack_descriptors(const Exposures& x, std::initializer_list<const std::string*> list) {
+  std::string cell;
+  for (const std::string* d : list) {
+    auto len = static_cast<uint32_t>(d->size());
+    cell.append(reinterpret_cast<const char*>(&len), sizeof len);
+    cell.append(*d);
+  }
+  if (cell.size() > CollectiveArea::kCellBytes) x.fail("descriptors larger than a cell");
+  return cell;
+}
+
+// The `index`th descriptor in `rank`'s cell.
+std::string_view descriptor_in(const CellRound& round, int rank, int index) {
+  const char* p = round.cell(rank)->data;
+  uint32_t len;
+  for (;;) {
+    std::memcpy(&len, p, sizeof len);
+    if (index-- == 0) return std::string_view(p + sizeof len, len);
+    p += sizeof len + len;
+  }
+}
+
+void get_from(const Exposures& x, const comm::Communicator& comm, int rank, std::string_view descriptor,
+              int64_t offset, void* dst, int64_t bytes) {
+  if (bytes == 0) return;
+  Status st = memreg::get(comm.group->pes[static_cast<size_t>(rank)], descriptor, static_cast<size_t>(offset), dst,
+                          static_cast<size_t>(bytes), "MPI collective (single copy)");
+  if (!st.is_ok()) x.fail(st.message());
+}
+
+}  // namespace
+
+void shm_direct_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root) {
+  Waiting w(c, g);
+  Exposures x("MPI_Bcast");
+  {
+    CellRound round(set_of(comm), slot_of(c, comm), w.wait);
+    if (comm.rank == root) {
+      std::string cell = pack_descriptors(x, {&x.expose(data, bytes)});
+      round.publish(cell.data(), cell.size());
+    } else {
+      round.publish(nullptr, 0);
+      round.wait_one(root);
+      get_from(x, comm, root, descriptor_in(round, root, 0), 0, data, bytes);
+    }
+  }
+  // Everyone has read: the root may release its exposure (and the caller reuse the buffer).
+  CellRound done(set_of(comm), slot_of(c, comm), w.wait);
+  done.publish(nullptr, 0);
+  if (comm.rank == root) done.wait_all();
+}
+
+void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
+                          int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type) {
+  Waiting w(c, g);
+  Exposures x("MPI_Allreduce");
+  const int n = comm.size(), me = comm.rank;
+  const int64_t elem = type.size;
+  // Slice q: elements [first(q), first(q + 1)).
+  auto first = [count, n](int q) { return count * q / n; };
+  char* result = static_cast<char*>(out);
+  {
+    CellRound round(set_of(comm), slot_of(c, comm), w.wait);
+    const std::string& in_desc = x.expose(in, count * elem);
+    const std::string& out_desc = in == out ? in_desc : x.expose(out, count * elem);
+    std::string cell = pack_descriptors(x, {&in_desc, &out_desc});
+    round.publish(cell.data(), cell.size());
+    round.wait_all();
+    // Copied out: a member that finishes first reuses this parity's cell for the last round.
+    std::vector<std::string> inputs(static_cast<size_t>(n)), outputs(static_cast<size_t>(n));
+    for (int r = 0; r < n; ++r) {
+      if (r == me) continue;
+      inputs[static_cast<size_t>(r)] = std::string(descriptor_in(round, r, 0));
+      outputs[static_cast<size_t>(r)] = std::string(descriptor_in(round, r, 1));
+    }
+    // My slice of every input, combined in rank order into scratch, then into my output.
+    const int64_t mine = first(me) * elem, slice = (first(me + 1) - first(me)) * elem;
+    ScratchPool::Block acc = c.scratch().take(static_cast<size_t>(slice));
+    ScratchPool::Block tmp = c.scratch().take(static_cast<size_t>(slice));
+    auto input_of = [&](int r, char* into) -> const char* {
+      if (r == me) return static_cast<const char*>(in) + mine;
+      get_from(x, comm, r, inputs[static_cast<size_t>(r)], mine, into, slice);
+      return into;
+    };
+    const char* last = input_of(n - 1, acc.memory.get());
+    if (last != acc.memory.get() && slice > 0) std::memcpy(acc.memory.get(), last, static_cast<size_t>(slice));
+    for (int r = n - 2; r >= 0; --r) {
+      op::apply(c.ops(), op, type_handle, type, input_of(r, tmp.memory.get()), acc.memory.get(), slice / elem);
+    }
+    if (slice > 0) std::memcpy(result + mine, acc.memory.get(), static_cast<size_t>(slice));
+    c.scratch().give(std::move(tmp));
+    c.scratch().give(std::move(acc));
+    // Every slice reduced (and every input read): the outputs hold the result's slices.
+    CellRound reduced(set_of(comm), slot_of(c, comm), w.wait);
+    reduced.publish(nullptr, 0);
+    reduced.wait_all();
+    for (int k = 1; k < n; ++k) {
+      int q = (me + k) % n;  // start at different owners: spread the readers
+      get_from(x, comm, q, outputs[static_cast<size_t>(q)], first(q) * elem, result + first(q) * elem,
+               (first(q + 1) - first(q)) * elem);
+    }
+  }
+  // Every member has read every output: the exposures may go, the buffers be reused.
+  CellRound done(set_of(comm), slot_of(c, comm), w.wait);
+  done.publish(nullptr, 0);
+  done.wait_all();
 }
 
 }  // namespace gasket::mpi::coll

@@ -30,6 +30,23 @@ void shm_allreduce_nodes(Context& c, Guard& g, const comm::Communicator& comm, c
 // its last cell collective (CollectiveArea::retire).
 void shm_retire(Context& c, const comm::Communicator& comm);
 
+// Large blocking bcast/allreduce of contiguous data on the same node, single copy: every member
+// exposes its user buffers (core memreg: the kernel copies between the processes) and publishes
+// the descriptors in its cell; members read straight out of each other's buffers. Applies from
+// kDirectBytes on, to intracommunicators with a slot whose members are all mapped here.
+constexpr int64_t kDirectBytes = 64 << 10;
+bool shm_direct_applies(Context& c, const comm::Communicator& comm, int64_t bytes);
+// Every member reads the root's buffer (one copy per member, in parallel), then a cell round tells
+// the root that all have read it.
+void shm_direct_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root);
+// Reduce-scatter + allgather without intermediate copies: rank q reduces slice q of every
+// member's input (x0 op (x1 op ... x_{n-1}), rank order: non-commutative ops too) into slice q of
+// its own output; after a cell barrier every member reads the other slices from their owners'
+// outputs; a last cell barrier keeps every output exposed until all have read. `in` may equal
+// `out` (MPI_IN_PLACE). The result is the same bytes on every member.
+void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
+                          int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type);
+
 void shm_barrier(Context& c, Guard& g, const comm::Communicator& comm);
 void shm_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root);
 // `count` elements of `type` (contiguous) from `in` reduced into `out` at `root` (every rank
