@@ -186,8 +186,8 @@ Error Context::start(int required) {
   o.rndv_bounce = cfg.size(Knob::MPI_RNDV_BOUNCE);
   o.single_copy = cfg.boolean(Knob::MPI_SINGLE_COPY);
   o.unexpected_limit = cfg.size(Knob::MPI_UNEXPECTED_LIMIT);
-  if (slots < 2 || slots > 1024 || (slots & (slots - 1)) != 0) {
-    return error(MPI_ERR_OTHER, "MPI_Init: GASKET_MPI_SHM_SLOTS=%lld must be a power of two in 2..1024",
+  if (slots < 2 || slots > 1024) {
+    return error(MPI_ERR_OTHER, "MPI_Init: GASKET_MPI_SHM_SLOTS=%lld must be in 2..1024",
                  static_cast<long long>(slots));
   }
   o.shm_slots = static_cast<size_t>(slots);

@@ -54,9 +54,10 @@ Status Engine::init() {
   n_pes_ = gasket::n_pes();
   core::Runtime* rt = core::Runtime::get();
   size_t n = static_cast<size_t>(n_pes_);
-  // Same-node rings: a slot holds the header, a rendezvous body and the largest eager message.
-  size_t slot_bytes = round_up(sizeof(Header) + sizeof(RtsBody) + options_.shm_eager_limit, 64);
-  rings_bytes_ = round_up(ShmRings::region_bytes(n_pes_, options_.shm_slots, slot_bytes), 4096);
+  // Same-node rings: room for shm_slots of the largest packet (the header, a rendezvous body and
+  // the largest eager message); smaller packets take only their own lines.
+  size_t max_packet = round_up(sizeof(Header) + sizeof(RtsBody) + options_.shm_eager_limit, ShmRings::kLine);
+  rings_bytes_ = round_up(ShmRings::region_bytes(n_pes_, options_.shm_slots, max_packet), 4096);
   size_t zones = n * options_.rndv_bounce;
   size_t total = rings_bytes_ + zones + round_up(n * kPidBytes, 64);
   region_ = static_cast<char*>(gasket::sym_calloc(1, total, "MPI_Init"));
@@ -75,7 +76,7 @@ Status Engine::init() {
       any_backend_peer_ = true;
     }
   }
-  rings_ = std::make_unique<ShmRings>(std::move(peers), my_pe_, options_.shm_slots, slot_bytes);
+  rings_ = std::make_unique<ShmRings>(std::move(peers), my_pe_, options_.shm_slots, max_packet);
   shm_eager_ = shm_eager_max_ = options_.shm_eager_limit;
   // Active messages exist when some peer is reached through a backend (else the core starts none).
   if (core::am::MessageLayer* am = rt->messages()) {
@@ -444,9 +445,9 @@ void Engine::start_send(Request* r) {
   // Eager packets of requests carry the request's id (for MPI_Cancel; synchronous: for the ack).
   FinBody id{wire_id(r)};
   h.flags = kFlagId;
-  // A non-contiguous eager message to a same-node peer is packed straight into the ring slot.
+  // A non-contiguous eager message to a same-node peer is packed straight into the ring.
   if (eager && !contiguous && r->mode != SendMode::kSync && shm(pe) && pending_[static_cast<size_t>(pe)].empty()) {
-    if (char* payload = rings_->reserve(pe)) {
+    if (char* payload = rings_->reserve(pe, sizeof id + static_cast<size_t>(bytes))) {
       std::memcpy(payload, &id, sizeof id);
       datatype::pack(*r->type, r->buf, r->count, payload + sizeof id);
       h.kind = static_cast<uint8_t>(Kind::kEager);

@@ -1,50 +1,76 @@
 #include "mpi/p2p/shm_rings.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/gasket.h"
 
 namespace gasket::mpi::p2p {
 
-size_t ShmRings::region_bytes(int n_pes, size_t slots, size_t slot_bytes) {
-  return 64 * static_cast<size_t>(n_pes) + static_cast<size_t>(n_pes) * slots * slot_bytes;
+namespace {
+constexpr uint8_t kPadKind = 0;  // a pad marker: the rest of the ring is skipped (no Kind is 0)
 }
 
-ShmRings::ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, size_t slot_bytes)
+size_t ShmRings::ring_bytes(size_t slots, size_t max_packet) { return std::max<size_t>(slots, 2) * max_packet + kLine; }
+
+size_t ShmRings::region_bytes(int n_pes, size_t slots, size_t max_packet) {
+  return (kLine + ring_bytes(slots, max_packet)) * static_cast<size_t>(n_pes);
+}
+
+// Credit every quarter ring, unless a sender short of room for its largest need (a pad before
+// the end, the packet, the line after it: 2 max_packet + kLine) could then wait for bytes the
+// receiver consumed but did not report: the quarter is bounded by what is left beside that need.
+ShmRings::ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, size_t max_packet)
     : peers_(std::move(peer_regions)),
       my_pe_(my_pe),
-      slots_(slots),
-      slot_bytes_(slot_bytes),
-      ack_bytes_(64 * peers_.size()),
-      sent_(peers_.size(), 0),
-      acked_(peers_.size(), 0),
-      received_(peers_.size(), 0),
-      ack_sent_(peers_.size(), 0) {}
+      max_packet_(max_packet),
+      ring_bytes_(ring_bytes(slots, max_packet)),
+      ack_bytes_(kLine * peers_.size()),
+      ack_every_(std::min(ring_bytes_ / 4, ring_bytes_ - 2 * max_packet - kLine)),
+      to_(peers_.size()),
+      from_(peers_.size()) {}
 
-char* ShmRings::reserve(int pe) {
-  size_t p = static_cast<size_t>(pe);
-  uint64_t n = sent_[p];
-  if (n - acked_[p] >= slots_) {
-    acked_[p] = __atomic_load_n(ack_word(my_pe_, pe), __ATOMIC_ACQUIRE);
-    if (n - acked_[p] >= slots_) return nullptr;
+char* ShmRings::reserve(int pe, size_t payload_len) {
+  Sender& s = to_[static_cast<size_t>(pe)];
+  size_t len = line_up(sizeof(Header) + payload_len);
+  size_t at = s.written % ring_bytes_;
+  size_t pad = at + len > ring_bytes_ ? ring_bytes_ - at : 0;
+  uint64_t need = s.written + pad + len + kLine;  // the line after the packet is cleared too
+  if (need - s.consumed > ring_bytes_) {
+    s.consumed = __atomic_load_n(ack_word(my_pe_, pe), __ATOMIC_ACQUIRE);
+    if (need - s.consumed > ring_bytes_) return nullptr;
   }
-  return slot(pe, my_pe_, n) + sizeof(Header);
+  char* base = ring(pe, my_pe_);
+  if (pad > 0) {
+    std::memset(base, 0, sizeof(uint32_t));  // where the packet goes: not yet published
+    Header marker{};
+    marker.kind = kPadKind;
+    std::memcpy(base + at + sizeof(uint32_t), reinterpret_cast<const char*>(&marker) + sizeof(uint32_t),
+                sizeof(Header) - sizeof(uint32_t));
+    publish(base + at, ++s.packets);
+    s.written += pad;
+    at = 0;
+  }
+  s.reserved_at = at;
+  return base + at + sizeof(Header);
 }
 
 void ShmRings::commit(int pe, const Header& h) {
-  size_t p = static_cast<size_t>(pe);
-  uint64_t n = sent_[p];
-  char* s = slot(pe, my_pe_, n);
-  std::memcpy(s + sizeof(uint32_t), reinterpret_cast<const char*>(&h) + sizeof(uint32_t),
+  Sender& s = to_[static_cast<size_t>(pe)];
+  size_t len = line_up(sizeof(Header) + h.len);
+  char* base = ring(pe, my_pe_);
+  char* packet = base + s.reserved_at;
+  std::memset(base + (s.reserved_at + len) % ring_bytes_, 0, sizeof(uint32_t));  // the next packet's flag
+  std::memcpy(packet + sizeof(uint32_t), reinterpret_cast<const char*>(&h) + sizeof(uint32_t),
               sizeof(Header) - sizeof(uint32_t));
-  __atomic_store_n(reinterpret_cast<uint32_t*>(s), static_cast<uint32_t>(n + 1), __ATOMIC_RELEASE);
-  sent_[p] = n + 1;
+  publish(packet, ++s.packets);
+  s.written += len;
   gasket::detail::ring(pe);  // a receiver napping in its wait (core's waiting policy) wakes
 }
 
 bool ShmRings::try_send(int pe, const Header& h, const void* body, size_t body_len, const void* data,
                         size_t data_len) {
-  char* payload = reserve(pe);
+  char* payload = reserve(pe, body_len + data_len);
   if (payload == nullptr) return false;
   if (body_len > 0) std::memcpy(payload, body, body_len);
   if (data_len > 0) std::memcpy(payload + body_len, data, data_len);
@@ -52,12 +78,27 @@ bool ShmRings::try_send(int pe, const Header& h, const void* body, size_t body_l
   return true;
 }
 
+const Header* ShmRings::peek(int src) {
+  Receiver& r = from_[static_cast<size_t>(src)];
+  char* base = ring(my_pe_, src);
+  for (;;) {
+    size_t at = r.consumed % ring_bytes_;
+    const Header* h = reinterpret_cast<const Header*>(base + at);
+    if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != r.packets + 1) return nullptr;
+    if (h->kind != kPadKind) return h;
+    r.consumed += ring_bytes_ - at;  // the next packet is at offset 0
+    ++r.packets;
+  }
+}
+
 void ShmRings::consume(int src) {
-  size_t s = static_cast<size_t>(src);
-  uint64_t n = ++received_[s];
-  if (n - ack_sent_[s] >= slots_ / 4 || slots_ < 4) {
-    __atomic_store_n(ack_word(src, my_pe_), n, __ATOMIC_RELEASE);
-    ack_sent_[s] = n;
+  Receiver& r = from_[static_cast<size_t>(src)];
+  const Header* h = reinterpret_cast<const Header*>(ring(my_pe_, src) + r.consumed % ring_bytes_);
+  r.consumed += line_up(sizeof(Header) + h->len);
+  ++r.packets;
+  if (r.consumed - r.published >= ack_every_) {
+    __atomic_store_n(ack_word(src, my_pe_), r.consumed, __ATOMIC_RELEASE);
+    r.published = r.consumed;
     gasket::detail::ring(src);  // a sender napping on a full ring wakes
   }
 }

@@ -1,11 +1,17 @@
-// Same-node rings for two-sided MPI: for every (sender, receiver) pair on a node, a ring of
-// fixed slots in the receiver's part of a symmetric-heap region, written by the sender through
-// its mapping of that region (plain stores, no system call). A slot is a packet (wire.h) whose
-// first word, the sequence flag, is stored last with release order; the receiver polls the flag
-// of its next slot per source. Credits: the receiver stores how many packets it has consumed
-// into the sender's region (every quarter ring); a sender that finds its ring full rereads it.
-// Both stores ring the other side's doorbell (gasket::detail::ring), so a waiter napping past its
-// spin budget wakes at once.
+// Same-node rings for two-sided MPI: for every (sender, receiver) pair on a node, a ring of bytes
+// in the receiver's part of a symmetric-heap region, written by the sender through its mapping of
+// that region (plain stores, no system call). Packets (wire.h) lie one after the other, each
+// rounded up to a 64-byte line, so a ring sized for `slots` of the largest packet holds hundreds
+// of small ones (a window of small non-blocking sends never waits for room). A packet that would
+// run past the end leaves a pad marker and starts over at offset 0 (packets never wrap).
+//
+// Publication: a packet's first word, the sequence flag (its number + 1), is stored last with
+// release order. Before that the sender clears the flag word of the line after the packet (where
+// the next packet will start), so the receiver, polling the flag at its next offset, never takes
+// bytes left there by an earlier lap for a packet. Credits: the receiver stores how many bytes it
+// has consumed into the sender's region (every quarter ring, or at once on a ring too small for
+// that to stay live); a sender that finds too little room rereads it. Both stores ring the other
+// side's doorbell (gasket::detail::ring), so a waiter napping past its spin budget wakes at once.
 #pragma once
 
 #include <cstddef>
@@ -18,45 +24,57 @@ namespace gasket::mpi::p2p {
 
 class ShmRings {
  public:
-  static size_t region_bytes(int n_pes, size_t slots, size_t slot_bytes);
+  static constexpr size_t kLine = 64;
+  // Bytes of one ring: `slots` packets of `max_packet` bytes, and the line the sender clears.
+  static size_t ring_bytes(size_t slots, size_t max_packet);
+  static size_t region_bytes(int n_pes, size_t slots, size_t max_packet);
   // `peer_regions[pe]`: pe's copy of the region mapped here, or null (not on this node).
-  ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, size_t slot_bytes);
+  // `max_packet` (a multiple of kLine) bounds header + body + data of one packet; slots >= 2.
+  ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, size_t max_packet);
 
   bool reaches(int pe) const { return peers_[static_cast<size_t>(pe)] != nullptr; }
-  size_t max_packet() const { return slot_bytes_; }
-  // Writes header + body + data as one packet to `pe`'s ring; false when the ring is full.
+  size_t max_packet() const { return max_packet_; }
+  // Writes header + body + data as one packet to `pe`'s ring; false when the ring has no room.
   // The caller keeps header + body + data within max_packet().
   bool try_send(int pe, const Header& h, const void* body, size_t body_len, const void* data, size_t data_len);
   // The same in two steps, for a sender that writes the payload itself (packing a
-  // non-contiguous type straight into the slot): reserve() returns the payload area of the next
-  // slot to `pe`, or null when the ring is full; commit() publishes it with header `h`.
-  char* reserve(int pe);
+  // non-contiguous type straight into the ring): reserve() returns the payload area (room for
+  // `payload_len` bytes) of the next packet to `pe`, or null when the ring has no room; commit()
+  // publishes it with header `h` (h.len == payload_len).
+  char* reserve(int pe, size_t payload_len);
   void commit(int pe, const Header& h);
-  // The next packet from `src`, or null. consume() frees its slot once it has been read.
-  const Header* peek(int src) const {
-    const Header* h = reinterpret_cast<const Header*>(slot(my_pe_, src, received_[static_cast<size_t>(src)]));
-    return __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) == static_cast<uint32_t>(received_[static_cast<size_t>(src)] + 1)
-               ? h
-               : nullptr;
-  }
+  // The next packet from `src`, or null. consume() frees it once it has been read.
+  const Header* peek(int src);
   void consume(int src);
 
  private:
-  char* slot(int receiver, int sender, uint64_t n) const {
-    return peers_[static_cast<size_t>(receiver)] + ack_bytes_ +
-           (static_cast<size_t>(sender) * slots_ + (n & (slots_ - 1))) * slot_bytes_;
+  struct Sender {  // this PE's view of its ring in a receiver
+    uint64_t written = 0;   // bytes written (packets and pads), ever
+    uint64_t consumed = 0;  // bytes the receiver had consumed when last read
+    uint32_t packets = 0;   // packets (and pads) written
+    size_t reserved_at = 0; // offset of the packet reserve() placed
+  };
+  struct Receiver {  // this PE's ring from one sender
+    uint64_t consumed = 0;   // bytes read (packets and pads), ever
+    uint64_t published = 0;  // ... as last stored into the sender's region
+    uint32_t packets = 0;
+  };
+  char* ring(int receiver, int sender) const {
+    return peers_[static_cast<size_t>(receiver)] + ack_bytes_ + static_cast<size_t>(sender) * ring_bytes_;
   }
   uint64_t* ack_word(int owner, int from) const {
-    return reinterpret_cast<uint64_t*>(peers_[static_cast<size_t>(owner)] + 64 * static_cast<size_t>(from));
+    return reinterpret_cast<uint64_t*>(peers_[static_cast<size_t>(owner)] + kLine * static_cast<size_t>(from));
+  }
+  static size_t line_up(size_t bytes) { return (bytes + kLine - 1) / kLine * kLine; }
+  static void publish(char* at, uint32_t seq) {
+    __atomic_store_n(reinterpret_cast<uint32_t*>(at), seq, __ATOMIC_RELEASE);
   }
 
   std::vector<char*> peers_;
   int my_pe_;
-  size_t slots_, slot_bytes_, ack_bytes_;
-  std::vector<uint64_t> sent_;      // per target
-  std::vector<uint64_t> acked_;     // per target: last consumption count read
-  std::vector<uint64_t> received_;  // per source
-  std::vector<uint64_t> ack_sent_;  // per source: last count stored into its region
+  size_t max_packet_, ring_bytes_, ack_bytes_, ack_every_;
+  std::vector<Sender> to_;
+  std::vector<Receiver> from_;
 };
 
 }  // namespace gasket::mpi::p2p
