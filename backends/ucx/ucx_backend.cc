@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/cpu_atomic.h"
 #include "backends/netif/interfaces.h"
 #include "core/base/log.h"
 
@@ -1015,6 +1016,13 @@ Status UcxBackend::atomic(int pe, RemoteAddress dst, AtomicOp op, unsigned width
   Target t;
   Status s = target(pe, dst, width, "atomic", &t);
   if (!s.is_ok()) return s;
+  if (t.direct != nullptr) {
+    // The peer's memory is mapped here (UCX's shared-memory transports): a CPU atomic on it, as
+    // those transports run it; complete at once, nothing to flush.
+    uint64_t old = cpu_atomic(t.direct, width, op, operand, compare);
+    if (kAtomicForms[static_cast<unsigned>(op)].fetching) *fetched = old;
+    return Status::ok();
+  }
   const UcpAtomicForm& form = kAtomicForms[static_cast<unsigned>(op)];
   const uint64_t mask = width == 4 ? 0xffffffffull : ~0ull;
   // CSWAP takes the compare value as its operand and the new value in the reply buffer.
