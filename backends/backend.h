@@ -15,6 +15,7 @@
 //   atomics 32/64         -                 yes (UCP's op set)
 //   active messages       - (core mailboxes) yes (UCP AM)
 //   user registration     - (core bounce)    yes (ucp_mem_map, packed rkey)
+//   segment memory        - (core's files)   yes (ucp_mem_map ALLOCATE; shm transports map it)
 #pragma once
 
 #include <cstddef>
@@ -143,6 +144,22 @@ class UserRegistration {
                              size_t key_len) = 0;
 };
 
+// Optional capability: the backend provides the memory of the core's segments, so that its
+// transports reach them natively (ucx: ucp_mem_map with UCP_MEM_MAP_ALLOCATE, which UCX's
+// shared-memory transports map into same-host peers: put/get/atomics become loads, stores and CPU
+// atomics). The core asks before it creates a segment, only when no same-node peer reaches this
+// PE by the direct path (those map the core's own files); it then registers the segment as usual
+// (register_segment with the returned base) and deregister_segment frees the memory.
+class SegmentMemory {
+ public:
+  virtual ~SegmentMemory() = default;
+  // `size` zeroed bytes starting at a multiple of `alignment` (a power of two), or an error.
+  virtual Result<char*> allocate_segment(SegmentId id, size_t size, size_t alignment) = 0;
+  // `pe`'s copy of segment `id` mapped into this process (a peer on this host), or null. Valid
+  // after the bootstrap fence that follows the registration round.
+  virtual char* peer_segment(int pe, SegmentId id) = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -177,6 +194,7 @@ class Backend {
   virtual RemoteNotify* remote_notify() { return nullptr; }
   virtual ActiveMessages* active_messages() { return nullptr; }
   virtual UserRegistration* user_registration() { return nullptr; }
+  virtual SegmentMemory* segment_memory() { return nullptr; }
 };
 
 // Backends built into this library, by name ("pciddc", "ucx"); the core's runtime looks them up.

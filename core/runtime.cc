@@ -96,6 +96,8 @@ Status Runtime::start_impl(const InitOptions& options) {
   if (!layout.is_ok()) return layout.status();
   mailbox_layout_ = layout.value();
   size_t internal_bytes = kInternalSegmentBytes + ((mailbox_layout_.bytes() + 4095) & ~size_t{4095});
+  // The backend exists before the segments: it may provide their memory (create_segment).
+  if (!(st = create_backend(options.thread_multiple)).is_ok()) return st;
   if (!(st = create_segment(segments::kInternalSegment, "internal", internal_bytes)).is_ok()) return st;
   if (!(st = create_segment(segments::kHeapSegment, "heap", heap_bytes)).is_ok()) return st;
   size_t bounce_bytes = memreg::UserMemory::bounce_segment_bytes(n_pes_, config_.size(config::Knob::MEMREG_BOUNCE));
@@ -104,7 +106,7 @@ Status Runtime::start_impl(const InitOptions& options) {
   internal_ = reinterpret_cast<InternalArea*>(segments_.find(segments::kInternalSegment)->base);
   allocator_ = segments::SymmetricAllocator(heap_bytes);
   if (!(st = map_peer_segments()).is_ok()) return st;
-  st = start_backend(options.thread_multiple);
+  st = start_backend();
   unlink_segment_files();
   if (!st.is_ok()) return st;
   start_user_memory();
@@ -157,6 +159,18 @@ Status Runtime::create_segment(segments::SegmentId id, const char* name, size_t 
   // Segments start on a segment_alignment(size) boundary on every PE, so an offset aligned to
   // any power of two up to it gives an equally aligned address everywhere (sym_align).
   const size_t alignment = segment_alignment(size);
+  if (backend::SegmentMemory* provider = segment_provider()) {
+    auto memory = provider->allocate_segment(id, size, alignment);
+    if (!memory.is_ok()) {
+      return Status(memory.status().code(), "gasket::init: PE " + std::to_string(my_pe_) + " cannot allocate the " +
+                                                name + " segment (" + format_size(size) + ") through backend " +
+                                                backend_->name() + ": " + memory.status().message());
+    }
+    segments::Segment& seg = segments_.add(id, name, memory.value(), size, n_pes_);
+    seg.peer_base[static_cast<size_t>(my_pe_)] = memory.value();
+    seg.backend_memory = true;
+    return bootstrap_->put(std::string("segment.") + name, std::to_string(size));
+  }
   void* reserved = mmap(nullptr, size + alignment, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (reserved == MAP_FAILED) return errno_error("gasket::init: reserving address space for the " + std::string(name) + " segment");
   auto aligned = (reinterpret_cast<uintptr_t>(reserved) + alignment - 1) & ~(alignment - 1);
@@ -217,6 +231,7 @@ Status Runtime::map_peer_segments() {
                                 " (every PE must use the same GASKET_HEAP_SIZE / SHMEM_SYMMETRIC_SIZE)");
       }
       if (!own.file_backed) continue;  // reached by a kernel copy (core/memreg), see below
+      if (own.backend_memory) continue;  // mapped through the backend (start_backend)
       std::string file = segment_file(pe, own.name);
       auto f = segments::SharedMemoryFile::open(file, own.size);
       if (!f.is_ok()) return Status(f.status().code(), "gasket::init: mapping PE " + std::to_string(pe) + "'s " + own.name + " segment: " + f.status().message());
@@ -267,7 +282,7 @@ void Runtime::unlink_segment_files() {
   }
 }
 
-Status Runtime::start_backend(bool thread_multiple) {
+Status Runtime::create_backend(bool thread_multiple) {
   bool needed = std::any_of(paths_.begin(), paths_.end(), [](Path p) { return p == Path::kBackend; });
   if (!needed) return Status::ok();
   const std::string& wanted = config_.text(config::Knob::TRANSPORT);
@@ -303,12 +318,34 @@ Status Runtime::start_backend(bool thread_multiple) {
   auto b = chosen->create(info);
   if (!b.is_ok()) return b.status();
   backend_ = std::move(b.value());
+  return Status::ok();
+}
+
+backend::SegmentMemory* Runtime::segment_provider() const {
+  if (!backend_) return nullptr;
+  for (int pe = 0; pe < n_pes_; ++pe) {
+    if (pe != my_pe_ && path(pe) == Path::kDirect) return nullptr;  // it maps the core's files
+  }
+  return backend_->segment_memory();
+}
+
+Status Runtime::start_backend() {
+  if (!backend_) return Status::ok();
   for (const segments::Segment& s : segments_.all()) {
     Status st = backend_->register_segment(s.id, s.base, s.size);
     if (!st.is_ok()) return st;
   }
   Status st = bootstrap_->fence();
   if (!st.is_ok()) return st;
+  // Same-node peers' copies of segments the backend allocated are mapped through it.
+  for (segments::Segment& s : segments_.all_mutable()) {
+    if (!s.backend_memory) continue;
+    for (int pe = 0; pe < n_pes_; ++pe) {
+      if (pe != my_pe_ && node_of(pe) == node_of(my_pe_)) {
+        s.peer_base[static_cast<size_t>(pe)] = backend_->segment_memory()->peer_segment(pe, s.id);
+      }
+    }
+  }
   return start_active_messages();
 }
 

@@ -192,7 +192,13 @@ class Runtime {
   // (GASKET_REDISTRIBUTE=no) registered in place (core/segments/data_segment.h).
   Status create_data_segment();
   Status map_peer_segments();
-  Status start_backend(bool thread_multiple);
+  // The backend is created before the segments (it may provide their memory) and registers them
+  // once they exist and same-node peers have mapped them (start_backend).
+  Status create_backend(bool thread_multiple);
+  // The backend that allocates this PE's segments, or null (no backend, or a same-node peer on
+  // the direct path maps the core's memory files).
+  backend::SegmentMemory* segment_provider() const;
+  Status start_backend();
   Status start_active_messages();
   void start_user_memory();
   void print_statistics() const;

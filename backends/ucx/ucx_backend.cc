@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/cpu_atomic.h"
 #include "backends/netif/interfaces.h"
 #include "core/base/log.h"
 
@@ -166,7 +167,8 @@ class UcxBackend final : public Backend,
                          public RemoteRead,
                          public RemoteAtomics,
                          public ActiveMessages,
-                         public UserRegistration {
+                         public UserRegistration,
+                         public SegmentMemory {
  public:
   explicit UcxBackend(const StartInfo& info);
   ~UcxBackend() override;
@@ -187,6 +189,7 @@ class UcxBackend final : public Backend,
   RemoteAtomics* remote_atomics() override { return this; }
   ActiveMessages* active_messages() override { return this; }
   UserRegistration* user_registration() override { return this; }
+  SegmentMemory* segment_memory() override { return allocate_segments_ ? this : nullptr; }
 
   // ---- RemoteRead ----
   Status get(int pe, void* dst, RemoteAddress src, size_t len) override;
@@ -202,6 +205,10 @@ class UcxBackend final : public Backend,
   Status register_user(SegmentId id, void* base, size_t size, std::string* key) override;
   Status deregister_user(SegmentId id) override;
   Status attach_user(int pe, SegmentId id, uint64_t base, uint64_t size, const void* key, size_t key_len) override;
+
+  // ---- SegmentMemory ----
+  Result<char*> allocate_segment(SegmentId id, size_t size, size_t alignment) override;
+  char* peer_segment(int pe, SegmentId id) override;
 
   // ---- ActiveMessages ----
   void set_handler(ActiveMessages::Handler handler) override;
@@ -234,6 +241,9 @@ class UcxBackend final : public Backend,
   struct SegmentState {
     ucp_mem_h memh = nullptr;
     std::unique_ptr<RemoteKey[]> keys;  // indexed by PE
+    // Allocated by UCX (allocate_segment) and not yet registered: register_segment packs the key
+    // of `memh` instead of mapping the memory.
+    bool awaiting_registration = false;
   };
   // Where one operation lands.
   struct Target {
@@ -270,6 +280,8 @@ class UcxBackend final : public Backend,
   Status connect_by_sockaddr(Peer& peer, uint16_t port, const netif::HostAddresses& peer_host);
   void close_endpoints();
   Status target(int pe, RemoteAddress addr, size_t len, const char* call, Target* t);
+  // Packs `memh`'s key and publishes it with the segment's base and size (ucx.rkey.<id>).
+  Status publish_segment_key(SegmentId id, SegmentState& seg, void* base, size_t size);
   Status unpack_rkey(int pe, SegmentId id, RemoteKey& key);
   // Unpacks `packed` (from `pe`) into `key`; called with mutex_ held.
   Status unpack_into(ucp_ep_h ep, int pe, SegmentId id, const void* packed, uint64_t base, uint64_t size,
@@ -301,6 +313,7 @@ class UcxBackend final : public Backend,
   size_t max_am_payload_;
   bool coherent_with_cpu_ = false;
   bool shared_memory_enabled_ = true;  // UCX_TLS lets UCX use a shared-memory transport
+  bool allocate_segments_ = false;     // SegmentMemory offered (GASKET_UCX_ALLOCATE, shared memory)
   std::string net_interfaces_;         // GASKET_NET_INTERFACES (select_net_devices)
   std::string node_name_;              // GASKET_NODE_NAME, for netif's host record
   bool spans_nodes_ = false;           // some PE is on another node: listen for connections
@@ -328,6 +341,7 @@ class UcxBackend final : public Backend,
   std::mutex mutex_;  // slow paths: connecting, unpacking rkeys, pending requests, AM queue
   std::vector<PendingRequest> pending_;
   std::atomic<size_t> pending_taken_{0};  // taken from pending_ by a quiet, not yet completed
+  std::atomic<size_t> pending_posted_{0};  // pending_.size(), read by quiet without the lock
   std::atomic<int> endpoints_{0};
   std::atomic<int> rkeys_{0};
   std::atomic<int> direct_rkeys_{0};
@@ -353,6 +367,9 @@ UcxBackend::UcxBackend(const StartInfo& info)
                                  : static_cast<unsigned>(cfg.integer(config::Knob::SPIN_COUNT));
   max_am_payload_ = cfg.size(config::Knob::UCX_AM_MAX_PAYLOAD);
   shared_memory_enabled_ = tls_include_shared_memory(std::getenv("UCX_TLS"));
+  // Only UCX's shared-memory transports gain from memory UCX allocates (they map it into the
+  // peer); without them (UCX_TLS=tcp) the core's registered files serve as well.
+  allocate_segments_ = shared_memory_enabled_ && cfg.boolean(config::Knob::UCX_ALLOCATE);
   net_interfaces_ = cfg.text(config::Knob::NET_INTERFACES);
   node_name_ = cfg.text(config::Knob::NODE_NAME);
   for (int node : info.node_of_pe) spans_nodes_ = spans_nodes_ || node != info.node_of_pe[static_cast<size_t>(my_pe_)];
@@ -735,6 +752,7 @@ Status UcxBackend::defer(ucs_status_ptr_t request, int pe, const char* call, siz
   if (UCS_PTR_IS_ERR(request)) return ucx_error(UCS_PTR_STATUS(request), what());
   std::lock_guard<std::mutex> lock(mutex_);
   pending_.push_back(PendingRequest{request, pe, call, bytes});
+  pending_posted_.store(pending_.size(), std::memory_order_release);
   return Status::ok();
 }
 
@@ -774,6 +792,9 @@ Status UcxBackend::flush_endpoints() {
 // ---- segments ----
 
 Status UcxBackend::register_segment(SegmentId id, void* base, size_t size) {
+  if (id < segments_.size() && segments_[id] && segments_[id]->awaiting_registration) {
+    return publish_segment_key(id, *segments_[id], base, size);  // allocated here: mapped already
+  }
   if (id < segments_.size() && segments_[id]) {
     return invalid_argument("ucx: segment " + std::to_string(id) + " is already registered");
   }
@@ -787,21 +808,75 @@ Status UcxBackend::register_segment(SegmentId id, void* base, size_t size) {
     return ucx_error(st, "ucp_mem_map of segment " + std::to_string(id) + " (" + std::to_string(size) +
                              " bytes at " + std::to_string(reinterpret_cast<uintptr_t>(base)) + ")");
   }
+  if (segments_.size() <= id) segments_.resize(id + 1);
+  segments_[id] = std::move(seg);
+  return publish_segment_key(id, *segments_[id], base, size);
+}
+
+Status UcxBackend::publish_segment_key(SegmentId id, SegmentState& seg, void* base, size_t size) {
   void* packed = nullptr;
   size_t packed_len = 0;
-  st = ucp_rkey_pack(context_, seg->memh, &packed, &packed_len);
-  if (st != UCS_OK) {
-    (void)ucp_mem_unmap(context_, seg->memh);
-    return ucx_error(st, "ucp_rkey_pack of segment " + std::to_string(id));
-  }
+  ucs_status_t st = ucp_rkey_pack(context_, seg.memh, &packed, &packed_len);
+  if (st != UCS_OK) return ucx_error(st, "ucp_rkey_pack of segment " + std::to_string(id));
   RkeyRecordHeader header{reinterpret_cast<uint64_t>(base), size};
   std::string record(reinterpret_cast<const char*>(&header), sizeof header);
   record.append(static_cast<const char*>(packed), packed_len);
   ucp_rkey_buffer_release(packed);
-  seg->keys = std::make_unique<RemoteKey[]>(static_cast<size_t>(n_pes_));
+  seg.keys = std::make_unique<RemoteKey[]>(static_cast<size_t>(n_pes_));
+  seg.awaiting_registration = false;
+  return bootstrap_->put(rkey_key(id), record);
+}
+
+Result<char*> UcxBackend::allocate_segment(SegmentId id, size_t size, size_t alignment) {
+  if (id < segments_.size() && segments_[id]) {
+    return invalid_argument("ucx: PE " + std::to_string(my_pe_) + ": segment " + std::to_string(id) +
+                            " is already allocated or registered");
+  }
+  // UCX places the memory on a page boundary: `alignment` more bytes leave room to start the
+  // segment on its own boundary. NONBLOCK: pages are not populated up front (resident memory
+  // grows only with use, as with the core's files).
+  auto seg = std::make_unique<SegmentState>();
+  ucp_mem_map_params_t mp{};
+  mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+  mp.address = nullptr;
+  mp.length = size + alignment;
+  mp.flags = UCP_MEM_MAP_ALLOCATE | UCP_MEM_MAP_NONBLOCK;
+  ucs_status_t st = ucp_mem_map(context_, &mp, &seg->memh);
+  const std::string what = "ucp_mem_map(UCP_MEM_MAP_ALLOCATE) of segment " + std::to_string(id) + " (PE " +
+                           std::to_string(my_pe_) + ", " + std::to_string(mp.length) + " bytes)";
+  if (st != UCS_OK) return ucx_error(st, what);
+  ucp_mem_attr_t attr{};
+  attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
+  st = ucp_mem_query(seg->memh, &attr);
+  if (st != UCS_OK) {
+    (void)ucp_mem_unmap(context_, seg->memh);
+    return ucx_error(st, "ucp_mem_query after " + what);
+  }
+  const auto start = reinterpret_cast<uintptr_t>(attr.address);
+  const uintptr_t aligned = (start + alignment - 1) & ~(uintptr_t{alignment} - 1);
+  if (aligned + size > start + attr.length) {
+    (void)ucp_mem_unmap(context_, seg->memh);
+    return Status(StatusCode::kInternal, what + " gave " + std::to_string(attr.length) + " bytes at " +
+                                             std::to_string(start) + ", too few for " + std::to_string(size) +
+                                             " bytes on a " + std::to_string(alignment) + "-byte boundary");
+  }
+  seg->awaiting_registration = true;
   if (segments_.size() <= id) segments_.resize(id + 1);
   segments_[id] = std::move(seg);
-  return bootstrap_->put(rkey_key(id), record);
+  return reinterpret_cast<char*>(aligned);
+}
+
+char* UcxBackend::peer_segment(int pe, SegmentId id) {
+  if (id >= segments_.size() || !segments_[id] || !segments_[id]->keys) return nullptr;
+  RemoteKey& key = segments_[id]->keys[static_cast<size_t>(pe)];
+  if (key.rkey.load(std::memory_order_acquire) == nullptr) {
+    Status st = unpack_rkey(pe, id, key);
+    if (!st.is_ok()) {
+      GASKET_WARN("ucx: PE %d: PE %d's segment %u is not mapped here: %s", my_pe_, pe, id, st.message().c_str());
+      return nullptr;
+    }
+  }
+  return key.direct;
 }
 
 Status UcxBackend::deregister_segment(SegmentId id) {
@@ -809,7 +884,7 @@ Status UcxBackend::deregister_segment(SegmentId id) {
     return invalid_argument("ucx: deregistering segment " + std::to_string(id) + ", which is not registered");
   }
   SegmentState& seg = *segments_[id];
-  for (int pe = 0; pe < n_pes_; ++pe) destroy_key(seg.keys[static_cast<size_t>(pe)]);
+  for (int pe = 0; seg.keys && pe < n_pes_; ++pe) destroy_key(seg.keys[static_cast<size_t>(pe)]);
   ucs_status_t st = ucp_mem_unmap(context_, seg.memh);
   segments_[id].reset();
   return st == UCS_OK ? Status::ok() : ucx_error(st, "ucp_mem_unmap of segment " + std::to_string(id));
@@ -941,6 +1016,13 @@ Status UcxBackend::atomic(int pe, RemoteAddress dst, AtomicOp op, unsigned width
   Target t;
   Status s = target(pe, dst, width, "atomic", &t);
   if (!s.is_ok()) return s;
+  if (t.direct != nullptr) {
+    // The peer's memory is mapped here (UCX's shared-memory transports): a CPU atomic on it, as
+    // those transports run it; complete at once, nothing to flush.
+    uint64_t old = cpu_atomic(t.direct, width, op, operand, compare);
+    if (kAtomicForms[static_cast<unsigned>(op)].fetching) *fetched = old;
+    return Status::ok();
+  }
   const UcpAtomicForm& form = kAtomicForms[static_cast<unsigned>(op)];
   const uint64_t mask = width == 4 ? 0xffffffffull : ~0ull;
   // CSWAP takes the compare value as its operand and the new value in the reply buffer.
@@ -985,10 +1067,13 @@ Status UcxBackend::fence() {
 Status UcxBackend::quiet() {
   Status result = flush_endpoints();
   std::vector<PendingRequest> pending;
-  {
+  // Without the lock when nothing is posted: a get this thread issued shows in pending_posted_,
+  // and one another quiet took, in pending_taken_ (counted before pending_posted_ is cleared).
+  if (pending_posted_.load(std::memory_order_acquire) != 0) {
     std::lock_guard<std::mutex> lock(mutex_);
     pending.swap(pending_);
     pending_taken_.fetch_add(pending.size(), std::memory_order_relaxed);
+    pending_posted_.store(0, std::memory_order_release);
   }
   for (const PendingRequest& p : pending) {
     ucs_status_t st = wait(p.request);

@@ -34,6 +34,9 @@ struct Segment {
   // False for a segment that is not on a shared-memory file (the static data with
   // GASKET_REDISTRIBUTE=no): peers cannot map it; they reach it by a kernel copy or the backend.
   bool file_backed = true;
+  // True when the backend allocated this segment's memory (backend::SegmentMemory): same-node
+  // peers' copies are mapped through the backend rather than from the core's files.
+  bool backend_memory = false;
   // Per PE, for segments that are not file backed: that PE's base in its own address space.
   std::vector<uintptr_t> peer_address;
 
