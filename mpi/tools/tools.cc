@@ -160,6 +160,10 @@ void Interface::cvar_read(int index, void* buf) const {
         Guard g(*c);
         v = c->engine().eager_limit_of(k.knob == Knob::MPI_SHM_EAGER_LIMIT);
       }
+      if (c != nullptr && k.knob == Knob::MPI_ALLOC_MEM_POOL) {  // the pool's size, also when "auto"
+        Guard g(*c);
+        v = c->alloc_pool().size();
+      }
       std::memcpy(buf, &v, sizeof v);
       return;
     }

@@ -20,7 +20,7 @@ static void exchange(MPI_Win* wins, unsigned char** bases, int rank, int size) {
     int64_t tail = (int64_t)rank * 1000 + w;
     MPI_OK(MPI_Win_fence(0, wins[w]));
     MPI_OK(MPI_Put(head, kHeadBytes, MPI_BYTE, right, 0, kHeadBytes, MPI_BYTE, wins[w]));
-    MPI_OK(MPI_Put(&tail, 1, MPI_INT64_T, right, kWindowBytes - 8, 8, MPI_BYTE, wins[w]));
+    MPI_OK(MPI_Put(&tail, 1, MPI_INT64_T, right, kWindowBytes - 8, 1, MPI_INT64_T, wins[w]));
     MPI_OK(MPI_Win_fence(0, wins[w]));
   }
   for (int w = 0; w < kWindows; ++w) {
@@ -37,7 +37,7 @@ static void exchange(MPI_Win* wins, unsigned char** bases, int rank, int size) {
     /* And read the right neighbour's copy back: it holds this rank's data. */
     int64_t back = -1;
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, wins[w]));
-    MPI_OK(MPI_Get(&back, 8, MPI_BYTE, right, kWindowBytes - 8, 8, MPI_BYTE, wins[w]));
+    MPI_OK(MPI_Get(&back, 1, MPI_INT64_T, right, kWindowBytes - 8, 1, MPI_INT64_T, wins[w]));
     MPI_OK(MPI_Win_unlock(right, wins[w]));
     CHECK_EQ(back, (int64_t)rank * 1000 + w);
   }

@@ -291,6 +291,10 @@ static void check_pvars(void) {
   }
   for (int i = 0; i < 2; ++i) CHECK_EQ(write_size(limits[i], saved[i]), MPI_SUCCESS);
   CHECK_EQ(write_size("GASKET_HEAP_SIZE", 1 << 20), MPI_T_ERR_CVAR_SET_NEVER);
+  /* "auto" sizes read as what the runtime chose: the heap, and the pool (a quarter of it) */
+  unsigned long long heap = read_size("GASKET_HEAP_SIZE");
+  CHECK(heap >= (128ull << 20) && (heap & (heap - 1)) == 0);
+  CHECK_EQ(read_size("GASKET_MPI_ALLOC_MEM_POOL"), heap / 4);
 
   /* Queue lengths: 3 messages rank 0 sends before rank 1 receives them wait as unexpected. */
   if (rank == 0) {
