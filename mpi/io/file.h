@@ -123,7 +123,6 @@ struct File {
   char* cb_buffer = nullptr;
   int64_t cb_window_size = 0;
   std::vector<int> aggregators;           // ranks, chosen at open (cb_nodes, one per node)
-  bool node_leader = false;               // the lowest rank of its node (MPI_File_sync's fsync)
   // Non-blocking transfers queued or running on the I/O thread (MPI_File_close waits for them).
   std::shared_ptr<std::atomic<int>> in_flight = std::make_shared<std::atomic<int>>(0);
 

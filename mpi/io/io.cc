@@ -164,7 +164,6 @@ void choose_aggregators(File& f) {
   int node_rank = 0;
   PMPI_Comm_rank(node, &node_rank);
   PMPI_Comm_free(&node);
-  f.node_leader = node_rank == 0;
   std::vector<int> leader(static_cast<size_t>(f.size));
   int mine = node_rank == 0 ? 1 : 0;
   PMPI_Allgather(&mine, 1, MPI_INT, leader.data(), 1, MPI_INT, f.comm);
@@ -1536,12 +1535,7 @@ int PMPI_File_sync(MPI_File fh) {
     const char* call = "MPI_File_sync";
     Error e;
     if (f.amode & MPI_MODE_RDONLY) e = error(MPI_ERR_READ_ONLY, "%s: rank %d: %s was opened MPI_MODE_RDONLY", call, f.rank, f.label().c_str());
-    // Once every rank's writes are done, one fsync per node: it writes the file's dirty pages
-    // whoever wrote them (the page cache is the node's), and each fsync also flushes the device.
-    e = api::agree(f, std::move(e), call);
-    if (e.is_ok() && f.node_leader && ::fsync(f.fd) != 0) {
-      e = error(MPI_ERR_IO, "%s: rank %d: fsync of %s failed: %s", call, f.rank, f.label().c_str(), std::strerror(errno));
-    }
+    else if (::fsync(f.fd) != 0) e = error(MPI_ERR_IO, "%s: rank %d: fsync of %s failed: %s", call, f.rank, f.label().c_str(), std::strerror(errno));
     return api::agree(f, std::move(e), call);
   });
 }
