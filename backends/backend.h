@@ -16,7 +16,11 @@
 //   active messages       - (core mailboxes) yes (UCP AM)
 //   user registration     - (core bounce)    yes (ucp_mem_map, packed rkey)
 //   segment memory        - (core's files)   yes (ucp_mem_map ALLOCATE; shm transports map it)
+//   input signal (sleep)  yes (sockets; shm  - (waiters yield)
+//                         writers wake)
 #pragma once
+
+#include <poll.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -78,6 +82,9 @@ struct StartInfo {
   // <name>"). The core's files exist until the fence that follows the first registration round; a
   // backend may also create files of its own under such names (the launcher sweeps them).
   std::function<std::string(int pe, const std::string& name)> segment_file;
+  // Wakes PE `pe`'s waiter if it sleeps (cheap when it does not): a link that lands writes in a
+  // same-host peer's memory itself (no fd announces them) calls it once a write is visible there.
+  std::function<void(int pe)> wake;
 };
 
 // Optional capability: remote read.
@@ -160,6 +167,18 @@ class SegmentMemory {
   virtual char* peer_segment(int pe, SegmentId id) = 0;
 };
 
+// Optional capability: lets a waiting PE sleep until input arrives instead of yielding its core
+// (core/README.md "Waiting"). Input is whatever progress() would serve; each kind must either
+// make one of the fds below readable or be announced through StartInfo::wake.
+class InputSignal {
+ public:
+  virtual ~InputSignal() = default;
+  // Called by a waiter about to sleep, after its last progress() and check of its condition:
+  // appends the fds whose readiness (events as set) announces input, and returns false when
+  // input may already be waiting unseen (read but not served), so the waiter must not sleep.
+  virtual bool prepare_sleep(std::vector<pollfd>* fds) = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -195,6 +214,7 @@ class Backend {
   virtual ActiveMessages* active_messages() { return nullptr; }
   virtual UserRegistration* user_registration() { return nullptr; }
   virtual SegmentMemory* segment_memory() { return nullptr; }
+  virtual InputSignal* input_signal() { return nullptr; }
 };
 
 // Backends built into this library, by name ("pciddc", "ucx"); the core's runtime looks them up.

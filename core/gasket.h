@@ -177,8 +177,9 @@ enum class Cmp { kEq, kNe, kGt, kGe, kLt, kLe };
 namespace detail {
 // The waiting policy (core/README.md "Waiting"), one for every wait: spin GASKET_SPIN_COUNT polls
 // (16 when oversubscribed), then nap — sleep on this PE's doorbell, woken at once by a same-node
-// peer's write (ring) or after GASKET_NAP_LIMIT µs — when every peer rings (all on the direct
-// path), else yield the core at each poll.
+// peer's write (ring), on backend paths also by the backend's input, or after GASKET_NAP_LIMIT
+// µs — where something wakes a sleeper (core::Runtime::nap_kind), else yield the core at each
+// poll.
 //
 // One step of a wait that has no condition to recheck: serves incoming traffic, then spins or
 // yields. `polls` counts the steps of this wait.
@@ -188,13 +189,19 @@ void back_off(unsigned* polls);
 // Counts a poll of a wait; true once its spin budget is spent (within it, a pause instruction
 // when `pause`: MPI's waits leave it out, it costs a third of a same-node transfer here).
 bool spin(unsigned* polls, bool pause = true);
-// Whether a wait past its spin budget may nap (else it yields).
+// Whether every peer rings this PE's doorbell futex (all on the direct path): the collectives'
+// cells sleep on their own futexes only then.
 bool nap_allowed();
-// Announces a nap of the calling thread; returns the doorbell's ring count to pass to nap_end.
-uint32_t nap_begin();
-// With `sleep`, sleeps unless a peer rang since nap_begin (or until the nap limit); then
-// withdraws the announcement.
-void nap_end(uint32_t rings, bool sleep);
+// A nap announced by nap_begin: the doorbell's ring count then, and how it sleeps.
+struct Nap {
+  uint32_t rings = 0;
+  bool in_poll = false;  // in poll() on the doorbell socket and the backend's/links' fds
+};
+// Announces a nap of the calling thread when the policy allows one here (else false: yield).
+bool nap_begin(Nap* nap);
+// With `sleep`, sleeps until a peer rings (or input arrives, on backend paths) or the nap limit
+// passes, at once when that happened since nap_begin; then withdraws the announcement.
+void nap_end(const Nap& nap, bool sleep);
 // Wakes PE `pe`'s napping waiters (a no-op unless one naps): called after writing into `pe`
 // on the direct path (put, atomic, a ring slot) what its waiter may be waiting for.
 void ring(int pe);
@@ -205,16 +212,16 @@ void ring(int pe);
 template <typename Serve, typename Ready>
 bool wait_turn(unsigned* polls, Serve&& serve, Ready&& ready, bool pause = true) {
   if (!spin(polls, pause)) return false;
-  if (!nap_allowed()) {
+  Nap nap;
+  if (!nap_begin(&nap)) {
     back_off(polls);
     return false;
   }
-  uint32_t rings = nap_begin();
   serve();
   bool done = ready();
-  nap_end(rings, !done);
-  // Woken (rung or at the nap limit): spin a whole budget again before the next nap, so a
-  // stream of writes into this PE costs its writers one wake-up call per budget, not per write.
+  nap_end(nap, !done);
+  // Woken (rung, input, or at the nap limit): spin a whole budget again before the next nap, so
+  // a stream of writes into this PE costs its writers one wake-up call per budget, not per write.
   if (!done) *polls = 0;
   return done;
 }

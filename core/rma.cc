@@ -365,63 +365,8 @@ bool pe_accessible(int pe) {
   return pe >= 0 && pe < r.n_pes();
 }
 
-// ---- waiting ----
+// ---- waiting (the policy itself: core/wait.cc) ----
 namespace detail {
-
-void wait_step(unsigned* polls) {
-  Runtime* r = Runtime::get();
-  if (r != nullptr) r->progress();
-  back_off(polls);
-}
-
-bool spin(unsigned* polls, bool pause) {
-  Runtime* r = Runtime::get();
-  unsigned budget = r != nullptr ? r->spin_count() : 1000;
-  if (++*polls < budget) {
-#if defined(__x86_64__) || defined(__i386__)
-    if (pause) __builtin_ia32_pause();
-#endif
-    return false;
-  }
-  return true;
-}
-
-void back_off(unsigned* polls) {
-  // Past the spin budget (at once when PEs outnumber cores) give the core to a PE that has work;
-  // this is what keeps 8 PEs on 2 cores from livelocking.
-  if (spin(polls)) sched_yield();
-}
-
-bool nap_allowed() {
-  Runtime* r = Runtime::get();
-  return r != nullptr && r->naps_allowed();
-}
-
-// The doorbell's ring count is the futex word: the internal segment is a shared file mapping,
-// so the (non-private) futex works between the PEs of a node.
-uint32_t nap_begin() {
-  core::InternalArea::Doorbell& bell = Runtime::get()->internal()->doorbell;
-  __atomic_fetch_add(&bell.nappers, 1, __ATOMIC_SEQ_CST);
-  // The count is read before arming: a peer that takes this arming (ring) bumps it afterwards,
-  // so the futex below either sees the bump or is woken by it.
-  uint32_t rings = __atomic_load_n(&bell.rings, __ATOMIC_ACQUIRE);
-  __atomic_store_n(&bell.armed, 1, __ATOMIC_RELAXED);
-  // A full barrier between arming and the caller's recheck (ring's fence is the writer's half).
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  return rings;
-}
-
-void nap_end(uint32_t rings, bool sleep) {
-  Runtime* r = Runtime::get();
-  core::InternalArea::Doorbell& bell = r->internal()->doorbell;
-  if (sleep) {
-    unsigned us = r->nap_limit_us();
-    timespec limit{static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000};
-    // Returns at once when a peer rang after nap_begin (the count moved on).
-    syscall(SYS_futex, &bell.rings, FUTEX_WAIT, rings, &limit, nullptr, 0);
-  }
-  __atomic_fetch_sub(&bell.nappers, 1, __ATOMIC_RELEASE);
-}
 
 void ring(int pe) {
   core::InternalArea::Doorbell* bell = Runtime::get()->doorbell(pe);
@@ -437,6 +382,7 @@ void ring(int pe) {
   if (__atomic_exchange_n(&bell->armed, 0, __ATOMIC_SEQ_CST) == 0) return;
   __atomic_fetch_add(&bell->rings, 1, __ATOMIC_SEQ_CST);
   syscall(SYS_futex, &bell->rings, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  if (__atomic_load_n(&bell->pollers, __ATOMIC_RELAXED) != 0) Runtime::get()->bell().ring(pe);  // sleeps in poll()
 }
 
 }  // namespace detail

@@ -36,6 +36,9 @@ std::string host_identity() {
   return host;
 }
 
+// The core's own waits (core/am): gasket::poll, so they spin, then nap or yield like every wait.
+void wait_until_ready(const std::function<bool()>& ready) { gasket::poll(true, ready); }
+
 }  // namespace
 
 Status Runtime::start(const InitOptions& options) {
@@ -77,7 +80,7 @@ Status Runtime::start_impl(const InitOptions& options) {
   oversubscribed_ = over == "yes" || (over == "auto" && bootstrap_->oversubscribed());
   spin_count_ = oversubscribed_ ? 16u : static_cast<unsigned>(config_.integer(config::Knob::SPIN_COUNT));
   int64_t nap_limit = config_.integer(config::Knob::NAP_LIMIT);
-  nap_limit_us_ = nap_limit <= 0 ? 0u : static_cast<unsigned>(std::min<int64_t>(nap_limit, 1000000));
+  nap_limit_us_ = nap_limit <= 0 ? 0u : static_cast<unsigned>(std::min<int64_t>(nap_limit, 1000000000));
 
   Status st = find_nodes();
   if (!st.is_ok()) return st;
@@ -106,6 +109,7 @@ Status Runtime::start_impl(const InitOptions& options) {
   internal_ = reinterpret_cast<InternalArea*>(segments_.find(segments::kInternalSegment)->base);
   allocator_ = segments::SymmetricAllocator(heap_bytes);
   if (!(st = map_peer_segments()).is_ok()) return st;
+  open_bell_socket(options.thread_multiple);
   st = start_backend();
   unlink_segment_files();
   if (!st.is_ok()) return st;
@@ -260,9 +264,7 @@ Status Runtime::map_peer_segments() {
   doorbells_.assign(static_cast<size_t>(n_pes_), nullptr);
   for (int pe = 0; pe < n_pes_; ++pe) {
     char* base = internal->peer_base[static_cast<size_t>(pe)];
-    if (base != nullptr && path(pe) == Path::kDirect) {
-      doorbells_[static_cast<size_t>(pe)] = &reinterpret_cast<InternalArea*>(base)->doorbell;
-    }
+    if (base != nullptr) doorbells_[static_cast<size_t>(pe)] = &reinterpret_cast<InternalArea*>(base)->doorbell;
   }
   return bootstrap_->fence();
 }
@@ -270,6 +272,29 @@ Status Runtime::map_peer_segments() {
 // Once every peer (and the backend, which may map peers of other simulated nodes) has mapped
 // them, the names are no longer needed: remove them so nothing survives the job (the launcher
 // sweeps gasket-<job>-* as well, for jobs that die earlier).
+// Poll naps (backend paths, late peers) sleep on this PE's doorbell socket, which the same-node
+// peers that ring the doorbell reach by name (every PE opens one: it rings its peers' through it).
+// Only a PE with one thread calling the runtime and no progress thread naps so: a sleeper does not
+// see input another thread took for it.
+void Runtime::open_bell_socket(bool thread_multiple) {
+  std::vector<std::string> names(static_cast<size_t>(n_pes_));
+  for (int pe = 0; pe < n_pes_; ++pe) {
+    if (doorbells_[static_cast<size_t>(pe)] != nullptr) names[static_cast<size_t>(pe)] = segment_file(pe, "bell");
+  }
+  Status st = bell_.open(segment_file(my_pe_, "bell"), names);
+  if (!st.is_ok()) {
+    GASKET_WARN("PE %d: %s; waits on backend paths yield instead of sleeping", my_pe_, st.message().c_str());
+    return;
+  }
+  poll_naps_ = !thread_multiple && !config_.boolean(config::Knob::PROGRESS_THREAD);
+}
+
+bool Runtime::prepare_sleep(std::vector<pollfd>* fds) const {
+  if (input_signal_ != nullptr && !input_signal_->prepare_sleep(fds)) return false;
+  am::StreamLinks* links = late_peers_ready_.load(std::memory_order_acquire);
+  return links == nullptr || links->prepare_sleep(fds);
+}
+
 void Runtime::unlink_segment_files() {
   if (!data_file_.empty()) {
     Status u = segments::unlink_data_file(data_file_);
@@ -315,9 +340,11 @@ Status Runtime::create_backend(bool thread_multiple) {
   info.thread_multiple = thread_multiple || config_.boolean(config::Knob::PROGRESS_THREAD);
   info.segments = &segments_;
   info.segment_file = [this](int pe, const std::string& name) { return segment_file(pe, name); };
+  info.wake = [](int pe) { detail::ring(pe); };
   auto b = chosen->create(info);
   if (!b.is_ok()) return b.status();
   backend_ = std::move(b.value());
+  input_signal_ = backend_->input_signal();
   return Status::ok();
 }
 
@@ -353,11 +380,12 @@ Status Runtime::start_backend() {
 // emulation rides on (plus the optional progress thread).
 Status Runtime::start_active_messages() {
   char* internal = segments_.find(segments::kInternalSegment)->base;
-  auto wait = [](unsigned* polls) { detail::wait_step(polls); };
-  auto layer = am::create_message_layer(*backend_, segments::kInternalSegment, internal, mailbox_layout_, my_pe_, wait);
+  auto layer = am::create_message_layer(*backend_, segments::kInternalSegment, internal, mailbox_layout_, my_pe_,
+                                        wait_until_ready);
   if (!layer.is_ok()) return layer.status();
   messages_ = std::move(layer.value());
-  emulated_ = std::make_unique<am::EmulatedRma>(*messages_, *backend_, segments_, internal, mailbox_layout_, my_pe_, wait);
+  emulated_ = std::make_unique<am::EmulatedRma>(*messages_, *backend_, segments_, internal, mailbox_layout_, my_pe_,
+                                                wait_until_ready);
   // Atomics from other nodes on static data left in place run under the lock of this node's.
   emulated_->set_unshared_segment_lock(&internal_->static_data_lock, spin_count_);
   native_read_ = backend_->remote_read();
@@ -430,7 +458,7 @@ am::StreamLinks& Runtime::late_peers() {
       }
       return s->base + a.offset;
     };
-    link_rma_ = std::make_unique<am::LinkRma>(*late_peers_, resolve, [](unsigned* polls) { detail::wait_step(polls); });
+    link_rma_ = std::make_unique<am::LinkRma>(*late_peers_, resolve, wait_until_ready);
     late_peers_ready_.store(late_peers_.get(), std::memory_order_release);
   }
   return *late_peers_;

@@ -17,6 +17,7 @@
 #include "core/am/link_rma.h"
 #include "core/am/message_layer.h"
 #include "core/am/stream_links.h"
+#include "core/bell_socket.h"
 #include "core/bootstrap/bootstrap.h"
 #include "core/config/config.h"
 #include "core/gasket.h"
@@ -65,11 +66,14 @@ struct InternalArea {
   // Waiters past their spin budget sleep on `rings` (a futex in shared memory) while `nappers`
   // is non-zero; each nap sets `armed`. A same-node peer that writes into this PE and finds it
   // armed clears it, bumps `rings` and wakes them (gasket::detail::ring): one wake-up call per
-  // nap, however many writes land while the napper sleeps or is waking.
+  // nap, however many writes land while the napper sleeps or is waking. `pollers` of the nappers
+  // sleep in poll() instead (backend paths, late peers): the ringer also sends them a byte on
+  // this PE's BellSocket.
   struct Doorbell {
     uint32_t rings;
     uint32_t nappers;
     uint32_t armed;
+    uint32_t pollers;
   };
   alignas(64) Doorbell doorbell;
 };
@@ -162,8 +166,23 @@ class Runtime {
     am::StreamLinks* links = late_peers_ready_.load(std::memory_order_relaxed);
     return links == nullptr || !links->in_use();
   }
+  // How a wait past its spin budget sleeps (detail::nap_begin): on the doorbell's futex when every
+  // peer rings it (naps_allowed), else in poll() on the doorbell's socket plus the fds of every
+  // other source of input (the backend's InputSignal, late peers' links), else not at all (yield:
+  // GASKET_NAP_LIMIT=0, a backend without an input signal, several threads or a progress thread
+  // that may take the input a sleeper waits for).
+  enum class NapKind { kNone, kFutex, kPoll };
+  NapKind nap_kind() const {
+    if (naps_allowed()) return NapKind::kFutex;
+    if (nap_limit_us_ == 0 || !poll_naps_ || (backend_ && input_signal_ == nullptr)) return NapKind::kNone;
+    return NapKind::kPoll;
+  }
+  // For a poll nap: appends the fds of the backend's input and the late peers' links; false when
+  // input may be waiting unseen (do not sleep).
+  bool prepare_sleep(std::vector<pollfd>* fds) const;
+  const BellSocket& bell() const { return bell_; }
   unsigned nap_limit_us() const { return nap_limit_us_; }
-  // PE `pe`'s doorbell as mapped here (direct path), or null.
+  // PE `pe`'s doorbell as mapped here (same node), or null.
   InternalArea::Doorbell* doorbell(int pe) const { return doorbells_[static_cast<size_t>(pe)]; }
   const config::Config& config() const { return config_; }
   bootstrap::Bootstrap& bootstrap() { return *bootstrap_; }
@@ -199,6 +218,7 @@ class Runtime {
   // the direct path maps the core's memory files).
   backend::SegmentMemory* segment_provider() const;
   Status start_backend();
+  void open_bell_socket(bool thread_multiple);
   Status start_active_messages();
   void start_user_memory();
   void print_statistics() const;
@@ -222,7 +242,10 @@ class Runtime {
   bool oversubscribed_ = false;
   unsigned spin_count_ = 0;
   unsigned nap_limit_us_ = 0;
-  std::vector<InternalArea::Doorbell*> doorbells_;  // per PE, null off the direct path
+  std::vector<InternalArea::Doorbell*> doorbells_;  // per PE, null where not mapped (other nodes)
+  BellSocket bell_;
+  bool poll_naps_ = false;  // one thread calls the runtime, no progress thread: poll naps may sleep
+  backend::InputSignal* input_signal_ = nullptr;
 
   segments::SegmentTable segments_;
   std::vector<segments::SharedMemoryFile> files_;  // own segments and mapped peer segments

@@ -3,7 +3,10 @@
 // (between hosts) implement it; the backend (pciddc_backend.h) runs the LME/LMR on top.
 #pragma once
 
+#include <poll.h>
+
 #include <string>
+#include <vector>
 
 #include "backends/pciddc/send_list.h"
 #include "core/base/status.h"
@@ -22,6 +25,9 @@ class Link {
   virtual Status quiet() = 0;
   // Incoming traffic, without blocking.
   virtual Status service() = 0;
+  // For a waiter about to sleep (backend::InputSignal): appends the fds that announce incoming
+  // traffic; false when some may already wait unserved.
+  virtual bool prepare_sleep(std::vector<pollfd>* fds) = 0;
   virtual std::string describe() const = 0;
 };
 

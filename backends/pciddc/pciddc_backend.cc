@@ -72,6 +72,11 @@ Result<std::unique_ptr<Backend>> create(const StartInfo& info) {
     auto shm = ShmLink::create(std::move(o));
     if (!shm.is_ok()) return shm.status();
     b->lmr_ = shm.value()->own_receive_list();
+    // The core wakes only PEs of this node (it maps their doorbells); writes from PEs of other
+    // simulated nodes would reach a sleeper unannounced.
+    for (int pe = 0; pe < info.n_pes; ++pe) {
+      if (reached[static_cast<size_t>(pe)] && info.node_of_pe[static_cast<size_t>(pe)] != my_node) b->signals_input_ = false;
+    }
     b->link_ = std::move(shm.value());
     b->link_name_ = "shm";
   } else {
@@ -194,6 +199,14 @@ void PciddcBackend::progress() {
     if (handler_) handler_(static_cast<int>(e.src_pe), e.id);
   }
   delivering_.store(false, std::memory_order_release);
+}
+
+bool PciddcBackend::prepare_sleep(std::vector<pollfd>* fds) {
+  {
+    std::lock_guard<std::mutex> lock(queue_mutex_);
+    if (!queue_.empty()) return false;
+  }
+  return link_->prepare_sleep(fds);
 }
 
 std::string PciddcBackend::describe() const {

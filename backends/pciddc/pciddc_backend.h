@@ -23,7 +23,7 @@ namespace gasket::backend::pciddc {
 // The factory registered as "pciddc" (core/backends_builtin.cc). Collective.
 Result<std::unique_ptr<Backend>> create(const StartInfo& info);
 
-class PciddcBackend final : public Backend, public RemoteNotify {
+class PciddcBackend final : public Backend, public RemoteNotify, public InputSignal {
  public:
   ~PciddcBackend() override;
   const char* name() const override { return "pciddc"; }
@@ -36,6 +36,11 @@ class PciddcBackend final : public Backend, public RemoteNotify {
   void progress() override;
   std::string describe() const override;
   RemoteNotify* remote_notify() override { return this; }
+  // Null when a shm link reaches PEs of other (simulated) nodes: the core cannot ring those.
+  InputSignal* input_signal() override { return signals_input_ ? this : nullptr; }
+  // Sockets of the tcp link; none on shm (its writers wake the target). False while
+  // notifications wait undelivered.
+  bool prepare_sleep(std::vector<pollfd>* fds) override;
 
   void set_handler(Handler handler) override { handler_ = std::move(handler); }
   Status put_notify(int pe, RemoteAddress dst, const void* src, size_t len, uint32_t id) override;
@@ -67,6 +72,7 @@ class PciddcBackend final : public Backend, public RemoteNotify {
   std::atomic<bool> delivering_{false};
   Handler handler_;
   uint64_t notifications_ = 0;
+  bool signals_input_ = true;
 };
 
 }  // namespace gasket::backend::pciddc

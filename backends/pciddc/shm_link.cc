@@ -92,7 +92,10 @@ Status ShmLink::write(const SendEntry& e) {
   }
   std::memcpy(w->base + e.dst.offset, e.src, e.length);
   ++writes_;
-  if ((e.flags & kNotifyReceiver) == 0) return Status::ok();
+  if ((e.flags & kNotifyReceiver) == 0) {
+    wake(e.dst_pe);
+    return Status::ok();
+  }
   ReceiveList& target = peer_lmr_[static_cast<size_t>(e.dst_pe)];
   auto start = std::chrono::steady_clock::now();
   bool warned = false;
@@ -108,6 +111,7 @@ Status ShmLink::write(const SendEntry& e) {
       warned = true;
     }
   }
+  wake(e.dst_pe);
   return Status::ok();
 }
 

@@ -2,6 +2,7 @@
 // the target's segment (mapped here) and appends the id of a notifying entry to the target's LMR,
 // which lives in a shared-memory file of the target ("<job>-<pe>-pciddc-lmr"). Copies are done
 // when write() returns, in issue order, so delivery per pair is FIFO and quiet() is immediate.
+// Then it wakes the target's waiter (StartInfo::wake), since no fd announces such a write.
 #pragma once
 
 #include <functional>
@@ -38,10 +39,15 @@ class ShmLink final : public Link {
   Status write(const SendEntry& e) override;
   Status quiet() override { return Status::ok(); }
   Status service() override { return Status::ok(); }
+  // No fd: write() wakes the target (StartInfo::wake) once its bytes and notification landed.
+  bool prepare_sleep(std::vector<pollfd>*) override { return true; }
   std::string describe() const override;
 
  private:
   explicit ShmLink(Options options) : options_(std::move(options)) {}
+  void wake(int pe) const {
+    if (options_.start.wake) options_.start.wake(pe);
+  }
   Options options_;
   std::vector<segments::SharedMemoryFile> files_;  // own LMR, peers' LMRs, peers' segments
   ReceiveList own_lmr_;

@@ -194,6 +194,17 @@ Status TcpLink::service(bool wait_if_busy) {
   return receive_locked(0, true);
 }
 
+bool TcpLink::prepare_sleep(std::vector<pollfd>* fds) {
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  fds->push_back(pollfd{listen_fd_, POLLIN, 0});
+  for (auto& c : connections_) {
+    if (c->staged_begin < c->staged_end) return false;
+    if (c->fd >= 0) fds->push_back(pollfd{c->fd, POLLIN, 0});
+  }
+  return true;
+}
+
 Status TcpLink::connect_locked(int pe) {
   if (open_[static_cast<size_t>(pe)] != nullptr) return Status::ok();
   const int me = options_.my_pe;

@@ -64,6 +64,9 @@ class TcpLink final : public Link {
   // at once when another thread is inside the link.
   Status service(bool wait_if_busy);
   Status service() override { return service(false); }
+  // The listening socket and every connection; false while another thread is inside the link or
+  // bytes already read wait in a staging buffer.
+  bool prepare_sleep(std::vector<pollfd>* fds) override;
 
   // Connections refused for a bad hello (wrong secret, ...), and the last reason.
   size_t rejected() const;

@@ -503,3 +503,28 @@ BOOST_AUTO_TEST_CASE(flush_request_read_during_a_blocked_send_is_answered) {
   BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
   BOOST_TEST(ack.landed == 1u);
 }
+
+// backend::InputSignal over tcp (issue 21): a waiting PE sleeps in poll() on the fds
+// prepare_sleep lists. A new connection and a frame arriving on an open one must each make one of
+// them readable; with nothing sent, none is (so a sleeper would sleep until its limit).
+BOOST_AUTO_TEST_CASE(prepare_sleep_lists_the_sockets_input_arrives_on) {
+  Receiver r;
+  auto readable_within = [&](int timeout_ms) {
+    std::vector<pollfd> fds;
+    BOOST_TEST_REQUIRE(r.link->prepare_sleep(&fds));
+    BOOST_TEST_REQUIRE(!fds.empty());
+    return poll(fds.data(), fds.size(), timeout_ms) > 0;
+  };
+  BOOST_TEST(!readable_within(0));
+  Client c(r.link->port());
+  BOOST_TEST(readable_within(5000));  // the listener: a connection to accept
+  authenticate(r, c);
+  BOOST_TEST(!readable_within(0));
+  std::string payload = "wake up";
+  c.frame(1, 8, static_cast<uint32_t>(payload.size()), kLastOfMessage | kNotifyReceiver, 5);
+  c.send_bytes(payload.data(), payload.size());
+  BOOST_TEST(readable_within(5000));  // the connection: a frame to read
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return !r.notified.empty(); }).is_ok());
+  BOOST_TEST(std::string(r.segment() + 8, payload.size()) == payload);
+  BOOST_TEST(!readable_within(0));  // served: nothing left to wake a sleeper
+}

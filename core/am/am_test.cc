@@ -75,7 +75,10 @@ struct TwoPes {
     for (int pe = 0; pe < 2; ++pe) {
       backends[pe] = std::make_unique<LoopbackBackend>(fabric, pe);
       rings[pe] = std::make_unique<MailboxRings>(*backends[pe], *backends[pe], 0, fabric.memory[static_cast<size_t>(pe)].data(),
-                                                 layout, pe, [this, pe](unsigned* polls) { wait_step(pe, polls); });
+                                                 layout, pe, [this, pe](const std::function<bool()>& ready) {
+                                                   unsigned polls = 0;
+                                                   while (!ready()) wait_step(pe, &polls);
+                                                 });
       rings[pe]->register_handler(kFirstClientHandler, [this, pe](int src, const void* p, size_t n) {
         received[pe].push_back(std::string(static_cast<const char*>(p), n));
         BOOST_TEST(src == 1 - pe);

@@ -53,14 +53,14 @@ Status put_in_pieces(backend::Backend& backend, int pe, backend::RemoteAddress d
 }
 
 EmulatedRma::EmulatedRma(MessageLayer& messages, backend::Backend& backend, const segments::SegmentTable& segments,
-                         char* internal_base, const MailboxLayout& layout, int my_pe, WaitStep wait_step)
+                         char* internal_base, const MailboxLayout& layout, int my_pe, WaitUntil wait_until)
     : messages_(messages),
       backend_(backend),
       segments_(segments),
       internal_base_(internal_base),
       layout_(layout),
       my_pe_(my_pe),
-      wait_step_(std::move(wait_step)),
+      wait_until_(std::move(wait_until)),
       bounce_mutex_(new std::mutex[static_cast<size_t>(layout.n_pes)]) {
   messages_.register_handler(kGetRequest, [this](int src, const void* p, size_t n) { serve_get(src, p, n); });
   messages_.register_handler(kAtomicRequest, [this](int src, const void* p, size_t n) { serve_atomic(src, p, n); });
@@ -80,8 +80,7 @@ uint64_t EmulatedRma::track(Waiter* w) {
 }
 
 void EmulatedRma::wait(uint64_t cookie, Waiter* w) {
-  unsigned polls = 0;
-  while (!w->done.load(std::memory_order_acquire)) wait_step_(&polls);
+  wait_until_([w] { return w->done.load(std::memory_order_acquire); });
 }
 
 void EmulatedRma::complete(int src_pe, uint64_t cookie, uint64_t value) {

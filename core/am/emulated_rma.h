@@ -35,7 +35,7 @@ class EmulatedRma {
 
   // Registers its handlers on `messages`. `internal_base` and `layout` locate the bounce zones.
   EmulatedRma(MessageLayer& messages, backend::Backend& backend, const segments::SegmentTable& segments,
-              char* internal_base, const MailboxLayout& layout, int my_pe, WaitStep wait_step);
+              char* internal_base, const MailboxLayout& layout, int my_pe, WaitUntil wait_until);
 
   // The word that serialises atomics on this PE's segments that are not on a shared file (see
   // WordLock in cpu_atomic.h): the handler takes it for those, as the owner and same-node peers
@@ -68,7 +68,7 @@ class EmulatedRma {
   char* internal_base_;
   MailboxLayout layout_;
   int my_pe_;
-  WaitStep wait_step_;
+  WaitUntil wait_until_;
   std::mutex waiters_mutex_;
   std::map<uint64_t, Waiter*> waiters_;
   uint64_t next_cookie_ = 1;

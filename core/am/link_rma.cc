@@ -36,8 +36,8 @@ std::string encode(const Request& r, const void* data = nullptr, size_t len = 0)
 }
 }  // namespace
 
-LinkRma::LinkRma(StreamLinks& links, Resolve resolve, WaitStep wait_step)
-    : links_(links), resolve_(std::move(resolve)), wait_step_(std::move(wait_step)) {
+LinkRma::LinkRma(StreamLinks& links, Resolve resolve, WaitUntil wait_until)
+    : links_(links), resolve_(std::move(resolve)), wait_until_(std::move(wait_until)) {
   for (HandlerId id : {kPut, kGet, kAtomic}) {
     links_.register_handler(id, [this, id](int src, const void* p, size_t n) { serve(src, id, static_cast<const char*>(p), n); });
   }
@@ -51,15 +51,12 @@ Status LinkRma::request(int pe, HandlerId id, const std::string& message, Waiter
     waiters_.erase(reinterpret_cast<const Request*>(message.data())->cookie);
     return st;
   }
-  unsigned polls = 0;
-  while (!w->done.load(std::memory_order_acquire)) {
-    std::string lost = links_.lost_reason(pe);
-    if (!lost.empty() && !w->done.load(std::memory_order_acquire)) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      waiters_.erase(reinterpret_cast<const Request*>(message.data())->cookie);
-      return Status(StatusCode::kUnavailable, "the link to late peer PE " + std::to_string(pe) + " was lost before it answered: " + lost);
-    }
-    wait_step_(&polls);
+  wait_until_([&] { return w->done.load(std::memory_order_acquire) || !links_.lost_reason(pe).empty(); });
+  if (!w->done.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    waiters_.erase(reinterpret_cast<const Request*>(message.data())->cookie);
+    return Status(StatusCode::kUnavailable, "the link to late peer PE " + std::to_string(pe) +
+                                                " was lost before it answered: " + links_.lost_reason(pe));
   }
   if (w->failed) return Status(StatusCode::kInvalidArgument, "late peer PE " + std::to_string(pe) + " refused: " + w->why);
   return Status::ok();
@@ -127,8 +124,7 @@ Status LinkRma::quiet() {
     }
     return any;
   };
-  unsigned polls = 0;
-  while (pending()) wait_step_(&polls);
+  wait_until_([&] { return !pending(); });
   std::lock_guard<std::mutex> lock(mutex_);
   if (put_error_.empty()) return Status::ok();
   Status st(StatusCode::kInvalidArgument, put_error_);

@@ -40,7 +40,7 @@ class LinkRma {
   // The target side: this process's memory at `a` with `len` bytes, or null with the reason.
   using Resolve = std::function<char*(const LinkAddress& a, uint64_t len, std::string* why)>;
 
-  LinkRma(StreamLinks& links, Resolve resolve, WaitStep wait_step);
+  LinkRma(StreamLinks& links, Resolve resolve, WaitUntil wait_until);
 
   Status put(int pe, LinkAddress dst, const void* src, size_t len);
   Status get(int pe, void* dst, LinkAddress src, size_t len);
@@ -64,7 +64,7 @@ class LinkRma {
 
   StreamLinks& links_;
   Resolve resolve_;
-  WaitStep wait_step_;
+  WaitUntil wait_until_;
   std::mutex mutex_;
   uint64_t next_cookie_ = 1;
   std::map<uint64_t, Waiter*> waiters_;

@@ -81,14 +81,14 @@ struct MailboxRings::SlotHeader {
 };
 
 MailboxRings::MailboxRings(backend::Backend& backend, backend::RemoteNotify& notify, backend::SegmentId segment,
-                           char* internal_base, const MailboxLayout& layout, int my_pe, WaitStep wait_step)
+                           char* internal_base, const MailboxLayout& layout, int my_pe, WaitUntil wait_until)
     : backend_(backend),
       notify_(notify),
       segment_(segment),
       base_(internal_base),
       layout_(layout),
       my_pe_(my_pe),
-      wait_step_(std::move(wait_step)),
+      wait_until_(std::move(wait_until)),
       sent_(static_cast<size_t>(layout.n_pes), 0),
       acked_(new std::atomic<uint64_t>[static_cast<size_t>(layout.n_pes)]),
       received_(new std::atomic<uint64_t>[static_cast<size_t>(layout.n_pes)]),
@@ -113,7 +113,6 @@ Status MailboxRings::send(int pe, HandlerId id, const void* payload, size_t len)
                             "-byte message to PE " + std::to_string(pe) + " exceeds the mailbox slot payload of " +
                             std::to_string(max_payload()) + " bytes (GASKET_AM_SLOT_BYTES)");
   }
-  unsigned polls = 0;
   bool starved = false;
   for (;;) {
     {
@@ -138,7 +137,11 @@ Status MailboxRings::send(int pe, HandlerId id, const void* payload, size_t len)
     }
     if (!starved) ++starved_sends_;
     starved = true;
-    wait_step_(&polls);  // serves our own rings too: the target may be waiting on us
+    // Serves our own rings too meanwhile: the target may be waiting on us.
+    wait_until_([&] {
+      std::lock_guard<std::mutex> lock(send_mutex_);
+      return sent_[static_cast<size_t>(pe)] - acked_[pe].load(std::memory_order_acquire) < layout_.slots;
+    });
   }
 }
 
@@ -223,7 +226,7 @@ std::string NativeMessages::describe() const {
 
 Result<std::unique_ptr<MessageLayer>> create_message_layer(backend::Backend& backend, backend::SegmentId segment,
                                                            char* internal_base, const MailboxLayout& layout,
-                                                           int my_pe, WaitStep wait_step) {
+                                                           int my_pe, WaitUntil wait_until) {
   if (backend::ActiveMessages* am = backend.active_messages()) {
     return std::unique_ptr<MessageLayer>(new NativeMessages(*am));
   }
@@ -234,7 +237,7 @@ Result<std::unique_ptr<MessageLayer>> create_message_layer(backend::Backend& bac
                                                 "cannot build active messages (nor emulate get/atomics) on it");
   }
   return std::unique_ptr<MessageLayer>(
-      new MailboxRings(backend, *notify, segment, internal_base, layout, my_pe, std::move(wait_step)));
+      new MailboxRings(backend, *notify, segment, internal_base, layout, my_pe, std::move(wait_until)));
 }
 
 }  // namespace gasket::core::am

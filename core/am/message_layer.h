@@ -32,8 +32,9 @@ constexpr HandlerId kMaxHandlers = 256;
 constexpr HandlerId kFirstCoreHandler = 1;     // emulated get/atomics
 constexpr HandlerId kFirstClientHandler = 16;  // free for MPI and other clients
 using Handler = std::function<void(int src_pe, const void* payload, size_t len)>;
-// One step of waiting (progress, then spin/yield): gasket::detail::wait_step in the runtime.
-using WaitStep = std::function<void(unsigned* polls)>;
+// Waits until `ready` holds, serving incoming traffic meanwhile (the core's waiting policy: spin,
+// then nap until input or a ring, or yield): gasket::poll in the runtime.
+using WaitUntil = std::function<void(const std::function<bool()>& ready)>;
 
 // Where everything the mailboxes need lives in a PE's internal segment (from `base_offset` on).
 struct MailboxLayout {
@@ -90,7 +91,7 @@ class MailboxRings final : public MessageLayer {
  public:
   // `region` is this PE's copy of the internal segment (base of segment `segment`).
   MailboxRings(backend::Backend& backend, backend::RemoteNotify& notify, backend::SegmentId segment,
-               char* internal_base, const MailboxLayout& layout, int my_pe, WaitStep wait_step);
+               char* internal_base, const MailboxLayout& layout, int my_pe, WaitUntil wait_until);
   Status send(int pe, HandlerId id, const void* payload, size_t len) override;
   size_t max_payload() const override;
   std::string describe() const override;
@@ -107,7 +108,7 @@ class MailboxRings final : public MessageLayer {
   char* base_;
   MailboxLayout layout_;
   int my_pe_;
-  WaitStep wait_step_;
+  WaitUntil wait_until_;
   std::mutex send_mutex_;
   std::vector<uint64_t> sent_;                       // per target, under send_mutex_
   std::unique_ptr<std::atomic<uint64_t>[]> acked_;   // per target: its consumption of my ring
@@ -133,6 +134,6 @@ class NativeMessages final : public MessageLayer {
 // error when it has neither (the core then cannot emulate what the backend lacks).
 Result<std::unique_ptr<MessageLayer>> create_message_layer(backend::Backend& backend, backend::SegmentId segment,
                                                            char* internal_base, const MailboxLayout& layout,
-                                                           int my_pe, WaitStep wait_step);
+                                                           int my_pe, WaitUntil wait_until);
 
 }  // namespace gasket::core::am

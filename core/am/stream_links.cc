@@ -269,6 +269,18 @@ void StreamLinks::drain() {
   }
 }
 
+bool StreamLinks::prepare_sleep(std::vector<pollfd>* fds) const {
+  if (dispatching_.load()) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (listen_fd_ >= 0) fds->push_back(pollfd{listen_fd_, POLLIN, 0});
+  for (const auto& l : unnamed_) fds->push_back(pollfd{l->in_fd, POLLIN, 0});
+  for (const auto& l : links_) {
+    if (l->in_fd >= 0) fds->push_back(pollfd{l->in_fd, POLLIN, 0});
+    if (l->fd >= 0 && l->out_sent < l->out.size()) fds->push_back(pollfd{l->fd, POLLOUT, 0});
+  }
+  return true;
+}
+
 void StreamLinks::progress() {
   if (dispatching_.exchange(true)) return;  // a handler's send: progress only from the top
   struct Delivery {

@@ -14,6 +14,8 @@
 // and written as the socket takes them, by progress(), which also reads and dispatches.
 #pragma once
 
+#include <poll.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -46,8 +48,13 @@ class StreamLinks {
   bool knows(int pe) const;
   void register_handler(HandlerId id, Handler handler);
   // Whether another job's process may send here (a listener is open or a link exists): such
-  // traffic rings no doorbell, so waiters yield instead of napping (core's waiting policy).
+  // traffic rings no doorbell, so waiters sleep in poll() on the links instead of the doorbell's
+  // futex (core's waiting policy).
   bool in_use() const { return in_use_.load(std::memory_order_relaxed); }
+  // For a waiter about to sleep in poll(): appends the listener, every link's incoming socket and
+  // each outgoing one with bytes left to write; false while a dispatch is under way (messages
+  // read but not yet handled: do not sleep).
+  bool prepare_sleep(std::vector<pollfd>* fds) const;
   // Queues `payload` for handler `id` at late peer `pe`; fails when its link was lost.
   Status send(int pe, HandlerId id, const void* payload, size_t len);
   // Why the link to late peer `pe` was lost (the peer ended or broke it); "" while it stands.

@@ -1,0 +1,44 @@
+// The pollable half of a PE's doorbell (core/README.md "Waiting"). A waiter that sleeps in poll()
+// — with its backend's fds, on backend paths — cannot sleep on the doorbell's futex, so each PE
+// also binds a datagram socket to an abstract name of its own; a ringer that sees such a waiter
+// (InternalArea::Doorbell::pollers) sends it one byte. Bytes are hints only: the waiter drains
+// them and rechecks its condition.
+#pragma once
+
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <string>
+#include <vector>
+
+#include "core/base/status.h"
+
+namespace gasket::core {
+
+class BellSocket {
+ public:
+  BellSocket() = default;
+  ~BellSocket();
+  BellSocket(const BellSocket&) = delete;
+  BellSocket& operator=(const BellSocket&) = delete;
+
+  // Binds this PE's socket to the abstract name `own` and learns the names of the PEs it may
+  // ring (`names[pe]`, "" for a PE it never rings).
+  Status open(const std::string& own, const std::vector<std::string>& names);
+  // The fd that turns readable when rung; -1 before open().
+  int fd() const { return fd_; }
+  // Sends PE `pe` one byte (never blocks: a full or closed socket is rung already or gone).
+  void ring(int pe) const;
+  // Reads every byte rung so far.
+  void drain() const;
+
+ private:
+  struct Address {
+    sockaddr_un addr;
+    socklen_t len = 0;
+  };
+  int fd_ = -1;
+  std::vector<Address> peers_;
+};
+
+}  // namespace gasket::core
