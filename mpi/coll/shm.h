@@ -33,7 +33,7 @@ void shm_retire(Context& c, const comm::Communicator& comm);
 // Large blocking bcast/allreduce of contiguous data on the same node, single copy: every member
 // exposes its user buffers (core memreg: the kernel copies between the processes) and publishes
 // the descriptors in its cell; members read straight out of each other's buffers. Applies from
-// GASKET_MPI_COLL_SINGLE_COPY bytes on (64 KiB; 0: never), to intracommunicators with a slot
+// GASKET_MPI_COLL_SINGLE_COPY bytes on (default 0: never; e.g. 64K), to intracommunicators with a slot
 // whose members are all mapped here.
 bool shm_direct_applies(Context& c, const comm::Communicator& comm, int64_t bytes);
 // Every member reads the root's buffer (one copy per member, in parallel), then a cell round tells
