@@ -155,7 +155,8 @@ void shm_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void
 // ---- single copy through exposed user buffers (large data) ----
 
 bool shm_direct_applies(Context& c, const comm::Communicator& comm, int64_t bytes) {
-  return bytes >= kDirectBytes && comm.size() > 1 && shm_applies(c, comm, 0);
+  int64_t from = c.coll_single_copy_bytes();
+  return from > 0 && bytes >= from && comm.size() > 1 && shm_applies(c, comm, 0);
 }
 
 namespace {

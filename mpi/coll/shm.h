@@ -33,8 +33,8 @@ void shm_retire(Context& c, const comm::Communicator& comm);
 // Large blocking bcast/allreduce of contiguous data on the same node, single copy: every member
 // exposes its user buffers (core memreg: the kernel copies between the processes) and publishes
 // the descriptors in its cell; members read straight out of each other's buffers. Applies from
-// kDirectBytes on, to intracommunicators with a slot whose members are all mapped here.
-constexpr int64_t kDirectBytes = 64 << 10;
+// GASKET_MPI_COLL_SINGLE_COPY bytes on (default 0: never; e.g. 64K), to intracommunicators with a slot
+// whose members are all mapped here.
 bool shm_direct_applies(Context& c, const comm::Communicator& comm, int64_t bytes);
 // Every member reads the root's buffer (one copy per member, in parallel), then a cell round tells
 // the root that all have read it.

@@ -185,6 +185,7 @@ Error Context::start(int required) {
   int64_t slots = cfg.integer(Knob::MPI_SHM_SLOTS);
   o.rndv_bounce = cfg.size(Knob::MPI_RNDV_BOUNCE);
   o.single_copy = cfg.boolean(Knob::MPI_SINGLE_COPY);
+  coll_single_copy_bytes_ = static_cast<int64_t>(cfg.size(Knob::MPI_COLL_SINGLE_COPY));
   o.unexpected_limit = cfg.size(Knob::MPI_UNEXPECTED_LIMIT);
   if (slots < 2 || slots > 1024) {
     return error(MPI_ERR_OTHER, "MPI_Init: GASKET_MPI_SHM_SLOTS=%lld must be in 2..1024",

@@ -1,5 +1,6 @@
-/* Large blocking MPI_Bcast and MPI_Allreduce (the same-node single-copy algorithms of
- * mpi/coll/shm.cc from 64 KiB on; below it and on other paths the schedules): sizes around the
+/* Large blocking MPI_Bcast and MPI_Allreduce (with the argument "single_copy" the same-node
+ * single-copy algorithms of mpi/coll/shm.cc from 64 KiB on; below it, without the argument and on
+ * other paths the schedules, whose ring also starts at 64 KiB): sizes around the
  * switch, every predefined op on int and double, MAXLOC on MPI_2INT, a non-commutative user op
  * (affine maps composed in rank order), MPI_IN_PLACE, a contiguous derived type with fewer
  * elements than ranks (empty slices), a split communicator, and every rank's result compared
@@ -222,6 +223,9 @@ static void suite(MPI_Comm comm) {
 }
 
 int main(int argc, char** argv) {
+  /* "single_copy": the same-node single-copy algorithms from 64 KiB (GASKET_MPI_COLL_SINGLE_COPY,
+   * off by default: then the schedules run the same checks) */
+  if (argc > 1 && strcmp(argv[1], "single_copy") == 0) setenv("GASKET_MPI_COLL_SINGLE_COPY", "64K", 1);
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
