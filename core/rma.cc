@@ -400,8 +400,12 @@ bool nap_allowed() {
 // so the (non-private) futex works between the PEs of a node.
 uint32_t nap_begin() {
   core::InternalArea::Doorbell& bell = Runtime::get()->internal()->doorbell;
+  // The count is read before wake_due is set: the writer that takes wake_due bumps it after that
+  // read, so the sleep below ends.
+  uint32_t rings = __atomic_load_n(&bell.rings, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&bell.wake_due, 1, __ATOMIC_SEQ_CST);
   __atomic_fetch_add(&bell.nappers, 1, __ATOMIC_SEQ_CST);  // a full barrier before the recheck
-  return __atomic_load_n(&bell.rings, __ATOMIC_ACQUIRE);
+  return rings;
 }
 
 void nap_end(uint32_t rings, bool sleep) {
@@ -424,6 +428,11 @@ void ring(int pe) {
   // is then one load of a line the target rarely writes (nobody napping).
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (__atomic_load_n(&bell->nappers, __ATOMIC_RELAXED) == 0) return;
+  // One wake per nap: a writer that finds wake_due taken leaves it to the one that took it (its
+  // write is seen by the napper's next recheck, which follows the next nap_begin).
+  if (__atomic_load_n(&bell->wake_due, __ATOMIC_RELAXED) == 0 || __atomic_exchange_n(&bell->wake_due, 0, __ATOMIC_SEQ_CST) == 0) {
+    return;
+  }
   __atomic_fetch_add(&bell->rings, 1, __ATOMIC_SEQ_CST);
   syscall(SYS_futex, &bell->rings, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }

@@ -64,10 +64,13 @@ struct InternalArea {
   alignas(64) uint64_t static_data_lock;
   // Waiters past their spin budget sleep on `rings` (a futex in shared memory) while `nappers`
   // is non-zero; a same-node peer that writes into this PE bumps `rings` and wakes them
-  // (gasket::detail::ring).
+  // (gasket::detail::ring). `wake_due` is set by every nap_begin and taken by the one writer that
+  // wakes: the writers after it, until the next nap begins, skip the system call (a stream of
+  // puts into a PE napping on something else paid a FUTEX_WAKE per put: 0.4 us instead of 0.01).
   struct Doorbell {
     uint32_t rings;
     uint32_t nappers;
+    uint32_t wake_due;
   };
   alignas(64) Doorbell doorbell;
 };
