@@ -8,24 +8,13 @@
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench_clock.h"
 #include "bench_results.h"
 
 #define SAMPLES 15
 
 static long ping, pong;
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
 
 int main(int argc, char** argv) {
   shmem_init();
@@ -39,7 +28,7 @@ int main(int argc, char** argv) {
   long value = 0;
   for (int s = -1; s < SAMPLES; ++s) { /* sample -1: warm-up */
     shmem_barrier_all();
-    double t0 = now_us();
+    double t0 = bench_now_us();
     for (long i = 0; i < round_trips; ++i) {
       ++value;
       if (me == 0) {
@@ -50,14 +39,14 @@ int main(int argc, char** argv) {
         shmem_long_p(&pong, value, 0);
       }
     }
-    if (s >= 0) samples[s] = (now_us() - t0) / (double)round_trips / 2;
+    if (s >= 0) samples[s] = (bench_now_us() - t0) / (double)round_trips / 2;
   }
   shmem_barrier_all();
   if ((me == 0 && pong != value) || (me == last && ping != value)) {
     printf("WRONG put_wait: PE %d: flag %ld after %ld round trips\n", me, me == 0 ? pong : ping, value);
   }
   if (me == 0) {
-    qsort(samples, SAMPLES, sizeof samples[0], cmp_double);
+    bench_sort(samples, SAMPLES);
     printf("# OpenSHMEM put/wait ping-pong, %d PEs (PE 0 <-> PE %d), half round trip\n", n, last);
     printf("put_wait 8 B: %.3f us (median of %d samples of %ld round trips; min %.3f, max %.3f)\n",
            samples[SAMPLES / 2], SAMPLES, round_trips, samples[0], samples[SAMPLES - 1]);

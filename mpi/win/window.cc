@@ -141,6 +141,27 @@ uint64_t update_word(char* alias, char* cpu, int pe, size_t width, MPI_Op op, MP
 // Element widths CPU atomics take (a narrower element changes inside its aligned 8-byte word).
 bool cpu_width(size_t width) { return width == 1 || width == 2 || width == 4 || width == 8; }
 
+// A 4- or 8-byte element as a word (little-endian: the low bytes) and back; fixed-size copies
+// the compiler inlines (a copy of `width` bytes is a library call).
+uint64_t word_of(const char* p, size_t width) {
+  if (width == 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+void store_word(char* p, uint64_t v, size_t width) {
+  if (width == 8) {
+    std::memcpy(p, &v, 8);
+  } else {
+    auto low = static_cast<uint32_t>(v);
+    std::memcpy(p, &low, 4);
+  }
+}
+
 // Atomically edits the `n` bytes at `p`, which lie within one aligned 8-byte word of memory
 // mapped here: a compare-and-swap of the whole word, its other bytes written back as they were
 // (so a neighbour's concurrent atomic or store is never lost: the swap fails and retries).
@@ -166,10 +187,9 @@ void update_elements(char* p, size_t width, int64_t count, MPI_Op op, MPI_Dataty
                      char* result) {
   if (width >= 4) {
     for (int64_t k = 0; k < count; ++k, p += width) {
-      uint64_t operand = 0;
-      if (origin != nullptr) std::memcpy(&operand, origin + k * static_cast<int64_t>(width), width);
+      uint64_t operand = origin != nullptr ? word_of(origin + k * static_cast<int64_t>(width), width) : 0;
       uint64_t old = update_word(nullptr, p, 0, width, op, basic, operand, result != nullptr, "");
-      if (result != nullptr) std::memcpy(result + k * static_cast<int64_t>(width), &old, width);
+      if (result != nullptr) store_word(result + k * static_cast<int64_t>(width), old, width);
     }
     return;
   }
@@ -193,11 +213,10 @@ void update_elements(char* p, size_t width, int64_t count, MPI_Op op, MPI_Dataty
 // Compare-and-swap of one element of `width` bytes (1, 2, 4 or 8) at `p` (mapped, aligned).
 void compare_swap_element(char* p, size_t width, const void* value, const void* compare, void* result) {
   if (width >= 4) {
-    uint64_t v = 0, c = 0;
-    std::memcpy(&v, value, width);
-    std::memcpy(&c, compare, width);
-    uint64_t old = core::am::cpu_atomic(p, static_cast<unsigned>(width), backend::AtomicOp::kCompareSwap, v, c);
-    std::memcpy(result, &old, width);
+    uint64_t old = core::am::cpu_atomic(p, static_cast<unsigned>(width), backend::AtomicOp::kCompareSwap,
+                                        word_of(static_cast<const char*>(value), width),
+                                        word_of(static_cast<const char*>(compare), width));
+    store_word(static_cast<char*>(result), old, width);
     return;
   }
   edit_word(p, width, [&](char* bytes) {
@@ -459,6 +478,10 @@ bool Window::atomic_direct(MPI_Op op, MPI_Datatype basic, int width, int64_t cou
   }
   if (compare != nullptr) {
     compare_swap_element(p, w, origin, compare, result);
+  } else if (count == 1 && w >= 4) {  // fetch_and_op's case, without the loop
+    uint64_t operand = origin != nullptr ? word_of(static_cast<const char*>(origin), w) : 0;
+    uint64_t old = update_word(nullptr, p, t.pe, w, op, basic, operand, result != nullptr, "");
+    if (result != nullptr) store_word(static_cast<char*>(result), old, w);
   } else {
     update_elements(p, w, count, op, basic, static_cast<const char*>(origin), static_cast<char*>(result));
   }
