@@ -88,11 +88,11 @@ bool get_pending(Runtime& r, int pe) { return r.path(pe) == Path::kBackend && r.
 
 void put_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
   Runtime& r = rt(call);
-  if (!r.is_late_peer(pe)) r.check_pe(pe, call);
+  const bool late = r.check_target(pe, call);
   if (__builtin_expect(bytes == 0, 0)) return;  // nothing moves: any address, NULL included, is legal (OpenSHMEM 1.6)
   size_t offset;
   const segments::Segment& seg = r.translate(dst, bytes, call, "destination", &offset);
-  if (__builtin_expect(r.is_late_peer(pe), 0)) {
+  if (__builtin_expect(late, 0)) {
     link_put(r, pe, seg, offset, src, bytes, call);
   } else if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
     kernel_put(r, pe, seg, offset, src, bytes, call);
@@ -111,11 +111,11 @@ void put(void* dst, const void* src, size_t bytes, int pe, const char* call) {
 
 void get_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
   Runtime& r = rt(call);
-  if (!r.is_late_peer(pe)) r.check_pe(pe, call);
+  const bool late = r.check_target(pe, call);
   if (__builtin_expect(bytes == 0, 0)) return;  // nothing moves: any address, NULL included, is legal (OpenSHMEM 1.6)
   size_t offset;
   const segments::Segment& seg = r.translate(src, bytes, call, "source", &offset);
-  if (__builtin_expect(r.is_late_peer(pe), 0)) {
+  if (__builtin_expect(late, 0)) {
     link_get(r, pe, dst, seg, offset, bytes, call);
   } else if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
     kernel_get(r, pe, dst, seg, offset, bytes, call);
@@ -267,7 +267,7 @@ bool float_allowed(AtomicOp op) {
 uint64_t run_atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t compare, int pe,
                     bool is_float, void* nbi_fetched, bool* deferred, const char* call) {
   Runtime& r = rt(call);
-  if (!r.is_late_peer(pe)) r.check_pe(pe, call);
+  const bool late = r.check_target(pe, call);
   if (width != 4 && width != 8) {
     log::fatal("%s: atomic %s on %zu bytes at %p: atomics work on 4- or 8-byte words", call,
                op_name(op), width, dst);
@@ -282,7 +282,7 @@ uint64_t run_atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint
   size_t offset;
   const segments::Segment& seg = r.translate(dst, width, call, "atomic target", &offset);
   auto bop = static_cast<backend::AtomicOp>(op);
-  if (r.is_late_peer(pe)) {
+  if (late) {
     Result<uint64_t> old = r.link_rma().atomic(pe, core::am::LinkAddress{seg.id, offset}, bop, static_cast<unsigned>(width),
                                                operand, compare);
     if (!old.is_ok()) log::fatal("%s: atomic %s on PE %d (another job) failed: %s", call, op_name(op), pe, old.status().message().c_str());
@@ -345,8 +345,7 @@ void atomic_nbi(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t
 
 void* peer_pointer(const void* addr, int pe) {
   Runtime& r = rt("gasket::peer_pointer");
-  if (r.is_late_peer(pe)) return nullptr;  // another job's memory is never mapped here
-  r.check_pe(pe, "gasket::peer_pointer");
+  if (r.check_target(pe, "gasket::peer_pointer")) return nullptr;  // another job's memory is never mapped here
   segments::Translation t = r.segments().translate(addr, 1);
   if (t.segment == nullptr || r.path(pe) != Path::kDirect) return nullptr;
   char* base = t.segment->peer_base[static_cast<size_t>(pe)];

@@ -119,6 +119,14 @@ class Runtime {
   // other number is out of range, and check_pe says so).
   bool is_late_peer(int pe) const { return pe >= n_pes_ && knows_late_peer(pe); }
   bool knows_late_peer(int pe) const;
+  // The target of a put, get or atomic: a PE of this job (false) or a late peer linked to it
+  // (true); any other number ends the job with check_pe's message naming `call`.
+  bool check_target(int pe, const char* call) const {
+    if (__builtin_expect(pe >= 0 && pe < n_pes_, 1)) return false;
+    if (is_late_peer(pe)) return true;
+    check_pe(pe, call);  // does not return
+    return false;
+  }
   bool has_late_peers() const { return late_peers_ready_.load(std::memory_order_acquire) != nullptr; }
   // put/get/atomics on late peers' segments (made with the links).
   am::LinkRma& link_rma() {

@@ -18,7 +18,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 gasketrun="$bin/tools/gasketrun/gasketrun --quiet --timeout 150"
-burners="$(cd "$(dirname "$0")" && pwd)/with_burners.sh 4"
+with_burners="$(cd "$(dirname "$0")" && pwd)/with_burners.sh"
+burners="$with_burners 4"
 max_bytes=4194304
 [ -z "$quick" ] || max_bytes=65536
 
@@ -45,6 +46,21 @@ cases_for() {
   case_line "$impl" mpi_wavefront-loaded "$burners $two" "$dir" wavefront
   case_line "$impl" mpi_coll-8 "${launch//NP/8}" "$dir" coll --quick
   case_line "$impl" mpi_rma "$two" "$dir" rma
+  case_line "$impl" shmem_put_wait "$two" "$dir" put_wait
+  # 2x and 8x more runnable processes than the 2 cores (issue 21 item 3): 2 ranks beside 2 and 14
+  # CPU burners, and the job's own oversubscription (4 and 16 ranks). Not in --quick (compare_test).
+  if [ -z "$quick" ]; then
+    local factor n
+    for load in "2x 2" "8x 14"; do
+      read -r factor n <<<"$load"
+      case_line "$impl" "mpi_pingpong-$factor" "$with_burners $n $two" "$dir" pingpong --max 8
+      case_line "$impl" "mpi_coll-$factor" "$with_burners $n $two" "$dir" coll --quick
+      case_line "$impl" "shmem_put_wait-$factor" "$with_burners $n $two" "$dir" put_wait 200
+    done
+    case_line "$impl" mpi_coll-16 "${launch//NP/16}" "$dir" coll --quick
+    case_line "$impl" shmem_put_wait-4PEs "$four" "$dir" put_wait
+    case_line "$impl" shmem_put_wait-16PEs "${launch//NP/16}" "$dir" put_wait 200
+  fi
   case_line "$impl" shmem_bench "$two" "$dir" shmem_bench "$max_bytes"
   case_line "$impl" shmem_bench-4PEs "$four" "$dir" shmem_bench 0
   for n in 2 4; do

@@ -17,7 +17,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 bazel build //tools/gasketrun //bench/floor //bench/core:core_bench //bench/startup:all \
-  //bench/shmem:shmem_bench //bench/mpi:pingpong //bench/mpi:pingpong_f08 //bench/mpi:coll //bench/mpi:rma //bench/mpi:wavefront
+  //bench/shmem:shmem_bench //bench/shmem:put_wait //bench/mpi:pingpong //bench/mpi:pingpong_f08 //bench/mpi:coll \
+  //bench/mpi:rma //bench/mpi:wavefront
 bin=$(bazel info bazel-bin 2>/dev/null)
 out=$PWD/out/compare
 mkdir -p "$out"

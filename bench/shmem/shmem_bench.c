@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "bench_results.h"
 
 /* OpenSHMEM 1.6 rows (blocked strided ibput/ibget, signal_add/set) where the library has them. */
@@ -39,22 +40,13 @@ static long pSync[2][SHMEM_REDUCE_SYNC_SIZE]; /* alternated: back-to-back reduct
 static long pWrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8];
 static long red_src, red_dst;
 
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
 #define SAMPLES 15
 #define COLL_ITERATIONS 1000 /* per sample */
 /* Operations per sample. */
 static int iterations(size_t bytes) { return bytes <= 4096 ? 2000 : bytes <= 65536 ? 200 : 10; }
 /* Sorts `reps` and returns the median. */
 static double median(double* reps, int n) {
-  qsort(reps, (size_t)n, sizeof(double), cmp_double);
+  bench_sort(reps, n);
   return reps[n / 2];
 }
 
@@ -89,7 +81,7 @@ static double measure(enum Op op, char* dst, char* src, size_t bytes, long* word
   double reps[SAMPLES];
   int iters = sized(op) ? iterations(bytes) : iterations(8);
   for (int r = 0; r < SAMPLES; ++r) {
-    double t0 = now_us();
+    double t0 = bench_now_us();
     for (int i = 0; i < iters; ++i) {
       switch (op) {
         case PUT: shmem_putmem(dst, src, bytes, peer); shmem_quiet(); break;
@@ -106,7 +98,7 @@ static double measure(enum Op op, char* dst, char* src, size_t bytes, long* word
         default: issue_1_6(op, dst, src, bytes, word, i, peer); break;
       }
     }
-    reps[r] = (now_us() - t0) / iters;
+    reps[r] = (bench_now_us() - t0) / iters;
   }
   return median(reps, SAMPLES);
 }
@@ -178,7 +170,7 @@ int main(int argc, char** argv) {
     int iters = COLL_ITERATIONS;
     for (int r = 0; r < SAMPLES; ++r) {
       shmem_barrier_all();
-      double t0 = now_us();
+      double t0 = bench_now_us();
       for (int i = 0; i < iters; ++i) {
         if (which == 0) shmem_barrier_all();
         else if (which == 1) shmem_long_sum_to_all(&red_dst, &red_src, 1, 0, 0, n, pWrk, pSync[i & 1]);
@@ -191,7 +183,7 @@ int main(int argc, char** argv) {
         else shmem_long_sum_exscan(SHMEM_TEAM_WORLD, &red_dst, &red_src, 1);
 #endif
       }
-      reps[r] = (now_us() - t0) / iters;
+      reps[r] = (bench_now_us() - t0) / iters;
     }
     best[which] = median(reps, SAMPLES);
   }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstddef>
 #include <cstring>
 #include <ctime>
 
@@ -17,6 +18,7 @@ namespace gasket::coll {
 namespace {
 
 using Cell = CellArea::Cell;
+static_assert(offsetof(Cell, data) + CellArea::kInlineBytes == 64, "a cell's first data bytes share the flag's line");
 
 uint64_t flag_of(uint32_t tag, uint64_t seq) { return (uint64_t{tag} << 32) | (seq & 0xffffffffu); }
 // The cell's owner has reached collective `seq` of the set tagged `tag` (or a later one, or has
@@ -53,6 +55,10 @@ Status CellArea::create(const char* call) {
     return Status(StatusCode::kOutOfMemory, std::string(call) + ": no room for the collective cell area in the symmetric heap");
   }
   std::memset(static_cast<void*>(base_), 0, bytes);
+  peer_bases_.assign(static_cast<size_t>(gasket::n_pes()), nullptr);
+  for (int pe = 0; pe < gasket::n_pes(); ++pe) {
+    peer_bases_[static_cast<size_t>(pe)] = pe == gasket::my_pe() ? base_ : static_cast<Cell*>(gasket::peer_pointer(base_, pe));
+  }
   gasket::barrier_all();  // zeroed everywhere before anyone reads a peer's flag
   return Status::ok();
 }
@@ -60,6 +66,7 @@ Status CellArea::create(const char* call) {
 void CellArea::destroy(const char* call) {
   if (base_ != nullptr) gasket::sym_free(base_, call);
   base_ = nullptr;
+  peer_bases_.clear();
 }
 
 uint64_t CellArea::free_slots() {
@@ -89,9 +96,9 @@ void CellArea::retire(int slot, const PeSet& set, uint32_t tag, uint64_t seq) {
 }
 
 Cell* CellArea::cell(int pe, int slot, int parity) const {
-  Cell* mine = base_ + slot * 2 + parity;
-  if (pe == gasket::my_pe()) return mine;
-  return static_cast<Cell*>(gasket::peer_pointer(mine, pe));
+  auto i = static_cast<size_t>(pe);
+  Cell* base = i < peer_bases_.size() ? peer_bases_[i] : static_cast<Cell*>(gasket::peer_pointer(base_, pe));
+  return base == nullptr ? nullptr : base + slot * 2 + parity;
 }
 
 CellWait CellWait::standard(bool thread_multiple) {

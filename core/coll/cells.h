@@ -42,9 +42,12 @@ class CellArea {
   struct alignas(64) Cell {
     uint64_t flag;
     uint32_t sleepers;  // members blocked in futex_wait on the flag's low word
-    char pad[52];
+    uint32_t unused;
+    // Its first kInlineBytes share the flag's cache line: a reader of a small contribution (an
+    // 8-byte allreduce) takes one line from the writer's cache, not the flag's and then the data's.
     char data[kCellBytes];
   };
+  static constexpr size_t kInlineBytes = 48;
 
   // Collective over all PEs (symmetric allocation, zeroed, then a barrier). `call` names the
   // caller in messages. A failure leaves the area unusable.
@@ -77,6 +80,9 @@ class CellArea {
     uint64_t seq;  // the mark: the collective after the set's last one
   };
   Cell* base_ = nullptr;  // [slot][parity]
+  // base_ as mapped here for each PE of the job (its own: base_; null: not mapped here), found
+  // once at create(): cell() is on every collective's path.
+  std::vector<Cell*> peer_bases_;
   uint64_t free_ = ~uint64_t{1};
   std::vector<Retired> retired_;
 };

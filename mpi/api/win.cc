@@ -145,13 +145,15 @@ Error accumulate(Context& c, Window& w, const void* origin, MPI_Count origin_cou
                  MPI_Count result_count, MPI_Datatype result_type, int rank, MPI_Aint disp, MPI_Count target_count,
                  MPI_Datatype target_type, MPI_Op op, const char* call) {
   bool fetch = result != nullptr;
-  // The common case first: one element of a 4/8-byte predefined type to a word mapped here.
+  // The common case first: contiguous elements of one predefined type (1, 2, 4 or 8 bytes, no
+  // hole) onto memory mapped here where CPU atomics apply (Window::atomic_direct).
   const datatype::Datatype* one = c.types().find_committed(target_type);
-  if (one != nullptr && one->predefined && origin_type == target_type && origin_count == 1 && target_count == 1 &&
-      (!fetch || (result_type == target_type && result_count == 1)) && rank >= 0 && rank < w.size() &&
+  if (one != nullptr && one->predefined && one->contiguous() && origin_type == target_type &&
+      origin_count == target_count && target_count > 0 &&
+      (!fetch || (result_type == target_type && result_count == target_count)) && rank >= 0 && rank < w.size() &&
       op::is_predefined(op) && (op == MPI_REPLACE || op == MPI_NO_OP || op::apply_predefined(op, target_type, &disp, &disp, 0)) &&
-      w.atomic_direct(op, target_type, static_cast<int>(one->size), op == MPI_NO_OP ? nullptr : origin, result, rank,
-                      disp)) {
+      w.atomic_direct(op, target_type, static_cast<int>(one->size), static_cast<int64_t>(target_count),
+                      op == MPI_NO_OP ? nullptr : origin, result, rank, disp)) {
     return Error::ok();
   }
   if (op == MPI_NO_OP) {  // the origin is ignored
@@ -695,7 +697,7 @@ int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, voi
     const dt::Datatype* t = c.types().find_committed(datatype);
     if (t != nullptr && t->predefined && origin_addr != nullptr && compare_addr != nullptr && result_addr != nullptr &&
         target_rank >= 0 && target_rank < w.size() &&
-        w.atomic_direct(MPI_REPLACE, datatype, static_cast<int>(t->size), origin_addr, result_addr, target_rank,
+        w.atomic_direct(MPI_REPLACE, datatype, static_cast<int>(t->size), 1, origin_addr, result_addr, target_rank,
                         target_disp, compare_addr)) {
       return Error::ok();
     }

@@ -138,6 +138,94 @@ uint64_t update_word(char* alias, char* cpu, int pe, size_t width, MPI_Op op, MP
   }
 }
 
+// Element widths CPU atomics take (a narrower element changes inside its aligned 8-byte word).
+bool cpu_width(size_t width) { return width == 1 || width == 2 || width == 4 || width == 8; }
+
+// A 4- or 8-byte element as a word (little-endian: the low bytes) and back; fixed-size copies
+// the compiler inlines (a copy of `width` bytes is a library call).
+uint64_t word_of(const char* p, size_t width) {
+  if (width == 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+void store_word(char* p, uint64_t v, size_t width) {
+  if (width == 8) {
+    std::memcpy(p, &v, 8);
+  } else {
+    auto low = static_cast<uint32_t>(v);
+    std::memcpy(p, &low, 4);
+  }
+}
+
+// Atomically edits the `n` bytes at `p`, which lie within one aligned 8-byte word of memory
+// mapped here: a compare-and-swap of the whole word, its other bytes written back as they were
+// (so a neighbour's concurrent atomic or store is never lost: the swap fails and retries).
+// `edit(bytes)` changes a copy of the `n` bytes and returns false to leave memory as it is.
+// The old bytes go to `old` (when non-null).
+template <typename Edit>
+void edit_word(char* p, size_t n, Edit edit, char* old) {
+  auto* word = reinterpret_cast<uint64_t*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t{7});
+  size_t at = static_cast<size_t>(p - reinterpret_cast<char*>(word));
+  uint64_t seen = __atomic_load_n(word, __ATOMIC_SEQ_CST), next;
+  do {
+    next = seen;
+    if (!edit(reinterpret_cast<char*>(&next) + at)) break;
+  } while (!__atomic_compare_exchange_n(word, &seen, next, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+  if (old != nullptr) std::memcpy(old, reinterpret_cast<char*>(&seen) + at, n);
+}
+
+// `count` elements of the predefined `basic` (`width` bytes: 1, 2, 4 or 8) at `p`, mapped here and
+// aligned to `width`, each updated atomically in the CPU's atomicity domain: 4/8-byte elements
+// one CPU atomic each (update_word), narrower ones one edit_word per aligned 8-byte word they
+// share. `origin` null for MPI_NO_OP, `result` null when nothing is fetched.
+void update_elements(char* p, size_t width, int64_t count, MPI_Op op, MPI_Datatype basic, const char* origin,
+                     char* result) {
+  if (width >= 4) {
+    for (int64_t k = 0; k < count; ++k, p += width) {
+      uint64_t operand = origin != nullptr ? word_of(origin + k * static_cast<int64_t>(width), width) : 0;
+      uint64_t old = update_word(nullptr, p, 0, width, op, basic, operand, result != nullptr, "");
+      if (result != nullptr) store_word(result + k * static_cast<int64_t>(width), old, width);
+    }
+    return;
+  }
+  for (char* end = p + count * static_cast<int64_t>(width); p < end;) {
+    size_t n = std::min<size_t>(8 - (reinterpret_cast<uintptr_t>(p) & 7), static_cast<size_t>(end - p));
+    edit_word(p, n, [&](char* bytes) {
+      if (op == MPI_NO_OP) return false;
+      if (op == MPI_REPLACE) {
+        std::memcpy(bytes, origin, n);
+      } else {
+        op::apply_predefined(op, basic, origin, bytes, static_cast<int64_t>(n / width));
+      }
+      return true;
+    }, result);
+    p += n;
+    if (origin != nullptr) origin += n;
+    if (result != nullptr) result += n;
+  }
+}
+
+// Compare-and-swap of one element of `width` bytes (1, 2, 4 or 8) at `p` (mapped, aligned).
+void compare_swap_element(char* p, size_t width, const void* value, const void* compare, void* result) {
+  if (width >= 4) {
+    uint64_t old = core::am::cpu_atomic(p, static_cast<unsigned>(width), backend::AtomicOp::kCompareSwap,
+                                        word_of(static_cast<const char*>(value), width),
+                                        word_of(static_cast<const char*>(compare), width));
+    store_word(static_cast<char*>(result), old, width);
+    return;
+  }
+  edit_word(p, width, [&](char* bytes) {
+    if (std::memcmp(bytes, compare, width) != 0) return false;
+    std::memcpy(bytes, value, width);
+    return true;
+  }, static_cast<char*>(result));
+}
+
 void copy(bool is_put, char* remote, char* local, size_t len) {
   if (is_put) {
     std::memcpy(remote, local, len);
@@ -187,16 +275,23 @@ Window::Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> gro
   all_direct_ = std::all_of(targets_.begin(), targets_.end(), [](const Target& t) { return t.direct_path; });
 }
 
-// Where an accumulate on [offset, offset + width) of `loc` runs as CPU atomics: memory mapped here
-// that every member reaches the same way (the window is on one node, all on the direct path), so
-// all origins act in the CPU's atomicity domain. Null otherwise.
+// Where an accumulate element on [offset, offset + width) of `loc`'s region runs as CPU atomics,
+// so that every origin acts on it in the CPU's atomicity domain; null otherwise (the core's
+// atomics or the accumulate lock). A mapped, file-backed segment: CPU atomics as the core's own
+// (1/2-byte elements, which no backend atomic takes, only when every member is on this node);
+// other memory: where it is mapped here and every member reaches it the same way (the window is
+// on one node, all on the direct path).
 char* Window::cpu_word(const Location& loc, int64_t offset, size_t width) const {
   const Region& r = *loc.region;
-  if (!all_direct_ || r.alias != nullptr) return nullptr;
   uint64_t at = static_cast<uint64_t>(offset);
-  if (at < r.pages_begin || at + width > r.pages_end) return nullptr;
-  char* p = r.direct != nullptr ? r.direct + at : r.pages == nullptr ? nullptr : r.pages + (at - r.pages_begin);
-  return p != nullptr && reinterpret_cast<uintptr_t>(p) % width == 0 ? p : nullptr;
+  char* p = nullptr;
+  if (!cpu_width(width)) return nullptr;
+  if (r.alias != nullptr) {
+    if (r.cpu_atomics && (width >= 4 || all_direct_)) p = r.direct + at;
+  } else if (all_direct_ && at >= r.pages_begin && at + width <= r.pages_end) {
+    p = r.direct != nullptr ? r.direct + at : r.pages == nullptr ? nullptr : r.pages + (at - r.pages_begin);
+  }
+  return p != nullptr && (reinterpret_cast<uintptr_t>(p) & (width - 1)) == 0 ? p : nullptr;
 }
 
 Window::~Window() {
@@ -367,25 +462,29 @@ void Window::set_fast(Target& t, const Region& r) {
   }
 }
 
-bool Window::atomic_direct(MPI_Op op, MPI_Datatype basic, int width, const void* origin, void* result, int rank,
-                           int64_t disp, const void* compare) {
+bool Window::atomic_direct(MPI_Op op, MPI_Datatype basic, int width, int64_t count, const void* origin, void* result,
+                           int rank, int64_t disp, const void* compare) {
   const Target& t = targets_[static_cast<size_t>(rank)];
   uint64_t off = static_cast<uint64_t>(disp) * static_cast<uint64_t>(t.disp_unit);
+  auto w = static_cast<uint64_t>(width);
   char* p = reinterpret_cast<char*>(t.fast + off);
-  if ((width != 4 && width != 8) || disp < 0 || off < t.atomic_lo || off + static_cast<uint64_t>(width) > t.atomic_hi ||
-      reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(width) != 0 || !accessible(rank)) {
+  // Elements narrower than 4 bytes are CPU atomics only where every origin reaches them so
+  // (accumulate()'s rule); elsewhere they take the accumulate lock.
+  uint64_t bytes;
+  if (!cpu_width(w) || (width < 4 && !all_direct_) || disp < 0 || count < 1 ||
+      __builtin_mul_overflow(static_cast<uint64_t>(count), w, &bytes) || off < t.atomic_lo ||
+      off + bytes > t.atomic_hi || off + bytes < off || (reinterpret_cast<uintptr_t>(p) & (w - 1)) != 0 || !accessible(rank)) {
     return false;
   }
-  uint64_t operand = 0;
-  if (origin != nullptr) std::memcpy(&operand, origin, static_cast<size_t>(width));
-  uint64_t old, expected = 0;
   if (compare != nullptr) {
-    std::memcpy(&expected, compare, static_cast<size_t>(width));
-    old = core::am::cpu_atomic(p, static_cast<unsigned>(width), backend::AtomicOp::kCompareSwap, operand, expected);
+    compare_swap_element(p, w, origin, compare, result);
+  } else if (count == 1 && w >= 4) {  // fetch_and_op's case, without the loop
+    uint64_t operand = origin != nullptr ? word_of(static_cast<const char*>(origin), w) : 0;
+    uint64_t old = update_word(nullptr, p, t.pe, w, op, basic, operand, result != nullptr, "");
+    if (result != nullptr) store_word(static_cast<char*>(result), old, w);
   } else {
-    old = update_word(nullptr, p, t.pe, static_cast<size_t>(width), op, basic, operand, result != nullptr, "");
+    update_elements(p, w, count, op, basic, static_cast<const char*>(origin), static_cast<char*>(result));
   }
-  if (result != nullptr) std::memcpy(result, &old, static_cast<size_t>(width));
   return true;
 }
 
@@ -704,20 +803,18 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
   size_t pieces = target_type.contiguous() ? 1 : listed.size();
   const Region& r = *loc.region;
   size_t width = static_cast<size_t>(basic_size);
-  // Per element, one atomic on a word: the core's (a segment: every path) or the CPU's (mapped
-  // here, see cpu_word and Region::cpu_atomics).
+  // Per element, one atomic: the CPU's (cpu_word) or the core's on a 4/8-byte word of a segment
+  // (every path).
   auto word_at = [&](int64_t off, char** alias, char** cpu) {
     *alias = r.alias != nullptr ? r.alias + loc.offset + off : nullptr;
-    *cpu = *alias == nullptr ? cpu_word(loc, loc.offset + off, width)
-                             : r.cpu_atomics ? r.direct + loc.offset + off : nullptr;
-    if (*cpu != nullptr && reinterpret_cast<uintptr_t>(*cpu) % width != 0) *cpu = nullptr;
-    return (*alias != nullptr && reinterpret_cast<uintptr_t>(*alias) % width == 0) || *cpu != nullptr;
+    *cpu = cpu_word(loc, loc.offset + off, width);
+    return (*alias != nullptr && width >= 4 && reinterpret_cast<uintptr_t>(*alias) % width == 0) || *cpu != nullptr;
   };
   // Under an exclusive lock nobody else touches the target: whole chunks at once. Elements that
   // are not words take the target's accumulate lock — decided per element location, so that
   // every origin treats one location alike.
   bool exclusive = locks_[static_cast<size_t>(rank)] == LockState::kExclusive;
-  if ((width != 4 && width != 8) || (exclusive && elements > 1)) {
+  if (!cpu_width(width) || (exclusive && elements > 1)) {
     return accumulate_locked(loc, Chunks(first, first + pieces), origin_packed, basic, basic_size, op, result_packed,
                              !exclusive, call);
   }
@@ -732,17 +829,23 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
         int64_t run = basic_size;
         while (b + run < len && !word_at(off + b + run, &alias, &cpu)) run += basic_size;
         Error e = accumulate_locked(loc, {{off + b, run}}, origin_packed ? origin_packed + k * basic_size : nullptr,
-                                    basic, basic_size, op, result_packed ? result_packed + k * basic_size : nullptr, true,
-                                    call);
+                                    basic, basic_size, op, result_packed ? result_packed + k * basic_size : nullptr,
+                                    !exclusive, call);
         if (!e.is_ok()) return e;
         b += run - basic_size;
         k += run / basic_size - 1;
         continue;
       }
+      const char* operand_at = origin_packed != nullptr ? origin_packed + k * basic_size : nullptr;
+      char* result_at = result_packed != nullptr ? result_packed + k * basic_size : nullptr;
+      if (cpu != nullptr) {
+        update_elements(cpu, width, 1, op, basic, operand_at, result_at);
+        continue;
+      }
       uint64_t operand = 0;
-      if (origin_packed != nullptr) std::memcpy(&operand, origin_packed + k * basic_size, width);
-      uint64_t old = update_word(alias, cpu, pe, width, op, basic, operand, result_packed != nullptr, call);
-      if (result_packed != nullptr) std::memcpy(result_packed + k * basic_size, &old, width);
+      if (operand_at != nullptr) std::memcpy(&operand, operand_at, width);
+      uint64_t old = update_word(alias, nullptr, pe, width, op, basic, operand, result_at != nullptr, call);
+      if (result_at != nullptr) std::memcpy(result_at, &old, width);
     }
   }
   return Error::ok();
@@ -757,17 +860,16 @@ Error Window::compare_and_swap(const void* origin, const void* compare, void* re
   const Region& r = *loc.region;
   size_t width = static_cast<size_t>(type.size);
   char* alias = r.alias == nullptr ? nullptr : r.alias + loc.offset;
-  char* cpu = width != 4 && width != 8 ? nullptr
-              : alias != nullptr         ? (r.cpu_atomics ? r.direct + loc.offset : nullptr)
-                                         : cpu_word(loc, loc.offset, width);
-  if (cpu != nullptr && reinterpret_cast<uintptr_t>(cpu) % width != 0) cpu = nullptr;
-  if ((alias != nullptr && (width == 4 || width == 8) && reinterpret_cast<uintptr_t>(alias) % width == 0) || cpu) {
+  char* cpu = cpu_word(loc, loc.offset, width);  // where accumulate() runs CPU atomics too
+  if (cpu != nullptr) {
+    compare_swap_element(cpu, width, origin, compare, result);
+    return Error::ok();
+  }
+  if (alias != nullptr && (width == 4 || width == 8) && reinterpret_cast<uintptr_t>(alias) % width == 0) {
     uint64_t value = 0, cmp = 0;
     std::memcpy(&value, origin, width);
     std::memcpy(&cmp, compare, width);
-    uint64_t old = cpu != nullptr ? core::am::cpu_atomic(cpu, static_cast<unsigned>(width),
-                                                         backend::AtomicOp::kCompareSwap, value, cmp)
-                                  : gasket::atomic(alias, width, AtomicOp::kCompareSwap, value, cmp, r.pe, false, call);
+    uint64_t old = gasket::atomic(alias, width, AtomicOp::kCompareSwap, value, cmp, r.pe, false, call);
     std::memcpy(result, &old, width);
     return Error::ok();
   }

@@ -154,11 +154,12 @@ class Window {
     __builtin_memcpy(is_put ? remote : origin, is_put ? origin : remote, static_cast<size_t>(bytes));
     return true;
   }
-  // The same for a one-element accumulate/fetch_and_op of a 4/8-byte predefined type (`origin`
-  // null for MPI_NO_OP, `result` null when nothing is fetched), or a compare-and-swap (`compare`
-  // non-null): CPU atomics on the mapped word.
-  bool atomic_direct(MPI_Op op, MPI_Datatype basic, int width, const void* origin, void* result, int rank,
-                     int64_t disp, const void* compare = nullptr);
+  // The same for an accumulate/get_accumulate/fetch_and_op of `count` contiguous elements of a
+  // predefined type of 1, 2, 4 or 8 bytes without holes (`origin` null for MPI_NO_OP, `result`
+  // null when nothing is fetched), or a one-element compare-and-swap (`compare` non-null): CPU
+  // atomics on the mapped memory, where accumulate() would run them too.
+  bool atomic_direct(MPI_Op op, MPI_Datatype basic, int width, int64_t count, const void* origin, void* result,
+                     int rank, int64_t disp, const void* compare = nullptr);
   bool accessible(int rank) const {
     return fence_epoch_ || lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone ||
            in_access_group_[static_cast<size_t>(rank)];

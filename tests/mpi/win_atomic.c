@@ -74,7 +74,7 @@ static void concurrent(int variant) {
     MPI_OK(MPI_Win_flush(0, win));
     CHECK(seen >= max_seen);
     max_seen = seen;
-    /* shorts: not a native atomic width -> the accumulate lock */
+    /* shorts: CPU compare-and-swap of their word when every rank is on this node, else the accumulate lock */
     short s[4] = {1, 1, 1, 1};
     MPI_OK(MPI_Accumulate(s, 4, MPI_SHORT, 0, D0 + SHORTS, 4, MPI_SHORT, MPI_SUM, win));
   }
