@@ -11,22 +11,22 @@ namespace {
 constexpr uint8_t kPadKind = 0;  // a pad marker: the rest of the ring is skipped (no Kind is 0)
 }
 
-size_t ShmRings::ring_bytes(size_t slots, size_t max_packet) { return std::max<size_t>(slots, 2) * max_packet + kLine; }
+size_t ShmRings::ring_bytes(size_t slots, size_t max_packet) { return std::max<size_t>(slots, 2) * max_packet; }
 
 size_t ShmRings::region_bytes(int n_pes, size_t slots, size_t max_packet) {
   return (kLine + ring_bytes(slots, max_packet)) * static_cast<size_t>(n_pes);
 }
 
 // Credit every quarter ring, unless a sender short of room for its largest need (a pad before
-// the end, the packet, the line after it: 2 max_packet + kLine) could then wait for bytes the
-// receiver consumed but did not report: the quarter is bounded by what is left beside that need.
+// the end and the packet: 2 max_packet) could then wait for bytes the receiver consumed but did
+// not report: the quarter is bounded by what is left beside that need.
 ShmRings::ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, size_t max_packet)
     : peers_(std::move(peer_regions)),
       my_pe_(my_pe),
       max_packet_(max_packet),
       ring_bytes_(ring_bytes(slots, max_packet)),
       ack_bytes_(kLine * peers_.size()),
-      ack_every_(std::min(ring_bytes_ / 4, ring_bytes_ - 2 * max_packet - kLine)),
+      ack_every_(std::min(ring_bytes_ / 4, ring_bytes_ - 2 * max_packet)),
       to_(peers_.size()),
       from_(peers_.size()) {}
 
@@ -35,14 +35,13 @@ char* ShmRings::reserve(int pe, size_t payload_len) {
   size_t len = line_up(sizeof(Header) + payload_len);
   size_t at = s.written % ring_bytes_;
   size_t pad = at + len > ring_bytes_ ? ring_bytes_ - at : 0;
-  uint64_t need = s.written + pad + len + kLine;  // the line after the packet is cleared too
+  uint64_t need = s.written + pad + len;
   if (need - s.consumed > ring_bytes_) {
     s.consumed = __atomic_load_n(ack_word(my_pe_, pe), __ATOMIC_ACQUIRE);
     if (need - s.consumed > ring_bytes_) return nullptr;
   }
   char* base = ring(pe, my_pe_);
   if (pad > 0) {
-    std::memset(base, 0, sizeof(uint32_t));  // where the packet goes: not yet published
     Header marker{};
     marker.kind = kPadKind;
     std::memcpy(base + at + sizeof(uint32_t), reinterpret_cast<const char*>(&marker) + sizeof(uint32_t),
@@ -60,7 +59,6 @@ void ShmRings::commit(int pe, const Header& h) {
   size_t len = line_up(sizeof(Header) + h.len);
   char* base = ring(pe, my_pe_);
   char* packet = base + s.reserved_at;
-  std::memset(base + (s.reserved_at + len) % ring_bytes_, 0, sizeof(uint32_t));  // the next packet's flag
   std::memcpy(packet + sizeof(uint32_t), reinterpret_cast<const char*>(&h) + sizeof(uint32_t),
               sizeof(Header) - sizeof(uint32_t));
   publish(packet, ++s.packets);
@@ -78,6 +76,13 @@ bool ShmRings::try_send(int pe, const Header& h, const void* body, size_t body_l
   return true;
 }
 
+// The first word of every line read: where a later packet may start, no byte of this lap's is
+// taken for its flag (the sender writes these lines only after the credit below, release-ordered
+// after these stores). The receiver's own stores: the line it polls next stays in its cache.
+void ShmRings::clear_flags(char* at, size_t len) {
+  for (size_t off = 0; off < len; off += kLine) __atomic_store_n(reinterpret_cast<uint32_t*>(at + off), 0u, __ATOMIC_RELAXED);
+}
+
 const Header* ShmRings::peek(int src) {
   Receiver& r = from_[static_cast<size_t>(src)];
   char* base = ring(my_pe_, src);
@@ -86,6 +91,7 @@ const Header* ShmRings::peek(int src) {
     const Header* h = reinterpret_cast<const Header*>(base + at);
     if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != r.packets + 1) return nullptr;
     if (h->kind != kPadKind) return h;
+    clear_flags(base + at, kLine);
     r.consumed += ring_bytes_ - at;  // the next packet is at offset 0
     ++r.packets;
   }
@@ -93,8 +99,10 @@ const Header* ShmRings::peek(int src) {
 
 void ShmRings::consume(int src) {
   Receiver& r = from_[static_cast<size_t>(src)];
-  const Header* h = reinterpret_cast<const Header*>(ring(my_pe_, src) + r.consumed % ring_bytes_);
-  r.consumed += line_up(sizeof(Header) + h->len);
+  char* at = ring(my_pe_, src) + r.consumed % ring_bytes_;
+  size_t len = line_up(sizeof(Header) + reinterpret_cast<const Header*>(at)->len);
+  clear_flags(at, len);
+  r.consumed += len;
   ++r.packets;
   if (r.consumed - r.published >= ack_every_) {
     __atomic_store_n(ack_word(src, my_pe_), r.consumed, __ATOMIC_RELEASE);
