@@ -27,9 +27,7 @@ static long counter;    /* every PE adds 1 before each barrier */
 static void check_psync(void) {
   for (int k = 0; k < 2; ++k)
     for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i) CHECK(psync[k][i] == SHMEM_SYNC_VALUE, "psync[%d][%d] = %ld", k, i, psync[k][i]);
-  /* bsync is not checked: shmem_barrier/shmem_sync on the pSync algorithm (core/coll barrier)
-   * leave its word 0 at 1 now and then, on every path, before this change too (2 PEs local: 1 run
-   * in 6) — an open bug reported by collbig, to be found in core/coll's signal/consume. */
+  for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; ++i) CHECK(bsync[i] == SHMEM_SYNC_VALUE, "bsync[%d] = %ld", i, bsync[i]);
 }
 
 /* Values of PE p, element i, round r: small integers so that sums and products are exact. */
@@ -139,6 +137,9 @@ int main(void) {
     }
     shmem_barrier_all();
     check_psync();
+    /* nobody enters round r+1's shmem_barrier on bsync (which signals its peers' bsync words,
+     * as the standard allows on a reused pSync) before every PE has checked it */
+    shmem_barrier_all();
   }
   shmem_free(team_src);
   shmem_free(team_dst);
