@@ -62,9 +62,21 @@ for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
 munge -S "$sock" -n 2>/dev/null | unmunge -S "$sock" >/dev/null 2>&1 || { cat "$dir/munge/munged.log" >&2 2>/dev/null; skip "munged did not start (munge | unmunge fails)"; }
 
 host=$(hostname -s)
-port=$((20000 + RANDOM % 20000))
 mkdir -p "$dir/state" "$dir/spool"
-cat >"$dir/slurm.conf" <<EOF
+export SLURM_CONF=$dir/slurm.conf
+# A port pair (slurmctld, slurmd) nobody listens on. Other tests of the suite open TCP ports at
+# the same time, so a port free when checked may be taken before slurmctld binds it: then
+# slurmctld exits with "Address already in use" and the next pair is tried.
+free_port_pair() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    [ -z "$(ss -Htan "( sport = :$p or sport = :$((p + 1)) )" 2>/dev/null)" ] && { echo "$p"; return; }
+  done
+}
+write_conf() {
+  port=$1
+  cat >"$dir/slurm.conf" <<EOF
 ClusterName=gasket
 SlurmctldHost=$host
 SlurmctldPort=$port
@@ -90,19 +102,34 @@ MpiDefault=none
 NodeName=$host CPUs=$(nproc) RealMemory=1000 State=UNKNOWN
 PartitionName=gasket Nodes=$host Default=YES MaxTime=10 State=UP OverSubscribe=FORCE:4
 EOF
-export SLURM_CONF=$dir/slurm.conf
-/usr/sbin/slurmctld -D -i >"$dir/slurmctld.out.log" 2>&1 &
-pids+=($!)
-sleep 1
+}
+ctld_pid=""
+for attempt in 1 2 3 4 5; do
+  write_conf "$(free_port_pair)"
+  /usr/sbin/slurmctld -D -i >"$dir/slurmctld.out.log" 2>&1 &
+  ctld_pid=$!
+  for _ in $(seq 50); do
+    kill -0 "$ctld_pid" 2>/dev/null || break
+    [ -n "$(ss -Htln "( sport = :$port )" 2>/dev/null)" ] && break
+    sleep 0.1
+  done
+  kill -0 "$ctld_pid" 2>/dev/null && break
+  grep -q "Address already in use" "$dir/slurmctld.out.log" || { show_logs; fail "slurmctld exited at start"; exit 1; }
+  echo "slurm test: port $port taken before slurmctld bound it (attempt $attempt); another pair"
+  ctld_pid=""
+done
+[ -n "$ctld_pid" ] || { show_logs; fail "slurmctld found no free port in 5 attempts"; exit 1; }
+pids+=("$ctld_pid")
 /usr/sbin/slurmd -D >"$dir/slurmd.out.log" 2>&1 &
 pids+=($!)
-up=""
+up="" state=""
 for _ in $(seq 60); do
-  state=$(sinfo -h -o %T 2>/dev/null | head -1)
+  state=$(timeout 5 sinfo -h -o %T 2>/dev/null | head -1)
   case "$state" in idle*|mixed*|allocated*) up=1; break ;; esac
   sleep 0.5
 done
-[ -n "$up" ] || { show_logs; skip "slurmctld/slurmd did not bring the node up (sinfo: '${state:-nothing}')"; }
+# Slurm is installed and its daemons started: a node that does not come up is a failure.
+[ -n "$up" ] || { show_logs; fail "slurmctld/slurmd did not bring the node up (sinfo: '${state:-nothing}')"; exit 1; }
 echo "slurm test: Slurm $(sinfo -V | cut -d' ' -f2) up on $host, node $(sinfo -h -o '%N %T')"
 
 failed=0
