@@ -62,11 +62,20 @@ class PmixBootstrap final : public Bootstrap {
   std::vector<int> node_of_pe() const override { return node_of_pe_; }
 
   // PE 0 publishes a random secret at start; the others fetch it from PE 0 only when something
-  // (the tcp link) first asks for it.
+  // (the tcp link, the late-peer links) first asks for it — possibly before PE 0 has published it:
+  // Slurm's PMIx server answers such a get NOT-FOUND at once instead of waiting for the commit,
+  // so the fetch is repeated (1 ms, growing to 50 ms apart) until it arrives or the get timeout.
   const std::string& secret() const override {
     std::call_once(secret_once_, [this] {
       auto self = const_cast<PmixBootstrap*>(this);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kGetTimeoutSeconds);
+      auto pause = std::chrono::milliseconds(1);
       Result<std::string> s = self->get(0, kSecretKey);
+      while (!s.is_ok() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::milliseconds(50));
+        s = self->get(0, kSecretKey);
+      }
       if (!s.is_ok()) log::fatal("%s", s.status().message().c_str());
       secret_ = s.value();
     });
