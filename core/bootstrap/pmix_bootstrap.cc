@@ -62,20 +62,12 @@ class PmixBootstrap final : public Bootstrap {
   std::vector<int> node_of_pe() const override { return node_of_pe_; }
 
   // PE 0 publishes a random secret at start; the others fetch it from PE 0 only when something
-  // (the tcp link, the late-peer links) first asks for it — possibly before PE 0 has published it:
-  // Slurm's PMIx server answers such a get NOT-FOUND at once instead of waiting for the commit,
-  // so the fetch is repeated (1 ms, growing to 50 ms apart) until it arrives or the get timeout.
+  // (the tcp link, the late-peer links) first asks for it — possibly before PE 0 has published it
+  // (get waits for it).
   const std::string& secret() const override {
     std::call_once(secret_once_, [this] {
       auto self = const_cast<PmixBootstrap*>(this);
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kGetTimeoutSeconds);
-      auto pause = std::chrono::milliseconds(1);
       Result<std::string> s = self->get(0, kSecretKey);
-      while (!s.is_ok() && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(pause);
-        pause = std::min(pause * 2, std::chrono::milliseconds(50));
-        s = self->get(0, kSecretKey);
-      }
       if (!s.is_ok()) log::fatal("%s", s.status().message().c_str());
       secret_ = s.value();
     });
@@ -144,7 +136,18 @@ class PmixBootstrap final : public Bootstrap {
     PMIx_Info_load(&info, PMIX_TIMEOUT, &timeout, PMIX_INT);
     pmix_value_t* v = nullptr;
     // No lock: PMIx is thread-safe, and a get waiting for a slow peer must not block a put.
+    // The interface's get waits until the key is there; Slurm's PMIx server answers a key the
+    // peer has not committed yet NOT-FOUND at once instead of waiting (as it does for PE 0's
+    // secret, which a backend may ask for before the first fence), so the get is repeated, 1 ms
+    // growing to 50 ms apart, until the key arrives or the timeout.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kGetTimeoutSeconds);
+    auto pause = std::chrono::milliseconds(1);
     pmix_status_t rc = PMIx_Get(&peer, k.value().c_str(), &info, 1, &v);
+    while (rc == PMIX_ERR_NOT_FOUND && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(50));
+      rc = PMIx_Get(&peer, k.value().c_str(), &info, 1, &v);
+    }
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS) {
       return call_error(call + (rc == PMIX_ERR_TIMEOUT ? " (PE " + std::to_string(pe) + " did not put it within " +
