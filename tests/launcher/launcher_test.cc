@@ -485,6 +485,31 @@ BOOST_AUTO_TEST_CASE(pes_are_bound_to_distinct_cores) {
   BOOST_TEST(count(unbound.out, "CPUS 0 " + std::string(cpus[0]) + "\n") == 0);
 }
 
+// Each PE leads a session of its own unless told to stay in the launcher's (autogroup scheduling
+// then gives a PE a session's share of the CPU beside a loaded shell: issue 21).
+BOOST_AUTO_TEST_CASE(pes_lead_sessions_of_their_own) {
+  auto sessions = [](const RunResult& r) {
+    std::map<int, std::pair<int, int>> pid_and_sid;  // by rank
+    for (const std::string& line : lines_of(r.out)) {
+      int pe = -1, pid = 0, sid = 0;
+      if (sscanf(line.c_str(), "SESSION %d %d %d", &pe, &pid, &sid) == 3) pid_and_sid[pe] = {pid, sid};
+    }
+    return pid_and_sid;
+  };
+  RunResult own = launch({"-n", "3"}, {"env"});
+  BOOST_TEST(own.status == 0);
+  auto by_rank = sessions(own);
+  BOOST_TEST(by_rank.size() == 3u);
+  for (const auto& [pe, ids] : by_rank) BOOST_TEST(ids.first == ids.second, "PE " << pe << " leads no session");
+  RunResult shared = launch({"-n", "2", "--session", "launcher"}, {"env"});
+  BOOST_TEST(shared.status == 0);
+  by_rank = sessions(shared);
+  BOOST_TEST(by_rank.size() == 2u);
+  for (const auto& [pe, ids] : by_rank) {
+    BOOST_TEST(ids.second == static_cast<int>(getsid(0)), "PE " << pe << " left the launcher's session");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(singleton_without_launcher) {
   RunResult r = run({probe(), "exchange"});
   BOOST_TEST(r.status == 0);
@@ -520,6 +545,7 @@ BOOST_AUTO_TEST_CASE(command_line_errors_exit_2) {
       {{probe()}, "missing the number of PEs"},
       {{"--frobnicate", "-n", "1", probe()}, "unknown option '--frobnicate'"},
       {{"-n", "1", "--bind-to", "socket", probe()}, "bad --bind-to 'socket'"},
+      {{"-n", "1", "--session", "job", probe()}, "bad --session 'job'"},
       {{"-n", "1", "--timeout", "soon", probe()}, "bad --timeout 'soon'"},
   };
   for (const Case& c : cases) {

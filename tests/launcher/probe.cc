@@ -12,8 +12,9 @@
 //   no-finalize         exit 0 without calling finalize
 //   bad-secret          connect to the store with a wrong secret (must be dropped), then exchange
 //   env [VAR...]        print node name, oversubscription, CPU affinity, the MPMD part
-//                       (APPNUM, its size, the universe size), the working directory and the
-//                       value of each VAR ("-" when unset), then finalize
+//                       (APPNUM, its size, the universe size), the working directory, the
+//                       process and session ids and the value of each VAR ("-" when unset),
+//                       then finalize
 #include <netdb.h>
 #include <sched.h>
 #include <signal.h>
@@ -212,6 +213,7 @@ int main(int argc, char** argv) {
     printf("APP %d %s %s %s %s\nWDIR %d %s\n", b.rank(), argv[0],
            value(gasket::bootstrap::kEnvJobAppnum), value(gasket::bootstrap::kEnvJobAppSize),
            value(gasket::bootstrap::kEnvJobUniverseSize), b.rank(), cwd);
+    printf("SESSION %d %d %d\n", b.rank(), static_cast<int>(getpid()), static_cast<int>(getsid(0)));
     for (int i = 2; i < argc; ++i) printf("VAR %d %s=%s\n", b.rank(), argv[i], value(argv[i]));
   } else {
     die("unknown mode " + mode);

@@ -293,6 +293,7 @@ Status Job::start_pe(int rank, const BindingPlan& plan, const std::vector<std::s
   argv.push_back(nullptr);
   const cpu_set_t* cpuset =
       plan.cpusets.empty() ? nullptr : &plan.cpusets[static_cast<size_t>(rank)];
+  const bool own_session = options_.session == SessionPolicy::kPe;
 
   const std::string who = "PE " + std::to_string(rank);
   int out_pipe[2], err_pipe[2], exec_pipe[2];
@@ -322,6 +323,7 @@ Status Job::start_pe(int rank, const BindingPlan& plan, const std::vector<std::s
       int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
       if (devnull >= 0) (void)::dup2(devnull, STDIN_FILENO);
     }
+    if (own_session) (void)::setsid();  // never a group leader here (the launcher leads or not)
     if (cpuset != nullptr) (void)::sched_setaffinity(0, sizeof *cpuset, cpuset);
     if (wdir != nullptr && ::chdir(wdir) != 0) {
       int e = errno;

@@ -25,6 +25,11 @@ constexpr int kExitCannotExecute = 127;  // the program could not be executed (a
 constexpr int kMaxPes = 4096;
 
 enum class BindPolicy { kCore, kNone };
+// Whether each PE leads a session of its own (setsid before exec) or stays in the launcher's.
+// Where the kernel shares the CPU between sessions first (autogroup scheduling,
+// /proc/sys/kernel/sched_autogroup_enabled), a PE of its own session gets a session's share
+// beside a loaded shell, not a share within it (issue 21: MPICH's Hydra starts its ranks so).
+enum class SessionPolicy { kPe, kLauncher };
 
 // One part of an MPMD command line (`-n 1 ./a : -n 3 ./b`): its PEs get MPI_APPNUM = its index.
 struct AppContext {
@@ -42,6 +47,7 @@ struct LaunchOptions {
   // MPI_UNIVERSE_SIZE when larger than num_pes.
   int slots = 0;
   BindPolicy bind = BindPolicy::kCore;
+  SessionPolicy session = SessionPolicy::kPe;
   // >0: PEs r with the same r / pes_per_node get GASKET_NODE_NAME=<hostname>:<r / pes_per_node>.
   int pes_per_node = 0;
   bool tag_output = false;

@@ -256,6 +256,20 @@ const std::vector<OptionSpec>& option_table() {
          }
          return Status::ok();
        }},
+      {{"-session", "--session"}, "pe|launcher", "pe: every PE leads a session of its own (default, as "
+       "Hydra starts its ranks: with the kernel's autogroup scheduling a PE then competes for the CPU "
+       "as a session, not as one process of the launcher's session); launcher: the PEs stay in the "
+       "launcher's session",
+       [](ParseState& st, const std::string& name, const std::string& v) -> Status {
+         if (v == "pe") {
+           st.cl->options.session = SessionPolicy::kPe;
+         } else if (v == "launcher") {
+           st.cl->options.session = SessionPolicy::kLauncher;
+         } else {
+           return invalid_argument("bad " + name + " '" + v + "': expected pe or launcher");
+         }
+         return Status::ok();
+       }},
       {{"--oversubscribe", "-oversubscribe"}, nullptr, "allow more PEs than the host list's slots",
        [](ParseState& st, const std::string&, const std::string&) {
          st.oversubscribe = true;
