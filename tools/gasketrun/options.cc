@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <utility>
 
 #include "core/base/parse.h"
 #include "tools/gasketrun/launcher.h"
@@ -53,6 +54,19 @@ Result<double> parse_seconds(const std::string& text, const std::string& what) {
                             "': expected a number of seconds (0 for none)");
   }
   return v;
+}
+
+// An option taking one of two words: sets *field to the value named, or says what was expected.
+template <typename T>
+Status choose(const std::string& name, const std::string& value, std::pair<const char*, T> first,
+              std::pair<const char*, T> second, T* field) {
+  for (const auto& [word, meaning] : {first, second}) {
+    if (value == word) {
+      *field = meaning;
+      return Status::ok();
+    }
+  }
+  return invalid_argument("bad " + name + " '" + value + "': expected " + first.first + " or " + second.first);
 }
 
 Result<int> parse_count(const std::string& text, const std::string& what) {
@@ -246,29 +260,16 @@ const std::vector<OptionSpec>& option_table() {
        true},
       {{"-bind-to", "--bind-to"}, "core|none", "bind PE i to core i (default core; nothing is bound "
        "when there are more PEs than cores)",
-       [](ParseState& st, const std::string& name, const std::string& v) -> Status {
-         if (v == "core") {
-           st.cl->options.bind = BindPolicy::kCore;
-         } else if (v == "none") {
-           st.cl->options.bind = BindPolicy::kNone;
-         } else {
-           return invalid_argument("bad " + name + " '" + v + "': expected core or none");
-         }
-         return Status::ok();
+       [](ParseState& st, const std::string& name, const std::string& v) {
+         return choose(name, v, {"core", BindPolicy::kCore}, {"none", BindPolicy::kNone}, &st.cl->options.bind);
        }},
       {{"-session", "--session"}, "pe|launcher", "pe: every PE leads a session of its own (default, as "
        "Hydra starts its ranks: with the kernel's autogroup scheduling a PE then competes for the CPU "
        "as a session, not as one process of the launcher's session); launcher: the PEs stay in the "
        "launcher's session",
-       [](ParseState& st, const std::string& name, const std::string& v) -> Status {
-         if (v == "pe") {
-           st.cl->options.session = SessionPolicy::kPe;
-         } else if (v == "launcher") {
-           st.cl->options.session = SessionPolicy::kLauncher;
-         } else {
-           return invalid_argument("bad " + name + " '" + v + "': expected pe or launcher");
-         }
-         return Status::ok();
+       [](ParseState& st, const std::string& name, const std::string& v) {
+         return choose(name, v, {"pe", SessionPolicy::kPe}, {"launcher", SessionPolicy::kLauncher},
+                       &st.cl->options.session);
        }},
       {{"--oversubscribe", "-oversubscribe"}, nullptr, "allow more PEs than the host list's slots",
        [](ParseState& st, const std::string&, const std::string&) {
