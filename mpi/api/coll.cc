@@ -232,7 +232,7 @@ Error bcast(Context& c, Guard& g, void* buf, MPI_Count count, MPI_Datatype type,
     coll::shm_bcast(c, g, *comm, static_cast<char*>(buf) + d.type->true_lb, d.bytes(), root);
     return Error::ok();
   }
-  if (form.blocking() && !comm->is_inter() && d.type->contiguous() && coll::shm_staged_bcast_applies(c, *comm, d.bytes())) {
+  if (form.blocking() && !comm->is_inter() && d.type->contiguous() && coll::shm_staged_applies(c, *comm, d.bytes(), 1)) {
     coll::shm_staged_bcast(c, g, *comm, static_cast<char*>(buf) + d.type->true_lb, d.bytes(), root);
     return Error::ok();
   }

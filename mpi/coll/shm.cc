@@ -300,15 +300,11 @@ void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
 // ---- staged through the staging area (large data) ----
 
 bool shm_staged_applies(Context& c, const comm::Communicator& comm, int64_t bytes, int64_t elem) {
+  // Two ranks keep the schedules: their rendezvous has both sides copy half each (mpi/p2p split
+  // pull), which two copies in a row through a half did not beat (docs/PERFORMANCE.md).
   int64_t from = c.coll_staged_bytes();
-  return from > 0 && bytes >= from && comm.size() > 1 && elem <= static_cast<int64_t>(StagingArea::kHalfBytes) &&
+  return from > 0 && bytes >= from && comm.size() > 2 && elem <= static_cast<int64_t>(StagingArea::kHalfBytes) &&
          c.staging().serves(comm.coll_slot) && shm_applies(c, comm, 0);
-}
-
-bool shm_staged_bcast_applies(Context& c, const comm::Communicator& comm, int64_t bytes) {
-  // Two ranks: the point-to-point rendezvous has both sides copy half each (mpi/p2p split pull), which
-  // the two copies in a row through a half do not beat.
-  return comm.size() > 2 && shm_staged_applies(c, comm, bytes, 1);
 }
 
 namespace {

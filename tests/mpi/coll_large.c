@@ -1,8 +1,9 @@
 /* Large blocking MPI_Bcast and MPI_Allreduce (by default the same-node staged algorithms of
- * mpi/coll/shm.cc from 4 KiB; with the argument "single_copy" the single-copy ones from 64 KiB;
- * with "schedules", below the switches and on other paths the schedules, whose ring starts at
- * 64 KiB): sizes around each switch and the staging chunks, every predefined op on int and double, MAXLOC on MPI_2INT, a non-commutative user op
- * (affine maps composed in rank order), MPI_IN_PLACE, a contiguous derived type with fewer
+ * mpi/coll/shm.cc from 4 KiB at 3 or more ranks; with the argument "single_copy" the single-copy
+ * ones from 64 KiB; with "schedules", below the switches, at 2 ranks and on other paths the
+ * schedules, whose ring starts at 64 KiB): sizes around each switch and the staging chunks,
+ * every predefined op on int and double, MAXLOC on MPI_2INT, a non-commutative user op (affine
+ * maps composed in rank order), MPI_IN_PLACE, a contiguous derived type with fewer
  * elements than ranks (empty slices), a split communicator, and every rank's result compared
  * byte for byte with rank 0's (floating-point sums of inexact values included). */
 #include <stdint.h>
