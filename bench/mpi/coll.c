@@ -4,7 +4,8 @@
  * median over repetitions of the mean time per call (the slowest rank's), in microseconds.
  * The number of calls per repetition is calibrated so that a repetition lasts about 20 ms (at
  * most `iters`), so slow implementations finish too. Prints "operation bytes microseconds" lines.
- * Option: --quick (fewer repetitions). */
+ * Options: --quick (fewer repetitions); --sweep (bcast and allreduce from 1 KiB to 4 MiB, every
+ * factor of 4, instead of the 8 B / 1 MiB cases: where the large-message algorithms switch). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,20 +51,35 @@ static int calibrate(int op, double* a, double* b, int count, int most) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank, size, quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  int rank, size, quick = 0, sweep = 0;
+  for (int i = 1; i < argc; ++i) {
+    quick = quick || strcmp(argv[i], "--quick") == 0;
+    sweep = sweep || strcmp(argv[i], "--sweep") == 0;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int big = (1 << 20) / (int)sizeof(double);
+  const int big = (sweep ? 4 << 20 : 1 << 20) / (int)sizeof(double);
   double* a = malloc(sizeof(double) * big);
   double* b = malloc(sizeof(double) * big);
   for (int i = 0; i < big; ++i) a[i] = rank + i;
   int reps = quick ? 5 : kReps, small_iters = quick ? 500 : 5000, big_iters = quick ? 10 : 50;
-  struct { const char* name; int op, count, iters; } cases[] = {
+  struct Case { const char* name; int op, count, iters; } cases[16] = {
       {"barrier", 0, 0, small_iters},  {"bcast", 1, 1, small_iters},      {"bcast", 1, big, big_iters},
       {"allreduce", 2, 1, small_iters}, {"allreduce", 2, big, big_iters},
   };
+  size_t n_cases = 5;
+  if (sweep) {
+    n_cases = 0;
+    for (int op = 1; op <= 2; ++op) {
+      for (int bytes = 1024; bytes <= 4 << 20; bytes *= 4) {
+        struct Case k = {op == 1 ? "bcast" : "allreduce", op, bytes / (int)sizeof(double),
+                         bytes < 65536 ? small_iters : big_iters};
+        cases[n_cases++] = k;
+      }
+    }
+  }
   if (rank == 0) printf("# collective latency, %d ranks: operation bytes microseconds (median of %d)\n", size, reps);
-  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+  for (size_t k = 0; k < n_cases; ++k) {
     int iters = calibrate(cases[k].op, a, b, cases[k].count, cases[k].iters); /* and warm-up */
     double us = measure(cases[k].op, a, b, cases[k].count, iters, reps);
     if (rank == 0) {

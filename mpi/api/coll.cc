@@ -232,6 +232,10 @@ Error bcast(Context& c, Guard& g, void* buf, MPI_Count count, MPI_Datatype type,
     coll::shm_bcast(c, g, *comm, static_cast<char*>(buf) + d.type->true_lb, d.bytes(), root);
     return Error::ok();
   }
+  if (form.blocking() && !comm->is_inter() && d.type->contiguous() && coll::shm_staged_applies(c, *comm, d.bytes(), 1)) {
+    coll::shm_staged_bcast(c, g, *comm, static_cast<char*>(buf) + d.type->true_lb, d.bytes(), root);
+    return Error::ok();
+  }
   if (form.blocking() && !comm->is_inter() && d.type->contiguous() && coll::shm_direct_applies(c, *comm, d.bytes())) {
     coll::shm_direct_bcast(c, g, *comm, static_cast<char*>(buf) + d.type->true_lb, d.bytes(), root);
     return Error::ok();
@@ -410,6 +414,13 @@ Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* 
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     coll::shm_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
                      static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, -1);
+    return Error::ok();
+  }
+  if (kind == AllKind::kAllreduce && form.blocking() && r.type->contiguous() &&
+      coll::shm_staged_applies(c, *comm, r.bytes(count), r.type->size)) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_staged_allreduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                               static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type);
     return Error::ok();
   }
   if (kind == AllKind::kAllreduce && form.blocking() && r.type->contiguous() &&

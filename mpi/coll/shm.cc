@@ -218,6 +218,14 @@ void get_from(const Exposures& x, const comm::Communicator& comm, int rank, std:
   if (!st.is_ok()) x.fail(st.message());
 }
 
+void put_to(const Exposures& x, const comm::Communicator& comm, int rank, std::string_view descriptor, int64_t offset,
+            const void* src, int64_t bytes) {
+  if (bytes == 0) return;
+  Status st = memreg::put(comm.group->pes[static_cast<size_t>(rank)], descriptor, static_cast<size_t>(offset), src,
+                          static_cast<size_t>(bytes), "MPI collective (single copy)");
+  if (!st.is_ok()) x.fail(st.message());
+}
+
 }  // namespace
 
 void shm_direct_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root) {
@@ -248,6 +256,7 @@ void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
   const int64_t elem = type.size;
   // Slice q: elements [first(q), first(q + 1)).
   auto first = [count, n](int q) { return count * q / n; };
+  const int64_t mine = first(me) * elem, slice = (first(me + 1) - first(me)) * elem;
   char* result = static_cast<char*>(out);
   {
     CellRound round(set_of(comm), slot_of(c, comm), w.wait);
@@ -256,20 +265,14 @@ void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
     std::string cell = pack_descriptors(x, {&in_desc, &out_desc});
     round.publish(cell.data(), cell.size());
     round.wait_all();
-    // Copied out: a member that finishes first reuses this parity's cell for the last round.
-    std::vector<std::string> inputs(static_cast<size_t>(n)), outputs(static_cast<size_t>(n));
-    for (int r = 0; r < n; ++r) {
-      if (r == me) continue;
-      inputs[static_cast<size_t>(r)] = std::string(descriptor_in(round, r, 0));
-      outputs[static_cast<size_t>(r)] = std::string(descriptor_in(round, r, 1));
-    }
-    // My slice of every input, combined in rank order into scratch, then into my output.
-    const int64_t mine = first(me) * elem, slice = (first(me + 1) - first(me)) * elem;
+    // The peers' cells stay as they are until this member publishes the next round (a later
+    // collective reuses this parity only once everyone has entered the next one).
+    // My slice of every input, combined in rank order into scratch.
     ScratchPool::Block acc = c.scratch().take(static_cast<size_t>(slice));
     ScratchPool::Block tmp = c.scratch().take(static_cast<size_t>(slice));
     auto input_of = [&](int r, char* into) -> const char* {
       if (r == me) return static_cast<const char*>(in) + mine;
-      get_from(x, comm, r, inputs[static_cast<size_t>(r)], mine, into, slice);
+      get_from(x, comm, r, descriptor_in(round, r, 0), mine, into, slice);
       return into;
     };
     const char* last = input_of(n - 1, acc.memory.get());
@@ -277,23 +280,98 @@ void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
     for (int r = n - 2; r >= 0; --r) {
       op::apply(c.ops(), op, type_handle, type, input_of(r, tmp.memory.get()), acc.memory.get(), slice / elem);
     }
+    // Slice `me` of every output is written only here, and slice `me` of every input (the same
+    // memory under MPI_IN_PLACE) was read only here: push the result into every output.
     if (slice > 0) std::memcpy(result + mine, acc.memory.get(), static_cast<size_t>(slice));
+    for (int k = 1; k < n; ++k) {
+      int q = (me + k) % n;  // start at different owners: spread the writers
+      put_to(x, comm, q, descriptor_in(round, q, 1), mine, acc.memory.get(), slice);
+    }
     c.scratch().give(std::move(tmp));
     c.scratch().give(std::move(acc));
-    // Every slice reduced (and every input read): the outputs hold the result's slices.
-    CellRound reduced(set_of(comm), slot_of(c, comm), w.wait);
-    reduced.publish(nullptr, 0);
-    reduced.wait_all();
-    for (int k = 1; k < n; ++k) {
-      int q = (me + k) % n;  // start at different owners: spread the readers
-      get_from(x, comm, q, outputs[static_cast<size_t>(q)], first(q) * elem, result + first(q) * elem,
-               (first(q + 1) - first(q)) * elem);
-    }
   }
-  // Every member has read every output: the exposures may go, the buffers be reused.
+  // Every member has pushed its slice (so read every input): the output is complete, and the
+  // exposures may go, the buffers be reused.
   CellRound done(set_of(comm), slot_of(c, comm), w.wait);
   done.publish(nullptr, 0);
   done.wait_all();
+}
+
+// ---- staged through the staging area (large data) ----
+
+bool shm_staged_applies(Context& c, const comm::Communicator& comm, int64_t bytes, int64_t elem) {
+  // Two ranks keep the schedules: their rendezvous has both sides copy half each (mpi/p2p split
+  // pull), which two copies in a row through a half did not beat (docs/PERFORMANCE.md).
+  int64_t from = c.coll_staged_bytes();
+  return from > 0 && bytes >= from && comm.size() > 2 && elem <= static_cast<int64_t>(StagingArea::kHalfBytes) &&
+         c.staging().serves(comm.coll_slot) && shm_applies(c, comm, 0);
+}
+
+namespace {
+
+// `rank`'s half of the staging area for `round` (its cell parity).
+char* staging_of(Context& c, const comm::Communicator& comm, int rank, uint64_t seq) {
+  return c.staging().half(comm.group->pes[static_cast<size_t>(rank)], comm.coll_slot, static_cast<int>(seq & 1));
+}
+
+}  // namespace
+
+void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root) {
+  Waiting w(c, g);
+  char* buf = static_cast<char*>(data);
+  const auto half = static_cast<int64_t>(StagingArea::kHalfBytes);
+  for (int64_t at = 0; at < bytes; at += half) {
+    const auto len = static_cast<size_t>(std::min(half, bytes - at));
+    CellRound round(set_of(comm), slot_of(c, comm), w.wait);
+    if (comm.rank == root) {
+      std::memcpy(staging_of(c, comm, root, round.seq()), buf + at, len);
+      round.publish(nullptr, 0);
+    } else {
+      round.publish(nullptr, 0);  // entered (step 1 of later rounds: done reading earlier halves)
+      round.wait_one(root);
+      std::memcpy(buf + at, staging_of(c, comm, root, round.seq()), len);
+    }
+  }
+}
+
+void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
+                          int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type) {
+  Waiting w(c, g);
+  const int n = comm.size(), me = comm.rank;
+  const int64_t elem = type.size, per_chunk = static_cast<int64_t>(StagingArea::kHalfBytes) / elem;
+  const char* src = static_cast<const char*>(in);
+  char* dst = static_cast<char*>(out);
+  for (int64_t at = 0; at < count; at += per_chunk) {
+    const int64_t chunk = std::min(per_chunk, count - at);
+    // Slice q of the chunk: elements [first(q), first(q + 1)); reduced by rank q.
+    auto first = [chunk, n](int q) { return chunk * q / n; };
+    const int64_t lo = first(me) * elem, mine = first(me + 1) - first(me);
+    // Round 1: every input chunk in its owner's half (copied first: `out` may be `in`).
+    CellRound inputs(set_of(comm), slot_of(c, comm), w.wait);
+    std::memcpy(staging_of(c, comm, me, inputs.seq()), src + at * elem, static_cast<size_t>(chunk * elem));
+    inputs.publish(nullptr, 0);
+    inputs.wait_all();
+    // My slice, x0 op (x1 op ... x_{n-1}) (rank order: non-commutative ops too), read straight out
+    // of the peers' halves into my output, then into my other half (every member has entered this
+    // round, so all are done with that half's previous use).
+    char* acc = dst + at * elem + lo;
+    if (mine > 0) {
+      std::memcpy(acc, staging_of(c, comm, n - 1, inputs.seq()) + lo, static_cast<size_t>(mine * elem));
+      for (int r = n - 2; r >= 0; --r) {
+        op::apply(c.ops(), op, type_handle, type, staging_of(c, comm, r, inputs.seq()) + lo, acc, mine);
+      }
+      std::memcpy(staging_of(c, comm, me, inputs.seq() + 1) + lo, acc, static_cast<size_t>(mine * elem));
+    }
+    // Round 2: every slice reduced; copy the others' out of their halves.
+    CellRound results(set_of(comm), slot_of(c, comm), w.wait);
+    results.publish(nullptr, 0);
+    results.wait_all();
+    for (int k = 1; k < n; ++k) {
+      int q = (me + k) % n;  // start at different owners: spread the readers
+      int64_t q_lo = first(q) * elem, q_bytes = (first(q + 1) - first(q)) * elem;
+      if (q_bytes > 0) std::memcpy(dst + at * elem + q_lo, staging_of(c, comm, q, results.seq()) + q_lo, static_cast<size_t>(q_bytes));
+    }
+  }
 }
 
 }  // namespace gasket::mpi::coll

@@ -186,6 +186,7 @@ Error Context::start(int required) {
   o.rndv_bounce = cfg.size(Knob::MPI_RNDV_BOUNCE);
   o.single_copy = cfg.boolean(Knob::MPI_SINGLE_COPY);
   coll_single_copy_bytes_ = static_cast<int64_t>(cfg.size(Knob::MPI_COLL_SINGLE_COPY));
+  coll_staged_bytes_ = static_cast<int64_t>(cfg.size(Knob::MPI_COLL_STAGED));
   o.unexpected_limit = cfg.size(Knob::MPI_UNEXPECTED_LIMIT);
   if (slots < 2 || slots > 1024) {
     return error(MPI_ERR_OTHER, "MPI_Init: GASKET_MPI_SHM_SLOTS=%lld must be in 2..1024",
@@ -213,6 +214,9 @@ Error Context::start(int required) {
   }
   if (area_.create("MPI_Init (collective area)").is_ok()) {
     comms_->find(MPI_COMM_WORLD)->coll_slot = 0;
+    if (coll_staged_bytes_ > 0 && !staging_.create("MPI_Init (collective staging area)")) {
+      GASKET_DEBUG("MPI_Init: no collective staging area; large same-node collectives take the other algorithms");
+    }
   } else {
     GASKET_DEBUG("MPI_Init: no collective area; collectives use point-to-point only");
   }
@@ -254,6 +258,7 @@ void Context::stop() {
   GASKET_DEBUG("%s", engine_->describe().c_str());
   engine_->shutdown();
   if (alloc_pool_base_ != nullptr) gasket::sym_free(alloc_pool_base_, "MPI_Finalize");
+  staging_.destroy("MPI_Finalize (collective staging area)");
   area_.destroy("MPI_Finalize (collective area)");
 }
 

@@ -110,9 +110,12 @@ class Context {
   io::FileTable& files() { return files_; }
   // The same-node collective area (mpi/coll/area.h).
   coll::CollectiveArea& area() { return area_; }
+  const coll::StagingArea& staging() const { return staging_; }
   coll::ScratchPool& scratch() { return scratch_; }
   // GASKET_MPI_COLL_SINGLE_COPY: the same-node single-copy collectives from this size (0: off).
   int64_t coll_single_copy_bytes() const { return coll_single_copy_bytes_; }
+  // GASKET_MPI_COLL_STAGED: the same-node staged collectives from this size (0: off).
+  int64_t coll_staged_bytes() const { return coll_staged_bytes_; }
   // Context ids for communicators created by non-blocking calls (MPI_Comm_idup) come from their
   // own range (top bit set), which blocking creations never use, so a blocking creation started
   // while an idup is in flight cannot take the id the idup's members will agree on.
@@ -210,8 +213,10 @@ class Context {
   datatype::DatatypeTable types_;
   op::OpTable ops_;
   coll::CollectiveArea area_;
+  coll::StagingArea staging_;
   coll::ScratchPool scratch_;
   int64_t coll_single_copy_bytes_ = 0;
+  int64_t coll_staged_bytes_ = 0;
   uint32_t next_nb_context_ = 0x80000000u;
   std::set<uint32_t> agreed_contexts_;
   std::unique_ptr<comm::CommTable> comms_;  // needs the PE's identity: made at start

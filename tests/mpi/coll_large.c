@@ -1,8 +1,9 @@
-/* Large blocking MPI_Bcast and MPI_Allreduce (with the argument "single_copy" the same-node
- * single-copy algorithms of mpi/coll/shm.cc from 64 KiB on; below it, without the argument and on
- * other paths the schedules, whose ring also starts at 64 KiB): sizes around the
- * switch, every predefined op on int and double, MAXLOC on MPI_2INT, a non-commutative user op
- * (affine maps composed in rank order), MPI_IN_PLACE, a contiguous derived type with fewer
+/* Large blocking MPI_Bcast and MPI_Allreduce (by default the same-node staged algorithms of
+ * mpi/coll/shm.cc from 4 KiB at 3 or more ranks; with the argument "single_copy" the single-copy
+ * ones from 64 KiB; with "schedules", below the switches, at 2 ranks and on other paths the
+ * schedules, whose ring starts at 64 KiB): sizes around each switch and the staging chunks,
+ * every predefined op on int and double, MAXLOC on MPI_2INT, a non-commutative user op (affine
+ * maps composed in rank order), MPI_IN_PLACE, a contiguous derived type with fewer
  * elements than ranks (empty slices), a split communicator, and every rank's result compared
  * byte for byte with rank 0's (floating-point sums of inexact values included). */
 #include <stdint.h>
@@ -204,11 +205,14 @@ static void bcasts(int bytes, MPI_Comm comm) {
 }
 
 static void suite(MPI_Comm comm) {
-  /* 64 KiB is the switch: one element below, at, above; 1 MiB; odd counts */
-  int int_counts[] = {16383, 16384, 16385, 262144, 262147};
-  int double_counts[] = {8191, 8192, 8193, 131072, 131075};
-  for (int k = 0; k < 5; ++k) {
-    int_ops(int_counts[k], k % 2, comm);
+  /* The switches: 4 KiB (staged, GASKET_MPI_COLL_STAGED) and 64 KiB (single copy with the argument
+   * "single_copy", the schedules' ring): one element below, at, above; 1 MiB (one staging half)
+   * and odd counts past it (a second, partial chunk); 4 MiB + 1 element (five chunks, double and
+   * bcast) */
+  int int_counts[] = {1023, 1024, 1025, 16383, 16384, 16385, 262144, 262147};
+  int double_counts[] = {511, 512, 513, 8191, 8192, 8193, 131072, 131075, (1 << 19) + 1};
+  for (int k = 0; k < 9; ++k) {
+    if (k < 8) int_ops(int_counts[k], k % 2, comm);
     double_ops(double_counts[k], (k + 1) % 2, comm);
   }
   maxloc(16384, comm);
@@ -218,14 +222,21 @@ static void suite(MPI_Comm comm) {
   non_commutative(4095, 1, comm);   /* below the switch */
   big_elements(16387, 1, comm);
   big_elements(16384, 3, comm);
-  int bcast_sizes[] = {65535, 65536, 65537, 1 << 20, (1 << 20) + 3};
-  for (int k = 0; k < 5; ++k) bcasts(bcast_sizes[k], comm);
+  int bcast_sizes[] = {4095, 4096, 4097, 65535, 65536, 65537, 1 << 20, (1 << 20) + 3, (4 << 20) + 1};
+  for (int k = 0; k < 9; ++k) bcasts(bcast_sizes[k], comm);
 }
 
 int main(int argc, char** argv) {
-  /* "single_copy": the same-node single-copy algorithms from 64 KiB (GASKET_MPI_COLL_SINGLE_COPY,
-   * off by default: then the schedules run the same checks) */
-  if (argc > 1 && strcmp(argv[1], "single_copy") == 0) setenv("GASKET_MPI_COLL_SINGLE_COPY", "64K", 1);
+  /* "single_copy": the same-node single-copy algorithms from 64 KiB (GASKET_MPI_COLL_SINGLE_COPY);
+   * "schedules": never (the point-to-point schedules run the same checks); neither: the defaults */
+  if (argc > 1 && strcmp(argv[1], "single_copy") == 0) {
+    setenv("GASKET_MPI_COLL_SINGLE_COPY", "64K", 1);
+    setenv("GASKET_MPI_COLL_STAGED", "0", 1);
+  }
+  if (argc > 1 && strcmp(argv[1], "schedules") == 0) {
+    setenv("GASKET_MPI_COLL_SINGLE_COPY", "0", 1);
+    setenv("GASKET_MPI_COLL_STAGED", "0", 1);
+  }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
