@@ -100,6 +100,10 @@ struct Access {
 Error transfer(const Access& a, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
                const char* call, int rank);
 
+// pread/pwrite of `length` bytes at `offset` (retrying short transfers; *done: the bytes moved);
+// a read stops at end of file. Errors name `call`, the rank and the errno text.
+Error posix_io(int fd, bool write, char* p, int64_t length, int64_t offset, int64_t* done, const char* call, int rank);
+
 // The MPI error class of a failed file system call's errno.
 int error_class_of_errno(int err);
 
@@ -123,6 +127,7 @@ struct File {
   char* cb_buffer = nullptr;
   int64_t cb_window_size = 0;
   std::vector<int> aggregators;           // ranks, chosen at open (cb_nodes, one per node)
+  int node_prev = -1, node_next = -1;     // the ranks before and after this one on its node (-1: none)
   // Non-blocking transfers queued or running on the I/O thread (MPI_File_close waits for them).
   std::shared_ptr<std::atomic<int>> in_flight = std::make_shared<std::atomic<int>>(0);
 

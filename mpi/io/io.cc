@@ -98,18 +98,40 @@ int null_call(const char* name, Body body) {
   return e.is_ok() ? MPI_SUCCESS : report_file(c, MPI_FILE_NULL, e);
 }
 
-// MPI_Allreduce on the file's communicator around file system calls, waiting asleep: the
+// Waits for `request` asleep, in naps of 2-50 us between tests: around file system calls the
 // other ranks are in pwrite/pread/fsync for milliseconds (see README.md, Performance).
-void allreduce_napping(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, const File& f) {
-  MPI_Request request;
-  PMPI_Iallreduce(in, out, count, type, op, f.comm, &request);
+void wait_napping(MPI_Request* request) {
   int done = 0;
   for (long nap_ns = 2000;; nap_ns = std::min(2 * nap_ns, 50000L)) {
-    PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    PMPI_Test(request, &done, MPI_STATUS_IGNORE);
     if (done) return;
     struct timespec nap = {0, nap_ns};
     ::nanosleep(&nap, nullptr);
   }
+}
+
+// MPI_Allreduce on the file's communicator, waiting asleep.
+void allreduce_napping(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, const File& f) {
+  MPI_Request request;
+  PMPI_Iallreduce(in, out, count, type, op, f.comm, &request);
+  wait_napping(&request);
+}
+
+// Runs `body` (this rank's file system calls) once the ranks of its node before it have run
+// theirs: a zero-byte message on the file's communicator passes the turn on in rank order. One
+// node's processes share the page cache, where buffered writes to one file serialize on the
+// file's lock anyway; taking turns gives each writer the file alone (see README.md,
+// Performance) while the nodes write at once.
+Error in_node_turn(const File& f, const std::function<Error()>& body) {
+  const int tag = 0x10c7a4e;
+  if (f.node_prev >= 0) {
+    MPI_Request turn;
+    PMPI_Irecv(nullptr, 0, MPI_BYTE, f.node_prev, tag, f.comm, &turn);
+    wait_napping(&turn);
+  }
+  Error e = body();
+  if (f.node_next >= 0) PMPI_Send(nullptr, 0, MPI_BYTE, f.node_next, tag, f.comm);
+  return e;
 }
 
 // A collective step's outcome on every rank: this rank's error, else the worst class another
@@ -161,9 +183,14 @@ int64_t end_position(const File& f) { return f.view->stream_before(file_size(f))
 void choose_aggregators(File& f) {
   MPI_Comm node;
   PMPI_Comm_split_type(f.comm, MPI_COMM_TYPE_SHARED, f.rank, MPI_INFO_NULL, &node);
-  int node_rank = 0;
+  int node_rank = 0, node_size = 1;
   PMPI_Comm_rank(node, &node_rank);
+  PMPI_Comm_size(node, &node_size);
+  std::vector<int> members(static_cast<size_t>(node_size));  // their ranks in f.comm, ascending
+  PMPI_Allgather(&f.rank, 1, MPI_INT, members.data(), 1, MPI_INT, node);
   PMPI_Comm_free(&node);
+  f.node_prev = node_rank > 0 ? members[static_cast<size_t>(node_rank - 1)] : -1;
+  f.node_next = node_rank + 1 < node_size ? members[static_cast<size_t>(node_rank + 1)] : -1;
   std::vector<int> leader(static_cast<size_t>(f.size));
   int mine = node_rank == 0 ? 1 : 0;
   PMPI_Allgather(&mine, 1, MPI_INT, leader.data(), 1, MPI_INT, f.comm);
@@ -177,11 +204,11 @@ void choose_aggregators(File& f) {
   f.aggregators = order;
 }
 
-// The aggregators' buffers: a window of cb_buffer_size bytes on each (collective; remade when
-// the hint changes).
+// The aggregators' buffers: a window of two cb_buffer_size halves on each (collective; remade
+// when the hint changes): a write round fills one half while the aggregator writes the other.
 void ensure_cb_window(File& f) {
   bool aggregator = std::find(f.aggregators.begin(), f.aggregators.end(), f.rank) != f.aggregators.end();
-  int64_t want = aggregator ? f.hints.cb_buffer_size : 0;
+  int64_t want = aggregator ? 2 * f.hints.cb_buffer_size : 0;
   if (f.cb_window != MPI_WIN_NULL && f.cb_window_size == f.hints.cb_buffer_size) return;
   if (f.cb_window != MPI_WIN_NULL) PMPI_Win_free(&f.cb_window);
   PMPI_Win_allocate(static_cast<MPI_Aint>(want), 1, MPI_INFO_NULL, f.comm, &f.cb_buffer, &f.cb_window);
@@ -193,11 +220,90 @@ struct Piece {
   int64_t offset, length, stream;
 };
 
-// Two-phase collective I/O. The range every rank accesses, [lo, hi), is split into one domain per
-// aggregator; each domain moves through the aggregator's buffer in rounds of cb_buffer_size:
-// writes put every rank's bytes into the buffer (one MPI_Put per piece), then the aggregator
-// writes the round with one pwrite (reading it first when the pieces leave holes); reads are the
-// reverse (one pread, then MPI_Get). Ranks without data take part in every round.
+// The rounds of two-phase I/O: the range every rank accesses, [lo, hi), split into one domain
+// per aggregator, each domain moved in rounds of `round_size` bytes.
+struct Rounds {
+  int64_t lo, hi, domain, round_size, count;
+  // Round `round` of aggregator `a`'s domain: [*from, *to) (empty past the domain's end).
+  void window(int64_t a, int64_t round, int64_t* from, int64_t* to) const {
+    int64_t dom_lo = lo + a * domain, dom_hi = std::min(hi, dom_lo + domain);
+    *from = dom_lo + round * round_size;
+    *to = std::min(dom_hi, *from + round_size);
+  }
+  // fn(a, offset in the round's window, length, memory) for each part of `pieces` in round
+  // `round` of each of `naggr` aggregators.
+  void each_overlap(const std::vector<Piece>& pieces, char* data, int64_t naggr, int64_t round,
+                    const std::function<void(int64_t, int64_t, int64_t, char*)>& fn) const {
+    for (int64_t a = 0; a < naggr; ++a) {
+      int64_t w0, w1;
+      window(a, round, &w0, &w1);
+      if (w0 >= w1) continue;
+      auto first = std::lower_bound(pieces.begin(), pieces.end(), w0,
+                                    [](const Piece& p, int64_t v) { return p.offset + p.length <= v; });
+      for (auto p = first; p != pieces.end() && p->offset < w1; ++p) {
+        int64_t s = std::max(p->offset, w0), e = std::min(p->offset + p->length, w1);
+        if (s < e) fn(a, s - w0, e - s, data + p->stream + (s - p->offset));
+      }
+    }
+  }
+};
+
+// The write rounds of two-phase I/O, double-buffered: the ranks put round k's pieces into one
+// half of each aggregator's buffer between two fences; after the second fence the aggregator
+// pwrites that half while the other ranks already put round k + 1 into the other half. What
+// each round covers is agreed on once, up front; a round whose pieces leave holes is read from
+// the file into its half before its epoch opens, so that the holes keep the file's bytes.
+Error two_phase_write(File& f, const Rounds& r, const std::vector<Piece>& pieces, char* data, int my_slot,
+                      const char* call) {
+  int64_t naggr = static_cast<int64_t>(f.aggregators.size());
+  size_t cells = static_cast<size_t>(naggr * r.count);  // (aggregator, round)
+  std::vector<int64_t> covered(cells, 0), covered_all(cells), reach(cells, 0), reach_all(cells);
+  for (int64_t k = 0; k < r.count; ++k) {
+    r.each_overlap(pieces, data, naggr, k, [&](int64_t a, int64_t from, int64_t len, char*) {
+      size_t cell = static_cast<size_t>(a * r.count + k);
+      covered[cell] += len;
+      reach[cell] = std::max(reach[cell], from + len);
+    });
+  }
+  allreduce_napping(covered.data(), covered_all.data(), static_cast<int>(cells), MPI_INT64_T, MPI_SUM, f);
+  allreduce_napping(reach.data(), reach_all.data(), static_cast<int>(cells), MPI_INT64_T, MPI_MAX, f);
+  Error failure;
+  auto half = [&](int64_t k) { return f.cb_buffer + (k % 2) * r.round_size; };
+  // The aggregator's part of round k: how far the pieces reach into its window.
+  auto extent_of = [&](int64_t k) {
+    return my_slot >= 0 ? reach_all[static_cast<size_t>(my_slot * r.count + k)] : 0;
+  };
+  auto read_holes = [&](int64_t k) {  // before round k's epoch opens
+    int64_t extent = extent_of(k), w0, w1;
+    if (my_slot < 0 || !failure.is_ok() || covered_all[static_cast<size_t>(my_slot * r.count + k)] >= extent) return;
+    r.window(my_slot, k, &w0, &w1);
+    std::memset(half(k), 0, static_cast<size_t>(extent));
+    int64_t got = 0;
+    failure = io::posix_io(f.fd, false, half(k), extent, w0, &got, call, f.rank);
+  };
+  read_holes(0);
+  PMPI_Win_fence(0, f.cb_window);
+  for (int64_t k = 0; k < r.count; ++k) {
+    MPI_Aint base = static_cast<MPI_Aint>((k % 2) * r.round_size);
+    r.each_overlap(pieces, data, naggr, k, [&](int64_t a, int64_t from, int64_t len, char* mem) {
+      PMPI_Put(mem, static_cast<int>(len), MPI_BYTE, f.aggregators[static_cast<size_t>(a)], base + from,
+               static_cast<int>(len), MPI_BYTE, f.cb_window);
+    });
+    if (k + 1 < r.count) read_holes(k + 1);  // its half was written out in round k - 1
+    PMPI_Win_fence(0, f.cb_window);
+    int64_t extent = extent_of(k), w0, w1;
+    if (extent > 0 && failure.is_ok()) {
+      r.window(my_slot, k, &w0, &w1);
+      int64_t done = 0;
+      failure = io::posix_io(f.fd, true, half(k), extent, w0, &done, call, f.rank);
+    }
+  }
+  return failure;
+}
+
+// Two-phase collective I/O: writes as above; reads move each round the other way (the
+// aggregator preads its round into its buffer, then the ranks MPI_Get their pieces between two
+// fences). Ranks without data take part in every round.
 Error two_phase(File& f, bool write, const std::vector<Piece>& pieces, char* data, const char* call) {
   int64_t range[2] = {pieces.empty() ? INT64_MIN + 1 : -pieces.front().offset, 0};
   for (const Piece& p : pieces) range[1] = std::max(range[1], p.offset + p.length);
@@ -207,89 +313,26 @@ Error two_phase(File& f, bool write, const std::vector<Piece>& pieces, char* dat
   if (hi <= lo) return Error::ok();
   ensure_cb_window(f);
   int64_t naggr = static_cast<int64_t>(f.aggregators.size());
-  int64_t domain = (hi - lo + naggr - 1) / naggr, round_size = f.hints.cb_buffer_size;
-  int64_t rounds = (domain + round_size - 1) / round_size;
+  Rounds r{lo, hi, (hi - lo + naggr - 1) / naggr, f.hints.cb_buffer_size, 0};
+  r.count = (r.domain + r.round_size - 1) / r.round_size;
   int my_slot = -1;
   for (size_t a = 0; a < f.aggregators.size(); ++a) if (f.aggregators[a] == f.rank) my_slot = static_cast<int>(a);
-  std::vector<int64_t> covered(static_cast<size_t>(naggr)), covered_all(static_cast<size_t>(naggr));
-  std::vector<int64_t> reach(static_cast<size_t>(naggr)), reach_all(static_cast<size_t>(naggr));
+  if (write) return two_phase_write(f, r, pieces, data, my_slot, call);
   Error failure;
-  for (int64_t round = 0; round < rounds; ++round) {
-    // This round's window of each aggregator's domain, and what this rank has in it.
-    auto window = [&](int64_t a, int64_t* from, int64_t* to) {
-      int64_t dom_lo = lo + a * domain, dom_hi = std::min(hi, dom_lo + domain);
-      *from = dom_lo + round * round_size;
-      *to = std::min(dom_hi, *from + round_size);
-    };
-    auto each_overlap = [&](const std::function<void(int64_t a, int64_t from, int64_t len, char* mem)>& fn) {
-      for (int64_t a = 0; a < naggr; ++a) {
-        int64_t w0, w1;
-        window(a, &w0, &w1);
-        if (w0 >= w1) continue;
-        auto first = std::lower_bound(pieces.begin(), pieces.end(), w0,
-                                      [](const Piece& p, int64_t v) { return p.offset + p.length <= v; });
-        for (auto p = first; p != pieces.end() && p->offset < w1; ++p) {
-          int64_t s = std::max(p->offset, w0), e = std::min(p->offset + p->length, w1);
-          if (s < e) fn(a, s - w0, e - s, data + p->stream + (s - p->offset));
-        }
-      }
-    };
+  for (int64_t k = 0; k < r.count; ++k) {
     int64_t w0 = 0, w1 = 0;
-    if (my_slot >= 0) window(my_slot, &w0, &w1);
-    if (write) {
-      std::fill(covered.begin(), covered.end(), 0);
-      std::fill(reach.begin(), reach.end(), 0);
-      each_overlap([&](int64_t a, int64_t from, int64_t len, char*) {
-        covered[static_cast<size_t>(a)] += len;
-        reach[static_cast<size_t>(a)] = std::max(reach[static_cast<size_t>(a)], from + len);
-      });
-      // The ranks wait here asleep while the aggregators write the previous round.
-      allreduce_napping(covered.data(), covered_all.data(), static_cast<int>(naggr), MPI_INT64_T, MPI_SUM, f);
-      allreduce_napping(reach.data(), reach_all.data(), static_cast<int>(naggr), MPI_INT64_T, MPI_MAX, f);
-      int64_t extent = my_slot >= 0 ? reach_all[static_cast<size_t>(my_slot)] : 0;
-      bool holes = my_slot >= 0 && covered_all[static_cast<size_t>(my_slot)] < extent;
-      if (holes && failure.is_ok()) {  // read-modify-write: the holes keep the file's bytes
-        std::memset(f.cb_buffer, 0, static_cast<size_t>(extent));
-        ssize_t n = ::pread(f.fd, f.cb_buffer, static_cast<size_t>(extent), w0);
-        if (n < 0) failure = error(io::error_class_of_errno(errno), "%s: rank %d: pread of %lld bytes at %lld: %s",
-                                   call, f.rank, static_cast<long long>(extent), static_cast<long long>(w0),
-                                   std::strerror(errno));
-      }
-      PMPI_Win_fence(0, f.cb_window);
-      each_overlap([&](int64_t a, int64_t from, int64_t len, char* mem) {
-        PMPI_Put(mem, static_cast<int>(len), MPI_BYTE, f.aggregators[static_cast<size_t>(a)], from,
-                 static_cast<int>(len), MPI_BYTE, f.cb_window);
-      });
-      PMPI_Win_fence(0, f.cb_window);
-      if (extent > 0 && failure.is_ok()) {
-        int64_t done = 0;
-        ssize_t n = 0;
-        while (done < extent && (n = ::pwrite(f.fd, f.cb_buffer + done, static_cast<size_t>(extent - done),
-                                              w0 + done)) > 0) done += n;
-        if (done < extent) {
-          failure = error(io::error_class_of_errno(n < 0 ? errno : ENOSPC),
-                          "%s: rank %d: pwrite of %lld bytes at file offset %lld failed: %s", call, f.rank,
-                          static_cast<long long>(extent), static_cast<long long>(w0),
-                          std::strerror(n < 0 ? errno : ENOSPC));
-        }
-      }
-    } else {
-      if (my_slot >= 0 && w1 > w0 && failure.is_ok()) {
-        int64_t done = 0;
-        ssize_t n = 0;
-        while (done < w1 - w0 && (n = ::pread(f.fd, f.cb_buffer + done, static_cast<size_t>(w1 - w0 - done),
-                                              w0 + done)) > 0) done += n;
-        if (n < 0) failure = error(io::error_class_of_errno(errno), "%s: rank %d: pread at %lld: %s", call, f.rank,
-                                   static_cast<long long>(w0), std::strerror(errno));
-        std::memset(f.cb_buffer + done, 0, static_cast<size_t>(w1 - w0 - done));
-      }
-      PMPI_Win_fence(0, f.cb_window);
-      each_overlap([&](int64_t a, int64_t from, int64_t len, char* mem) {
-        PMPI_Get(mem, static_cast<int>(len), MPI_BYTE, f.aggregators[static_cast<size_t>(a)], from,
-                 static_cast<int>(len), MPI_BYTE, f.cb_window);
-      });
-      PMPI_Win_fence(0, f.cb_window);
+    if (my_slot >= 0) r.window(my_slot, k, &w0, &w1);
+    if (my_slot >= 0 && w1 > w0 && failure.is_ok()) {
+      int64_t done = 0;
+      failure = io::posix_io(f.fd, false, f.cb_buffer, w1 - w0, w0, &done, call, f.rank);
+      std::memset(f.cb_buffer + done, 0, static_cast<size_t>(w1 - w0 - done));
     }
+    PMPI_Win_fence(0, f.cb_window);
+    r.each_overlap(pieces, data, naggr, k, [&](int64_t a, int64_t from, int64_t len, char* mem) {
+      PMPI_Get(mem, static_cast<int>(len), MPI_BYTE, f.aggregators[static_cast<size_t>(a)], from,
+               static_cast<int>(len), MPI_BYTE, f.cb_window);
+    });
+    PMPI_Win_fence(0, f.cb_window);
   }
   return failure;
 }
@@ -323,43 +366,48 @@ Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_
   bool use = cb == io::Hints::Switch::kEnable || (cb == io::Hints::Switch::kAutomatic && any && f.size > 1);
   if (use) return agree(f, two_phase(f, write, pieces, data, call), call);
   int64_t done = 0;
-  Error e = io::transfer(access, write, start, data, bytes, &done, call, f.rank);
+  auto own_bytes = [&] { return io::transfer(access, write, start, data, bytes, &done, call, f.rank); };
+  Error e = write ? in_node_turn(f, own_bytes) : own_bytes();
   *moved = done;
   return agree(f, std::move(e), call);
 }
 
 // ---- data representations ----
 
-// The bytes one element of `type` takes in the file under view `v`'s data representation
-// (external32 sizes differ from memory for MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_DOUBLE...; a
-// registered representation's extent function gives the size of the type's predefined
-// elements); -1 when there is none (elements of mixed types under a registered representation).
-int64_t element_file_size(Context& c, const io::View& v, const Datatype& type) {
+// The bytes one element of `type` (handle `handle`) takes in the file under view `v`'s data
+// representation (external32 sizes differ from memory for MPI_LONG, MPI_UNSIGNED_LONG,
+// MPI_LONG_DOUBLE...; a registered representation's extent function gives the size of each
+// predefined type, and a type mixing predefined types takes the sum of its data items' sizes,
+// the data items being packed in the file); -1 when the extent function fails.
+int64_t element_file_size(Context& c, const io::View& v, const Datatype& type, int handle) {
   if (v.basic_size == nullptr) return type.size;
   if (v.datarep == "external32") return datatype::external32_size(type);
   if (type.size == 0) return 0;
   const Datatype* basic = c.types().find_committed(type.basic_type);
-  if (type.basic_type == 0 || basic == nullptr || basic->size == 0) return -1;
-  int64_t each = v.basic_size(type.basic_type, *basic);
-  return each <= 0 ? -1 : type.size / basic->size * each;
+  if (type.basic_type != 0 && basic != nullptr && basic->size != 0) {
+    int64_t each = v.basic_size(type.basic_type, *basic);
+    return each <= 0 ? -1 : type.size / basic->size * each;
+  }
+  Datatype in_file;
+  return io::file_layout(c.types(), handle, v.basic_size, "", &in_file).is_ok() ? in_file.size : -1;
 }
 
-int64_t file_bytes(Context& c, const io::View& v, const Datatype& type, int64_t count) {
-  return count * std::max<int64_t>(0, element_file_size(c, v, type));
+int64_t file_bytes(Context& c, const io::View& v, const Datatype& type, int handle, int64_t count) {
+  return count * std::max<int64_t>(0, element_file_size(c, v, type, handle));
 }
 
 // The memory bytes of the whole elements of `type` in `moved` file bytes (a status's count).
-int64_t memory_bytes(Context& c, const io::View& v, const Datatype& type, int64_t moved) {
-  int64_t in_file = element_file_size(c, v, type);
+int64_t memory_bytes(Context& c, const io::View& v, const Datatype& type, int handle, int64_t moved) {
+  int64_t in_file = element_file_size(c, v, type, handle);
   return in_file == type.size || in_file <= 0 ? moved : moved / in_file * type.size;
 }
 
 // Checks that the view's data representation gives `type` a size in the file.
 Error check_datarep(Context& c, const File& f, const Datatype& type, int handle, const char* call) {
-  if (element_file_size(c, *f.view, type) >= 0) return Error::ok();
+  if (element_file_size(c, *f.view, type, handle) >= 0) return Error::ok();
   return error(MPI_ERR_UNSUPPORTED_DATAREP,
-               "%s: rank %d: %s: datarep \"%s\" gives no file size for datatype %d (its elements are not all of one "
-               "predefined type, or the extent function failed)",
+               "%s: rank %d: %s: datarep \"%s\" gives no file size for datatype %d (its extent function failed for "
+               "one of the type's predefined types)",
                call, f.rank, f.label().c_str(), f.view->datarep.c_str(), handle);
 }
 
@@ -372,7 +420,7 @@ Error stage_out(Context& c, Guard& g, const File& f, const void* buf, int64_t co
     *direct = const_cast<char*>(static_cast<const char*>(buf)) + type.true_lb;
     return Error::ok();
   }
-  out->resize(static_cast<size_t>(file_bytes(c, *f.view, type, count)));
+  out->resize(static_cast<size_t>(file_bytes(c, *f.view, type, handle, count)));
   *direct = out->data();
   if (rep == "native" || rep == "internal") {
     datatype::pack(type, buf, count, out->data());
@@ -381,10 +429,12 @@ Error stage_out(Context& c, Guard& g, const File& f, const void* buf, int64_t co
     datatype::pack(type, buf, count, packed.data());
     datatype::to_external32(type, count, packed.data(), out->data());
   } else {
+    // The conversion functions count data items (typemap entries of `type`, §14.5.3).
     const io::Datarep d = c.files().datareps.at(rep);
+    int64_t items = count * type.basic_count;
     int rc = c.run_callback(g, [&] {
-      return d.write_c != nullptr ? d.write_c(const_cast<void*>(buf), handle, count, out->data(), 0, d.extra_state)
-             : d.write != nullptr ? d.write(const_cast<void*>(buf), handle, static_cast<int>(count), out->data(), 0,
+      return d.write_c != nullptr ? d.write_c(const_cast<void*>(buf), handle, items, out->data(), 0, d.extra_state)
+             : d.write != nullptr ? d.write(const_cast<void*>(buf), handle, static_cast<int>(items), out->data(), 0,
                                             d.extra_state)
                                   : (datatype::pack(type, buf, count, out->data()), MPI_SUCCESS);
     });
@@ -400,7 +450,7 @@ Error stage_out(Context& c, Guard& g, const File& f, const void* buf, int64_t co
 Error stage_in(Context& c, Guard& g, const io::View& view, const char* in, int64_t moved, void* buf, int64_t count,
                const Datatype& type, int handle, int rank, const char* call) {
   const std::string& rep = view.datarep;
-  int64_t whole = moved / std::max<int64_t>(1, element_file_size(c, view, type));  // whole elements only
+  int64_t whole = moved / std::max<int64_t>(1, element_file_size(c, view, type, handle));  // whole elements only
   if (rep == "native" || rep == "internal") {
     datatype::unpack(type, in, moved, buf, count);
   } else if (rep == "external32") {
@@ -409,10 +459,11 @@ Error stage_in(Context& c, Guard& g, const io::View& view, const char* in, int64
     datatype::unpack(type, native.data(), whole * type.size, buf, count);
   } else {
     const io::Datarep d = c.files().datareps.at(rep);
+    int64_t items = whole * type.basic_count;  // data items, as in stage_out
     int rc = c.run_callback(g, [&] {
       char* file_side = const_cast<char*>(in);
-      return d.read_c != nullptr ? d.read_c(buf, handle, whole, file_side, 0, d.extra_state)
-             : d.read != nullptr ? d.read(buf, handle, static_cast<int>(whole), file_side, 0, d.extra_state)
+      return d.read_c != nullptr ? d.read_c(buf, handle, items, file_side, 0, d.extra_state)
+             : d.read != nullptr ? d.read(buf, handle, static_cast<int>(items), file_side, 0, d.extra_state)
                                  : (datatype::unpack(type, in, moved, buf, count), MPI_SUCCESS);
     });
     if (rc != MPI_SUCCESS) {
@@ -669,19 +720,8 @@ class TwoPhaseSteps {
   static Error move_runs(int fd, bool write, const std::vector<Run>& runs, char* buffer, const char* call, int rank) {
     for (const Run& r : runs) {
       int64_t done = 0;
-      while (done < r.length) {
-        ssize_t n = write ? ::pwrite(fd, buffer + r.at + done, static_cast<size_t>(r.length - done), r.offset + done)
-                          : ::pread(fd, buffer + r.at + done, static_cast<size_t>(r.length - done), r.offset + done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 || (n == 0 && write)) {
-          int err = n < 0 ? errno : ENOSPC;
-          return error(io::error_class_of_errno(err), "%s: rank %d: %s of %lld bytes at file offset %lld failed: %s",
-                       call, rank, write ? "pwrite" : "pread", static_cast<long long>(r.length - done),
-                       static_cast<long long>(r.offset + done), std::strerror(err));
-        }
-        if (n == 0) break;
-        done += n;
-      }
+      Error e = io::posix_io(fd, write, buffer + r.at, r.length, r.offset, &done, call, rank);
+      if (!e.is_ok()) return e;
     }
     return Error::ok();
   }
@@ -786,7 +826,7 @@ class FileOperation final : public p2p::Operation {
   bool progress(Error* e) override {
     if (steps_ != nullptr && !steps_->advance()) return false;
     if (!job_->finished.load(std::memory_order_acquire)) return false;
-    self_->status_bytes = memory_bytes(c_, *job_->access.view, *type_, job_->moved);
+    self_->status_bytes = memory_bytes(c_, *job_->access.view, *type_, handle_, job_->moved);
     if (!job_->error.is_ok()) {
       *e = job_->error;
       return true;
@@ -853,10 +893,10 @@ Error check_values(Context& c, const File& f, const Routine& k, MPI_Offset offse
     return error(MPI_ERR_BUFFER, "%s: rank %d: %s: the buffer is NULL for %lld elements", call, f.rank,
                  f.label().c_str(), static_cast<long long>(count));
   }
-  if (file_bytes(c, *f.view, *type, count) % f.view->etype_size() != 0) {
+  if (file_bytes(c, *f.view, *type, handle, count) % f.view->etype_size() != 0) {
     return error(MPI_ERR_TYPE, "%s: rank %d: %s: %lld bytes of datatype %d are not a whole number of etypes (%lld "
                  "bytes each)", call, f.rank, f.label().c_str(),
-                 static_cast<long long>(file_bytes(c, *f.view, *type, count)),
+                 static_cast<long long>(file_bytes(c, *f.view, *type, handle, count)),
                  handle, static_cast<long long>(f.view->etype_size()));
   }
   if (k.completion == Completion::kBegin && f.split != MPI_REQUEST_NULL) {
@@ -889,7 +929,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     if (type == nullptr) type = c.types().find_committed(MPI_BYTE);
   }
   if (!e.is_ok()) return e;
-  int64_t bytes = file_bytes(c, *f.view, *type, count), esz = f.view->etype_size(), etypes = bytes / esz;
+  int64_t bytes = file_bytes(c, *f.view, *type, handle, count), esz = f.view->etype_size(), etypes = bytes / esz;
   int64_t position = offset;
   switch (k.position) {
     case Position::kExplicit:
@@ -979,7 +1019,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
   }
   if (k.position == Position::kIndividual) f.pointer -= (bytes - moved) / esz;
   if (!e.is_ok()) return e;
-  fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, memory_bytes(c, *f.view, *type, moved), false);
+  fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, memory_bytes(c, *f.view, *type, handle, moved), false);
   return Error::ok();
 }
 
@@ -1530,12 +1570,18 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
   });
 }
 
+// Collective: once every rank has come (its writes done), the lowest rank of each node fsyncs
+// the file for the whole node: fsync flushes the file's pages of the node's page cache, whichever
+// process wrote them (one device flush per node instead of one per rank).
 int PMPI_File_sync(MPI_File fh) {
   return api::file_call("MPI_File_sync", fh, [&](Context&, Guard&, File& f) {
     const char* call = "MPI_File_sync";
     Error e;
     if (f.amode & MPI_MODE_RDONLY) e = error(MPI_ERR_READ_ONLY, "%s: rank %d: %s was opened MPI_MODE_RDONLY", call, f.rank, f.label().c_str());
-    else if (::fsync(f.fd) != 0) e = error(MPI_ERR_IO, "%s: rank %d: fsync of %s failed: %s", call, f.rank, f.label().c_str(), std::strerror(errno));
+    e = api::agree(f, std::move(e), call);
+    if (e.is_ok() && f.node_prev < 0 && ::fsync(f.fd) != 0) {
+      e = error(MPI_ERR_IO, "%s: rank %d: fsync of %s failed: %s", call, f.rank, f.label().c_str(), std::strerror(errno));
+    }
     return api::agree(f, std::move(e), call);
   });
 }
