@@ -136,11 +136,15 @@ Error in_node_turn(const File& f, const std::function<Error()>& body) {
 
 // A collective step's outcome on every rank: this rank's error, else the worst class another
 // rank reported (named as such).
+Error failed_elsewhere(const File& f, int worst, const char* call) {
+  return error(worst, "%s: rank %d: the call failed on another rank of %s", call, f.rank, f.label().c_str());
+}
+
 Error agree(const File& f, Error local, const char* call) {
   int mine = local.error_class(), worst = 0;
   allreduce_napping(&mine, &worst, 1, MPI_INT, MPI_MAX, f);
   if (!local.is_ok() || worst == 0) return local;
-  return error(worst, "%s: rank %d: the call failed on another rank of %s", call, f.rank, f.label().c_str());
+  return failed_elsewhere(f, worst, call);
 }
 
 Error check_nonnull(const void* p, const char* what, const char* call, const File& f) {
@@ -356,14 +360,23 @@ std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t b
   return pieces;
 }
 
+// `local`: this rank's outcome so far (its checks, staging); one agreement before the file
+// system calls gives every rank the worst of them and whether some rank's access is
+// non-contiguous.
 Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
-                          const char* call) {
+                          const char* call, Error local) {
   io::Access access = f.access();
-  std::vector<Piece> pieces = pieces_of(f, write, start, bytes, moved);
+  std::vector<Piece> pieces;
+  *moved = 0;
+  if (local.is_ok()) pieces = pieces_of(f, write, start, bytes, moved);
   io::Hints::Switch cb = write ? f.hints.cb_write : f.hints.cb_read;
-  int noncontiguous = pieces.size() > 1 ? 1 : 0, any = 0;
-  allreduce_napping(&noncontiguous, &any, 1, MPI_INT, MPI_MAX, f);
-  bool use = cb == io::Hints::Switch::kEnable || (cb == io::Hints::Switch::kAutomatic && any && f.size > 1);
+  int mine[2] = {local.error_class(), pieces.size() > 1 ? 1 : 0}, all[2] = {0, 0};
+  allreduce_napping(mine, all, 2, MPI_INT, MPI_MAX, f);
+  if (!local.is_ok() || all[0] != 0) {
+    *moved = 0;
+    return local.is_ok() ? failed_elsewhere(f, all[0], call) : local;
+  }
+  bool use = cb == io::Hints::Switch::kEnable || (cb == io::Hints::Switch::kAutomatic && all[1] && f.size > 1);
   if (use) return agree(f, two_phase(f, write, pieces, data, call), call);
   int64_t done = 0;
   auto own_bytes = [&] { return io::transfer(access, write, start, data, bytes, &done, call, f.rank); };
@@ -920,6 +933,16 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
   // bad handle at once (its request, if any, released when done) or fails its request at
   // completion for a bad value (the file's handler runs in MPI_Wait/Test).
   bool agreed = (collective && k.completion != Completion::kNonblockingCollective) || k.position == Position::kOrdered;
+  // Blocking collectives at explicit offsets or individual pointers agree once, in
+  // collective_transfer, just before the file system calls (a rank whose checks failed goes
+  // there at once, with no data).
+  bool agreed_in_transfer = k.completion == Completion::kCollective &&
+                            (k.position == Position::kExplicit || k.position == Position::kIndividual);
+  if (agreed_in_transfer) agreed = false;
+  if (agreed_in_transfer && !e.is_ok()) {
+    int64_t none = 0;
+    return collective_transfer(f, k.write, 0, nullptr, 0, &none, call, std::move(e));
+  }
   if (agreed) e = agree(f, std::move(e), call);
   Error failure;
   if (!e.is_ok() && k.completion == Completion::kNonblockingCollective) {
@@ -968,7 +991,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     e = Error::ok();
     bytes = 0;
   }
-  if (!e.is_ok()) return e;
+  if (!e.is_ok() && !agreed_in_transfer) return e;
   if (nonblocking || k.completion == Completion::kBegin) {
     auto job = std::make_shared<io::IoJob>();
     job->access = f.access();
@@ -1008,7 +1031,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
 
   int64_t moved = 0;
   if (collective || k.position == Position::kOrdered) {
-    e = collective_transfer(f, k.write, position * esz, data, bytes, &moved, call);
+    e = collective_transfer(f, k.write, position * esz, data, bytes, &moved, call, std::move(e));
   } else {  // the system calls run with the lock released (other threads' MPI calls go on)
     io::Access access = f.access();
     int rank = f.rank;
