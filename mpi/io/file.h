@@ -127,7 +127,6 @@ struct File {
   char* cb_buffer = nullptr;
   int64_t cb_window_size = 0;
   std::vector<int> aggregators;           // ranks, chosen at open (cb_nodes, one per node)
-  int node_prev = -1, node_next = -1;     // the ranks before and after this one on its node (-1: none)
   // Non-blocking transfers queued or running on the I/O thread (MPI_File_close waits for them).
   std::shared_ptr<std::atomic<int>> in_flight = std::make_shared<std::atomic<int>>(0);
 

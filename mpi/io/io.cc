@@ -98,53 +98,27 @@ int null_call(const char* name, Body body) {
   return e.is_ok() ? MPI_SUCCESS : report_file(c, MPI_FILE_NULL, e);
 }
 
-// Waits for `request` asleep, in naps of 2-50 us between tests: around file system calls the
+// MPI_Allreduce on the file's communicator around file system calls, waiting asleep: the
 // other ranks are in pwrite/pread/fsync for milliseconds (see README.md, Performance).
-void wait_napping(MPI_Request* request) {
+void allreduce_napping(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, const File& f) {
+  MPI_Request request;
+  PMPI_Iallreduce(in, out, count, type, op, f.comm, &request);
   int done = 0;
   for (long nap_ns = 2000;; nap_ns = std::min(2 * nap_ns, 50000L)) {
-    PMPI_Test(request, &done, MPI_STATUS_IGNORE);
+    PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
     if (done) return;
     struct timespec nap = {0, nap_ns};
     ::nanosleep(&nap, nullptr);
   }
 }
 
-// MPI_Allreduce on the file's communicator, waiting asleep.
-void allreduce_napping(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, const File& f) {
-  MPI_Request request;
-  PMPI_Iallreduce(in, out, count, type, op, f.comm, &request);
-  wait_napping(&request);
-}
-
-// Runs `body` (this rank's file system calls) once the ranks of its node before it have run
-// theirs: a zero-byte message on the file's communicator passes the turn on in rank order. One
-// node's processes share the page cache, where buffered writes to one file serialize on the
-// file's lock anyway; taking turns gives each writer the file alone (see README.md,
-// Performance) while the nodes write at once.
-Error in_node_turn(const File& f, const std::function<Error()>& body) {
-  const int tag = 0x10c7a4e;
-  if (f.node_prev >= 0) {
-    MPI_Request turn;
-    PMPI_Irecv(nullptr, 0, MPI_BYTE, f.node_prev, tag, f.comm, &turn);
-    wait_napping(&turn);
-  }
-  Error e = body();
-  if (f.node_next >= 0) PMPI_Send(nullptr, 0, MPI_BYTE, f.node_next, tag, f.comm);
-  return e;
-}
-
 // A collective step's outcome on every rank: this rank's error, else the worst class another
 // rank reported (named as such).
-Error failed_elsewhere(const File& f, int worst, const char* call) {
-  return error(worst, "%s: rank %d: the call failed on another rank of %s", call, f.rank, f.label().c_str());
-}
-
 Error agree(const File& f, Error local, const char* call) {
   int mine = local.error_class(), worst = 0;
   allreduce_napping(&mine, &worst, 1, MPI_INT, MPI_MAX, f);
   if (!local.is_ok() || worst == 0) return local;
-  return failed_elsewhere(f, worst, call);
+  return error(worst, "%s: rank %d: the call failed on another rank of %s", call, f.rank, f.label().c_str());
 }
 
 Error check_nonnull(const void* p, const char* what, const char* call, const File& f) {
@@ -187,14 +161,9 @@ int64_t end_position(const File& f) { return f.view->stream_before(file_size(f))
 void choose_aggregators(File& f) {
   MPI_Comm node;
   PMPI_Comm_split_type(f.comm, MPI_COMM_TYPE_SHARED, f.rank, MPI_INFO_NULL, &node);
-  int node_rank = 0, node_size = 1;
+  int node_rank = 0;
   PMPI_Comm_rank(node, &node_rank);
-  PMPI_Comm_size(node, &node_size);
-  std::vector<int> members(static_cast<size_t>(node_size));  // their ranks in f.comm, ascending
-  PMPI_Allgather(&f.rank, 1, MPI_INT, members.data(), 1, MPI_INT, node);
   PMPI_Comm_free(&node);
-  f.node_prev = node_rank > 0 ? members[static_cast<size_t>(node_rank - 1)] : -1;
-  f.node_next = node_rank + 1 < node_size ? members[static_cast<size_t>(node_rank + 1)] : -1;
   std::vector<int> leader(static_cast<size_t>(f.size));
   int mine = node_rank == 0 ? 1 : 0;
   PMPI_Allgather(&mine, 1, MPI_INT, leader.data(), 1, MPI_INT, f.comm);
@@ -208,11 +177,11 @@ void choose_aggregators(File& f) {
   f.aggregators = order;
 }
 
-// The aggregators' buffers: a window of two cb_buffer_size halves on each (collective; remade
-// when the hint changes): a write round fills one half while the aggregator writes the other.
+// The aggregators' buffers: a window of cb_buffer_size bytes on each (collective; remade when
+// the hint changes).
 void ensure_cb_window(File& f) {
   bool aggregator = std::find(f.aggregators.begin(), f.aggregators.end(), f.rank) != f.aggregators.end();
-  int64_t want = aggregator ? 2 * f.hints.cb_buffer_size : 0;
+  int64_t want = aggregator ? f.hints.cb_buffer_size : 0;
   if (f.cb_window != MPI_WIN_NULL && f.cb_window_size == f.hints.cb_buffer_size) return;
   if (f.cb_window != MPI_WIN_NULL) PMPI_Win_free(&f.cb_window);
   PMPI_Win_allocate(static_cast<MPI_Aint>(want), 1, MPI_INFO_NULL, f.comm, &f.cb_buffer, &f.cb_window);
@@ -224,90 +193,11 @@ struct Piece {
   int64_t offset, length, stream;
 };
 
-// The rounds of two-phase I/O: the range every rank accesses, [lo, hi), split into one domain
-// per aggregator, each domain moved in rounds of `round_size` bytes.
-struct Rounds {
-  int64_t lo, hi, domain, round_size, count;
-  // Round `round` of aggregator `a`'s domain: [*from, *to) (empty past the domain's end).
-  void window(int64_t a, int64_t round, int64_t* from, int64_t* to) const {
-    int64_t dom_lo = lo + a * domain, dom_hi = std::min(hi, dom_lo + domain);
-    *from = dom_lo + round * round_size;
-    *to = std::min(dom_hi, *from + round_size);
-  }
-  // fn(a, offset in the round's window, length, memory) for each part of `pieces` in round
-  // `round` of each of `naggr` aggregators.
-  void each_overlap(const std::vector<Piece>& pieces, char* data, int64_t naggr, int64_t round,
-                    const std::function<void(int64_t, int64_t, int64_t, char*)>& fn) const {
-    for (int64_t a = 0; a < naggr; ++a) {
-      int64_t w0, w1;
-      window(a, round, &w0, &w1);
-      if (w0 >= w1) continue;
-      auto first = std::lower_bound(pieces.begin(), pieces.end(), w0,
-                                    [](const Piece& p, int64_t v) { return p.offset + p.length <= v; });
-      for (auto p = first; p != pieces.end() && p->offset < w1; ++p) {
-        int64_t s = std::max(p->offset, w0), e = std::min(p->offset + p->length, w1);
-        if (s < e) fn(a, s - w0, e - s, data + p->stream + (s - p->offset));
-      }
-    }
-  }
-};
-
-// The write rounds of two-phase I/O, double-buffered: the ranks put round k's pieces into one
-// half of each aggregator's buffer between two fences; after the second fence the aggregator
-// pwrites that half while the other ranks already put round k + 1 into the other half. What
-// each round covers is agreed on once, up front; a round whose pieces leave holes is read from
-// the file into its half before its epoch opens, so that the holes keep the file's bytes.
-Error two_phase_write(File& f, const Rounds& r, const std::vector<Piece>& pieces, char* data, int my_slot,
-                      const char* call) {
-  int64_t naggr = static_cast<int64_t>(f.aggregators.size());
-  size_t cells = static_cast<size_t>(naggr * r.count);  // (aggregator, round)
-  std::vector<int64_t> covered(cells, 0), covered_all(cells), reach(cells, 0), reach_all(cells);
-  for (int64_t k = 0; k < r.count; ++k) {
-    r.each_overlap(pieces, data, naggr, k, [&](int64_t a, int64_t from, int64_t len, char*) {
-      size_t cell = static_cast<size_t>(a * r.count + k);
-      covered[cell] += len;
-      reach[cell] = std::max(reach[cell], from + len);
-    });
-  }
-  allreduce_napping(covered.data(), covered_all.data(), static_cast<int>(cells), MPI_INT64_T, MPI_SUM, f);
-  allreduce_napping(reach.data(), reach_all.data(), static_cast<int>(cells), MPI_INT64_T, MPI_MAX, f);
-  Error failure;
-  auto half = [&](int64_t k) { return f.cb_buffer + (k % 2) * r.round_size; };
-  // The aggregator's part of round k: how far the pieces reach into its window.
-  auto extent_of = [&](int64_t k) {
-    return my_slot >= 0 ? reach_all[static_cast<size_t>(my_slot * r.count + k)] : 0;
-  };
-  auto read_holes = [&](int64_t k) {  // before round k's epoch opens
-    int64_t extent = extent_of(k), w0, w1;
-    if (my_slot < 0 || !failure.is_ok() || covered_all[static_cast<size_t>(my_slot * r.count + k)] >= extent) return;
-    r.window(my_slot, k, &w0, &w1);
-    std::memset(half(k), 0, static_cast<size_t>(extent));
-    int64_t got = 0;
-    failure = io::posix_io(f.fd, false, half(k), extent, w0, &got, call, f.rank);
-  };
-  read_holes(0);
-  PMPI_Win_fence(0, f.cb_window);
-  for (int64_t k = 0; k < r.count; ++k) {
-    MPI_Aint base = static_cast<MPI_Aint>((k % 2) * r.round_size);
-    r.each_overlap(pieces, data, naggr, k, [&](int64_t a, int64_t from, int64_t len, char* mem) {
-      PMPI_Put(mem, static_cast<int>(len), MPI_BYTE, f.aggregators[static_cast<size_t>(a)], base + from,
-               static_cast<int>(len), MPI_BYTE, f.cb_window);
-    });
-    if (k + 1 < r.count) read_holes(k + 1);  // its half was written out in round k - 1
-    PMPI_Win_fence(0, f.cb_window);
-    int64_t extent = extent_of(k), w0, w1;
-    if (extent > 0 && failure.is_ok()) {
-      r.window(my_slot, k, &w0, &w1);
-      int64_t done = 0;
-      failure = io::posix_io(f.fd, true, half(k), extent, w0, &done, call, f.rank);
-    }
-  }
-  return failure;
-}
-
-// Two-phase collective I/O: writes as above; reads move each round the other way (the
-// aggregator preads its round into its buffer, then the ranks MPI_Get their pieces between two
-// fences). Ranks without data take part in every round.
+// Two-phase collective I/O. The range every rank accesses, [lo, hi), is split into one domain per
+// aggregator; each domain moves through the aggregator's buffer in rounds of cb_buffer_size:
+// writes put every rank's bytes into the buffer (one MPI_Put per piece), then the aggregator
+// writes the round with one pwrite (reading it first when the pieces leave holes); reads are the
+// reverse (one pread, then MPI_Get). Ranks without data take part in every round.
 Error two_phase(File& f, bool write, const std::vector<Piece>& pieces, char* data, const char* call) {
   int64_t range[2] = {pieces.empty() ? INT64_MIN + 1 : -pieces.front().offset, 0};
   for (const Piece& p : pieces) range[1] = std::max(range[1], p.offset + p.length);
@@ -317,26 +207,89 @@ Error two_phase(File& f, bool write, const std::vector<Piece>& pieces, char* dat
   if (hi <= lo) return Error::ok();
   ensure_cb_window(f);
   int64_t naggr = static_cast<int64_t>(f.aggregators.size());
-  Rounds r{lo, hi, (hi - lo + naggr - 1) / naggr, f.hints.cb_buffer_size, 0};
-  r.count = (r.domain + r.round_size - 1) / r.round_size;
+  int64_t domain = (hi - lo + naggr - 1) / naggr, round_size = f.hints.cb_buffer_size;
+  int64_t rounds = (domain + round_size - 1) / round_size;
   int my_slot = -1;
   for (size_t a = 0; a < f.aggregators.size(); ++a) if (f.aggregators[a] == f.rank) my_slot = static_cast<int>(a);
-  if (write) return two_phase_write(f, r, pieces, data, my_slot, call);
+  std::vector<int64_t> covered(static_cast<size_t>(naggr)), covered_all(static_cast<size_t>(naggr));
+  std::vector<int64_t> reach(static_cast<size_t>(naggr)), reach_all(static_cast<size_t>(naggr));
   Error failure;
-  for (int64_t k = 0; k < r.count; ++k) {
+  for (int64_t round = 0; round < rounds; ++round) {
+    // This round's window of each aggregator's domain, and what this rank has in it.
+    auto window = [&](int64_t a, int64_t* from, int64_t* to) {
+      int64_t dom_lo = lo + a * domain, dom_hi = std::min(hi, dom_lo + domain);
+      *from = dom_lo + round * round_size;
+      *to = std::min(dom_hi, *from + round_size);
+    };
+    auto each_overlap = [&](const std::function<void(int64_t a, int64_t from, int64_t len, char* mem)>& fn) {
+      for (int64_t a = 0; a < naggr; ++a) {
+        int64_t w0, w1;
+        window(a, &w0, &w1);
+        if (w0 >= w1) continue;
+        auto first = std::lower_bound(pieces.begin(), pieces.end(), w0,
+                                      [](const Piece& p, int64_t v) { return p.offset + p.length <= v; });
+        for (auto p = first; p != pieces.end() && p->offset < w1; ++p) {
+          int64_t s = std::max(p->offset, w0), e = std::min(p->offset + p->length, w1);
+          if (s < e) fn(a, s - w0, e - s, data + p->stream + (s - p->offset));
+        }
+      }
+    };
     int64_t w0 = 0, w1 = 0;
-    if (my_slot >= 0) r.window(my_slot, k, &w0, &w1);
-    if (my_slot >= 0 && w1 > w0 && failure.is_ok()) {
-      int64_t done = 0;
-      failure = io::posix_io(f.fd, false, f.cb_buffer, w1 - w0, w0, &done, call, f.rank);
-      std::memset(f.cb_buffer + done, 0, static_cast<size_t>(w1 - w0 - done));
+    if (my_slot >= 0) window(my_slot, &w0, &w1);
+    if (write) {
+      std::fill(covered.begin(), covered.end(), 0);
+      std::fill(reach.begin(), reach.end(), 0);
+      each_overlap([&](int64_t a, int64_t from, int64_t len, char*) {
+        covered[static_cast<size_t>(a)] += len;
+        reach[static_cast<size_t>(a)] = std::max(reach[static_cast<size_t>(a)], from + len);
+      });
+      // The ranks wait here asleep while the aggregators write the previous round.
+      allreduce_napping(covered.data(), covered_all.data(), static_cast<int>(naggr), MPI_INT64_T, MPI_SUM, f);
+      allreduce_napping(reach.data(), reach_all.data(), static_cast<int>(naggr), MPI_INT64_T, MPI_MAX, f);
+      int64_t extent = my_slot >= 0 ? reach_all[static_cast<size_t>(my_slot)] : 0;
+      bool holes = my_slot >= 0 && covered_all[static_cast<size_t>(my_slot)] < extent;
+      if (holes && failure.is_ok()) {  // read-modify-write: the holes keep the file's bytes
+        std::memset(f.cb_buffer, 0, static_cast<size_t>(extent));
+        ssize_t n = ::pread(f.fd, f.cb_buffer, static_cast<size_t>(extent), w0);
+        if (n < 0) failure = error(io::error_class_of_errno(errno), "%s: rank %d: pread of %lld bytes at %lld: %s",
+                                   call, f.rank, static_cast<long long>(extent), static_cast<long long>(w0),
+                                   std::strerror(errno));
+      }
+      PMPI_Win_fence(0, f.cb_window);
+      each_overlap([&](int64_t a, int64_t from, int64_t len, char* mem) {
+        PMPI_Put(mem, static_cast<int>(len), MPI_BYTE, f.aggregators[static_cast<size_t>(a)], from,
+                 static_cast<int>(len), MPI_BYTE, f.cb_window);
+      });
+      PMPI_Win_fence(0, f.cb_window);
+      if (extent > 0 && failure.is_ok()) {
+        int64_t done = 0;
+        ssize_t n = 0;
+        while (done < extent && (n = ::pwrite(f.fd, f.cb_buffer + done, static_cast<size_t>(extent - done),
+                                              w0 + done)) > 0) done += n;
+        if (done < extent) {
+          failure = error(io::error_class_of_errno(n < 0 ? errno : ENOSPC),
+                          "%s: rank %d: pwrite of %lld bytes at file offset %lld failed: %s", call, f.rank,
+                          static_cast<long long>(extent), static_cast<long long>(w0),
+                          std::strerror(n < 0 ? errno : ENOSPC));
+        }
+      }
+    } else {
+      if (my_slot >= 0 && w1 > w0 && failure.is_ok()) {
+        int64_t done = 0;
+        ssize_t n = 0;
+        while (done < w1 - w0 && (n = ::pread(f.fd, f.cb_buffer + done, static_cast<size_t>(w1 - w0 - done),
+                                              w0 + done)) > 0) done += n;
+        if (n < 0) failure = error(io::error_class_of_errno(errno), "%s: rank %d: pread at %lld: %s", call, f.rank,
+                                   static_cast<long long>(w0), std::strerror(errno));
+        std::memset(f.cb_buffer + done, 0, static_cast<size_t>(w1 - w0 - done));
+      }
+      PMPI_Win_fence(0, f.cb_window);
+      each_overlap([&](int64_t a, int64_t from, int64_t len, char* mem) {
+        PMPI_Get(mem, static_cast<int>(len), MPI_BYTE, f.aggregators[static_cast<size_t>(a)], from,
+                 static_cast<int>(len), MPI_BYTE, f.cb_window);
+      });
+      PMPI_Win_fence(0, f.cb_window);
     }
-    PMPI_Win_fence(0, f.cb_window);
-    r.each_overlap(pieces, data, naggr, k, [&](int64_t a, int64_t from, int64_t len, char* mem) {
-      PMPI_Get(mem, static_cast<int>(len), MPI_BYTE, f.aggregators[static_cast<size_t>(a)], from,
-               static_cast<int>(len), MPI_BYTE, f.cb_window);
-    });
-    PMPI_Win_fence(0, f.cb_window);
   }
   return failure;
 }
@@ -360,27 +313,17 @@ std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t b
   return pieces;
 }
 
-// `local`: this rank's outcome so far (its checks, staging); one agreement before the file
-// system calls gives every rank the worst of them and whether some rank's access is
-// non-contiguous.
 Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
-                          const char* call, Error local) {
+                          const char* call) {
   io::Access access = f.access();
-  std::vector<Piece> pieces;
-  *moved = 0;
-  if (local.is_ok()) pieces = pieces_of(f, write, start, bytes, moved);
+  std::vector<Piece> pieces = pieces_of(f, write, start, bytes, moved);
   io::Hints::Switch cb = write ? f.hints.cb_write : f.hints.cb_read;
-  int mine[2] = {local.error_class(), pieces.size() > 1 ? 1 : 0}, all[2] = {0, 0};
-  allreduce_napping(mine, all, 2, MPI_INT, MPI_MAX, f);
-  if (!local.is_ok() || all[0] != 0) {
-    *moved = 0;
-    return local.is_ok() ? failed_elsewhere(f, all[0], call) : local;
-  }
-  bool use = cb == io::Hints::Switch::kEnable || (cb == io::Hints::Switch::kAutomatic && all[1] && f.size > 1);
+  int noncontiguous = pieces.size() > 1 ? 1 : 0, any = 0;
+  allreduce_napping(&noncontiguous, &any, 1, MPI_INT, MPI_MAX, f);
+  bool use = cb == io::Hints::Switch::kEnable || (cb == io::Hints::Switch::kAutomatic && any && f.size > 1);
   if (use) return agree(f, two_phase(f, write, pieces, data, call), call);
   int64_t done = 0;
-  auto own_bytes = [&] { return io::transfer(access, write, start, data, bytes, &done, call, f.rank); };
-  Error e = write ? in_node_turn(f, own_bytes) : own_bytes();
+  Error e = io::transfer(access, write, start, data, bytes, &done, call, f.rank);
   *moved = done;
   return agree(f, std::move(e), call);
 }
@@ -933,16 +876,6 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
   // bad handle at once (its request, if any, released when done) or fails its request at
   // completion for a bad value (the file's handler runs in MPI_Wait/Test).
   bool agreed = (collective && k.completion != Completion::kNonblockingCollective) || k.position == Position::kOrdered;
-  // Blocking collectives at explicit offsets or individual pointers agree once, in
-  // collective_transfer, just before the file system calls (a rank whose checks failed goes
-  // there at once, with no data).
-  bool agreed_in_transfer = k.completion == Completion::kCollective &&
-                            (k.position == Position::kExplicit || k.position == Position::kIndividual);
-  if (agreed_in_transfer) agreed = false;
-  if (agreed_in_transfer && !e.is_ok()) {
-    int64_t none = 0;
-    return collective_transfer(f, k.write, 0, nullptr, 0, &none, call, std::move(e));
-  }
   if (agreed) e = agree(f, std::move(e), call);
   Error failure;
   if (!e.is_ok() && k.completion == Completion::kNonblockingCollective) {
@@ -991,7 +924,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     e = Error::ok();
     bytes = 0;
   }
-  if (!e.is_ok() && !agreed_in_transfer) return e;
+  if (!e.is_ok()) return e;
   if (nonblocking || k.completion == Completion::kBegin) {
     auto job = std::make_shared<io::IoJob>();
     job->access = f.access();
@@ -1031,7 +964,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
 
   int64_t moved = 0;
   if (collective || k.position == Position::kOrdered) {
-    e = collective_transfer(f, k.write, position * esz, data, bytes, &moved, call, std::move(e));
+    e = collective_transfer(f, k.write, position * esz, data, bytes, &moved, call);
   } else {  // the system calls run with the lock released (other threads' MPI calls go on)
     io::Access access = f.access();
     int rank = f.rank;
@@ -1593,18 +1526,12 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
   });
 }
 
-// Collective: once every rank has come (its writes done), the lowest rank of each node fsyncs
-// the file for the whole node: fsync flushes the file's pages of the node's page cache, whichever
-// process wrote them (one device flush per node instead of one per rank).
 int PMPI_File_sync(MPI_File fh) {
   return api::file_call("MPI_File_sync", fh, [&](Context&, Guard&, File& f) {
     const char* call = "MPI_File_sync";
     Error e;
     if (f.amode & MPI_MODE_RDONLY) e = error(MPI_ERR_READ_ONLY, "%s: rank %d: %s was opened MPI_MODE_RDONLY", call, f.rank, f.label().c_str());
-    e = api::agree(f, std::move(e), call);
-    if (e.is_ok() && f.node_prev < 0 && ::fsync(f.fd) != 0) {
-      e = error(MPI_ERR_IO, "%s: rank %d: fsync of %s failed: %s", call, f.rank, f.label().c_str(), std::strerror(errno));
-    }
+    else if (::fsync(f.fd) != 0) e = error(MPI_ERR_IO, "%s: rank %d: fsync of %s failed: %s", call, f.rank, f.label().c_str(), std::strerror(errno));
     return api::agree(f, std::move(e), call);
   });
 }

@@ -1,10 +1,10 @@
-/* Collective writes where every rank's access is one contiguous range (the path where the
- * writers of a node take turns instead of writing the file at once) and MPI_File_sync (one fsync
- * per node): ranks write regions of different sizes (some none) placed in reverse rank order, by
+/* Collective writes where every rank's access is one contiguous range (each rank writes its own
+ * bytes, no collective buffering under "automatic") and MPI_File_sync: ranks write regions of
+ * different sizes (some none, rank 0's over 3 MiB) placed in reverse rank order, by
  * MPI_File_write_at_all and by MPI_File_write_all through a contiguous view, with collective
  * buffering automatic and disabled; rank 0 compares the file byte for byte with a serial image,
  * and after sync-barrier-sync every rank reads its neighbour's region back collectively. A bad
- * offset on one rank fails the call on every rank (no rank waits for a turn forever). */
+ * offset on one rank fails the call on every rank (none waits for it forever). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
     CHECK_EQ(count, length_of(neighbour));
     for (long i = 0; i < length_of(neighbour); ++i) CHECK_EQ(back[i], byte_of(neighbour, i, pass));
-    /* A negative offset on the last rank: every rank's call fails, none waits for a turn. */
+    /* A negative offset on the last rank: every rank's call fails, none hangs. */
     MPI_OK(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
     int rc = MPI_File_write_at_all(fh, rank == size - 1 ? -1 : offset_of(rank), data, (int)mine, MPI_BYTE, &st);
     int cls = -1;
