@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../check.h"
+#include "io_job.h"
 
 static int rank, size;
 static char path[4200];
@@ -44,12 +44,7 @@ static void check_file(long total, int pass) {
 }
 
 int main(int argc, char** argv) {
-  MPI_OK(MPI_Init(&argc, &argv));
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int job = (int)getpid();
-  MPI_Bcast(&job, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  snprintf(path, sizeof path, "%s/io_contiguous_coll.%d", getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", job);
+  start_io_job(&argc, &argv, "io_contiguous_coll", &rank, &size, path, sizeof path);
   long total = offset_of(-1), mine = length_of(rank);
   unsigned char* data = malloc((size_t)mine + 1);
   int neighbour = (rank + 1) % size;

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../check.h"
+#include "io_job.h"
 
 enum { B = 3, ROWS = 4, TILES = 2, K = 5 };
 
@@ -371,13 +371,7 @@ static void mixed(MPI_Info info) {
 }
 
 int main(int argc, char** argv) {
-  MPI_OK(MPI_Init(&argc, &argv));
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int job = (int)getpid();
-  MPI_Bcast(&job, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  snprintf(path, sizeof path, "%s/io_external32_views.%d", getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp",
-           job);
+  start_io_job(&argc, &argv, "io_external32_views", &rank, &size, path, sizeof path);
   MPI_OK(MPI_Register_datarep("wide64", wide_read, wide_write, wide_extent, NULL));
   MPI_OK(MPI_Register_datarep("mixed", mixed_read, mixed_write, mixed_extent, NULL));
   int mixed_only = argc > 1 && strcmp(argv[1], "mixed") == 0;
