@@ -1,7 +1,9 @@
 /* Collective MPI-IO bandwidth of a 3-D block-distributed array of doubles (darray file view):
  * MPI_File_write_at_all + MPI_File_sync and MPI_File_read_at_all, next to the file system's own
  * sequential bandwidth measured in the same run (rank 0 alone: pwrite of the same bytes in 4 MiB
- * pieces + fsync, then pread) — a dd-like floor. A standard MPI program: it builds with Open MPI
+ * pieces + fsync, then pread) — a dd-like floor, one writer — and the file system with as many
+ * writers as ranks (each rank pwrites its 1/size of a new file in one call and fsyncs it, as the
+ * collective write does when every rank's part is contiguous). A standard MPI program: it builds with Open MPI
  * and MPICH too (io_compare.sh). Prints "operation bytes MB/s" lines (median of the repetitions)
  * and checks every byte read back.
  *   io_bench [edge (default 160: 160^3 doubles = 31 MiB)] [repetitions (default 5)] [directory] */
@@ -55,6 +57,7 @@ int main(int argc, char** argv) {
   double* rt = malloc(sizeof(double) * (size_t)reps);
   double* fw = malloc(sizeof(double) * (size_t)reps);
   double* fr = malloc(sizeof(double) * (size_t)reps);
+  double* pw = malloc(sizeof(double) * (size_t)reps);
   int wrong = 0;
   for (int r = 0; r < reps; ++r) {
     MPI_File fh;
@@ -100,23 +103,45 @@ int main(int argc, char** argv) {
       free(buf);
     }
     MPI_Barrier(MPI_COMM_WORLD);
+
+    /* The file system with one writer per rank: rank r's 1/size of a new file, one pwrite, fsync. */
+    long share = total / size, from = rank * share, len = rank == size - 1 ? total - from : share;
+    char* part = malloc((size_t)len);
+    memset(part, 7, (size_t)len);
+    int fd = -1;
+    if (rank == 0) fd = open(floor_path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank != 0) fd = open(floor_path, O_RDWR);
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    if (pwrite(fd, part, (size_t)len, from) != len) wrong = 1;
+    fsync(fd);
+    MPI_Barrier(MPI_COMM_WORLD);
+    pw[r] = MPI_Wtime() - t0;
+    close(fd);
+    free(part);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) unlink(floor_path);
   }
   int any_wrong = 0;
   MPI_Reduce(&wrong, &any_wrong, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     double mb = total / 1e6;
     double cw = mb / median(wt, reps), cr = mb / median(rt, reps), sw = mb / median(fw, reps), sr = mb / median(fr, reps);
+    double pr = mb / median(pw, reps);
     printf("# io_bench: %d ranks, %d^3 doubles (%ld bytes) in a darray view, %d repetitions, median MB/s\n", size,
            edge, total, reps);
     printf("collective_write_all+sync %ld %.1f\n", total, cw);
     printf("collective_read_all %ld %.1f\n", total, cr);
     printf("posix_sequential_write+fsync %ld %.1f\n", total, sw);
     printf("posix_sequential_read %ld %.1f\n", total, sr);
+    printf("posix_write+fsync_per_rank %ld %.1f\n", total, pr);
     printf("# collective write at %.0f%% of the file system's sequential write\n", 100 * cw / sw);
     bench_result_bytes("io_write_all", (unsigned long)total, cw, "MB/s");
     bench_result_bytes("io_read_all", (unsigned long)total, cr, "MB/s");
     bench_result_bytes("posix_write", (unsigned long)total, sw, "MB/s");
     bench_result_bytes("posix_read", (unsigned long)total, sr, "MB/s");
+    bench_result_bytes("posix_write_per_rank", (unsigned long)total, pr, "MB/s");
     if (any_wrong) printf("# WRONG: data read back differs from data written\n");
   }
   MPI_Type_free(&ft);
@@ -126,6 +151,7 @@ int main(int argc, char** argv) {
   free(rt);
   free(fw);
   free(fr);
+  free(pw);
   MPI_Finalize();
   return any_wrong;
 }

@@ -203,7 +203,8 @@ Error system_error(const char* call, int rank, const char* what, int64_t offset,
                what, static_cast<long long>(length), static_cast<long long>(offset), std::strerror(err));
 }
 
-// pread/pwrite of the whole range (retrying short transfers); a read stops at end of file.
+}  // namespace
+
 Error posix_io(int fd, bool write, char* p, int64_t length, int64_t offset, int64_t* done, const char* call, int rank) {
   *done = 0;
   while (*done < length) {
@@ -220,6 +221,8 @@ Error posix_io(int fd, bool write, char* p, int64_t length, int64_t offset, int6
   }
   return Error::ok();
 }
+
+namespace {
 
 // A POSIX byte-range lock (fcntl) held while it lives; length 0 means no lock.
 class RangeLock {

@@ -100,6 +100,10 @@ struct Access {
 Error transfer(const Access& a, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
                const char* call, int rank);
 
+// pread/pwrite of `length` bytes at `offset` (retrying short transfers; *done: the bytes moved);
+// a read stops at end of file. Errors name `call`, the rank and the errno text.
+Error posix_io(int fd, bool write, char* p, int64_t length, int64_t offset, int64_t* done, const char* call, int rank);
+
 // The MPI error class of a failed file system call's errno.
 int error_class_of_errno(int err);
 

@@ -330,36 +330,40 @@ Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_
 
 // ---- data representations ----
 
-// The bytes one element of `type` takes in the file under view `v`'s data representation
-// (external32 sizes differ from memory for MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_DOUBLE...; a
-// registered representation's extent function gives the size of the type's predefined
-// elements); -1 when there is none (elements of mixed types under a registered representation).
-int64_t element_file_size(Context& c, const io::View& v, const Datatype& type) {
+// The bytes one element of `type` (handle `handle`) takes in the file under view `v`'s data
+// representation (external32 sizes differ from memory for MPI_LONG, MPI_UNSIGNED_LONG,
+// MPI_LONG_DOUBLE...; a registered representation's extent function gives the size of each
+// predefined type, and a type mixing predefined types takes the sum of its data items' sizes,
+// the data items being packed in the file); -1 when the extent function fails.
+int64_t element_file_size(Context& c, const io::View& v, const Datatype& type, int handle) {
   if (v.basic_size == nullptr) return type.size;
   if (v.datarep == "external32") return datatype::external32_size(type);
   if (type.size == 0) return 0;
   const Datatype* basic = c.types().find_committed(type.basic_type);
-  if (type.basic_type == 0 || basic == nullptr || basic->size == 0) return -1;
-  int64_t each = v.basic_size(type.basic_type, *basic);
-  return each <= 0 ? -1 : type.size / basic->size * each;
+  if (type.basic_type != 0 && basic != nullptr && basic->size != 0) {
+    int64_t each = v.basic_size(type.basic_type, *basic);
+    return each <= 0 ? -1 : type.size / basic->size * each;
+  }
+  Datatype in_file;
+  return io::file_layout(c.types(), handle, v.basic_size, "", &in_file).is_ok() ? in_file.size : -1;
 }
 
-int64_t file_bytes(Context& c, const io::View& v, const Datatype& type, int64_t count) {
-  return count * std::max<int64_t>(0, element_file_size(c, v, type));
+int64_t file_bytes(Context& c, const io::View& v, const Datatype& type, int handle, int64_t count) {
+  return count * std::max<int64_t>(0, element_file_size(c, v, type, handle));
 }
 
 // The memory bytes of the whole elements of `type` in `moved` file bytes (a status's count).
-int64_t memory_bytes(Context& c, const io::View& v, const Datatype& type, int64_t moved) {
-  int64_t in_file = element_file_size(c, v, type);
+int64_t memory_bytes(Context& c, const io::View& v, const Datatype& type, int handle, int64_t moved) {
+  int64_t in_file = element_file_size(c, v, type, handle);
   return in_file == type.size || in_file <= 0 ? moved : moved / in_file * type.size;
 }
 
 // Checks that the view's data representation gives `type` a size in the file.
 Error check_datarep(Context& c, const File& f, const Datatype& type, int handle, const char* call) {
-  if (element_file_size(c, *f.view, type) >= 0) return Error::ok();
+  if (element_file_size(c, *f.view, type, handle) >= 0) return Error::ok();
   return error(MPI_ERR_UNSUPPORTED_DATAREP,
-               "%s: rank %d: %s: datarep \"%s\" gives no file size for datatype %d (its elements are not all of one "
-               "predefined type, or the extent function failed)",
+               "%s: rank %d: %s: datarep \"%s\" gives no file size for datatype %d (its extent function failed for "
+               "one of the type's predefined types)",
                call, f.rank, f.label().c_str(), f.view->datarep.c_str(), handle);
 }
 
@@ -372,7 +376,7 @@ Error stage_out(Context& c, Guard& g, const File& f, const void* buf, int64_t co
     *direct = const_cast<char*>(static_cast<const char*>(buf)) + type.true_lb;
     return Error::ok();
   }
-  out->resize(static_cast<size_t>(file_bytes(c, *f.view, type, count)));
+  out->resize(static_cast<size_t>(file_bytes(c, *f.view, type, handle, count)));
   *direct = out->data();
   if (rep == "native" || rep == "internal") {
     datatype::pack(type, buf, count, out->data());
@@ -381,10 +385,12 @@ Error stage_out(Context& c, Guard& g, const File& f, const void* buf, int64_t co
     datatype::pack(type, buf, count, packed.data());
     datatype::to_external32(type, count, packed.data(), out->data());
   } else {
+    // The conversion functions count data items (typemap entries of `type`, §14.5.3).
     const io::Datarep d = c.files().datareps.at(rep);
+    int64_t items = count * type.basic_count;
     int rc = c.run_callback(g, [&] {
-      return d.write_c != nullptr ? d.write_c(const_cast<void*>(buf), handle, count, out->data(), 0, d.extra_state)
-             : d.write != nullptr ? d.write(const_cast<void*>(buf), handle, static_cast<int>(count), out->data(), 0,
+      return d.write_c != nullptr ? d.write_c(const_cast<void*>(buf), handle, items, out->data(), 0, d.extra_state)
+             : d.write != nullptr ? d.write(const_cast<void*>(buf), handle, static_cast<int>(items), out->data(), 0,
                                             d.extra_state)
                                   : (datatype::pack(type, buf, count, out->data()), MPI_SUCCESS);
     });
@@ -400,7 +406,7 @@ Error stage_out(Context& c, Guard& g, const File& f, const void* buf, int64_t co
 Error stage_in(Context& c, Guard& g, const io::View& view, const char* in, int64_t moved, void* buf, int64_t count,
                const Datatype& type, int handle, int rank, const char* call) {
   const std::string& rep = view.datarep;
-  int64_t whole = moved / std::max<int64_t>(1, element_file_size(c, view, type));  // whole elements only
+  int64_t whole = moved / std::max<int64_t>(1, element_file_size(c, view, type, handle));  // whole elements only
   if (rep == "native" || rep == "internal") {
     datatype::unpack(type, in, moved, buf, count);
   } else if (rep == "external32") {
@@ -409,10 +415,11 @@ Error stage_in(Context& c, Guard& g, const io::View& view, const char* in, int64
     datatype::unpack(type, native.data(), whole * type.size, buf, count);
   } else {
     const io::Datarep d = c.files().datareps.at(rep);
+    int64_t items = whole * type.basic_count;  // data items, as in stage_out
     int rc = c.run_callback(g, [&] {
       char* file_side = const_cast<char*>(in);
-      return d.read_c != nullptr ? d.read_c(buf, handle, whole, file_side, 0, d.extra_state)
-             : d.read != nullptr ? d.read(buf, handle, static_cast<int>(whole), file_side, 0, d.extra_state)
+      return d.read_c != nullptr ? d.read_c(buf, handle, items, file_side, 0, d.extra_state)
+             : d.read != nullptr ? d.read(buf, handle, static_cast<int>(items), file_side, 0, d.extra_state)
                                  : (datatype::unpack(type, in, moved, buf, count), MPI_SUCCESS);
     });
     if (rc != MPI_SUCCESS) {
@@ -669,19 +676,8 @@ class TwoPhaseSteps {
   static Error move_runs(int fd, bool write, const std::vector<Run>& runs, char* buffer, const char* call, int rank) {
     for (const Run& r : runs) {
       int64_t done = 0;
-      while (done < r.length) {
-        ssize_t n = write ? ::pwrite(fd, buffer + r.at + done, static_cast<size_t>(r.length - done), r.offset + done)
-                          : ::pread(fd, buffer + r.at + done, static_cast<size_t>(r.length - done), r.offset + done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 || (n == 0 && write)) {
-          int err = n < 0 ? errno : ENOSPC;
-          return error(io::error_class_of_errno(err), "%s: rank %d: %s of %lld bytes at file offset %lld failed: %s",
-                       call, rank, write ? "pwrite" : "pread", static_cast<long long>(r.length - done),
-                       static_cast<long long>(r.offset + done), std::strerror(err));
-        }
-        if (n == 0) break;
-        done += n;
-      }
+      Error e = io::posix_io(fd, write, buffer + r.at, r.length, r.offset, &done, call, rank);
+      if (!e.is_ok()) return e;
     }
     return Error::ok();
   }
@@ -786,7 +782,7 @@ class FileOperation final : public p2p::Operation {
   bool progress(Error* e) override {
     if (steps_ != nullptr && !steps_->advance()) return false;
     if (!job_->finished.load(std::memory_order_acquire)) return false;
-    self_->status_bytes = memory_bytes(c_, *job_->access.view, *type_, job_->moved);
+    self_->status_bytes = memory_bytes(c_, *job_->access.view, *type_, handle_, job_->moved);
     if (!job_->error.is_ok()) {
       *e = job_->error;
       return true;
@@ -853,10 +849,10 @@ Error check_values(Context& c, const File& f, const Routine& k, MPI_Offset offse
     return error(MPI_ERR_BUFFER, "%s: rank %d: %s: the buffer is NULL for %lld elements", call, f.rank,
                  f.label().c_str(), static_cast<long long>(count));
   }
-  if (file_bytes(c, *f.view, *type, count) % f.view->etype_size() != 0) {
+  if (file_bytes(c, *f.view, *type, handle, count) % f.view->etype_size() != 0) {
     return error(MPI_ERR_TYPE, "%s: rank %d: %s: %lld bytes of datatype %d are not a whole number of etypes (%lld "
                  "bytes each)", call, f.rank, f.label().c_str(),
-                 static_cast<long long>(file_bytes(c, *f.view, *type, count)),
+                 static_cast<long long>(file_bytes(c, *f.view, *type, handle, count)),
                  handle, static_cast<long long>(f.view->etype_size()));
   }
   if (k.completion == Completion::kBegin && f.split != MPI_REQUEST_NULL) {
@@ -889,7 +885,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     if (type == nullptr) type = c.types().find_committed(MPI_BYTE);
   }
   if (!e.is_ok()) return e;
-  int64_t bytes = file_bytes(c, *f.view, *type, count), esz = f.view->etype_size(), etypes = bytes / esz;
+  int64_t bytes = file_bytes(c, *f.view, *type, handle, count), esz = f.view->etype_size(), etypes = bytes / esz;
   int64_t position = offset;
   switch (k.position) {
     case Position::kExplicit:
@@ -979,7 +975,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
   }
   if (k.position == Position::kIndividual) f.pointer -= (bytes - moved) / esz;
   if (!e.is_ok()) return e;
-  fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, memory_bytes(c, *f.view, *type, moved), false);
+  fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, memory_bytes(c, *f.view, *type, handle, moved), false);
   return Error::ok();
 }
 

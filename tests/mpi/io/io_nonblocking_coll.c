@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../check.h"
+#include "io_job.h"
 
 enum { B = 7, BLOCKS = 300 }; /* each rank: BLOCKS blocks of B bytes, dealt round robin */
 
@@ -201,13 +201,7 @@ static void error_at_completion(void) {
 }
 
 int main(int argc, char** argv) {
-  MPI_OK(MPI_Init(&argc, &argv));
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int job = (int)getpid();
-  MPI_Bcast(&job, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  snprintf(path, sizeof path, "%s/io_nonblocking_coll.%d", getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp",
-           job);
+  start_io_job(&argc, &argv, "io_nonblocking_coll", &rank, &size, path, sizeof path);
   /* romio_cb_write, romio_cb_read, cb_nodes, cb_buffer_size: the last two in small rounds (1000
    * and 300 bytes: the 7-byte blocks are cut across rounds, as blocking two-phase does). */
   const char* modes[][4] = {{"enable", "enable", NULL, NULL},  {"automatic", "automatic", NULL, NULL},
