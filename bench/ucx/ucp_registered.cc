@@ -165,10 +165,8 @@ double put_bandwidth(Side& s, bool first, std::vector<char>& local, size_t bytes
   barrier(s);
   if (first) {
     ucp_request_param_t param{};
-    auto start = Clock::now();
-    for (long i = 0; i < iters; ++i) put(s, local.data(), bytes);
-    wait(s, ucp_ep_flush_nbx(s.ep, &param), "ucp_ep_flush_nbx");
-    mbps = static_cast<double>(bytes) * static_cast<double>(iters) / since_us(start) * 1e6 / (1 << 20);
+    mbps = stream_mbps(bytes, iters, [&] { put(s, local.data(), bytes); },
+                       [&] { wait(s, ucp_ep_flush_nbx(s.ep, &param), "ucp_ep_flush_nbx"); });
   }
   barrier(s);
   return mbps;

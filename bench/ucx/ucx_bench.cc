@@ -80,10 +80,7 @@ double put_bandwidth(Buffers& b, size_t bytes, long iters) {
   if (gasket::my_pe() == 0) {
     for (long i = 0; i < std::min(warmup(iters), 10L); ++i) gasket::put_nbi(b.inbox, b.local.data(), bytes, 1);
     gasket::quiet();
-    auto start = Clock::now();
-    for (long i = 0; i < iters; ++i) gasket::put_nbi(b.inbox, b.local.data(), bytes, 1);
-    gasket::quiet();
-    mbps = static_cast<double>(bytes) * static_cast<double>(iters) / since_us(start) * 1e6 / (1 << 20);
+    mbps = stream_mbps(bytes, iters, [&] { gasket::put_nbi(b.inbox, b.local.data(), bytes, 1); }, [] { gasket::quiet(); });
   }
   gasket::barrier_all();
   return mbps;
