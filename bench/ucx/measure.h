@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace ucx_bench {
@@ -13,6 +15,24 @@ namespace ucx_bench {
 using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxBytes = size_t{4} << 20;
 constexpr size_t kSizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
+
+// The local side of every transfer: kMaxBytes of ones on a page boundary, as ucx_perftest's
+// buffers are. (A std::vector's data sits 16 bytes past a page: glibc's memcpy of a few KiB, rep
+// movsb, then runs at another speed.)
+class LocalBuffer {
+ public:
+  LocalBuffer() : bytes_(static_cast<char*>(std::aligned_alloc(4096, kMaxBytes))) {
+    if (bytes_ == nullptr) std::abort();
+    std::memset(bytes_, 1, kMaxBytes);
+  }
+  ~LocalBuffer() { std::free(bytes_); }
+  LocalBuffer(const LocalBuffer&) = delete;
+  LocalBuffer& operator=(const LocalBuffer&) = delete;
+  char* data() { return bytes_; }
+
+ private:
+  char* bytes_;
+};
 
 // Iterations for one size: enough bytes to be stable, capped for slow paths.
 inline long iterations(size_t bytes, long max_iters) {

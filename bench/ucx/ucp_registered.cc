@@ -138,7 +138,7 @@ void put(Side& s, const void* src, size_t bytes) {
 
 volatile uint64_t* last_word(char* buf, size_t bytes) { return reinterpret_cast<volatile uint64_t*>(buf + bytes - 8); }
 
-double put_latency(Side& s, bool first, std::vector<char>& local, size_t bytes, long iters) {
+double put_latency(Side& s, bool first, LocalBuffer& local, size_t bytes, long iters) {
   *last_word(s.inbox, bytes) = 0;
   barrier(s);
   double round_trip = median_us(iters, [&](long i) {
@@ -160,7 +160,7 @@ double one_sided(Side& s, bool first, long iters, Op op) {
   return result;
 }
 
-double put_bandwidth(Side& s, bool first, std::vector<char>& local, size_t bytes, long iters) {
+double put_bandwidth(Side& s, bool first, LocalBuffer& local, size_t bytes, long iters) {
   double mbps = 0;
   barrier(s);
   if (first) {
@@ -173,7 +173,7 @@ double put_bandwidth(Side& s, bool first, std::vector<char>& local, size_t bytes
 }
 
 void run(Side& s, bool first, long max_iters) {
-  std::vector<char> local(kMaxBytes, 1);
+  LocalBuffer local;
   auto row = [&](const char* figure, size_t bytes, double value) {
     if (first) std::printf("%s %zu %.3f\n", figure, bytes, value);
   };

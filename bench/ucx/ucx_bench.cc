@@ -40,7 +40,7 @@ struct Options {
 struct Buffers {
   char* inbox;
   uint64_t* word;
-  std::vector<char> local;
+  LocalBuffer local;
 };
 
 uint64_t* last_word(char* buf, size_t bytes) { return reinterpret_cast<uint64_t*>(buf + bytes - 8); }
@@ -158,7 +158,6 @@ int main(int argc, char** argv) {
   Buffers b;
   b.inbox = static_cast<char*>(gasket::sym_calloc(kMaxBytes, 1));
   b.word = static_cast<uint64_t*>(gasket::sym_calloc(1, sizeof(uint64_t)));
-  b.local.assign(kMaxBytes, 1);
   std::vector<Row> rows;
   for (size_t bytes : kSizes) {
     rows.push_back({"put_lat", bytes, put_latency(b, bytes, iterations(bytes, opt.max_iters), me), false});
