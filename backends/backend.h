@@ -163,7 +163,10 @@ class SegmentMemory {
   // `size` zeroed bytes starting at a multiple of `alignment` (a power of two), or an error.
   virtual Result<char*> allocate_segment(SegmentId id, size_t size, size_t alignment) = 0;
   // `pe`'s copy of segment `id` mapped into this process (a peer on this host), or null. Valid
-  // after the bootstrap fence that follows the registration round.
+  // after the bootstrap fence that follows the registration round. Return a mapping only where
+  // the backend's own put/get would be a memcpy and its atomics CPU atomics on it: the core then
+  // runs them itself without calling the backend, and the backend's fence must order (complete)
+  // them against its other operations.
   virtual char* peer_segment(int pe, SegmentId id) = 0;
 };
 

@@ -33,6 +33,16 @@ inline char* direct_address(const segments::Segment& seg, size_t offset, int pe)
   return seg.peer_base[static_cast<size_t>(pe)] + offset;
 }
 
+// On a backend path: `pe`'s copy of `seg` when the backend allocated the segment and its transport
+// maps the peer's copy here (backend::SegmentMemory::peer_segment: ucx's shared-memory transports,
+// ucp_rkey_ptr), else null. The backend's own put/get on such memory are a memcpy and its atomics
+// CPU atomics, complete at once; the core runs them itself, as on the direct path, without the
+// backend call, its key lookup, or a quiet after a get. Ordering against the backend's other
+// operations is the backend's fence (ucx completes instead of ordering while peers are mapped).
+inline char* backend_mapped(const segments::Segment& seg, int pe) {
+  return seg.backend_memory ? seg.peer_base[static_cast<size_t>(pe)] : nullptr;
+}
+
 void backend_put(Runtime& r, int pe, const segments::Segment& seg, size_t offset, const void* src,
                  size_t bytes, const char* call) {
   Status st = core::am::put_in_pieces(*r.backend(), pe, backend::RemoteAddress{seg.id, offset}, src, bytes);
@@ -81,9 +91,6 @@ void link_get(Runtime& r, int pe, void* dst, const segments::Segment& seg, size_
   if (!st.is_ok()) log::fatal("%s: get of %zu bytes from PE %d (another job) failed: %s", call, bytes, pe, st.message().c_str());
 }
 
-// Whether a backend get from `pe` may still be in flight (only native reads complete at quiet).
-bool get_pending(Runtime& r, int pe) { return r.path(pe) == Path::kBackend && r.native_read() != nullptr; }
-
 }  // namespace
 
 void put_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
@@ -99,6 +106,8 @@ void put_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call)
   } else if (r.path(pe) == Path::kDirect) {
     std::memcpy(direct_address(seg, offset, pe), src, bytes);
     detail::ring(pe);
+  } else if (char* mapped = backend_mapped(seg, pe)) {
+    std::memcpy(mapped + offset, src, bytes);
   } else {
     backend_put(r, pe, seg, offset, src, bytes, call);
   }
@@ -109,10 +118,12 @@ void put(void* dst, const void* src, size_t bytes, int pe, const char* call) {
   put_nbi(dst, src, bytes, pe, call);
 }
 
-void get_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
-  Runtime& r = rt(call);
+namespace {
+// get_nbi's work; true when a native backend read is still in flight (complete at the next
+// quiet), false when the bytes are in `dst` already.
+bool start_get(Runtime& r, void* dst, const void* src, size_t bytes, int pe, const char* call) {
   const bool late = r.check_target(pe, call);
-  if (__builtin_expect(bytes == 0, 0)) return;  // nothing moves: any address, NULL included, is legal (OpenSHMEM 1.6)
+  if (__builtin_expect(bytes == 0, 0)) return false;  // nothing moves: any address, NULL included, is legal (OpenSHMEM 1.6)
   size_t offset;
   const segments::Segment& seg = r.translate(src, bytes, call, "source", &offset);
   if (__builtin_expect(late, 0)) {
@@ -121,18 +132,28 @@ void get_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call)
     kernel_get(r, pe, dst, seg, offset, bytes, call);
   } else if (r.path(pe) == Path::kDirect) {
     std::memcpy(dst, direct_address(seg, offset, pe), bytes);
+  } else if (const char* mapped = backend_mapped(seg, pe)) {
+    std::memcpy(dst, mapped + offset, bytes);
   } else {
     backend_get(r, pe, dst, seg, offset, bytes, call);
+    return r.native_read() != nullptr;  // the emulation's get is complete on return
   }
+  return false;
+}
+
+void complete_get(Runtime& r, int pe, const char* call) {
+  Status st = r.backend()->quiet();
+  if (!st.is_ok()) log::fatal("%s: completing a get from PE %d failed: %s", call, pe, st.message().c_str());
+}
+}  // namespace
+
+void get_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call) {
+  (void)start_get(rt(call), dst, src, bytes, pe, call);
 }
 
 void get(void* dst, const void* src, size_t bytes, int pe, const char* call) {
-  get_nbi(dst, src, bytes, pe, call);
   Runtime& r = rt(call);
-  if (get_pending(r, pe)) {
-    Status st = r.backend()->quiet();
-    if (!st.is_ok()) log::fatal("%s: completing a get from PE %d failed: %s", call, pe, st.message().c_str());
-  }
+  if (start_get(r, dst, src, bytes, pe, call)) complete_get(r, pe, call);
 }
 
 namespace {
@@ -159,6 +180,8 @@ void strided(bool is_put, void* dst, const void* src, ptrdiff_t dst_stride, ptrd
   const segments::Segment& seg = r.translate(sym, span_elems, call, is_put ? "destination" : "source", &base_offset);
   const bool kernel = kernel_copy_peer(r, seg, pe);
   const bool direct = !kernel && r.path(pe) == Path::kDirect;
+  // The peer's copy when loads and stores reach it: the direct path, or a backend's mapping.
+  char* mapped = kernel ? nullptr : direct ? seg.peer_base[static_cast<size_t>(pe)] : backend_mapped(seg, pe);
   auto* d = static_cast<char*>(dst);
   auto* s = static_cast<const char*>(src);
   for (size_t i = 0; i < count; ++i) {
@@ -168,9 +191,9 @@ void strided(bool is_put, void* dst, const void* src, ptrdiff_t dst_stride, ptrd
     if (kernel) {
       if (is_put) kernel_put(r, pe, seg, off, si, elem_bytes, call);
       else kernel_get(r, pe, di, seg, off, elem_bytes, call);
-    } else if (direct) {
-      if (is_put) std::memcpy(direct_address(seg, off, pe), si, elem_bytes);
-      else std::memcpy(di, direct_address(seg, off, pe), elem_bytes);
+    } else if (mapped != nullptr) {
+      if (is_put) std::memcpy(mapped + off, si, elem_bytes);
+      else std::memcpy(di, mapped + off, elem_bytes);
     } else if (is_put) {
       backend_put(r, pe, seg, off, si, elem_bytes, call);
     } else {
@@ -178,10 +201,8 @@ void strided(bool is_put, void* dst, const void* src, ptrdiff_t dst_stride, ptrd
     }
   }
   if (is_put && direct) detail::ring(pe);
-  if (!is_put && get_pending(r, pe)) {
-    Status st = r.backend()->quiet();
-    if (!st.is_ok()) log::fatal("%s: completing a strided get from PE %d failed: %s", call, pe, st.message().c_str());
-  }
+  // A native backend read completes at quiet; the others have landed already.
+  if (!is_put && !kernel && mapped == nullptr && r.native_read() != nullptr) complete_get(r, pe, call);
 }
 }  // namespace
 
@@ -296,6 +317,9 @@ uint64_t run_atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint
     if (op != AtomicOp::kFetch) detail::ring(pe);
     return old;
   }
+  if (char* mapped = backend_mapped(seg, pe)) {
+    return core::am::cpu_atomic(mapped + offset, static_cast<unsigned>(width), bop, operand, compare);
+  }
   backend::RemoteAddress target{seg.id, offset};
   if (!r.native_atomic(width, bop) || !seg.file_backed) {
     // Emulated (chosen at init, and always on static data left in place, whose atomics the target
@@ -326,9 +350,12 @@ uint64_t atomic(void* dst, size_t width, AtomicOp op, uint64_t operand, uint64_t
   // shmem_test_lock on the lock's PE): like poll() it serves incoming traffic, which neither the
   // direct path nor a backend's own completion does, so peers' emulated operations on this PE
   // keep running while it polls. Without a backend (every peer direct) there is nothing to serve.
+  // One call in Runtime::kFetchesPerServe serves: a polling loop still serves within a few
+  // iterations, while an atomic on mapped memory (a few ns) does not pay an idle worker progress
+  // each time.
   if (returns_old_value(op)) {
     Runtime& r = rt(call);
-    if (r.backend() != nullptr) r.progress();
+    if (r.backend() != nullptr && r.fetch_serves()) r.progress();
   }
   return old;
 }

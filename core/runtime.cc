@@ -107,6 +107,7 @@ Status Runtime::start_impl(const InitOptions& options) {
   if (!(st = create_segment(segments::kBounceSegment, "bounce", bounce_bytes)).is_ok()) return st;
   if (!(st = create_data_segment()).is_ok()) return st;
   internal_ = reinterpret_cast<InternalArea*>(segments_.find(segments::kInternalSegment)->base);
+  heap_ = segments_.find(segments::kHeapSegment);
   allocator_ = segments::SymmetricAllocator(heap_bytes);
   if (!(st = map_peer_segments()).is_ok()) return st;
   open_bell_socket(options.thread_multiple);
@@ -523,8 +524,8 @@ void Runtime::check_pe(int pe, const char* call) const {
   }
 }
 
-const segments::Segment& Runtime::translate(const void* addr, size_t bytes, const char* call,
-                                            const char* role, size_t* offset) const {
+const segments::Segment& Runtime::translate_any(const void* addr, size_t bytes, const char* call,
+                                                const char* role, size_t* offset) const {
   segments::Translation t = segments_.translate(addr, bytes);
   if (t.segment == nullptr) {
     const segments::Segment* heap = segments_.find(segments::kHeapSegment);

@@ -96,8 +96,18 @@ class Runtime {
   // Validation + translation shared by every operation. Ends the job with a message on bad input.
   void check_pe(int pe, const char* call) const;
   // Translates a symmetric address on this PE; checks it lies in a segment with `bytes` to spare.
+  // The symmetric heap, where most operations land, is checked inline first.
   const segments::Segment& translate(const void* addr, size_t bytes, const char* call,
-                                     const char* role, size_t* offset) const;
+                                     const char* role, size_t* offset) const {
+    if (__builtin_expect(heap_ != nullptr, 1)) {
+      const uintptr_t into_heap = reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(heap_->base);
+      if (__builtin_expect(into_heap < heap_->size && bytes <= heap_->size - into_heap, 1)) {
+        *offset = into_heap;
+        return *heap_;
+      }
+    }
+    return translate_any(addr, bytes, call, role, offset);
+  }
 
   Path path(int pe) const { return pe >= n_pes_ ? Path::kLink : paths_[static_cast<size_t>(pe)]; }
   backend::Backend* backend() const { return backend_.get(); }
@@ -160,6 +170,15 @@ class Runtime {
   }
   uint64_t fetches_staged() const { return fetches_staged_.load(std::memory_order_acquire); }
   void complete_fetches(uint64_t upto);
+  // Whether this fetching atomic is the one of every kFetchesPerServe that serves incoming traffic
+  // (gasket::atomic, core/rma.cc). Threads racing on the count may lose a count: a serve then
+  // comes a few calls later.
+  static constexpr unsigned kFetchesPerServe = 16;
+  bool fetch_serves() {
+    const unsigned n = fetches_unserved_.load(std::memory_order_relaxed) + 1;
+    fetches_unserved_.store(n >= kFetchesPerServe ? 0 : n, std::memory_order_relaxed);
+    return n >= kFetchesPerServe;
+  }
 
   int my_pe() const { return my_pe_; }
   int n_pes() const { return n_pes_; }
@@ -211,6 +230,9 @@ class Runtime {
 
  private:
   [[noreturn]] static void not_initialised(const char* call);
+  // translate() beyond the heap: every segment, and the error for an address in none.
+  const segments::Segment& translate_any(const void* addr, size_t bytes, const char* call, const char* role,
+                                         size_t* offset) const;
   Runtime() : allocator_(0) {}
   Status start_impl(const InitOptions& options);
   Status find_nodes();
@@ -259,6 +281,7 @@ class Runtime {
   std::vector<segments::SharedMemoryFile> files_;  // own segments and mapped peer segments
   std::string data_file_;  // the redistributed data segment's file until unlinked (never unmapped)
   InternalArea* internal_ = nullptr;
+  const segments::Segment* heap_ = nullptr;  // segments_'s heap (translate's first look), set at init
   segments::SymmetricAllocator allocator_;
   std::mutex heap_mutex_;
   uint64_t alloc_sequence_ = 0;
@@ -282,6 +305,7 @@ class Runtime {
   // under fetch_mutex_; read without it, a quiet with nothing staged takes no lock).
   std::atomic<uint64_t> fetches_staged_{0};
   std::atomic<uint64_t> fetches_completed_{0};
+  std::atomic<unsigned> fetches_unserved_{0};  // fetching atomics since one last served (fetch_serves)
   std::thread progress_thread_;
   std::atomic<bool> progress_thread_stop_{false};
 };

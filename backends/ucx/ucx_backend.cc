@@ -345,6 +345,10 @@ class UcxBackend final : public Backend,
   std::atomic<int> endpoints_{0};
   std::atomic<int> rkeys_{0};
   std::atomic<int> direct_rkeys_{0};
+  // Statistics for describe(): put/get/atomic calls that reached this backend (the core runs
+  // those on peers' segments mapped through segment_memory() itself) and endpoint flushes started.
+  std::atomic<uint64_t> rma_calls_{0};
+  std::atomic<uint64_t> flushes_{0};
   std::atomic<bool> tearing_down_{false};
 
   ActiveMessages::Handler am_handler_;
@@ -773,6 +777,7 @@ Status UcxBackend::flush_endpoints() {
     if (peer.flushed.load(std::memory_order_acquire) >= issued) continue;
     ucp_request_param_t param{};
     flushing.push_back(Flushing{&peer, issued, ucp_ep_flush_nbx(peer.ep.load(std::memory_order_acquire), &param)});
+    flushes_.fetch_add(1, std::memory_order_relaxed);
   }
   Status result = Status::ok();
   for (const Flushing& f : flushing) {
@@ -974,6 +979,7 @@ Status UcxBackend::attach_user(int pe, SegmentId id, uint64_t base, uint64_t siz
 // ---- RMA ----
 
 Status UcxBackend::put(int pe, RemoteAddress dst, const void* src, size_t len) {
+  rma_calls_.fetch_add(1, std::memory_order_relaxed);
   Target t;
   Status s = target(pe, dst, len, "put", &t);
   if (!s.is_ok()) return s;
@@ -992,6 +998,7 @@ Status UcxBackend::put(int pe, RemoteAddress dst, const void* src, size_t len) {
 }
 
 Status UcxBackend::get(int pe, void* dst, RemoteAddress src, size_t len) {
+  rma_calls_.fetch_add(1, std::memory_order_relaxed);
   Target t;
   Status s = target(pe, src, len, "get", &t);
   if (!s.is_ok()) return s;
@@ -1009,6 +1016,7 @@ Status UcxBackend::get(int pe, void* dst, RemoteAddress src, size_t len) {
 
 Status UcxBackend::atomic(int pe, RemoteAddress dst, AtomicOp op, unsigned width, uint64_t operand,
                           uint64_t compare, uint64_t* fetched, bool blocking) {
+  rma_calls_.fetch_add(1, std::memory_order_relaxed);
   if (width != 4 && width != 8) {
     return invalid_argument("ucx: atomic on PE " + std::to_string(pe) + " of width " + std::to_string(width) +
                             " (4 or 8 bytes)");
@@ -1176,7 +1184,8 @@ std::string UcxBackend::describe() const {
   return "ucx " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release) +
          ": endpoints: " + std::to_string(endpoints_.load()) + " (of " + std::to_string(n_pes_) +
          " PEs, created on first use), remote keys unpacked: " + std::to_string(rkeys_.load()) +
-         " (direct pointers: " + std::to_string(direct_rkeys_.load()) + "), thread mode: " +
+         " (direct pointers: " + std::to_string(direct_rkeys_.load()) + "), RMA calls: " +
+         std::to_string(rma_calls_.load()) + ", endpoint flushes: " + std::to_string(flushes_.load()) + ", thread mode: " +
          (thread_multiple_ ? "multi" : "single") + ", atomics coherent with CPU: " +
          (coherent_with_cpu_ ? "yes" : "no") + ", AM max payload: " + std::to_string(max_am_payload_);
 }

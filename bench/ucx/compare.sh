@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
 # gasket over ucx next to raw UCP (ucx_perftest), same sizes, same machine, same run.
-#   bazel run //bench/ucx:compare [-- shm|tcp ...]        (default: shm tcp)
+#   bazel run //bench/ucx:compare [-- [--rounds N] [--old PATH] shm|tcp ...]   (default: shm tcp)
 # For each UCX_TLS (self,sm and self,tcp) it runs ucx_perftest's ucp_put_lat, ucp_get (one in
 # flight), ucp_fadd (one in flight) and ucp_put_bw for every size, then ucx_bench through gasketrun
 # with those figures as its reference; ucx_bench prints the table with the ratios. ucp_registered
 # (raw UCP on memory registered like gasket's segments, not allocated by UCX) gives a second
 # reference in the same run: what UCX itself costs on such memory.
+# --old PATH: another build's ucx_bench (copied out of bazel-bin before a change) runs beside this
+# one against the same reference, the order of the two alternating from round to round;
+# --rounds N repeats everything N times (take medians across rounds on a shared machine).
 set -eu
 gasketrun=$1 bench=$2 registered=$3
 shift 3
-transports=("$@")
+rounds=1 old=""
+transports=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --rounds) rounds=$2; shift 2 ;;
+    --old) old=$2; shift 2 ;;
+    *) transports+=("$1"); shift ;;
+  esac
+done
 [ ${#transports[@]} -eq 0 ] && transports=(shm tcp)
+[ -z "$old" ] || [ -x "$old" ] || { echo "compare.sh: --old $old is not an executable ucx_bench" >&2; exit 2; }
 command -v ucx_perftest >/dev/null || { echo "compare.sh: ucx_perftest not found (apt-get install ucx-utils)" >&2; exit 1; }
 
 sizes="8 64 512 4096 32768 262144 1048576 4194304"
@@ -38,6 +50,15 @@ perftest() {
   echo "$line"
 }
 
+# gasket's table for one build: LABEL BINARY
+run_gasket() {
+  echo "=== UCX_TLS=$tls, $1 ($2), round $round of $rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  GASKET_TRANSPORT=ucx GASKET_LOCAL=backend "$gasketrun" -n 2 "$2" --max-iters $max_iters --reference "$ref" \
+    --registered "$work/registered.$t"
+  echo
+}
+
+for round in $(seq 1 "$rounds"); do
 for t in "${transports[@]}"; do
   case $t in
     shm) tls=self,sm max_iters=10000 ;;
@@ -55,8 +76,14 @@ for t in "${transports[@]}"; do
   done
   echo "fadd_lat 8 $(perftest ucp_fadd 8 $(iterations 8 $max_iters) -O 1 | cut -d, -f2)" >>"$ref"
   "$registered" --max-iters $max_iters >"$work/registered.$t"
-  echo "=== UCX_TLS=$tls"
-  GASKET_TRANSPORT=ucx GASKET_LOCAL=backend "$gasketrun" -n 2 "$bench" --max-iters $max_iters --reference "$ref" \
-    --registered "$work/registered.$t"
-  echo
+  if [ -z "$old" ]; then
+    run_gasket new "$bench"
+  elif [ $((round % 2)) -eq 1 ]; then
+    run_gasket new "$bench"
+    run_gasket old "$old"
+  else
+    run_gasket old "$old"
+    run_gasket new "$bench"
+  fi
+done
 done

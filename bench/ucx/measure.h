@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace ucx_bench {
@@ -12,6 +15,24 @@ namespace ucx_bench {
 using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxBytes = size_t{4} << 20;
 constexpr size_t kSizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
+
+// The local side of every transfer: kMaxBytes of ones on a page boundary, as ucx_perftest's
+// buffers are. (A std::vector's data sits 16 bytes past a page: glibc's memcpy of a few KiB, rep
+// movsb, then runs at another speed.)
+class LocalBuffer {
+ public:
+  LocalBuffer() : bytes_(static_cast<char*>(std::aligned_alloc(4096, kMaxBytes))) {
+    if (bytes_ == nullptr) std::abort();
+    std::memset(bytes_, 1, kMaxBytes);
+  }
+  ~LocalBuffer() { std::free(bytes_); }
+  LocalBuffer(const LocalBuffer&) = delete;
+  LocalBuffer& operator=(const LocalBuffer&) = delete;
+  char* data() { return bytes_; }
+
+ private:
+  char* bytes_;
+};
 
 // Iterations for one size: enough bytes to be stable, capped for slow paths.
 inline long iterations(size_t bytes, long max_iters) {
@@ -26,20 +47,55 @@ inline double since_us(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
-// Runs op(1) .. op(iters + warm-up) and returns the median time of one call after the warm-up,
-// in microseconds (perftest's 50th percentile).
+// A timestamp as ucx_perftest takes one (ucs_get_time: the TSC on x86), in ticks.
+inline uint64_t timestamp() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_ia32_rdtsc();
+#else
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+#endif
+}
+
+// Runs op(1) .. op(iters + warm-up) and returns the median time of one iteration after the
+// warm-up, in microseconds (perftest's 50th percentile). Timed as ucx_perftest times its loops
+// (ucx_perf_update): one timestamp per iteration, an iteration's time being the interval since
+// the previous timestamp; ticks become microseconds at the rate they advanced against
+// steady_clock over the loop.
 template <typename Op>
 double median_us(long iters, Op op) {
-  std::vector<double> t;
-  t.reserve(static_cast<size_t>(iters));
   const long warm = warmup(iters);
-  for (long i = 1; i <= iters + warm; ++i) {
-    auto start = Clock::now();
-    op(i);
-    if (i > warm) t.push_back(since_us(start));
+  for (long i = 1; i <= warm; ++i) op(i);
+  std::vector<uint64_t> t(static_cast<size_t>(iters));
+  const auto start = Clock::now();
+  const uint64_t first = timestamp();
+  uint64_t previous = first;
+  for (long i = 0; i < iters; ++i) {
+    op(warm + 1 + i);
+    const uint64_t now = timestamp();
+    t[static_cast<size_t>(i)] = now - previous;
+    previous = now;
   }
+  const double us_per_tick = since_us(start) / static_cast<double>(std::max<uint64_t>(1, previous - first));
   std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return static_cast<double>(t[t.size() / 2]) * us_per_tick;
+}
+
+// MB/s (MB = 2^20 bytes) of `iters` calls of op() moving `bytes` each, then complete() (the flush
+// or quiet that makes them remotely visible), all timed. Each call is followed by a timestamp,
+// as in ucx_perftest's streaming loop (ucx_perf_update), so both sides pay the same per-call
+// bookkeeping.
+template <typename Op, typename Complete>
+double stream_mbps(size_t bytes, long iters, Op op, Complete complete) {
+  const auto start = Clock::now();
+  uint64_t stamp = 0;
+  for (long i = 0; i < iters; ++i) {
+    op();
+    stamp = timestamp();
+  }
+  complete();
+  const double us = since_us(start);
+  (void)stamp;
+  return static_cast<double>(bytes) * static_cast<double>(iters) / us * 1e6 / (1 << 20);
 }
 
 }  // namespace ucx_bench

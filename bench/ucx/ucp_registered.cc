@@ -138,7 +138,7 @@ void put(Side& s, const void* src, size_t bytes) {
 
 volatile uint64_t* last_word(char* buf, size_t bytes) { return reinterpret_cast<volatile uint64_t*>(buf + bytes - 8); }
 
-double put_latency(Side& s, bool first, std::vector<char>& local, size_t bytes, long iters) {
+double put_latency(Side& s, bool first, LocalBuffer& local, size_t bytes, long iters) {
   *last_word(s.inbox, bytes) = 0;
   barrier(s);
   double round_trip = median_us(iters, [&](long i) {
@@ -160,22 +160,20 @@ double one_sided(Side& s, bool first, long iters, Op op) {
   return result;
 }
 
-double put_bandwidth(Side& s, bool first, std::vector<char>& local, size_t bytes, long iters) {
+double put_bandwidth(Side& s, bool first, LocalBuffer& local, size_t bytes, long iters) {
   double mbps = 0;
   barrier(s);
   if (first) {
     ucp_request_param_t param{};
-    auto start = Clock::now();
-    for (long i = 0; i < iters; ++i) put(s, local.data(), bytes);
-    wait(s, ucp_ep_flush_nbx(s.ep, &param), "ucp_ep_flush_nbx");
-    mbps = static_cast<double>(bytes) * static_cast<double>(iters) / since_us(start) * 1e6 / (1 << 20);
+    mbps = stream_mbps(bytes, iters, [&] { put(s, local.data(), bytes); },
+                       [&] { wait(s, ucp_ep_flush_nbx(s.ep, &param), "ucp_ep_flush_nbx"); });
   }
   barrier(s);
   return mbps;
 }
 
 void run(Side& s, bool first, long max_iters) {
-  std::vector<char> local(kMaxBytes, 1);
+  LocalBuffer local;
   auto row = [&](const char* figure, size_t bytes, double value) {
     if (first) std::printf("%s %zu %.3f\n", figure, bytes, value);
   };

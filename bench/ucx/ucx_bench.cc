@@ -40,7 +40,7 @@ struct Options {
 struct Buffers {
   char* inbox;
   uint64_t* word;
-  std::vector<char> local;
+  LocalBuffer local;
 };
 
 uint64_t* last_word(char* buf, size_t bytes) { return reinterpret_cast<uint64_t*>(buf + bytes - 8); }
@@ -80,10 +80,7 @@ double put_bandwidth(Buffers& b, size_t bytes, long iters) {
   if (gasket::my_pe() == 0) {
     for (long i = 0; i < std::min(warmup(iters), 10L); ++i) gasket::put_nbi(b.inbox, b.local.data(), bytes, 1);
     gasket::quiet();
-    auto start = Clock::now();
-    for (long i = 0; i < iters; ++i) gasket::put_nbi(b.inbox, b.local.data(), bytes, 1);
-    gasket::quiet();
-    mbps = static_cast<double>(bytes) * static_cast<double>(iters) / since_us(start) * 1e6 / (1 << 20);
+    mbps = stream_mbps(bytes, iters, [&] { gasket::put_nbi(b.inbox, b.local.data(), bytes, 1); }, [] { gasket::quiet(); });
   }
   gasket::barrier_all();
   return mbps;
@@ -161,7 +158,6 @@ int main(int argc, char** argv) {
   Buffers b;
   b.inbox = static_cast<char*>(gasket::sym_calloc(kMaxBytes, 1));
   b.word = static_cast<uint64_t*>(gasket::sym_calloc(1, sizeof(uint64_t)));
-  b.local.assign(kMaxBytes, 1);
   std::vector<Row> rows;
   for (size_t bytes : kSizes) {
     rows.push_back({"put_lat", bytes, put_latency(b, bytes, iterations(bytes, opt.max_iters), me), false});

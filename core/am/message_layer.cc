@@ -52,9 +52,11 @@ void MessageLayer::enqueue(int src_pe, HandlerId id, const void* payload, size_t
   Pending p{src_pe, id, std::vector<char>(static_cast<const char*>(payload), static_cast<const char*>(payload) + len)};
   std::lock_guard<std::mutex> lock(pending_mutex_);
   pending_.push_back(std::move(p));
+  queued_.fetch_add(1, std::memory_order_release);
 }
 
 void MessageLayer::progress() {
+  if (queued_.load(std::memory_order_acquire) == 0) return;
   if (dispatching_.exchange(true, std::memory_order_acquire)) return;
   for (;;) {
     Pending p;
@@ -63,6 +65,7 @@ void MessageLayer::progress() {
       if (pending_.empty()) break;
       p = std::move(pending_.front());
       pending_.pop_front();
+      queued_.fetch_sub(1, std::memory_order_relaxed);
     }
     handlers_[p.id](p.src_pe, p.payload.data(), p.payload.size());
   }

@@ -80,6 +80,9 @@ class MessageLayer {
   std::vector<Handler> handlers_ = std::vector<Handler>(kMaxHandlers);
   std::mutex pending_mutex_;
   std::deque<Pending> pending_;
+  // pending_.size(), read by progress() without the lock: an idle progress (every poll of a wait,
+  // every fetching atomic on a backend path) is one load, not an exchange and a lock.
+  std::atomic<size_t> queued_{0};
   std::atomic<bool> dispatching_{false};
 };
 
