@@ -450,31 +450,36 @@ void Engine::start_send(Request* r) {
   // Eager packets of requests carry the request's id (for MPI_Cancel; synchronous: for the ack).
   FinBody id{wire_id(r)};
   h.flags = kFlagId;
+  r->send_data = contiguous ? static_cast<const char*>(r->buf) + r->type->true_lb : nullptr;
   bool sync = r->mode == SendMode::kSync;
   if (eager) {
     h.kind = static_cast<uint8_t>(Kind::kEager);
     if (sync) h.flags |= kFlagSync;
-  }
-  // A non-contiguous eager message to a same-node peer is packed straight into the ring.
-  if (eager && !contiguous && shm(pe) && pending_[static_cast<size_t>(pe)].empty()) {
-    if (char* payload = rings_->reserve(pe, sizeof id + static_cast<size_t>(bytes))) {
-      std::memcpy(payload, &id, sizeof id);
-      datatype::pack(*r->type, r->buf, r->count, payload + sizeof id);
-      h.len = static_cast<uint32_t>(sizeof id + bytes);
-      rings_->commit(pe, h);
-      if (!sync) complete_send(r);  // else at the receiver's SYNC_ACK
-      return;
+    h.len = static_cast<uint32_t>(sizeof id + bytes);
+    // To a same-node peer with nothing queued before it: copied (or packed) straight into the
+    // ring, the one copy on this side.
+    if (shm(pe) && pending_[static_cast<size_t>(pe)].empty()) {
+      bool sent = false;
+      if (contiguous) {
+        sent = rings_->try_send(pe, h, &id, sizeof id, r->send_data, static_cast<size_t>(bytes));
+      } else if (char* payload = rings_->reserve(pe, sizeof id + static_cast<size_t>(bytes))) {
+        std::memcpy(payload, &id, sizeof id);
+        datatype::pack(*r->type, r->buf, r->count, payload + sizeof id);
+        rings_->commit(pe, h);
+        sent = true;
+      }
+      if (sent) {
+        if (!sync) complete_send(r);  // else at the receiver's SYNC_ACK
+        return;
+      }
     }
+    send_packet(pe, h, &id, sizeof id, packed_send_data(r), static_cast<size_t>(bytes), sync ? nullptr : r);
+    return;
   }
   // A non-contiguous rendezvous to a same-node peer goes unpacked when the receiver can gather
   // its blocks (the RTS carries them); packed only if the protocol comes to need it (on_cts).
-  std::vector<LayoutBlock> layout = eager || contiguous ? std::vector<LayoutBlock>{} : send_layout(r, pe);
-  r->send_data = contiguous ? static_cast<const char*>(r->buf) + r->type->true_lb : nullptr;
+  std::vector<LayoutBlock> layout = contiguous ? std::vector<LayoutBlock>{} : send_layout(r, pe);
   if (!contiguous && layout.empty()) packed_send_data(r);
-  if (eager) {  // contiguous data is copied into a same-node ring once (ShmRings::try_send)
-    send_packet(pe, h, &id, sizeof id, r->send_data, static_cast<size_t>(bytes), sync ? nullptr : r);
-    return;
-  }
   h.kind = static_cast<uint8_t>(Kind::kRts);
   h.flags = 0;
   RtsBody rts{};
