@@ -2,7 +2,8 @@
  * A standard MPI program: builds with gasket's mpicc, Open MPI's and MPICH's (bench/mpi/compare.sh
  * runs them side by side). Prints a table; with BENCH_RESULTS=1 also RESULT lines for
  * bench/compare. Options: --alloc-mem (buffers from MPI_Alloc_mem instead of malloc),
- * --max BYTES (largest size, default 4 MiB). Run on exactly 2 ranks. */
+ * --max BYTES (largest size, default 4 MiB), --min BYTES (smallest, default 0: with --max, one
+ * size alone for a profiler). Run on exactly 2 ranks. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,10 +102,11 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int alloc_mem = 0;
-  size_t max = (size_t)4 << 20;
+  size_t max = (size_t)4 << 20, min = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--alloc-mem") == 0) alloc_mem = 1;
     if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) max = (size_t)atol(argv[++i]);
+    if (strcmp(argv[i], "--min") == 0 && i + 1 < argc) min = (size_t)atol(argv[++i]);
   }
   if (size != 2) {
     if (rank == 0) fprintf(stderr, "pingpong: run on exactly 2 ranks (got %d)\n", size);
@@ -120,7 +122,7 @@ int main(int argc, char** argv) {
     printf("# %s\n# buffers: %s\n", lib, alloc_mem ? "MPI_Alloc_mem" : "malloc");
     printf("%10s %14s %16s\n", "bytes", "latency (us)", "bandwidth (GB/s)");
   }
-  for (size_t bytes = 0; bytes <= max; bytes = bytes == 0 ? 1 : bytes * 2) {
+  for (size_t bytes = min; bytes <= max; bytes = bytes == 0 ? 1 : bytes * 2) {
     double lat = latency(rank, buf, bytes);
     double bw = bytes > 0 ? bandwidth(rank, buf, bytes) : 0.0;
     if (rank == 0) {

@@ -18,11 +18,10 @@ Context& context(const char* call);
 template <typename Body>
 int call_ref(const char* name, MPI_Comm& comm, Body body) {
   Context& c = context(name);
-  Error e;
-  {
+  Error e = [&] {  // made in place (no move of its message), the lock released before report
     Guard g(c);
-    e = body(c, g);
-  }
+    return body(c, g);
+  }();
   return e.is_ok() ? MPI_SUCCESS : c.report(comm, e);
 }
 template <typename Body>

@@ -432,17 +432,39 @@ int Imrecv(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, MPI_Me
 
 namespace {
 
-// Gathers the requests of an array (null/inactive entries stay null).
-Error gather(Context& c, int count, MPI_Request requests[], const char* call, std::vector<Request*>* out) {
-  if (count < 0) return error(MPI_ERR_COUNT, "%s: count %d is negative", call, count);
-  if (count > 0 && requests == nullptr) return error(MPI_ERR_ARG, "%s: the request array is NULL", call);
-  out->assign(static_cast<size_t>(count), nullptr);
-  for (int i = 0; i < count; ++i) {
-    Error e = api::lookup_request(c, requests[i], call, &(*out)[static_cast<size_t>(i)]);
-    if (!e.is_ok()) return e;
+// The requests of an array argument, looked up once (null/inactive entries stay null). A window
+// of requests fits inline: a wait or test call makes no heap allocation for it.
+class RequestList {
+ public:
+  RequestList() = default;
+  RequestList(const RequestList&) = delete;
+  RequestList& operator=(const RequestList&) = delete;
+  Error gather(Context& c, int count, MPI_Request requests[], const char* call) {
+    if (count < 0) return error(MPI_ERR_COUNT, "%s: count %d is negative", call, count);
+    if (count > 0 && requests == nullptr) return error(MPI_ERR_ARG, "%s: the request array is NULL", call);
+    size_ = static_cast<size_t>(count);
+    if (size_ > kInline) {
+      spilled_.assign(size_, nullptr);
+      items_ = spilled_.data();
+    }
+    for (int i = 0; i < count; ++i) {
+      Error e = api::lookup_request(c, requests[i], call, &items_[i]);
+      if (!e.is_ok()) return e;
+    }
+    return Error::ok();
   }
-  return Error::ok();
-}
+  size_t size() const { return size_; }
+  Request* operator[](size_t i) const { return items_[i]; }
+  Request* const* begin() const { return items_; }
+  Request* const* end() const { return items_ + size_; }
+
+ private:
+  static constexpr size_t kInline = 64;
+  Request* inline_[kInline];
+  std::vector<Request*> spilled_;
+  Request** items_ = inline_;
+  size_t size_ = 0;
+};
 
 MPI_Status* status_at(MPI_Status* statuses, int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
@@ -452,14 +474,20 @@ MPI_Status* status_at(MPI_Status* statuses, int i) {
 int all(const char* call, bool blocking, int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   MPI_Comm ec = MPI_COMM_WORLD;
   return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
-    std::vector<Request*> rs;
-    Error e = gather(c, count, requests, call, &rs);
+    RequestList rs;
+    Error e = rs.gather(c, count, requests, call);
     if (!e.is_ok()) return e;
+    // Requests complete in about the order they were started: each poll resumes at the first one
+    // not seen complete, and once all are, one more pass confirms it (under MULTIPLE, another
+    // thread's MPI_Cancel of a completed send makes it incomplete again until answered).
+    auto finished = [&rs](size_t i) { return api::inactive(rs[i]) || rs[i]->complete; };
+    size_t next = 0;
     auto done = [&] {
-      for (Request* r : rs) {
-        if (!api::inactive(r) && !r->complete) return false;
+      while (next < rs.size() && finished(next)) ++next;
+      if (next < rs.size()) return false;
+      for (next = 0; next < rs.size() && finished(next); ++next) {
       }
-      return true;
+      return next == rs.size();
     };
     if (blocking) {
       c.wait(g, done);
@@ -493,8 +521,8 @@ int any(const char* call, bool blocking, int count, MPI_Request requests[], int*
   MPI_Comm ec = MPI_COMM_WORLD;
   return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
     if (index == nullptr) return error(MPI_ERR_ARG, "%s: the index argument is NULL", call);
-    std::vector<Request*> rs;
-    Error e = gather(c, count, requests, call, &rs);
+    RequestList rs;
+    Error e = rs.gather(c, count, requests, call);
     if (!e.is_ok()) return e;
     int found = MPI_UNDEFINED;
     bool any_active = false;
@@ -538,8 +566,8 @@ int some(const char* call, bool blocking, int incount, MPI_Request requests[], i
     if (outcount == nullptr || (incount > 0 && indices == nullptr)) {
       return error(MPI_ERR_ARG, "%s: a NULL outcount or indices argument", call);
     }
-    std::vector<Request*> rs;
-    Error e = gather(c, incount, requests, call, &rs);
+    RequestList rs;
+    Error e = rs.gather(c, incount, requests, call);
     if (!e.is_ok()) return e;
     bool any_active = false;
     auto look = [&] {

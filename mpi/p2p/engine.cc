@@ -215,12 +215,19 @@ void Engine::progress() {
       ++i;
     }
   }
+  // A blocking receive waiting here (begin_direct) stops the draining once it has its message:
+  // the packets behind it stay in the rings, and a receive posted next copies its data straight
+  // out of the ring instead of from the unexpected queue (a stream of blocking receives behind a
+  // sender that runs ahead: one copy each, no queueing).
+  const bool direct_waiting = direct_ != nullptr;
   for (int src : shm_peers_) {
     while (const Header* h = rings_->peek(src)) {
       Header copy = *h;
       handle_packet(src, copy, reinterpret_cast<const char*>(h) + sizeof(Header));
       rings_->consume(src);
+      if (direct_waiting && direct_ == nullptr) break;
     }
+    if (direct_waiting && direct_ == nullptr) break;
   }
   // The core's progress serves the backend (and other users of the runtime, e.g. OpenSHMEM);
   // with no backend peer it is needed only now and then.
@@ -314,7 +321,7 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
         deliver_eager(r, src, h, data, len, sreq);
         return;
       }
-      Unexpected u;
+      Unexpected& u = queue_unexpected();
       u.src_pe = src;
       u.context = h.context;
       u.src_rank = h.src_rank;
@@ -324,7 +331,6 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
       u.size = static_cast<int64_t>(len);
       u.data.assign(data, data + len);
       unexpected_bytes_ += len;
-      unexpected_.push_back(std::move(u));
       return;
     }
     case Kind::kRts: {
@@ -343,7 +349,7 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
         rndv_receive(r, src, rts, descriptor);
         return;
       }
-      Unexpected u;
+      Unexpected& u = queue_unexpected();
       u.src_pe = src;
       u.context = h.context;
       u.src_rank = h.src_rank;
@@ -353,7 +359,6 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
       u.size = static_cast<int64_t>(rts.size);
       u.rts = rts;
       u.data.assign(descriptor.begin(), descriptor.end());
-      unexpected_.push_back(std::move(u));
       return;
     }
     case Kind::kCts: {
@@ -445,30 +450,36 @@ void Engine::start_send(Request* r) {
   // Eager packets of requests carry the request's id (for MPI_Cancel; synchronous: for the ack).
   FinBody id{wire_id(r)};
   h.flags = kFlagId;
-  // A non-contiguous eager message to a same-node peer is packed straight into the ring.
-  if (eager && !contiguous && r->mode != SendMode::kSync && shm(pe) && pending_[static_cast<size_t>(pe)].empty()) {
-    if (char* payload = rings_->reserve(pe, sizeof id + static_cast<size_t>(bytes))) {
-      std::memcpy(payload, &id, sizeof id);
-      datatype::pack(*r->type, r->buf, r->count, payload + sizeof id);
-      h.kind = static_cast<uint8_t>(Kind::kEager);
-      h.len = static_cast<uint32_t>(sizeof id + bytes);
-      rings_->commit(pe, h);
-      complete_send(r);
-      return;
+  r->send_data = contiguous ? static_cast<const char*>(r->buf) + r->type->true_lb : nullptr;
+  bool sync = r->mode == SendMode::kSync;
+  if (eager) {
+    h.kind = static_cast<uint8_t>(Kind::kEager);
+    if (sync) h.flags |= kFlagSync;
+    h.len = static_cast<uint32_t>(sizeof id + bytes);
+    // To a same-node peer with nothing queued before it: copied (or packed) straight into the
+    // ring, the one copy on this side.
+    if (shm(pe) && pending_[static_cast<size_t>(pe)].empty()) {
+      bool sent = false;
+      if (contiguous) {
+        sent = rings_->try_send(pe, h, &id, sizeof id, r->send_data, static_cast<size_t>(bytes));
+      } else if (char* payload = rings_->reserve(pe, sizeof id + static_cast<size_t>(bytes))) {
+        std::memcpy(payload, &id, sizeof id);
+        datatype::pack(*r->type, r->buf, r->count, payload + sizeof id);
+        rings_->commit(pe, h);
+        sent = true;
+      }
+      if (sent) {
+        if (!sync) complete_send(r);  // else at the receiver's SYNC_ACK
+        return;
+      }
     }
+    send_packet(pe, h, &id, sizeof id, packed_send_data(r), static_cast<size_t>(bytes), sync ? nullptr : r);
+    return;
   }
   // A non-contiguous rendezvous to a same-node peer goes unpacked when the receiver can gather
   // its blocks (the RTS carries them); packed only if the protocol comes to need it (on_cts).
-  std::vector<LayoutBlock> layout = eager || contiguous ? std::vector<LayoutBlock>{} : send_layout(r, pe);
-  r->send_data = contiguous ? static_cast<const char*>(r->buf) + r->type->true_lb : nullptr;
+  std::vector<LayoutBlock> layout = contiguous ? std::vector<LayoutBlock>{} : send_layout(r, pe);
   if (!contiguous && layout.empty()) packed_send_data(r);
-  if (eager) {
-    h.kind = static_cast<uint8_t>(Kind::kEager);
-    bool sync = r->mode == SendMode::kSync;
-    if (sync) h.flags |= kFlagSync;
-    send_packet(pe, h, &id, sizeof id, r->send_data, static_cast<size_t>(bytes), sync ? nullptr : r);
-    return;
-  }
   h.kind = static_cast<uint8_t>(Kind::kRts);
   h.flags = 0;
   RtsBody rts{};
@@ -599,7 +610,7 @@ void Engine::on_cancel(int src, uint64_t sreq) {
       unexpected_bytes_ -= it->data.size();
       eager_consumed(src, it->data.size());  // the sender's budget comes back as if it matched
     }
-    unexpected_.erase(it);
+    drop_unexpected(it);
     answer.cancelled = 1;
     break;
   }
@@ -628,6 +639,26 @@ Request* Engine::match_posted(uint32_t context, int src_rank, int tag) {
   return nullptr;
 }
 
+Unexpected& Engine::queue_unexpected() {
+  if (spare_unexpected_.empty()) return unexpected_.emplace_back();
+  unexpected_.splice(unexpected_.end(), spare_unexpected_, spare_unexpected_.begin());
+  Unexpected& u = unexpected_.back();
+  std::vector<char> data = std::move(u.data);
+  data.clear();
+  u = Unexpected{};
+  u.data = std::move(data);
+  return u;
+}
+
+void Engine::drop_unexpected(std::list<Unexpected>::iterator it) {
+  if (spare_unexpected_.size() >= kSpareUnexpected) {
+    unexpected_.erase(it);
+    return;
+  }
+  if (it->data.capacity() > kSpareUnexpectedData) std::vector<char>().swap(it->data);
+  spare_unexpected_.splice(spare_unexpected_.begin(), unexpected_, it);
+}
+
 std::list<Unexpected>::iterator Engine::match_unexpected(uint32_t context, int source, int tag) {
   for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
     if (it->context == context && matches(source, tag, it->src_rank, it->tag)) return it;
@@ -654,7 +685,7 @@ void Engine::start_recv(Request* r) {
   auto it = match_unexpected(r->context, r->peer_rank, r->tag);
   if (it != unexpected_.end()) {
     deliver(r, *it, it->src_pe);
-    unexpected_.erase(it);
+    drop_unexpected(it);
     return;
   }
   r->posted = true;
@@ -803,7 +834,7 @@ std::unique_ptr<Unexpected> Engine::improbe(uint32_t context, int source, int ta
   if (!result->found) return nullptr;
   auto it = match_unexpected(context, source, tag);
   auto msg = std::make_unique<Unexpected>(std::move(*it));
-  unexpected_.erase(it);
+  drop_unexpected(it);
   return msg;
 }
 

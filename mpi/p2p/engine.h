@@ -285,6 +285,15 @@ class Engine {
   Request* posted_tail_ = nullptr;
   std::list<Unexpected> unexpected_;
   size_t unexpected_bytes_ = 0;
+  // Queue nodes of messages already matched, kept with their data's capacity: an unexpected
+  // message costs no allocation once the queue has been that long (kept only up to these bounds).
+  std::list<Unexpected> spare_unexpected_;
+  static constexpr size_t kSpareUnexpected = 1024;
+  static constexpr size_t kSpareUnexpectedData = 4096;
+  // A reset entry at the end of the unexpected queue (a spare node when there is one).
+  Unexpected& queue_unexpected();
+  // Removes `it` from the unexpected queue (into the spares).
+  void drop_unexpected(std::list<Unexpected>::iterator it);
 
   // Bounce zones (receiver side): the request using each source's zone, and those waiting.
   std::vector<Request*> zone_owner_;

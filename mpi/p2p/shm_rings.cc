@@ -33,7 +33,7 @@ ShmRings::ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, siz
 char* ShmRings::reserve(int pe, size_t payload_len) {
   Sender& s = to_[static_cast<size_t>(pe)];
   size_t len = line_up(sizeof(Header) + payload_len);
-  size_t at = s.written % ring_bytes_;
+  size_t at = s.at;
   size_t pad = at + len > ring_bytes_ ? ring_bytes_ - at : 0;
   uint64_t need = s.written + pad + len;
   if (need - s.consumed > ring_bytes_) {
@@ -63,15 +63,35 @@ void ShmRings::commit(int pe, const Header& h) {
               sizeof(Header) - sizeof(uint32_t));
   publish(packet, ++s.packets);
   s.written += len;
+  s.at = after(s.reserved_at, len);
   gasket::detail::ring(pe);  // a receiver napping in its wait (core's waiting policy) wakes
 }
 
+namespace {
+// Copies bytes [from, to) of the concatenation body + data to dst + from.
+void copy_part(char* dst, const char* body, size_t body_len, const char* data, size_t from, size_t to) {
+  if (from < body_len) {
+    size_t n = std::min(to, body_len) - from;
+    std::memcpy(dst + from, body + from, n);
+    from += n;
+  }
+  if (from < to) std::memcpy(dst + from, data + (from - body_len), to - from);
+}
+}  // namespace
+
+// The payload's bytes past the packet's first line go first, then those on it, then the header
+// and the flag: the receiver polling that line loses it to this writer once per packet, not
+// once when the copy starts and again when the flag is stored.
 bool ShmRings::try_send(int pe, const Header& h, const void* body, size_t body_len, const void* data,
                         size_t data_len) {
-  char* payload = reserve(pe, body_len + data_len);
+  size_t len = body_len + data_len;
+  char* payload = reserve(pe, len);
   if (payload == nullptr) return false;
-  if (body_len > 0) std::memcpy(payload, body, body_len);
-  if (data_len > 0) std::memcpy(payload + body_len, data, data_len);
+  const char* b = static_cast<const char*>(body);
+  const char* d = static_cast<const char*>(data);
+  size_t first = std::min(len, kLine - sizeof(Header));
+  if (len > first) copy_part(payload, b, body_len, d, first, len);
+  if (first > 0) copy_part(payload, b, body_len, d, 0, first);
   commit(pe, h);
   return true;
 }
@@ -83,28 +103,49 @@ void ShmRings::clear_flags(char* at, size_t len) {
   for (size_t off = 0; off < len; off += kLine) __atomic_store_n(reinterpret_cast<uint32_t*>(at + off), 0u, __ATOMIC_RELAXED);
 }
 
+// The lines consumed since the last call (they may run past the end of the ring once).
+void ShmRings::clear_consumed(Receiver& r, char* base) {
+  uint64_t left = r.consumed - r.cleared;
+  while (left > 0) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(left, ring_bytes_ - r.clear_at));
+    clear_flags(base + r.clear_at, n);
+    r.clear_at = after(r.clear_at, n);
+    left -= n;
+  }
+  r.cleared = r.consumed;
+}
+
 const Header* ShmRings::peek(int src) {
   Receiver& r = from_[static_cast<size_t>(src)];
   char* base = ring(my_pe_, src);
   for (;;) {
-    size_t at = r.consumed % ring_bytes_;
-    const Header* h = reinterpret_cast<const Header*>(base + at);
-    if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != r.packets + 1) return nullptr;
+    const Header* h = reinterpret_cast<const Header*>(base + r.at);
+    if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != r.packets + 1) {
+      // Nothing new: the moment to clear what was read, off the path of any answer just sent.
+      if (r.cleared != r.consumed) clear_consumed(r, base);
+      return nullptr;
+    }
     if (h->kind != kPadKind) return h;
-    clear_flags(base + at, kLine);
-    r.consumed += ring_bytes_ - at;  // the next packet is at offset 0
+    // A pad: the lines after its first were cleared when last read (or never written).
+    clear_consumed(r, base);
+    clear_flags(base + r.at, kLine);
+    r.consumed += ring_bytes_ - r.at;  // the next packet is at offset 0
+    r.cleared = r.consumed;
+    r.clear_at = 0;
+    r.at = 0;
     ++r.packets;
   }
 }
 
 void ShmRings::consume(int src) {
   Receiver& r = from_[static_cast<size_t>(src)];
-  char* at = ring(my_pe_, src) + r.consumed % ring_bytes_;
-  size_t len = line_up(sizeof(Header) + reinterpret_cast<const Header*>(at)->len);
-  clear_flags(at, len);
+  char* base = ring(my_pe_, src);
+  size_t len = line_up(sizeof(Header) + reinterpret_cast<const Header*>(base + r.at)->len);
   r.consumed += len;
+  r.at = after(r.at, len);
   ++r.packets;
   if (r.consumed - r.published >= ack_every_) {
+    clear_consumed(r, base);
     __atomic_store_n(ack_word(src, my_pe_), r.consumed, __ATOMIC_RELEASE);
     r.published = r.consumed;
     gasket::detail::ring(src);  // a sender napping on a full ring wakes

@@ -9,7 +9,10 @@
 // release order. The receiver zeroes the first word of every line it has read before it credits
 // them back, so the flag it polls at its next offset is never a byte left there by an earlier lap
 // (and that line, last written by the receiver, is polled in its own cache: a sender clearing it
-// instead cost the ping-pong an extra cache-line transfer per message, +0.25 us). Credits: the receiver stores how many bytes it
+// instead cost the ping-pong an extra cache-line transfer per message, +0.25 us). It zeroes them
+// when it next finds the ring empty (or before a credit), not as it reads them: stores become
+// visible in program order, so zeroing at once would hold an answer sent right after behind a
+// cache-line transfer per line read. Credits: the receiver stores how many bytes it
 // has consumed into the sender's region (every quarter ring, or at once on a ring too small for
 // that to stay live); a sender that finds too little room rereads it. Both stores ring the other
 // side's doorbell (gasket::detail::ring), so a waiter napping past its spin budget wakes at once.
@@ -53,13 +56,19 @@ class ShmRings {
     uint64_t written = 0;   // bytes written (packets and pads), ever
     uint64_t consumed = 0;  // bytes the receiver had consumed when last read
     uint32_t packets = 0;   // packets (and pads) written
+    size_t at = 0;          // where the next packet goes (written % ring size, kept without a division)
     size_t reserved_at = 0; // offset of the packet reserve() placed
   };
   struct Receiver {  // this PE's ring from one sender
     uint64_t consumed = 0;   // bytes read (packets and pads), ever
     uint64_t published = 0;  // ... as last stored into the sender's region
+    uint64_t cleared = 0;    // ... whose lines' flag words are zeroed
     uint32_t packets = 0;
+    size_t at = 0;           // consumed % ring size
+    size_t clear_at = 0;     // cleared % ring size
   };
+  // The offset after a packet of `len` bytes at `at` (one that ends the ring leads back to 0).
+  size_t after(size_t at, size_t len) const { return at + len == ring_bytes_ ? 0 : at + len; }
   char* ring(int receiver, int sender) const {
     return peers_[static_cast<size_t>(receiver)] + ack_bytes_ + static_cast<size_t>(sender) * ring_bytes_;
   }
@@ -67,6 +76,7 @@ class ShmRings {
     return reinterpret_cast<uint64_t*>(peers_[static_cast<size_t>(owner)] + kLine * static_cast<size_t>(from));
   }
   static void clear_flags(char* at, size_t len);
+  void clear_consumed(Receiver& r, char* base);
   static size_t line_up(size_t bytes) { return (bytes + kLine - 1) / kLine * kLine; }
   static void publish(char* at, uint32_t seq) {
     __atomic_store_n(reinterpret_cast<uint32_t*>(at), seq, __ATOMIC_RELEASE);
