@@ -485,8 +485,9 @@ BOOST_AUTO_TEST_CASE(pes_are_bound_to_distinct_cores) {
   BOOST_TEST(count(unbound.out, "CPUS 0 " + std::string(cpus[0]) + "\n") == 0);
 }
 
-// Each PE leads a session of its own unless told to stay in the launcher's (autogroup scheduling
-// then gives a PE a session's share of the CPU beside a loaded shell: issue 21).
+// Each PE leads a session of its own while the PEs fit the cores, or when told to (autogroup
+// scheduling then gives a PE a session's share of the CPU beside a loaded shell: issue 21); PEs
+// that outnumber the cores, or told to, stay in the launcher's session.
 BOOST_AUTO_TEST_CASE(pes_lead_sessions_of_their_own) {
   auto sessions = [](const RunResult& r) {
     std::map<int, std::pair<int, int>> pid_and_sid;  // by rank
@@ -496,18 +497,26 @@ BOOST_AUTO_TEST_CASE(pes_lead_sessions_of_their_own) {
     }
     return pid_and_sid;
   };
-  RunResult own = launch({"-n", "3"}, {"env"});
-  BOOST_TEST(own.status == 0);
-  auto by_rank = sessions(own);
-  BOOST_TEST(by_rank.size() == 3u);
-  for (const auto& [pe, ids] : by_rank) BOOST_TEST(ids.first == ids.second, "PE " << pe << " leads no session");
-  RunResult shared = launch({"-n", "2", "--session", "launcher"}, {"env"});
-  BOOST_TEST(shared.status == 0);
-  by_rank = sessions(shared);
-  BOOST_TEST(by_rank.size() == 2u);
-  for (const auto& [pe, ids] : by_rank) {
-    BOOST_TEST(ids.second == static_cast<int>(getsid(0)), "PE " << pe << " left the launcher's session");
-  }
+  auto expect_own = [&](const RunResult& r, size_t pes) {
+    BOOST_TEST(r.status == 0);
+    auto by_rank = sessions(r);
+    BOOST_TEST(by_rank.size() == pes);
+    for (const auto& [pe, ids] : by_rank) BOOST_TEST(ids.first == ids.second, "PE " << pe << " leads no session");
+  };
+  auto expect_shared = [&](const RunResult& r, size_t pes) {
+    BOOST_TEST(r.status == 0);
+    auto by_rank = sessions(r);
+    BOOST_TEST(by_rank.size() == pes);
+    for (const auto& [pe, ids] : by_rank) {
+      BOOST_TEST(ids.second == static_cast<int>(getsid(0)), "PE " << pe << " left the launcher's session");
+    }
+  };
+  expect_own(launch({"-n", "1"}, {"env"}), 1);  // auto, one PE fits any machine
+  // auto with more PEs than hardware threads (so more than cores): the launcher's session
+  const int crowd = 2 * static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) + 1;
+  expect_shared(launch({"-n", std::to_string(crowd)}, {"env"}), static_cast<size_t>(crowd));
+  expect_own(launch({"-n", "3", "--session", "pe"}, {"env"}), 3);
+  expect_shared(launch({"-n", "2", "--session", "launcher"}, {"env"}), 2);
 }
 
 BOOST_AUTO_TEST_CASE(singleton_without_launcher) {

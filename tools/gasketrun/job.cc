@@ -293,7 +293,8 @@ Status Job::start_pe(int rank, const BindingPlan& plan, const std::vector<std::s
   argv.push_back(nullptr);
   const cpu_set_t* cpuset =
       plan.cpusets.empty() ? nullptr : &plan.cpusets[static_cast<size_t>(rank)];
-  const bool own_session = options_.session == SessionPolicy::kPe;
+  const bool own_session = options_.session == SessionPolicy::kPe ||
+                           (options_.session == SessionPolicy::kAuto && !plan.oversubscribed);
 
   const std::string who = "PE " + std::to_string(rank);
   int out_pipe[2], err_pipe[2], exec_pipe[2];

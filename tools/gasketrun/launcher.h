@@ -29,7 +29,11 @@ enum class BindPolicy { kCore, kNone };
 // Where the kernel shares the CPU between sessions first (autogroup scheduling,
 // /proc/sys/kernel/sched_autogroup_enabled), a PE of its own session gets a session's share
 // beside a loaded shell, not a share within it (issue 21: MPICH's Hydra starts its ranks so).
-enum class SessionPolicy { kPe, kLauncher };
+// kAuto: a session per PE while the job's PEs fit the cores, else the launcher's: PEs that
+// outnumber the cores pass the CPU between them at every wait, and the scheduler hands it over
+// more slowly between sessions than within one (16 PEs on 2 cores: small collectives 2.5x slower
+// in sessions of their own, docs/PERFORMANCE.md "Sessions when the job oversubscribes").
+enum class SessionPolicy { kAuto, kPe, kLauncher };
 
 // One part of an MPMD command line (`-n 1 ./a : -n 3 ./b`): its PEs get MPI_APPNUM = its index.
 struct AppContext {
@@ -47,7 +51,7 @@ struct LaunchOptions {
   // MPI_UNIVERSE_SIZE when larger than num_pes.
   int slots = 0;
   BindPolicy bind = BindPolicy::kCore;
-  SessionPolicy session = SessionPolicy::kPe;
+  SessionPolicy session = SessionPolicy::kAuto;
   // >0: PEs r with the same r / pes_per_node get GASKET_NODE_NAME=<hostname>:<r / pes_per_node>.
   int pes_per_node = 0;
   bool tag_output = false;

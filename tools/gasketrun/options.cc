@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <sstream>
 #include <utility>
 
@@ -56,17 +57,19 @@ Result<double> parse_seconds(const std::string& text, const std::string& what) {
   return v;
 }
 
-// An option taking one of two words: sets *field to the value named, or says what was expected.
+// An option taking one of a few words: sets *field to the value named, or says what was expected.
 template <typename T>
-Status choose(const std::string& name, const std::string& value, std::pair<const char*, T> first,
-              std::pair<const char*, T> second, T* field) {
-  for (const auto& [word, meaning] : {first, second}) {
+Status choose(const std::string& name, const std::string& value,
+              std::initializer_list<std::pair<const char*, T>> words, T* field) {
+  std::string expected;
+  for (const auto& [word, meaning] : words) {
     if (value == word) {
       *field = meaning;
       return Status::ok();
     }
+    expected += (expected.empty() ? "" : " or ") + std::string(word);
   }
-  return invalid_argument("bad " + name + " '" + value + "': expected " + first.first + " or " + second.first);
+  return invalid_argument("bad " + name + " '" + value + "': expected " + expected);
 }
 
 Result<int> parse_count(const std::string& text, const std::string& what) {
@@ -261,15 +264,15 @@ const std::vector<OptionSpec>& option_table() {
       {{"-bind-to", "--bind-to"}, "core|none", "bind PE i to core i (default core; nothing is bound "
        "when there are more PEs than cores)",
        [](ParseState& st, const std::string& name, const std::string& v) {
-         return choose(name, v, {"core", BindPolicy::kCore}, {"none", BindPolicy::kNone}, &st.cl->options.bind);
+         return choose(name, v, {{"core", BindPolicy::kCore}, {"none", BindPolicy::kNone}}, &st.cl->options.bind);
        }},
-      {{"-session", "--session"}, "pe|launcher", "pe: every PE leads a session of its own (default, as "
+      {{"-session", "--session"}, "auto|pe|launcher", "pe: every PE leads a session of its own (as "
        "Hydra starts its ranks: with the kernel's autogroup scheduling a PE then competes for the CPU "
        "as a session, not as one process of the launcher's session); launcher: the PEs stay in the "
-       "launcher's session",
+       "launcher's session; auto (default): pe while the PEs fit the cores, else launcher",
        [](ParseState& st, const std::string& name, const std::string& v) {
-         return choose(name, v, {"pe", SessionPolicy::kPe}, {"launcher", SessionPolicy::kLauncher},
-                       &st.cl->options.session);
+         return choose(name, v, {{"auto", SessionPolicy::kAuto}, {"pe", SessionPolicy::kPe},
+                                 {"launcher", SessionPolicy::kLauncher}}, &st.cl->options.session);
        }},
       {{"--oversubscribe", "-oversubscribe"}, nullptr, "allow more PEs than the host list's slots",
        [](ParseState& st, const std::string&, const std::string&) {
