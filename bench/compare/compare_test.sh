@@ -17,7 +17,7 @@ for figure in memcpy_bandwidth cache_line_one_way core_put_latency core_get_late
               core_put_bandwidth core_atomic_latency core_barrier_latency resident_after_init \
               job_startup_time shmem_put_latency_heap shmem_put_latency_global \
               shmem_get_latency_heap shmem_8byte_latency_heap shmem_8byte_latency_global \
-              shmem_barrier_latency shmem_sum_to_all_8B_latency shmem_put_wait_latency \
+              shmem_barrier_latency shmem_sum_to_all_8B_latency shmem_put_wait_latency_2PEs \
               mpi_barrier_latency_2ranks mpi_bcast_latency_4ranks mpi_allreduce_latency_4ranks \
               mpi_rma_8B_latency_create_window mpi_rma_8B_latency_allocate_window \
               mpi_rma_8B_latency_shared_window mpi_rma_8B_latency_dynamic_window; do

@@ -50,7 +50,9 @@ int main(int argc, char** argv) {
     printf("# OpenSHMEM put/wait ping-pong, %d PEs (PE 0 <-> PE %d), half round trip\n", n, last);
     printf("put_wait 8 B: %.3f us (median of %d samples of %ld round trips; min %.3f, max %.3f)\n",
            samples[SAMPLES / 2], SAMPLES, round_trips, samples[0], samples[SAMPLES - 1]);
-    bench_result("shmem_put_wait_latency", "8", samples[SAMPLES / 2], "us");
+    char figure[64]; /* one row per job size: the 2-, 4- and 16-PE cases must not share one */
+    snprintf(figure, sizeof figure, "shmem_put_wait_latency_%dPEs", n);
+    bench_result(figure, "8", samples[SAMPLES / 2], "us");
   }
   shmem_finalize();
   return 0;
