@@ -33,7 +33,11 @@ int post(const char* call, RequestKind kind, SendMode mode, const void* buf, MPI
          int tag, MPI_Comm comm, MPI_Request* request) {
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
-    Request* r;
+    Request* r = api::start_valid(c, kind, mode, buf, count, dt, peer, tag, comm);
+    if (r != nullptr) {
+      *request = r->handle;
+      return Error::ok();
+    }
     Error e = create_and_start(c, kind, mode, buf, count, dt, peer, tag, comm, call, &r);
     if (!e.is_ok()) return e;
     *request = r->handle;
@@ -448,6 +452,11 @@ class RequestList {
       items_ = spilled_.data();
     }
     for (int i = 0; i < count; ++i) {
+      Request* r = c.engine().requests().find(requests[i]);
+      if (r != nullptr && r->user_owned) {
+        items_[i] = r;
+        continue;
+      }
       Error e = api::lookup_request(c, requests[i], call, &items_[i]);
       if (!e.is_ok()) return e;
     }
@@ -504,6 +513,7 @@ int all(const char* call, bool blocking, int count, MPI_Request requests[], int*
         api::empty_status(status_at(statuses, i));
         continue;
       }
+      if (statuses == MPI_STATUSES_IGNORE && api::conclude_plain(c, &requests[i], r)) continue;
       Error op;
       if (r->comm != MPI_COMM_NULL) ec = r->comm;
       if (api::conclude(c, g, &requests[i], r, status_at(statuses, i), &op, call) != MPI_SUCCESS && !failed) {
@@ -552,6 +562,7 @@ int any(const char* call, bool blocking, int count, MPI_Request requests[], int*
       return Error::ok();
     }
     Request* r = rs[static_cast<size_t>(found)];
+    if (status == MPI_STATUS_IGNORE && api::conclude_plain(c, &requests[found], r)) return Error::ok();
     if (r->comm != MPI_COMM_NULL) ec = r->comm;
     Error op;
     api::conclude(c, g, &requests[found], r, status, &op, call);

@@ -19,6 +19,11 @@ bool valid_arguments(Context& c, bool recv, const void* buf, MPI_Count count, MP
 Error new_request(Context& c, p2p::RequestKind kind, p2p::SendMode mode, const void* buf, MPI_Count count,
                   MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, bool persistent, const char* call,
                   p2p::Request** out);
+// The common case of a non-blocking send or receive in one step: valid arguments, a peer (not
+// MPI_PROC_NULL), not buffered: the request is made and started, no Error built. Null: nothing
+// was done (new_request + start handle the rest, and explain what is wrong).
+p2p::Request* start_valid(Context& c, p2p::RequestKind kind, p2p::SendMode mode, const void* buf, MPI_Count count,
+                          MPI_Datatype datatype, int peer, int tag, MPI_Comm comm);
 // Starts it (a persistent request: once more). Fails for a buffered send the attached buffer
 // cannot hold, or a persistent request that is still active.
 Error start(Context& c, p2p::Request* r, const char* call);
@@ -32,6 +37,17 @@ Error truncation_error(const char* call, int my_rank, int64_t message_bytes, int
 // The request behind a handle; null for MPI_REQUEST_NULL.
 Error lookup_request(Context& c, MPI_Request handle, const char* call, p2p::Request** r);
 inline bool inactive(const p2p::Request* r) { return r == nullptr || (r->persistent && !r->active); }
+// conclude() of the common request (a send or receive, not persistent, that succeeded) whose
+// status is ignored: released, the handle nulled. False: nothing done, conclude() it.
+inline bool conclude_plain(Context& c, MPI_Request* handle, p2p::Request* r) {
+  if ((r->kind != p2p::RequestKind::kSend && r->kind != p2p::RequestKind::kRecv) || r->persistent ||
+      r->status_error != MPI_SUCCESS) {
+    return false;
+  }
+  c.engine().requests().release(r);
+  *handle = MPI_REQUEST_NULL;
+  return true;
+}
 // For a completed request: fills `status`, releases (or deactivates) it, sets *handle; returns
 // the operation's error class (MPI_ERR_TRUNCATE...) and its message in *err.
 int conclude(Context& c, Guard& g, MPI_Request* handle, p2p::Request* r, MPI_Status* status, Error* err,

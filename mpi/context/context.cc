@@ -183,6 +183,7 @@ Error Context::start(int required) {
   o.eager_limit = cfg.size(Knob::MPI_EAGER_LIMIT);
   o.shm_eager_limit = cfg.size(Knob::MPI_SHM_EAGER_LIMIT);
   int64_t slots = cfg.integer(Knob::MPI_SHM_SLOTS);
+  o.shm_hot = cfg.size(Knob::MPI_SHM_HOT);
   o.rndv_bounce = cfg.size(Knob::MPI_RNDV_BOUNCE);
   o.single_copy = cfg.boolean(Knob::MPI_SINGLE_COPY);
   coll_single_copy_bytes_ = static_cast<int64_t>(cfg.size(Knob::MPI_COLL_SINGLE_COPY));

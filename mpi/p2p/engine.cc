@@ -76,7 +76,7 @@ Status Engine::init() {
       any_backend_peer_ = true;
     }
   }
-  rings_ = std::make_unique<ShmRings>(std::move(peers), my_pe_, options_.shm_slots, max_packet);
+  rings_ = std::make_unique<ShmRings>(std::move(peers), my_pe_, options_.shm_slots, max_packet, options_.shm_hot);
   shm_eager_ = shm_eager_max_ = options_.shm_eager_limit;
   // Active messages exist when some peer is reached through a backend (else the core starts none).
   if (core::am::MessageLayer* am = rt->messages()) {
@@ -292,15 +292,22 @@ void Engine::progress_operations() {
   progressing_operations_ = false;
 }
 
+void Engine::eager_payload(const Header& h, const char* payload, uint64_t* sreq, const char** data, size_t* len) {
+  bool has_id = (h.flags & kFlagId) != 0;
+  *sreq = 0;
+  if (has_id) std::memcpy(sreq, payload, sizeof *sreq);
+  *data = payload + (has_id ? sizeof *sreq : 0);
+  *len = h.len - (has_id ? sizeof *sreq : 0);
+}
+
 void Engine::handle_packet(int src, const Header& h, const char* payload) {
   switch (static_cast<Kind>(h.kind)) {
     case Kind::kEager: {
       bool sync = (h.flags & kFlagSync) != 0;
-      bool has_id = (h.flags & kFlagId) != 0;
-      uint64_t sreq = 0;
-      if (has_id) std::memcpy(&sreq, payload, sizeof sreq);
-      const char* data = payload + (has_id ? sizeof sreq : 0);
-      size_t len = h.len - (has_id ? sizeof sreq : 0);
+      uint64_t sreq;
+      const char* data;
+      size_t len;
+      eager_payload(h, payload, &sreq, &data, &len);
       ++stat_eager_;
       if (direct_ != nullptr && direct_matches(h)) {
         DirectReceive* d = direct_;
@@ -682,17 +689,44 @@ void prepare_receive(Request* r) {
 
 void Engine::start_recv(Request* r) {
   prepare_receive(r);
-  auto it = match_unexpected(r->context, r->peer_rank, r->tag);
-  if (it != unexpected_.end()) {
-    deliver(r, *it, it->src_pe);
-    drop_unexpected(it);
-    return;
+  if (!unexpected_.empty()) {
+    auto it = match_unexpected(r->context, r->peer_rank, r->tag);
+    if (it != unexpected_.end()) {
+      deliver(r, *it, it->src_pe);
+      drop_unexpected(it);
+      return;
+    }
   }
+  if (take_from_ring(r)) return;
   r->posted = true;
   r->prev = posted_tail_;
   r->next = nullptr;
   (posted_tail_ ? posted_tail_->next : posted_head_) = r;
   posted_tail_ = r;
+}
+
+// Nothing posted before `r` and no unexpected message of its source matched: the next message
+// from that source is the one at its ring's head. When that is eager data `r` matches, it is
+// copied straight out of the ring (no posting, no unexpected entry). Only a named same-node
+// source: a wildcard source leaves the choice among rings to progress().
+bool Engine::take_from_ring(Request* r) {
+  int src = r->peer_pe;
+  if (posted_head_ != nullptr || direct_ != nullptr || r->peer_rank == MPI_ANY_SOURCE || !shm(src)) return false;
+  const Header* head = rings_->peek(src);
+  if (head == nullptr || head->kind != static_cast<uint8_t>(Kind::kEager) || head->context != r->context ||
+      !matches(r->peer_rank, r->tag, head->src_rank, head->tag)) {
+    return false;
+  }
+  Header h = *head;
+  uint64_t sreq;
+  const char* data;
+  size_t len;
+  eager_payload(h, reinterpret_cast<const char*>(head) + sizeof(Header), &sreq, &data, &len);
+  ++stat_eager_;
+  eager_consumed(src, len);
+  deliver_eager(r, src, h, data, len, sreq);
+  rings_->consume(src);
+  return true;
 }
 
 void Engine::start_matched_recv(Request* r, std::unique_ptr<Unexpected> msg) {

@@ -47,6 +47,7 @@ struct EngineOptions {
   size_t eager_limit = 16 << 10;      // backend path
   size_t shm_eager_limit = 32 << 10;  // same-node rings
   size_t shm_slots = 16;
+  size_t shm_hot = 16 << 10;          // the rings' hot area (shm_rings.h); 0: none
   size_t rndv_bounce = 256 << 10;
   bool single_copy = true;            // same-node pull allowed
   size_t unexpected_limit = 64 << 20; // eager bytes buffered at a receiver from all senders
@@ -175,12 +176,16 @@ class Engine {
   // init() for the launched job, from reach_late_peer() as processes of other jobs join.
   void grow_peer_tables(size_t n);
   void on_active_message(int src, const void* payload, size_t len);
+  // An eager packet's sender request id (0 when it has none), data and data bytes.
+  static void eager_payload(const Header& h, const char* payload, uint64_t* sreq, const char** data, size_t* len);
   void handle_packet(int src, const Header& h, const char* payload);
 
   // Matching.
   Request* match_posted(uint32_t context, int src_rank, int tag);
   bool direct_matches(const Header& h) const;
   Request* direct_request();  // the direct receive's request, for a message that needs one
+  // start_recv's lean path: the eager message at the head of the source's ring, if it matches.
+  bool take_from_ring(Request* r);
   std::list<Unexpected>::iterator match_unexpected(uint32_t context, int source, int tag);
   void deliver(Request* r, Unexpected& msg, int src_pe);
   void deliver_eager(Request* r, int src_pe, const Header& h, const char* data, size_t len, uint64_t sreq);

@@ -19,14 +19,16 @@ size_t ShmRings::region_bytes(int n_pes, size_t slots, size_t max_packet) {
 
 // Credit every quarter ring, unless a sender short of room for its largest need (a pad before
 // the end and the packet: 2 max_packet) could then wait for bytes the receiver consumed but did
-// not report: the quarter is bounded by what is left beside that need.
-ShmRings::ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, size_t max_packet)
+// not report: the quarter is bounded by what is left beside that need. With a hot area, every
+// quarter of it (the sender's choice to start over needs a recent figure).
+ShmRings::ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, size_t max_packet, size_t hot)
     : peers_(std::move(peer_regions)),
       my_pe_(my_pe),
       max_packet_(max_packet),
       ring_bytes_(ring_bytes(slots, max_packet)),
+      hot_(hot >= kLine * 4 && hot <= ring_bytes_ / 2 ? line_up(hot) : 0),
       ack_bytes_(kLine * peers_.size()),
-      ack_every_(std::min(ring_bytes_ / 4, ring_bytes_ - 2 * max_packet)),
+      ack_every_(std::min({ring_bytes_ / 4, ring_bytes_ - 2 * max_packet, hot_ > 0 ? hot_ / 4 : SIZE_MAX})),
       to_(peers_.size()),
       from_(peers_.size()) {}
 
@@ -35,6 +37,10 @@ char* ShmRings::reserve(int pe, size_t payload_len) {
   size_t len = line_up(sizeof(Header) + payload_len);
   size_t at = s.at;
   size_t pad = at + len > ring_bytes_ ? ring_bytes_ - at : 0;
+  if (pad == 0 && hot_ > 0 && at >= hot_ && len <= hot_ / 2) {  // past the hot area: start over if the receiver keeps up
+    if (s.written - s.consumed > hot_ / 2) s.consumed = __atomic_load_n(ack_word(my_pe_, pe), __ATOMIC_ACQUIRE);
+    if (s.written - s.consumed <= hot_ / 2) pad = ring_bytes_ - at;
+  }
   uint64_t need = s.written + pad + len;
   if (need - s.consumed > ring_bytes_) {
     s.consumed = __atomic_load_n(ack_word(my_pe_, pe), __ATOMIC_ACQUIRE);

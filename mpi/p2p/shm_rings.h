@@ -16,6 +16,13 @@
 // has consumed into the sender's region (every quarter ring, or at once on a ring too small for
 // that to stay live); a sender that finds too little room rereads it. Both stores ring the other
 // side's doorbell (gasket::detail::ring), so a waiter napping past its spin budget wakes at once.
+//
+// The hot area: while the receiver keeps up, the sender starts over at offset 0 (a pad marker)
+// once it has passed the ring's first `hot` bytes, so small messages reuse the same few lines,
+// which stay in both cores' caches, instead of walking the whole ring (hundreds of KiB sized for
+// the largest packets) and missing on every line. A receiver more than half the hot area behind
+// lets the sender run on into the rest of the ring (a window of large eager messages keeps the
+// whole ring). The receiver credits every quarter of the hot area, so the sender knows.
 #pragma once
 
 #include <cstddef>
@@ -34,7 +41,8 @@ class ShmRings {
   static size_t region_bytes(int n_pes, size_t slots, size_t max_packet);
   // `peer_regions[pe]`: pe's copy of the region mapped here, or null (not on this node).
   // `max_packet` (a multiple of kLine) bounds header + body + data of one packet; slots >= 2.
-  ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, size_t max_packet);
+  // `hot`: bytes of the hot area (0, or at least half the ring: none).
+  ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, size_t max_packet, size_t hot);
 
   bool reaches(int pe) const { return peers_[static_cast<size_t>(pe)] != nullptr; }
   size_t max_packet() const { return max_packet_; }
@@ -84,7 +92,7 @@ class ShmRings {
 
   std::vector<char*> peers_;
   int my_pe_;
-  size_t max_packet_, ring_bytes_, ack_bytes_, ack_every_;
+  size_t max_packet_, ring_bytes_, hot_, ack_bytes_, ack_every_;
   std::vector<Sender> to_;
   std::vector<Receiver> from_;
 };
