@@ -93,7 +93,6 @@ Request* new_internal(Context& c, RequestKind kind, void* buf, int64_t bytes, in
   r->my_rank = comm.rank;
   return r;
 }
-}  // namespace
 
 namespace {
 // Copies the data into the attached buffer and sends it from there as an internal request;
