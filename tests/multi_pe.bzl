@@ -44,3 +44,19 @@ def expect_failure_test(name, program, expect, args = [], pes = 2, path = "local
                 "--expect-failure", "'%s'" % expect, "--"] + args,
         data = [_LAUNCHER, _PATHS_FILE, program],
     )
+
+def local_variant_tests(prefix, program, variants, size = "medium"):
+    """One test on the local path per variant, named prefix + variant.
+
+    variants: (variant, PE count, environment dict, extra launcher arguments) tuples; the
+      program's own arguments follow a "--" among the extra ones.
+    """
+    for variant, pes, env, extra in variants:
+        native.sh_test(
+            name = prefix + variant,
+            size = size,
+            srcs = [_RUNNER],
+            args = ["$(location %s)" % _LAUNCHER, "$(location %s)" % program, str(pes), "local"] + extra,
+            data = [_LAUNCHER, _PATHS_FILE, program],
+            env = env,
+        )

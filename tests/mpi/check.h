@@ -50,4 +50,24 @@ static inline void init_at_level_arg(int* argc, char*** argv) {
   CHECK_EQ(provided, required);
 }
 
+
+/* Message k from rank src carries a known byte pattern: fill it at the sender, check every byte
+ * at the receiver (the first wrong byte is reported with the message's identity). */
+static inline unsigned char message_byte(int src, int k, int i) { return (unsigned char)(src * 31 + k * 11 + i * 5 + 3); }
+
+static inline void fill_message(unsigned char* b, int n, int src, int k) {
+  for (int i = 0; i < n; ++i) b[i] = message_byte(src, k, i);
+}
+
+static inline void check_message(const unsigned char* b, int n, int src, int k) {
+  for (int i = 0; i < n; ++i) {
+    if (b[i] != message_byte(src, k, i)) {
+      fprintf(stderr, "rank %d: message %d from rank %d: byte %d of %d is %u, expected %u\n", check_rank_(), k, src,
+              i, n, b[i], message_byte(src, k, i));
+      fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+}
+
 #endif

@@ -26,22 +26,6 @@
 
 enum { kEagerLimit = 32768 };
 
-static unsigned char pattern(int src, int k, int i) { return (unsigned char)(src * 31 + k * 11 + i * 5 + 3); }
-
-static void fill(unsigned char* b, int n, int src, int k) {
-  for (int i = 0; i < n; ++i) b[i] = pattern(src, k, i);
-}
-
-static void check_bytes(const unsigned char* b, int n, int src, int k) {
-  for (int i = 0; i < n; ++i) {
-    if (b[i] != pattern(src, k, i)) {
-      fprintf(stderr, "message %d from rank %d: byte %d of %d is %u, expected %u\n", k, src, i, n, b[i],
-              pattern(src, k, i));
-      CHECK(0);
-    }
-  }
-}
-
 static void check_status(const MPI_Status* st, int source, int tag, int bytes) {
   CHECK_EQ(st->MPI_SOURCE, source);
   CHECK_EQ(st->MPI_TAG, tag);
@@ -65,7 +49,7 @@ static void sizes_at_ring_head(int rank, int peer) {
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank < peer) {
       for (int k = 0; k < kN; ++k) {
-        fill(out[k], sizes[k], rank, k);
+        fill_message(out[k], sizes[k], rank, k);
         MPI_OK(MPI_Isend(out[k], sizes[k], MPI_BYTE, peer, 100 + k, MPI_COMM_WORLD, &req[k]));
       }
       MPI_OK(MPI_Waitall(kN, req, MPI_STATUSES_IGNORE));
@@ -85,7 +69,7 @@ static void sizes_at_ring_head(int rank, int peer) {
       for (int k = 0; k < kN; ++k) {
         CHECK_EQ(req[k], MPI_REQUEST_NULL);
         check_status(&sts[k], peer, 100 + k, sizes[k]);
-        check_bytes(in[k], sizes[k], peer, k);
+        check_message(in[k], sizes[k], peer, k);
         CHECK_EQ(in[k][sizes[k]], 0xee);
       }
     }
@@ -138,7 +122,7 @@ static void matching_order(int rank, int peer) {
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank < peer) {
       for (int k = 0; k < kOrderN; ++k) {
-        fill(out[k], order_size(k), rank, k);
+        fill_message(out[k], order_size(k), rank, k);
         MPI_OK(MPI_Isend(out[k], order_size(k), MPI_BYTE, peer, order_tag(k), MPI_COMM_WORLD, &req[k]));
       }
       MPI_OK(MPI_Waitall(kOrderN, req, MPI_STATUSES_IGNORE));
@@ -161,7 +145,7 @@ static void matching_order(int rank, int peer) {
                   j, rtags[j], sts[j].MPI_TAG, k, order_tag(k));
         }
         check_status(&sts[j], peer, order_tag(k), order_size(k));
-        check_bytes(in[j], order_size(k), peer, k);
+        check_message(in[j], order_size(k), peer, k);
       }
     }
   }
@@ -210,9 +194,9 @@ static void truncation(int rank, int peer) {
       MPI_OK(MPI_Barrier(comm));
       if (rank < peer) {
         MPI_Request req[3];
-        fill(out[0], big, rank, 0);
-        fill(out[1], 5, rank, 1);
-        fill(out[2], 7, rank, 2);
+        fill_message(out[0], big, rank, 0);
+        fill_message(out[1], 5, rank, 1);
+        fill_message(out[2], 7, rank, 2);
         MPI_OK(MPI_Isend(out[0], big, MPI_BYTE, peer, 5, comm, &req[0]));
         MPI_OK(MPI_Isend(out[1], 5, MPI_BYTE, peer, 6, comm, &req[1]));
         MPI_OK(MPI_Isend(out[2], 7, MPI_BYTE, peer, 7, comm, &req[2]));
@@ -240,15 +224,15 @@ static void truncation(int rank, int peer) {
         }
         CHECK_EQ(req[0], MPI_REQUEST_NULL);
         check_status(&sts[0], peer, 5, 50);
-        check_bytes(in[0], 50, peer, 0);
+        check_message(in[0], 50, peer, 0);
         CHECK_EQ(in[0][50], 0xee);
         check_status(&sts[1], peer, 6, 5);
-        check_bytes(in[1], 5, peer, 1);
+        check_message(in[1], 5, peer, 1);
         /* the truncated message was consumed whole: the next one arrives intact */
         MPI_Status st;
         MPI_OK(MPI_Recv(in[2], 100, MPI_BYTE, peer, 7, comm, &st));
         check_status(&st, peer, 7, 7);
-        check_bytes(in[2], 7, peer, 2);
+        check_message(in[2], 7, peer, 2);
       }
     }
   }
@@ -303,7 +287,7 @@ static void hot_area_streams(int rank, int peer) {
     if (rank < peer) {
       for (int i = 0; i < kWindow; ++i) {
         int k = w * kWindow + i;
-        fill(buf[i], stream_size(k), rank, k);
+        fill_message(buf[i], stream_size(k), rank, k);
         MPI_OK(MPI_Isend(buf[i], stream_size(k), MPI_BYTE, peer, 500, MPI_COMM_WORLD, &req[i]));
       }
       MPI_OK(MPI_Waitall(kWindow, req, MPI_STATUSES_IGNORE));
@@ -319,7 +303,7 @@ static void hot_area_streams(int rank, int peer) {
       for (int i = 0; i < kWindow; ++i) {
         int k = w * kWindow + i;
         check_status(&sts[i], peer, 500, stream_size(k));
-        check_bytes(buf[i], stream_size(k), peer, k);
+        check_message(buf[i], stream_size(k), peer, k);
       }
       MPI_OK(MPI_Send(&w, 1, MPI_INT, peer, 501, MPI_COMM_WORLD));
     }
@@ -328,13 +312,13 @@ static void hot_area_streams(int rank, int peer) {
   for (int k = 0; k < 3000; ++k) {
     int n = 1 + (k * 53) % kMax;
     if ((rank < peer) == (k % 2 == 0)) {
-      fill(msg, n, rank, k);
+      fill_message(msg, n, rank, k);
       MPI_OK(MPI_Send(msg, n, MPI_BYTE, peer, 600, MPI_COMM_WORLD));
     } else {
       MPI_Status st;
       MPI_OK(MPI_Recv(msg, kMax, MPI_BYTE, peer, 600, MPI_COMM_WORLD, &st));
       check_status(&st, peer, 600, n);
-      check_bytes(msg, n, peer, k);
+      check_message(msg, n, peer, k);
     }
   }
 }

@@ -18,22 +18,6 @@
 
 #include "check.h"
 
-static unsigned char pattern(int src, int k, int i) { return (unsigned char)(src * 29 + k * 7 + i * 3 + 1); }
-
-static void fill(unsigned char* b, int n, int src, int k) {
-  for (int i = 0; i < n; ++i) b[i] = pattern(src, k, i);
-}
-
-static void check_bytes(const unsigned char* b, int n, int src, int k) {
-  for (int i = 0; i < n; ++i) {
-    if (b[i] != pattern(src, k, i)) {
-      fprintf(stderr, "message %d from rank %d: byte %d of %d is %u, expected %u\n", k, src, i, n, b[i],
-              pattern(src, k, i));
-      CHECK(0);
-    }
-  }
-}
-
 /* Sizes that cross the same-node eager limit (32 KiB) and fill lines of the ring unevenly. */
 static int size_of(int k) {
   static const int sizes[] = {8, 0, 1024, 1, 40000, 64, 8, 511, 3000, 8};
@@ -47,7 +31,7 @@ static void reuse_after_free(int rank, int peer) {
   static unsigned char out[kRounds][kBytes], in[kRounds][kBytes];
   for (int k = 0; k < kRounds; ++k) {
     int n = size_of(k) % kBytes;
-    fill(out[k], n, rank, k);
+    fill_message(out[k], n, rank, k);
     memset(in[k], 0, kBytes);
     MPI_Request s, r;
     MPI_OK(MPI_Irecv(in[k], kBytes, MPI_BYTE, peer, k, MPI_COMM_WORLD, &r));
@@ -69,7 +53,7 @@ static void reuse_after_free(int rank, int peer) {
     MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
     CHECK_EQ(count, n);
     CHECK_EQ(st.MPI_TAG, k);
-    check_bytes(in[k], n, peer, k);
+    check_message(in[k], n, peer, k);
   }
   /* A completed request freed: its handle is no longer valid, and new ones keep working. */
   MPI_Request s;
@@ -97,7 +81,7 @@ static void many_outstanding(int rank, int peer) {
     int n = size_of(k);
     out[k] = malloc((size_t)n + 1);
     in[k] = calloc((size_t)n + 1, 1);
-    fill(out[k], n, rank, k);
+    fill_message(out[k], n, rank, k);
   }
   /* half the receives posted before the sends, half after (the others arrive unexpected) */
   for (int k = 0; k < kMany / 2; ++k) {
@@ -118,7 +102,7 @@ static void many_outstanding(int rank, int peer) {
     int count;
     MPI_OK(MPI_Get_count(&sts[k], MPI_BYTE, &count));
     CHECK_EQ(count, size_of(k));
-    check_bytes(in[k], size_of(k), peer, k); /* same tag, same source: in order */
+    check_message(in[k], size_of(k), peer, k); /* same tag, same source: in order */
     free(out[k]);
     free(in[k]);
   }
@@ -199,7 +183,7 @@ static void test_loops(int rank, int peer) {
   for (int method = 0; method < 3; ++method) {
     for (int k = 0; k < kW; ++k) {
       int n = size_of(k + method);
-      fill(out[k], n, rank, k + method);
+      fill_message(out[k], n, rank, k + method);
       memset(in[k], 0, (size_t)n + 1);
       MPI_OK(MPI_Irecv(in[k], n, MPI_BYTE, peer, k, MPI_COMM_WORLD, &req[k]));
     }
@@ -244,7 +228,7 @@ static void test_loops(int rank, int peer) {
     }
     for (int k = 0; k < kW; ++k) {
       CHECK_EQ(seen[k], 1);
-      check_bytes(in[k], size_of(k + method), peer, k + method);
+      check_message(in[k], size_of(k + method), peer, k + method);
       CHECK_EQ(in[k][size_of(k + method)], 0); /* nothing written past the message */
     }
     MPI_OK(MPI_Waitall(kW, sends, MPI_STATUSES_IGNORE));
@@ -261,7 +245,7 @@ static void unexpected_reuse(int rank, int peer) {
     MPI_Request sends[kM]; /* non-blocking: a backend path's eager limit may be below kMax */
     for (int k = 0; k < kM; ++k) {
       int n = round % 2 ? (k + 1) * 97 : kMax - k * 97;
-      fill(out[k], n, rank, round * kM + k);
+      fill_message(out[k], n, rank, round * kM + k);
       MPI_OK(MPI_Isend(out[k], n, MPI_BYTE, peer, k, MPI_COMM_WORLD, &sends[k]));
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every message waits unexpected */
@@ -274,7 +258,7 @@ static void unexpected_reuse(int rank, int peer) {
       MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
       CHECK_EQ(count, n);
       CHECK_EQ(st.MPI_SOURCE, peer);
-      check_bytes(in, n, peer, round * kM + k);
+      check_message(in, n, peer, round * kM + k);
       for (int i = n; i < kMax; ++i) CHECK_EQ(in[i], 0);
     }
     MPI_OK(MPI_Waitall(kM, sends, MPI_STATUSES_IGNORE));
@@ -325,7 +309,7 @@ static void blocking_stream(int rank, int peer) {
   for (int k = 0; k < kN; ++k) {
     int n = size_of(k);
     if (rank < peer) {
-      fill(buf, n, rank, k);
+      fill_message(buf, n, rank, k);
       MPI_OK(MPI_Send(buf, n, MPI_BYTE, peer, k % 3, MPI_COMM_WORLD));
       continue;
     }
@@ -344,7 +328,7 @@ static void blocking_stream(int rank, int peer) {
     CHECK_EQ(count, n);
     CHECK_EQ(st.MPI_SOURCE, peer);
     CHECK_EQ(st.MPI_TAG, k % 3);
-    check_bytes(buf, n, peer, k);
+    check_message(buf, n, peer, k);
     CHECK_EQ(buf[n], 0);
   }
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
