@@ -41,7 +41,7 @@ class ShmRings {
   static size_t region_bytes(int n_pes, size_t slots, size_t max_packet);
   // `peer_regions[pe]`: pe's copy of the region mapped here, or null (not on this node).
   // `max_packet` (a multiple of kLine) bounds header + body + data of one packet; slots >= 2.
-  // `hot`: bytes of the hot area (0, or at least half the ring: none).
+  // `hot`: bytes of the hot area (0, under 4 lines or more than half the ring: none).
   ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, size_t max_packet, size_t hot);
 
   bool reaches(int pe) const { return peers_[static_cast<size_t>(pe)] != nullptr; }
