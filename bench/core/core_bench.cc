@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/bench_clock.h"
 #include "bench/common/bench_results.h"
 #include "core/gasket.h"
 
@@ -17,10 +18,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Runs `body` `iters` times per sample, `samples` times; returns the median time of one call in ns.
-double median_ns(int samples, long iters, const std::function<void()>& body) {
+// Runs `body` `iters` times per sample, `samples` times; returns the median time of one call in
+// ns. With `fit`, fewer per sample when the fastest of three timed warm-up calls shows `body` slow
+// (bench_clock.h); a collective body gets one warm-up call and no fitting, as every PE must run it
+// the same number of times.
+double median_ns(int samples, long iters, const std::function<void()>& body, bool fit = true) {
   std::vector<double> t;
-  body();  // warm up
+  double warm_us = 1e30;
+  for (int i = 0; i < (fit ? 3 : 1); ++i) {
+    auto warm = Clock::now();
+    body();
+    warm_us = std::min(warm_us, std::chrono::duration<double, std::micro>(Clock::now() - warm).count());
+  }
+  if (fit) iters = bench_sample_iterations(iters, warm_us);
   for (int s = 0; s < samples; ++s) {
     auto start = Clock::now();
     for (long i = 0; i < iters; ++i) body();
@@ -34,6 +44,22 @@ long iterations_for(size_t bytes, bool quick) {
   long base = quick ? 2000 : 20000;
   long it = static_cast<long>(base * 64 / (64 + bytes / 64));
   return std::max(it, quick ? 3L : 20L);
+}
+
+// Barriers per sample, the same on every PE (all call this): `planned`, or fewer when ten timed
+// barriers show one slow (bench_clock.h). PE 0 decides and writes the count into every PE's `count`.
+long barrier_iterations(long planned, uint64_t* count) {
+  gasket::barrier_all();
+  auto start = Clock::now();
+  for (int i = 0; i < 10; ++i) gasket::barrier_all();
+  double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / 10;
+  if (gasket::my_pe() == 0) {
+    auto n = static_cast<uint64_t>(bench_sample_iterations(planned, us));
+    for (int pe = 0; pe < gasket::n_pes(); ++pe) gasket::atomic_set(count, n, pe);
+    gasket::quiet();
+  }
+  gasket::barrier_all();
+  return static_cast<long>(gasket::atomic_fetch(count, gasket::my_pe()));
 }
 
 }  // namespace
@@ -64,7 +90,8 @@ int main(int argc, char** argv) {
         gasket::quiet();
       });
       double get_ns = median_ns(samples, it, [&] { gasket::get(local.data(), remote, bytes, 1); });
-      // Streaming: many puts, one quiet.
+      // Streaming: many puts, one quiet (as many as fit a sample at the put+quiet latency).
+      it = bench_sample_iterations(it, put_ns / 1e3);
       double stream_ns = median_ns(samples, 1, [&] {
         for (long i = 0; i < it; ++i) gasket::put(remote, local.data(), bytes, 1);
         gasket::quiet();
@@ -101,15 +128,16 @@ int main(int argc, char** argv) {
       bench_result("core_atomic_latency", r.name, us, "us");
     }
     for (int pe = 1; pe < gasket::n_pes(); ++pe) gasket::atomic_set(phase, uint64_t{1}, pe);
-    double barrier_us = median_ns(samples, quick ? 2000 : 20000, [] { gasket::barrier_all(); }) / 1e3;
+    long barriers = barrier_iterations(quick ? 2000 : 20000, word);
+    double barrier_us = median_ns(samples, barriers, [] { gasket::barrier_all(); }, false) / 1e3;
     std::printf("\nbarrier_all (%d PEs) us %15.3f\n", gasket::n_pes(), barrier_us);
     bench_result("core_barrier_latency", (std::to_string(gasket::n_pes()) + "PEs").c_str(), barrier_us, "us");
   } else {
-    // The other PEs join PE 0's barrier measurement: one warm-up call, then `samples` x `it`
-    // barriers. With more than 2 PEs only the barrier involves them.
+    // The other PEs join PE 0's barrier measurement: the agreement on its length, one warm-up
+    // call, then `samples` x `barriers`. With more than 2 PEs only the barrier involves them.
     gasket::wait_until(phase, gasket::Cmp::kEq, uint64_t{1});
-    long it = quick ? 2000 : 20000;
-    for (long i = 0; i < samples * it + 1; ++i) gasket::barrier_all();
+    long barriers = barrier_iterations(quick ? 2000 : 20000, word);
+    for (long i = 0; i < samples * barriers + 1; ++i) gasket::barrier_all();
   }
   gasket::barrier_all();
   gasket::sym_free(phase);

@@ -6,7 +6,8 @@
  * collective write does when every rank's part is contiguous). A standard MPI program: it builds with Open MPI
  * and MPICH too (io_compare.sh). Prints "operation bytes MB/s" lines (median of the repetitions)
  * and checks every byte read back.
- *   io_bench [edge (default 160: 160^3 doubles = 31 MiB)] [repetitions (default 5)] [directory] */
+ *   io_bench [edge (default 160: 160^3 doubles = 31 MiB)] [repetitions (default 5)] [directory]
+ *            [hints: key=value,key=value... given to MPI_File_open, e.g. cb_nodes=2,cb_buffer_size=16777216] */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -38,6 +39,18 @@ int main(int argc, char** argv) {
   MPI_Bcast(&job, 1, MPI_INT, 0, MPI_COMM_WORLD);
   snprintf(path, sizeof path, "%s/io_bench.%d", dir, job);
   snprintf(floor_path, sizeof floor_path, "%s/io_bench_floor.%d", dir, job);
+  MPI_Info hints = MPI_INFO_NULL;
+  if (argc > 4 && argv[4][0] != '\0') {
+    MPI_Info_create(&hints);
+    char list[4096];
+    snprintf(list, sizeof list, "%s", argv[4]);
+    for (char* item = strtok(list, ","); item != NULL; item = strtok(NULL, ",")) {
+      char* eq = strchr(item, '=');
+      if (eq == NULL) continue;
+      *eq = '\0';
+      MPI_Info_set(hints, item, eq + 1);
+    }
+  }
 
   int g[3] = {edge, edge, edge}, p[3] = {0, 0, 0};
   int distribs[3] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK};
@@ -61,7 +74,7 @@ int main(int argc, char** argv) {
   int wrong = 0;
   for (int r = 0; r < reps; ++r) {
     MPI_File fh;
-    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
+    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, hints, &fh);
     MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
@@ -129,8 +142,8 @@ int main(int argc, char** argv) {
     double mb = total / 1e6;
     double cw = mb / median(wt, reps), cr = mb / median(rt, reps), sw = mb / median(fw, reps), sr = mb / median(fr, reps);
     double pr = mb / median(pw, reps);
-    printf("# io_bench: %d ranks, %d^3 doubles (%ld bytes) in a darray view, %d repetitions, median MB/s\n", size,
-           edge, total, reps);
+    printf("# io_bench: %d ranks, %d^3 doubles (%ld bytes) in a darray view, %d repetitions, median MB/s%s%s\n", size,
+           edge, total, reps, argc > 4 ? ", hints " : "", argc > 4 ? argv[4] : "");
     printf("collective_write_all+sync %ld %.1f\n", total, cw);
     printf("collective_read_all %ld %.1f\n", total, cr);
     printf("posix_sequential_write+fsync %ld %.1f\n", total, sw);
@@ -144,6 +157,7 @@ int main(int argc, char** argv) {
     bench_result_bytes("posix_write_per_rank", (unsigned long)total, pr, "MB/s");
     if (any_wrong) printf("# WRONG: data read back differs from data written\n");
   }
+  if (hints != MPI_INFO_NULL) MPI_Info_free(&hints);
   MPI_Type_free(&ft);
   free(mine);
   free(back);

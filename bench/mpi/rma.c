@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/common/bench_clock.h"
 #include "bench/common/bench_results.h"
 
 enum Kind { kCreate, kAllocate, kShared, kDynamic, kKinds };
@@ -140,7 +141,10 @@ int main(int argc, char** argv) {
       for (int o = 0; o < kOps; ++o) {
         if (only_op && strcmp(only_op, op_names[o]) != 0) continue;
         int iters = m <= kLockAll ? 20000 : 2000;
-        measure(m, o, disp, win, iters / 10); /* warm-up */
+        /* warm-up, timed: fewer operations per run on a slow path (bench_clock.h) */
+        double warm = measure(m, o, disp, win, iters / 10);
+        MPI_Bcast(&warm, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        iters = (int)bench_sample_iterations(iters, warm);
         /* the best of 5 runs: this machine is shared, the best run is the one least disturbed */
         double best = 1e30;
         for (int rep = 0; rep < 5; ++rep) {

@@ -76,28 +76,39 @@ static __attribute__((noinline)) void issue_1_6(enum Op op, char* dst, char* src
 #endif
 }
 
-/* Median over SAMPLES samples of the mean latency of `iters` operations by PE 0 on PE `peer`. */
+/* Operation `op` once (its `i`th time in a sample). */
+static inline void run_op(enum Op op, char* dst, char* src, size_t bytes, long* word, int i, int peer) {
+  switch (op) {
+    case PUT: shmem_putmem(dst, src, bytes, peer); shmem_quiet(); break;
+    case GET: shmem_getmem(src, dst, bytes, peer); break;
+    case P: shmem_long_p(word, i, peer); shmem_quiet(); break;
+    case G: (void)shmem_long_g(word, peer); break;
+    case FADD: (void)shmem_long_atomic_fetch_add(word, 1, peer); break;
+    case ADD: shmem_long_atomic_add(word, 1, peer); shmem_quiet(); break;
+    case CSWAP: (void)shmem_long_atomic_compare_swap(word, -1, 0, peer); break;
+    case SWAP: (void)shmem_long_atomic_swap(word, i, peer); break;
+    case FETCH: (void)shmem_long_atomic_fetch(word, peer); break;
+    case SET: shmem_long_atomic_set(word, i, peer); shmem_quiet(); break;
+    case INC: shmem_long_atomic_inc(word, peer); shmem_quiet(); break;
+    default: issue_1_6(op, dst, src, bytes, word, i, peer); break;
+  }
+}
+
+/* Median over SAMPLES samples of the mean latency of `iters` operations by PE 0 on PE `peer`
+ * (fewer operations per sample when the fastest of three timed warm-up calls is slow: bench_clock.h). */
 static double measure(enum Op op, char* dst, char* src, size_t bytes, long* word, int peer) {
   double reps[SAMPLES];
-  int iters = sized(op) ? iterations(bytes) : iterations(8);
+  double warm_us = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    double t0 = bench_now_us();
+    run_op(op, dst, src, bytes, word, i, peer);
+    double t = bench_now_us() - t0;
+    if (t < warm_us) warm_us = t;
+  }
+  int iters = (int)bench_sample_iterations(sized(op) ? iterations(bytes) : iterations(8), warm_us);
   for (int r = 0; r < SAMPLES; ++r) {
     double t0 = bench_now_us();
-    for (int i = 0; i < iters; ++i) {
-      switch (op) {
-        case PUT: shmem_putmem(dst, src, bytes, peer); shmem_quiet(); break;
-        case GET: shmem_getmem(src, dst, bytes, peer); break;
-        case P: shmem_long_p(word, i, peer); shmem_quiet(); break;
-        case G: (void)shmem_long_g(word, peer); break;
-        case FADD: (void)shmem_long_atomic_fetch_add(word, 1, peer); break;
-        case ADD: shmem_long_atomic_add(word, 1, peer); shmem_quiet(); break;
-        case CSWAP: (void)shmem_long_atomic_compare_swap(word, -1, 0, peer); break;
-        case SWAP: (void)shmem_long_atomic_swap(word, i, peer); break;
-        case FETCH: (void)shmem_long_atomic_fetch(word, peer); break;
-        case SET: shmem_long_atomic_set(word, i, peer); shmem_quiet(); break;
-        case INC: shmem_long_atomic_inc(word, peer); shmem_quiet(); break;
-        default: issue_1_6(op, dst, src, bytes, word, i, peer); break;
-      }
-    }
+    for (int i = 0; i < iters; ++i) run_op(op, dst, src, bytes, word, i, peer);
     reps[r] = (bench_now_us() - t0) / iters;
   }
   return median(reps, SAMPLES);
