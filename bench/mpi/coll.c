@@ -5,7 +5,8 @@
  * The number of calls per repetition is calibrated so that a repetition lasts about 20 ms (at
  * most `iters`), so slow implementations finish too. Prints "operation bytes microseconds" lines.
  * Options: --quick (fewer repetitions); --sweep (bcast and allreduce from 1 KiB to 4 MiB, every
- * factor of 4, instead of the 8 B / 1 MiB cases: where the large-message algorithms switch). */
+ * factor of 4, instead of the 8 B / 1 MiB cases: where the large-message algorithms switch);
+ * --small (only barrier, bcast 8 B and allreduce 8 B: alternating runs, profiles per call). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,10 +52,11 @@ static int calibrate(int op, double* a, double* b, int count, int most) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank, size, quick = 0, sweep = 0;
+  int rank, size, quick = 0, sweep = 0, small = 0;
   for (int i = 1; i < argc; ++i) {
     quick = quick || strcmp(argv[i], "--quick") == 0;
     sweep = sweep || strcmp(argv[i], "--sweep") == 0;
+    small = small || strcmp(argv[i], "--small") == 0;
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -68,6 +70,10 @@ int main(int argc, char** argv) {
       {"allreduce", 2, 1, small_iters}, {"allreduce", 2, big, big_iters},
   };
   size_t n_cases = 5;
+  if (small) {
+    cases[2] = cases[3];
+    n_cases = 3;
+  }
   if (sweep) {
     n_cases = 0;
     for (int op = 1; op <= 2; ++op) {

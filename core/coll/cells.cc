@@ -117,17 +117,14 @@ bool cells_apply(const CellArea& area, int slot, const PeSet& set, size_t bytes)
   return true;
 }
 
-CellRound::CellRound(const PeSet& set, const CellSlot& slot, const CellWait& wait)
+CellRound::CellRound(const PeSet& set, const CellSlot& slot, const CellWait& wait, bool writes_data)
     : set_(set), wait_(wait), tag_(slot.tag), seq_(++*slot.seq), n_(set.size()) {
-  Cell* previous[CellArea::kMaxMembers] = {};
-  for (int r = 0; r < n_; ++r) {
-    cells_[r] = slot.area->cell(set.pe(r), slot.slot, static_cast<int>(seq_ & 1));
-    previous[r] = slot.area->cell(set.pe(r), slot.slot, static_cast<int>((seq_ - 1) & 1));
-  }
+  const int parity = static_cast<int>(seq_ & 1);
+  for (int r = 0; r < n_; ++r) cells_[r] = slot.area->cell(set.pe(r), slot.slot, parity);
   // Step 1: everyone has entered the previous collective (its flag is in the other cells).
-  if (seq_ > 2) {
+  if (writes_data && seq_ > 2) {
     for (int r = 0; r < n_; ++r) {
-      if (previous[r] != nullptr) wait_for(previous[r], seq_ - 1);
+      if (cells_[r] != nullptr) wait_for(CellArea::other_parity(cells_[r], parity), seq_ - 1);
     }
   }
 }
@@ -150,11 +147,12 @@ void CellRound::wait_all() {
 // otherwise it sleeps once the core's spin budget is spent, when the core's policy would nap
 // (every peer on the direct path: a loaded machine gives the core away and wakes it at once).
 void CellRound::wait_for(Cell* cell, uint64_t seq) {
+  if (reached(cell, tag_, seq)) return;  // the common case of step 1, and of a late arrival
+  const bool crowded = gasket::oversubscribed();
   unsigned polls = 0, step = 0, spun = 0;
-  while (!reached(cell, tag_, seq)) {
+  do {
     if ((++step & 15) == 0) wait_.progress(wait_.ctx);
-    bool sleep_due = gasket::oversubscribed() ? step > 4
-                                              : gasket::detail::spin(&spun, /*pause=*/false) && gasket::detail::nap_allowed();
+    bool sleep_due = crowded ? step > 4 : gasket::detail::spin(&spun, /*pause=*/false) && gasket::detail::nap_allowed();
     if (wait_.may_sleep && sleep_due) {
       __atomic_add_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
       uint64_t f = __atomic_load_n(&cell->flag, __ATOMIC_SEQ_CST);
@@ -171,7 +169,7 @@ void CellRound::wait_for(Cell* cell, uint64_t seq) {
       continue;
     }
     wait_.backoff(wait_.ctx, &polls);
-  }
+  } while (!reached(cell, tag_, seq));
 }
 
 void cell_barrier(const PeSet& set, const CellSlot& slot, const CellWait& wait) {
@@ -182,8 +180,9 @@ void cell_barrier(const PeSet& set, const CellSlot& slot, const CellWait& wait) 
 
 void cell_broadcast(const PeSet& set, const CellSlot& slot, const CellWait& wait, void* data, size_t bytes,
                     int root_rank) {
-  CellRound round(set, slot, wait);
-  if (set.my_rank() == root_rank) {
+  const bool root = set.my_rank() == root_rank;
+  CellRound round(set, slot, wait, /*writes_data=*/root);
+  if (root) {
     round.publish(data, bytes);
     return;
   }

@@ -15,7 +15,8 @@
 //
 // Protocol, for the set's collective number `seq` (cells of parity seq & 1):
 //  1. (seq > 2) wait until every member has entered collective seq - 1: then nobody still reads
-//     the cells of seq - 2, which this one reuses;
+//     the cells of seq - 2, which this one reuses (a member writing only its flag, a broadcast's
+//     receiver, skips it: see CellRound);
 //  2. write the contribution (if any) into this member's cell, then its flag = seq (release);
 //  3. wait for the flags needed (every member's for barrier/reduce/allreduce at the receiving
 //     ranks, the root's for broadcast) and read the data straight out of the peers' cells.
@@ -71,6 +72,8 @@ class CellArea {
 
   // `pe`'s cell (this PE's own or a same-node peer's mapping); null when `pe` is not mapped here.
   Cell* cell(int pe, int slot, int parity) const;
+  // The same member's cell of the other parity in the same slot (`c` is of `parity`).
+  static Cell* other_parity(Cell* c, int parity) { return parity == 0 ? c + 1 : c - 1; }
 
  private:
   struct Retired {
@@ -122,7 +125,12 @@ bool cells_apply(const CellArea& area, int slot, const PeSet& set, size_t bytes)
 class CellRound {
  public:
   using Cell = CellArea::Cell;
-  CellRound(const PeSet& set, const CellSlot& slot, const CellWait& wait);
+  // `writes_data`: false for a member that will publish its flag only (a broadcast's receivers):
+  // it skips step 1, since raising its flag from seq - 2 to seq keeps "reached" true for anyone
+  // still waiting on the old one and leaves the cell's data as it was; the writers of data still
+  // wait. A receiver thus never sleeps on another receiver (oversubscribed broadcasts: one wake-up
+  // per receiver, from the root).
+  CellRound(const PeSet& set, const CellSlot& slot, const CellWait& wait, bool writes_data = true);
   // The member of `rank`'s cell of this collective (null when not mapped here).
   Cell* cell(int rank) const { return cells_[rank]; }
   // Step 2: `bytes` of `data` into this member's cell, then the flag (waking sleepers).
@@ -138,7 +146,7 @@ class CellRound {
   uint32_t tag_;
   uint64_t seq_;
   int n_;
-  Cell* cells_[CellArea::kMaxMembers] = {};
+  Cell* cells_[CellArea::kMaxMembers];  // the first n_ are set (not zeroed: on every call's path)
   void wait_for(Cell* cell, uint64_t seq);
 };
 

@@ -5,6 +5,11 @@
 
 namespace gasket::mpi {
 
+const std::string& Error::no_message() {
+  static const std::string none;
+  return none;
+}
+
 Error error(int error_class, const char* fmt, ...) {
   char buf[1024];
   va_list ap;

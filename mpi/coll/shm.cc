@@ -21,14 +21,26 @@ using gasket::coll::CellSlot;
 using gasket::coll::CellWait;
 using gasket::coll::PeSet;
 
-// The communicator's group as the core's PE set, built once and kept on the communicator.
+// The communicator's group as the core's PE set, built once per group and kept on the
+// communicator (a copy of a communicator given another group rebuilds it).
 const PeSet& set_of(const comm::Communicator& comm) {
-  const std::vector<int>& pes = comm.group->pes;
-  const PeSet* s = comm.cell_set.get();
-  bool same = s != nullptr && s->size() == comm.size();
-  for (int r = 0; same && r < comm.size(); ++r) same = s->pe(r) == pes[static_cast<size_t>(r)];
-  if (!same) comm.cell_set = std::make_shared<const PeSet>(PeSet::of_list(pes, "MPI collective"));
+  if (comm.cell_set == nullptr || comm.cell_set_group != comm.group) {
+    comm.cell_set = std::make_shared<const PeSet>(PeSet::of_list(comm.group->pes, "MPI collective"));
+    comm.cell_set_group = comm.group;
+    comm.cells_slot = -1;
+  }
   return *comm.cell_set;
+}
+
+// Whether the cells serve `comm` (an intracommunicator holding a slot): every member mapped here
+// and few enough. Found once per (group, slot): it is on every small collective's path.
+bool cells_serve(Context& c, const comm::Communicator& comm) {
+  const PeSet& set = set_of(comm);
+  if (comm.cells_slot != comm.coll_slot) {
+    comm.cells_serve = gasket::coll::cells_apply(c.area(), comm.coll_slot, set, 0);
+    comm.cells_slot = comm.coll_slot;
+  }
+  return comm.cells_serve;
 }
 
 CellSlot slot_of(Context& c, const comm::Communicator& comm) {
@@ -60,26 +72,17 @@ struct Waiting {
   }
 };
 
-// An MPI reduction as the core's combine callback: acc = data op acc.
-struct Combine {
-  Context& c;
-  MPI_Op op;
-  int type_handle;
-  const datatype::Datatype& type;
-  static void apply(void* ctx, const void* data, void* acc, size_t count) {
-    auto* m = static_cast<Combine*>(ctx);
-    op::apply(m->c.ops(), m->op, m->type_handle, m->type, data, acc, static_cast<int64_t>(count));
-  }
-};
+// An MPI reduction (op::Combiner, resolved once per collective) as the core's combine callback:
+// acc = data op acc.
+void combine_cells(void* combiner, const void* data, void* acc, size_t count) {
+  (*static_cast<const op::Combiner*>(combiner))(data, acc, static_cast<int64_t>(count));
+}
 
 }  // namespace
 
 bool shm_applies(Context& c, const comm::Communicator& comm, int64_t bytes) {
-  if (comm.is_inter() || comm.coll_slot < 0 || bytes > static_cast<int64_t>(CollectiveArea::kCellBytes) ||
-      !c.area().usable() || comm.size() > CollectiveArea::kMaxMembers) {
-    return false;
-  }
-  return gasket::coll::cells_apply(c.area(), comm.coll_slot, set_of(comm), static_cast<size_t>(bytes));
+  if (comm.is_inter() || comm.coll_slot < 0 || bytes > static_cast<int64_t>(CollectiveArea::kCellBytes)) return false;
+  return cells_serve(c, comm);
 }
 
 bool shm_nodes_apply(Context& c, const comm::Communicator& comm, int64_t bytes) {
@@ -120,8 +123,9 @@ void shm_allreduce_nodes(Context& c, Guard& g, const comm::Communicator& comm, c
   // The leader combines its node, then the leaders run recursive doubling (commutative ops).
   if (bytes > 0 && out != in) std::memmove(out, in, static_cast<size_t>(bytes));
   round.wait_all();
+  const op::Combiner combine(c.ops(), op, type_handle, type);
   for (int r = 0; r < comm.size(); ++r) {
-    if (r != comm.rank && round.cell(r) != nullptr) op::apply(c.ops(), op, type_handle, type, round.cell(r)->data, out, count);
+    if (r != comm.rank && round.cell(r) != nullptr) combine(round.cell(r)->data, out, count);
   }
   Schedule s(c, comm, "MPI_Allreduce", static_cast<int>(round.seq() & 0x3fffffff));
   s.set_reduction(op, type_handle, &type);
@@ -147,9 +151,9 @@ void shm_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data,
 void shm_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
                 MPI_Op op, int type_handle, const datatype::Datatype& type, int root) {
   Waiting w(c, g);
-  Combine combine{c, op, type_handle, type};
+  op::Combiner combine(c.ops(), op, type_handle, type);
   gasket::coll::cell_reduce(set_of(comm), slot_of(c, comm), w.wait, in, out, static_cast<size_t>(count),
-                            static_cast<size_t>(type.size), Combine::apply, &combine, root);
+                            static_cast<size_t>(type.size), combine_cells, &combine, root);
 }
 
 // ---- single copy through exposed user buffers (large data) ----
@@ -277,9 +281,8 @@ void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
     };
     const char* last = input_of(n - 1, acc.memory.get());
     if (last != acc.memory.get() && slice > 0) std::memcpy(acc.memory.get(), last, static_cast<size_t>(slice));
-    for (int r = n - 2; r >= 0; --r) {
-      op::apply(c.ops(), op, type_handle, type, input_of(r, tmp.memory.get()), acc.memory.get(), slice / elem);
-    }
+    const op::Combiner combine(c.ops(), op, type_handle, type);
+    for (int r = n - 2; r >= 0; --r) combine(input_of(r, tmp.memory.get()), acc.memory.get(), slice / elem);
     // Slice `me` of every output is written only here, and slice `me` of every input (the same
     // memory under MPI_IN_PLACE) was read only here: push the result into every output.
     if (slice > 0) std::memcpy(result + mine, acc.memory.get(), static_cast<size_t>(slice));
@@ -341,6 +344,7 @@ void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
   const int64_t elem = type.size, per_chunk = static_cast<int64_t>(StagingArea::kHalfBytes) / elem;
   const char* src = static_cast<const char*>(in);
   char* dst = static_cast<char*>(out);
+  const op::Combiner combine(c.ops(), op, type_handle, type);
   for (int64_t at = 0; at < count; at += per_chunk) {
     const int64_t chunk = std::min(per_chunk, count - at);
     // Slice q of the chunk: elements [first(q), first(q + 1)); reduced by rank q.
@@ -357,9 +361,7 @@ void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
     char* acc = dst + at * elem + lo;
     if (mine > 0) {
       std::memcpy(acc, staging_of(c, comm, n - 1, inputs.seq()) + lo, static_cast<size_t>(mine * elem));
-      for (int r = n - 2; r >= 0; --r) {
-        op::apply(c.ops(), op, type_handle, type, staging_of(c, comm, r, inputs.seq()) + lo, acc, mine);
-      }
+      for (int r = n - 2; r >= 0; --r) combine(staging_of(c, comm, r, inputs.seq()) + lo, acc, mine);
       std::memcpy(staging_of(c, comm, me, inputs.seq() + 1) + lo, acc, static_cast<size_t>(mine * elem));
     }
     // Round 2: every slice reduced; copy the others' out of their halves.

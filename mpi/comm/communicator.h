@@ -63,8 +63,12 @@ struct Communicator {
   // collectives it has run there.
   int coll_slot = -1;
   mutable uint64_t shm_seq = 0;
-  // The group as a core PE set for the same-node collectives (mpi/coll/shm.cc builds it on first use).
+  // The group as a core PE set for the same-node collectives (mpi/coll/shm.cc builds it on first
+  // use, for cell_set_group), and whether the cells serve it in slot cells_slot (found once).
   mutable std::shared_ptr<const gasket::coll::PeSet> cell_set;
+  mutable std::shared_ptr<const Group> cell_set_group;
+  mutable int cells_slot = -1;
+  mutable bool cells_serve = false;
 
   int size() const { return static_cast<int>(group->pes.size()); }
   bool is_inter() const { return remote_group != nullptr; }

@@ -50,41 +50,48 @@ bool defined(MPI_Op op, Kind k) {
   }
 }
 
-// io[i] = f(io[i], in[i]): one loop per operation, so the compiler vectorises it.
+// io[i] = f(io[i], in[i]) over `n` elements of T: one loop per (type, operation), so the compiler
+// vectorises it; a Reducer once chosen (elementwise_reducer below) runs without any dispatch.
 template <typename T, typename F>
-void each(const T* in, T* io, int64_t n, F f) {
-  for (int64_t i = 0; i < n; ++i) io[i] = static_cast<T>(f(io[i], in[i]));
-}
-
-template <typename T>
-void arith(MPI_Op op, const T* in, T* io, int64_t n) {
-  switch (op) {
-    case MPI_MAX: return each(in, io, n, [](T a, T b) { return a < b ? b : a; });
-    case MPI_MIN: return each(in, io, n, [](T a, T b) { return b < a ? b : a; });
-    case MPI_SUM: return each(in, io, n, [](T a, T b) { return a + b; });
-    case MPI_PROD: return each(in, io, n, [](T a, T b) { return a * b; });
-    case MPI_LAND: return each(in, io, n, [](T a, T b) { return (a != T{}) && (b != T{}); });
-    case MPI_LOR: return each(in, io, n, [](T a, T b) { return (a != T{}) || (b != T{}); });
-    case MPI_LXOR: return each(in, io, n, [](T a, T b) { return (a != T{}) != (b != T{}); });
-    default: return;
-  }
-}
-
-template <typename T>
-void integer(MPI_Op op, const void* in_v, void* io_v, int64_t n) {
+void elementwise(const void* in_v, void* io_v, int64_t n) {
   const T* in = static_cast<const T*>(in_v);
   T* io = static_cast<T*>(io_v);
+  for (int64_t i = 0; i < n; ++i) io[i] = static_cast<T>(F{}(io[i], in[i]));
+}
+
+struct Max { template <typename T> T operator()(T a, T b) const { return a < b ? b : a; } };
+struct Min { template <typename T> T operator()(T a, T b) const { return b < a ? b : a; } };
+struct Sum { template <typename T> T operator()(T a, T b) const { return a + b; } };
+struct Prod { template <typename T> T operator()(T a, T b) const { return a * b; } };
+struct LogicalAnd { template <typename T> bool operator()(T a, T b) const { return (a != T{}) && (b != T{}); } };
+struct LogicalOr { template <typename T> bool operator()(T a, T b) const { return (a != T{}) || (b != T{}); } };
+struct LogicalXor { template <typename T> bool operator()(T a, T b) const { return (a != T{}) != (b != T{}); } };
+struct BitAnd { template <typename T> T operator()(T a, T b) const { return a & b; } };
+struct BitOr { template <typename T> T operator()(T a, T b) const { return a | b; } };
+struct BitXor { template <typename T> T operator()(T a, T b) const { return a ^ b; } };
+
+template <typename T>
+Reducer arith(MPI_Op op) {
   switch (op) {
-    case MPI_BAND: return each(in, io, n, [](T a, T b) { return a & b; });
-    case MPI_BOR: return each(in, io, n, [](T a, T b) { return a | b; });
-    case MPI_BXOR: return each(in, io, n, [](T a, T b) { return a ^ b; });
-    default: return arith(op, in, io, n);
+    case MPI_MAX: return elementwise<T, Max>;
+    case MPI_MIN: return elementwise<T, Min>;
+    case MPI_SUM: return elementwise<T, Sum>;
+    case MPI_PROD: return elementwise<T, Prod>;
+    case MPI_LAND: return elementwise<T, LogicalAnd>;
+    case MPI_LOR: return elementwise<T, LogicalOr>;
+    case MPI_LXOR: return elementwise<T, LogicalXor>;
+    default: return nullptr;
   }
 }
 
 template <typename T>
-void floating(MPI_Op op, const void* in, void* io, int64_t n) {
-  arith(op, static_cast<const T*>(in), static_cast<T*>(io), n);
+Reducer integer(MPI_Op op) {
+  switch (op) {
+    case MPI_BAND: return elementwise<T, BitAnd>;
+    case MPI_BOR: return elementwise<T, BitOr>;
+    case MPI_BXOR: return elementwise<T, BitXor>;
+    default: return arith<T>(op);
+  }
 }
 
 template <typename T>
@@ -170,43 +177,46 @@ int64_t element_bytes(MPI_Datatype t, bool packed) {
   }
 }
 
+// The elementwise loop of a predefined op on a predefined type of one value per element
+// (integers, floating point, logical, bytes); null for the others (complex, pairs) and for ops
+// the loop does not serve (MINLOC/MAXLOC, REPLACE, NO_OP). Not checked: defined() first.
+Reducer elementwise_reducer(MPI_Op op, MPI_Datatype t) {
+  switch (t) {
+    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_INT8_T: case MPI_INTEGER1: return integer<int8_t>(op);
+    case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_PACKED: case MPI_UINT8_T: case MPI_C_BOOL:
+      return integer<uint8_t>(op);
+    case MPI_SHORT: case MPI_INT16_T: case MPI_INTEGER2: return integer<int16_t>(op);
+    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: return integer<uint16_t>(op);
+    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: case MPI_INTEGER4: case MPI_LOGICAL:
+      return integer<int32_t>(op);
+    case MPI_UNSIGNED: case MPI_UINT32_T: return integer<uint32_t>(op);
+    case MPI_LONG: case MPI_LONG_LONG: case MPI_INT64_T: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
+    case MPI_INTEGER8:
+      return integer<int64_t>(op);
+    case MPI_UNSIGNED_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: return integer<uint64_t>(op);
+    case MPI_INTEGER16: return integer<__int128>(op);
+    case MPI_FLOAT: case MPI_REAL: case MPI_REAL4: return arith<float>(op);
+    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8: return arith<double>(op);
+    case MPI_LONG_DOUBLE: return arith<long double>(op);
+    case MPI_REAL16: return arith<__float128>(op);
+    default: return nullptr;
+  }
+}
+
 // The predefined op on `n` basic elements (checked: defined for the type).
 void run(MPI_Op op, MPI_Datatype t, const void* in, void* io, int64_t n, bool packed) {
+  if (Reducer r = elementwise_reducer(op, t)) return r(in, io, n);
   switch (t) {
-    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_INT8_T: return integer<int8_t>(op, in, io, n);
-    case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_PACKED: case MPI_UINT8_T: case MPI_C_BOOL:
-      return integer<uint8_t>(op, in, io, n);
-    case MPI_SHORT: case MPI_INT16_T: return integer<int16_t>(op, in, io, n);
-    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: return integer<uint16_t>(op, in, io, n);
-    case MPI_INT: case MPI_INT32_T: return integer<int32_t>(op, in, io, n);
-    case MPI_UNSIGNED: case MPI_UINT32_T: return integer<uint32_t>(op, in, io, n);
-    case MPI_LONG: case MPI_LONG_LONG: case MPI_INT64_T: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
-      return integer<int64_t>(op, in, io, n);
-    case MPI_UNSIGNED_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: return integer<uint64_t>(op, in, io, n);
-    case MPI_FLOAT: return floating<float>(op, in, io, n);
-    case MPI_DOUBLE: return floating<double>(op, in, io, n);
-    case MPI_LONG_DOUBLE: return floating<long double>(op, in, io, n);
-    case MPI_C_FLOAT_COMPLEX: return complex<float>(op, in, io, n);
-    case MPI_C_DOUBLE_COMPLEX: return complex<double>(op, in, io, n);
+    case MPI_C_FLOAT_COMPLEX: case MPI_COMPLEX: case MPI_COMPLEX8: return complex<float>(op, in, io, n);
+    case MPI_C_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16: return complex<double>(op, in, io, n);
     case MPI_C_LONG_DOUBLE_COMPLEX: return complex<long double>(op, in, io, n);
+    case MPI_COMPLEX32: return complex_quad(op, in, io, n);
     case MPI_FLOAT_INT: return loc<float>(op, in, io, n, packed);
     case MPI_DOUBLE_INT: return loc<double>(op, in, io, n, packed);
     case MPI_LONG_INT: return loc<long>(op, in, io, n, packed);
     case MPI_2INT: return loc<int>(op, in, io, n, packed);
     case MPI_SHORT_INT: return loc<short>(op, in, io, n, packed);
     case MPI_LONG_DOUBLE_INT: return loc<long double>(op, in, io, n, packed);
-    // Fortran's named types
-    case MPI_INTEGER1: return integer<int8_t>(op, in, io, n);
-    case MPI_INTEGER2: return integer<int16_t>(op, in, io, n);
-    case MPI_INTEGER: case MPI_INTEGER4: case MPI_LOGICAL: return integer<int32_t>(op, in, io, n);
-    case MPI_INTEGER8: return integer<int64_t>(op, in, io, n);
-    case MPI_INTEGER16: return integer<__int128>(op, in, io, n);
-    case MPI_REAL: case MPI_REAL4: return floating<float>(op, in, io, n);
-    case MPI_DOUBLE_PRECISION: case MPI_REAL8: return floating<double>(op, in, io, n);
-    case MPI_REAL16: return floating<__float128>(op, in, io, n);
-    case MPI_COMPLEX: case MPI_COMPLEX8: return complex<float>(op, in, io, n);
-    case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16: return complex<double>(op, in, io, n);
-    case MPI_COMPLEX32: return complex_quad(op, in, io, n);
     case MPI_2REAL: return loc<float, float>(op, in, io, n, packed);
     case MPI_2DOUBLE_PRECISION: return loc<double, double>(op, in, io, n, packed);
     case MPI_2INTEGER: return loc<int32_t, int32_t>(op, in, io, n, packed);
@@ -349,6 +359,15 @@ void apply(const OpTable& ops, MPI_Op op, int type_handle, const datatype::Datat
   datatype::unpack(type, static_cast<const char*>(inout), bytes, b_base, count);
   call_user(*u, a_base, b_base, count, type.extent(), type_handle);
   datatype::pack(type, b_base, count, static_cast<char*>(inout));
+}
+
+Combiner::Combiner(const OpTable& ops, MPI_Op op, int type_handle, const datatype::Datatype& type)
+    : ops_(ops), op_(op), type_handle_(type_handle), type_(type) {
+  if (ops.find(op) != nullptr || !defined(op, kind_of(type.basic_type))) return;
+  int64_t elem = element_bytes(type.basic_type, true);
+  if (elem <= 0 || type.size % elem != 0) return;
+  loop_ = elementwise_reducer(op, type.basic_type);
+  basic_per_element_ = type.size / elem;
 }
 
 }  // namespace gasket::mpi::op

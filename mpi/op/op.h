@@ -69,4 +69,29 @@ Error check(const OpTable& ops, const datatype::DatatypeTable& types, MPI_Op op,
 void apply(const OpTable& ops, MPI_Op op, int type_handle, const datatype::Datatype& type, const void* in,
            void* inout, int64_t count);
 
+// The loop of one predefined operation on one basic type: inout[i] = in[i] (op) inout[i], `n`
+// basic elements.
+using Reducer = void (*)(const void* in, void* inout, int64_t n);
+
+// `op` on `type` resolved once (a collective combines many contributions with it): a predefined
+// op on a type made of one predefined basic type of one value (integers, floating point, logical,
+// bytes) runs its loop straight away; every other pair (user ops, complex, MINLOC/MAXLOC) goes
+// through apply(). Operands in packed form, as for apply().
+class Combiner {
+ public:
+  Combiner(const OpTable& ops, MPI_Op op, int type_handle, const datatype::Datatype& type);
+  void operator()(const void* in, void* inout, int64_t count) const {
+    if (loop_ != nullptr) return loop_(in, inout, count * basic_per_element_);
+    apply(ops_, op_, type_handle_, type_, in, inout, count);
+  }
+
+ private:
+  const OpTable& ops_;
+  MPI_Op op_;
+  int type_handle_;
+  const datatype::Datatype& type_;
+  Reducer loop_ = nullptr;
+  int64_t basic_per_element_ = 0;
+};
+
 }  // namespace gasket::mpi::op
