@@ -294,8 +294,6 @@ Error two_phase(File& f, bool write, const std::vector<Piece>& pieces, char* dat
   return failure;
 }
 
-// A collective transfer: two-phase unless the hints disable it, or (automatic) every rank's
-// access is one contiguous range; independent transfers otherwise. Reads end at end of file.
 // The file pieces of `bytes` stream bytes from stream byte `start`, in stream order; a read stops
 // at the end of the file. *moved: the stream bytes they hold.
 std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t bytes, int64_t* moved) {
@@ -313,6 +311,8 @@ std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t b
   return pieces;
 }
 
+// A collective transfer: two-phase unless the hints disable it, or (automatic) every rank's
+// access is one contiguous range; independent transfers otherwise. Reads end at end of file.
 Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
                           const char* call) {
   io::Access access = f.access();
@@ -322,10 +322,14 @@ Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_
   allreduce_napping(&noncontiguous, &any, 1, MPI_INT, MPI_MAX, f);
   bool use = cb == io::Hints::Switch::kEnable || (cb == io::Hints::Switch::kAutomatic && any && f.size > 1);
   if (use) return agree(f, two_phase(f, write, pieces, data, call), call);
+  // Each rank moves its own bytes and returns its own outcome, as an independent access: the
+  // arguments were agreed on before, and agreeing on the system calls' outcome too would hold
+  // every rank until the slowest rank's pwrite ends, so none could begin the MPI_File_sync that
+  // usually follows (its fsync flushes the pages written so far) — README.md, "Outcomes".
   int64_t done = 0;
   Error e = io::transfer(access, write, start, data, bytes, &done, call, f.rank);
   *moved = done;
-  return agree(f, std::move(e), call);
+  return e;
 }
 
 // ---- data representations ----
