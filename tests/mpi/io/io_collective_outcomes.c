@@ -4,12 +4,14 @@
  *  A. every access contiguous, collective buffering automatic (each rank writes its own bytes):
  *     the last rank's write_at_all fails with MPI_ERR_NO_SPACE; every other rank's call succeeds
  *     with its full count and its bytes are in the file (compared byte for byte by rank 0); the
- *     failed rank's region stays unwritten. (Before, every rank's call failed.)
+ *     failed rank's region stays unwritten. (Before, every rank's call failed.) The same through
+ *     MPI_File_iwrite_at_all + MPI_Wait and MPI_File_write_at_all_begin/_end.
  *  B. collective buffering enabled, the failing rank not an aggregator (the last rank of a
  *     multi-rank job; aggregators are the lowest rank of each node): the aggregator writes every
  *     rank's bytes, so every call succeeds and the whole file is there.
  *  C. collective buffering enabled, the aggregator (rank 0) cannot write: every rank's call fails
- *     (two-phase agrees on its outcome: another rank's bytes were lost too).
+ *     (two-phase agrees on its outcome: another rank's bytes were lost too); blocking,
+ *     non-blocking and split.
  * The sync and close that follow work on every rank: nobody waits for the failed rank forever. */
 #include <fcntl.h>
 #include <signal.h>
@@ -50,9 +52,11 @@ static void check_file(const int* written, int part) {
   free(data);
 }
 
-/* One collective write of every rank's region where rank `failing` cannot write past `limit`
- * bytes; returns this rank's error class. */
-static int write_with_one_failing(const char* cb, int failing, rlim_t limit, int part) {
+enum How { kBlocking, kNonblocking, kSplit };
+
+/* One collective write of every rank's region (blocking, non-blocking or split) where rank
+ * `failing` cannot write past `limit` bytes; returns this rank's error class. */
+static int write_with_one_failing(const char* cb, int failing, rlim_t limit, int part, enum How how) {
   MPI_Info info;
   MPI_OK(MPI_Info_create(&info));
   MPI_OK(MPI_Info_set(info, "romio_cb_write", cb));
@@ -69,7 +73,18 @@ static int write_with_one_failing(const char* cb, int failing, rlim_t limit, int
     CHECK_EQ(setrlimit(RLIMIT_FSIZE, &lowered), 0);
   }
   MPI_Status st;
-  int rc = MPI_File_write_at_all(fh, (MPI_Offset)rank * kLength, data, kLength, MPI_BYTE, &st);
+  MPI_Offset at = (MPI_Offset)rank * kLength;
+  int rc;
+  if (how == kBlocking) {
+    rc = MPI_File_write_at_all(fh, at, data, kLength, MPI_BYTE, &st);
+  } else if (how == kNonblocking) {
+    MPI_Request request;
+    MPI_OK(MPI_File_iwrite_at_all(fh, at, data, kLength, MPI_BYTE, &request));
+    rc = MPI_Wait(&request, &st);
+  } else {
+    MPI_OK(MPI_File_write_at_all_begin(fh, at, data, kLength, MPI_BYTE));
+    rc = MPI_File_write_at_all_end(fh, data, &st);
+  }
   if (rank == failing) CHECK_EQ(setrlimit(RLIMIT_FSIZE, &before), 0);
   int cls = -1;
   MPI_Error_class(rc, &cls);
@@ -91,22 +106,30 @@ int main(int argc, char** argv) {
   int* written = malloc(sizeof(int) * (size_t)size);
   int last = size - 1;
 
-  /* A. Each rank writes its own bytes: only the last rank fails. */
-  int cls = write_with_one_failing("automatic", last, (rlim_t)last * kLength, 0);
-  CHECK_EQ(cls, rank == last ? MPI_ERR_NO_SPACE : MPI_SUCCESS);
-  for (int r = 0; r < size; ++r) written[r] = r != last;
-  check_file(written, 0);
+  /* A. Each rank writes its own bytes: only the last rank fails (blocking, non-blocking, split). */
+  int cls;
+  for (int how = kBlocking; how <= kSplit; ++how) {
+    cls = write_with_one_failing("automatic", last, (rlim_t)last * kLength, 0, (enum How)how);
+    if (cls != (rank == last ? MPI_ERR_NO_SPACE : MPI_SUCCESS)) {
+      fprintf(stderr, "part A, write %d (0 blocking, 1 non-blocking, 2 split), rank %d: class %d\n", how, rank, cls);
+      CHECK(0);
+    }
+    for (int r = 0; r < size; ++r) written[r] = r != last;
+    check_file(written, 0);
+  }
 
   if (size > 1) {
     /* B. Two-phase: the aggregator (rank 0) writes the last rank's bytes for it. */
-    cls = write_with_one_failing("enable", last, (rlim_t)last * kLength, 1);
+    cls = write_with_one_failing("enable", last, (rlim_t)last * kLength, 1, kBlocking);
     CHECK_EQ(cls, MPI_SUCCESS);
     for (int r = 0; r < size; ++r) written[r] = 1;
     check_file(written, 1);
 
     /* C. Two-phase, the aggregator cannot write: every rank's call fails. */
-    cls = write_with_one_failing("enable", 0, 0, 2);
-    CHECK_EQ(cls, MPI_ERR_NO_SPACE);
+    for (int how = kBlocking; how <= kSplit; ++how) {
+      cls = write_with_one_failing("enable", 0, 0, 2, (enum How)how);
+      CHECK_EQ(cls, MPI_ERR_NO_SPACE);
+    }
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) unlink(path);
