@@ -294,8 +294,6 @@ Error two_phase(File& f, bool write, const std::vector<Piece>& pieces, char* dat
   return failure;
 }
 
-// A collective transfer: two-phase unless the hints disable it, or (automatic) every rank's
-// access is one contiguous range; independent transfers otherwise. Reads end at end of file.
 // The file pieces of `bytes` stream bytes from stream byte `start`, in stream order; a read stops
 // at the end of the file. *moved: the stream bytes they hold.
 std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t bytes, int64_t* moved) {
@@ -313,6 +311,8 @@ std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t b
   return pieces;
 }
 
+// A collective transfer: two-phase unless the hints disable it, or (automatic) every rank's
+// access is one contiguous range; independent transfers otherwise. Reads end at end of file.
 Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
                           const char* call) {
   io::Access access = f.access();
@@ -322,10 +322,14 @@ Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_
   allreduce_napping(&noncontiguous, &any, 1, MPI_INT, MPI_MAX, f);
   bool use = cb == io::Hints::Switch::kEnable || (cb == io::Hints::Switch::kAutomatic && any && f.size > 1);
   if (use) return agree(f, two_phase(f, write, pieces, data, call), call);
+  // Each rank moves its own bytes and returns its own outcome, as an independent access: the
+  // arguments were agreed on before, and agreeing on the system calls' outcome too would hold
+  // every rank until the slowest rank's pwrite ends, so none could begin the MPI_File_sync that
+  // usually follows (its fsync flushes the pages written so far) — README.md, "Outcomes".
   int64_t done = 0;
   Error e = io::transfer(access, write, start, data, bytes, &done, call, f.rank);
   *moved = done;
-  return agree(f, std::move(e), call);
+  return e;
 }
 
 // ---- data representations ----
@@ -436,9 +440,10 @@ Error stage_in(Context& c, Guard& g, const io::View& view, const char* in, int64
 // operation the engine advances while the caller computes: two-phase I/O as in two_phase(), in
 // steps over the file's communicator (collective schedules made at the call, so that every rank
 // matches the same ones whatever it does meanwhile):
-//  1. allreduce of the range every rank touches and of whether some rank's access is
-//     non-contiguous (with romio_cb_* automatic and contiguous accesses everywhere, each rank's
-//     I/O thread moves its own bytes instead and steps 2-4 are skipped);
+//  1. allreduce of the range every rank touches, of whether some rank's access is
+//     non-contiguous and of the worst argument error (with romio_cb_* automatic and contiguous
+//     accesses everywhere, each rank's I/O thread moves its own bytes instead, steps 2-5 are
+//     skipped and each rank ends with its own outcome: README.md, "Outcomes");
 //  2. the range split into one domain per aggregator, each moved in rounds of cb_buffer_size (as
 //     in the blocking form); per round, an alltoall of how many pieces (and bytes) each rank has
 //     in that round's window of each aggregator's domain;
@@ -447,7 +452,7 @@ Error stage_in(Context& c, Guard& g, const io::View& view, const char* in, int64
 //  4. each aggregator merges the pieces into contiguous runs, which its I/O thread writes (or
 //     reads) in one call each; reads send each rank its bytes back; then the next round (2);
 //  5. allreduce of the error class (once this rank's file system calls are done), so that every
-//     rank ends with the same outcome.
+//     rank of a two-phase access ends with the same outcome.
 // Each cb round adds a schedule round to the counts, pieces and replies schedules (the same tag;
 // messages between two ranks do not overtake), so an aggregator holds one round's bytes at most.
 class TwoPhaseSteps {
@@ -458,9 +463,10 @@ class TwoPhaseSteps {
         aggregators_(f.aggregators), rank_(f.rank), size_(f.size),
         cb_(job_->write ? f.hints.cb_write : f.hints.cb_read), round_size_(f.hints.cb_buffer_size) {
     for (auto& s : steps_) s = std::make_unique<coll::Schedule>(c, comm, job_->call);
-    int64_t mine[3] = {pieces_.empty() ? INT64_MIN + 1 : -pieces_.front().offset, 0, pieces_.size() > 1 ? 1 : 0};
+    int64_t mine[4] = {pieces_.empty() ? INT64_MIN + 1 : -pieces_.front().offset, 0, pieces_.size() > 1 ? 1 : 0,
+                       failure_.error_class()};
     for (const Piece& p : pieces_) mine[1] = std::max(mine[1], p.offset + p.length);
-    allreduce_max(*steps_[kRange], mine, range_, 3);
+    allreduce_max(*steps_[kRange], mine, range_, 4);
   }
 
   // Advances as far as possible; true once every step is done (the job then holds the outcome).
@@ -471,6 +477,11 @@ class TwoPhaseSteps {
         if (failure_.is_ok()) failure_ = io_->error;
         if (!two_phase_) job_->moved = io_->moved;
         io_ = nullptr;
+      }
+      if (step_ == kOutcome && !two_phase_) {  // each rank moved its own bytes: its own outcome
+        conclude_job();
+        step_ = kSteps;
+        break;
       }
       if (step_ == kOutcome && !outcome_started_) {  // after this rank's last file system call
         outcome_started_ = true;
@@ -530,7 +541,8 @@ class TwoPhaseSteps {
     io::Hints::Switch off = io::Hints::Switch::kDisable, on = io::Hints::Switch::kEnable;
     two_phase_ = hi > lo_ && cb_ != off && (cb_ == on || (range_[2] != 0 && size_ > 1));
     if (!two_phase_) {  // each rank its own bytes, independently
-      if (failure_.is_ok() && !pieces_.empty()) {
+      worst_ = range_[3];  // the arguments' outcome, agreed in step 1
+      if (failure_.is_ok() && worst_ == 0 && !pieces_.empty()) {
         submit([job = job_](int64_t* moved) {
           return io::transfer(job->access, job->write, job->start, job->data.data(),
                               static_cast<int64_t>(job->data.size()), moved, job->call, job->rank);
@@ -748,7 +760,7 @@ class TwoPhaseSteps {
   std::unique_ptr<coll::Schedule> steps_[kSteps];
   size_t step_ = 0;
   std::shared_ptr<io::IoJob> io_;
-  int64_t range_[3] = {0, 0, 0}, worst_ = 0;
+  int64_t range_[4] = {0, 0, 0, 0}, worst_ = 0;
   bool two_phase_ = false, outcome_started_ = false;
   int64_t lo_ = 0, hi_ = 0, domain_size_ = 0;  // the range all ranks touch, split into domains
   int64_t rounds_ = 0, round_ = 0;               // of cb_buffer_size in each domain
@@ -992,7 +1004,7 @@ Error split_end(Context& c, Guard& g, File& f, const void* buf, MPI_Status* stat
   f.split = MPI_REQUEST_NULL;
   Error failure;
   conclude(c, g, &handle, r, status, &failure, call);
-  return agree(f, std::move(failure), call);
+  return failure;  // as the operation concluded: agreed under two-phase, else this rank's own (README.md, "Outcomes")
 }
 
 // ---- open and close ----
