@@ -135,7 +135,7 @@ Status EmulatedRma::get(int pe, void* dst, backend::RemoteAddress src, size_t le
 
 Status EmulatedRma::get_blocks(int pe, void* dst, size_t dst_step, backend::RemoteAddress src, size_t src_step,
                                size_t block, size_t count) {
-  const size_t half = layout_.bounce_bytes / 2;
+  const size_t half = max_gathered_block();
   auto* d = static_cast<char*>(dst);
   if (block > half) {
     for (size_t i = 0; i < count; ++i) {

@@ -53,6 +53,8 @@ class EmulatedRma {
   // than half the zone are one get each. Complete on return.
   Status get_blocks(int pe, void* dst, size_t dst_step, backend::RemoteAddress src, size_t src_step, size_t block,
                     size_t count);
+  // The largest block get_blocks gathers (half the bounce zone); larger ones are a get each.
+  size_t max_gathered_block() const { return layout_.bounce_bytes / 2; }
   Result<uint64_t> atomic(int pe, backend::RemoteAddress dst, backend::AtomicOp op, unsigned width,
                           uint64_t operand, uint64_t compare);
 
