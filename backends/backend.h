@@ -93,6 +93,10 @@ class RemoteRead {
   virtual ~RemoteRead() = default;
   // Non-blocking: `dst` is valid after quiet().
   virtual Status get(int pe, void* dst, RemoteAddress src, size_t len) = 0;
+  // True when no RDMA device carries the reads (UCP serves them over tcp active messages or a cma
+  // syscall each): a strided get of small blocks then goes faster as the core's gather
+  // (core/am EmulatedRma::get_blocks) than as a read per block.
+  virtual bool reads_in_software() const { return false; }
 };
 
 // Optional capability: network atomics on 32/64-bit words.

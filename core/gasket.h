@@ -81,6 +81,14 @@ void iput(void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride
           size_t elem_bytes, size_t count, int pe, const char* call = "gasket::iput");
 void iget(void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
           size_t elem_bytes, size_t count, int pe, const char* call = "gasket::iget");
+// Blocked strided (OpenSHMEM ibput/ibget): `count` blocks of `block_elems` elements of
+// `elem_bytes`, block i at dst + i * dst_stride and src + i * src_stride elements (strides
+// positive). iput/iget are the case block_elems 1. A get issues every block before one
+// completion: on return the data is local.
+void put_blocks(void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t elem_bytes,
+                size_t block_elems, size_t count, int pe, const char* call = "gasket::put_blocks");
+void get_blocks(void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t elem_bytes,
+                size_t block_elems, size_t count, int pe, const char* call = "gasket::get_blocks");
 
 void fence();
 void quiet();

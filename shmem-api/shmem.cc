@@ -40,30 +40,13 @@ size_t checked_bytes(size_t nelems, size_t elem, const char* call) {
 }
 
 // iput/iget (bsize 1) and the 1.6 blocked ibput/ibget: `nblocks` blocks of `bsize` contiguous
-// elements, block b at dest + b*dst and source + b*sst elements. When both strides are whole
-// blocks, the blocks are the elements of one core strided transfer (one segment lookup);
-// otherwise one contiguous put/get per block.
+// elements, block b at dest + b*dst and source + b*sst elements: one core blocked transfer (one
+// segment lookup; a get issues every block before completing once).
 void strided(bool is_put, shmem_ctx_t ctx, void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,
              size_t elem, size_t bsize, size_t nblocks, int pe, const char* call) {
   int target = lib(call).target_pe(ctx, pe, call);
-  size_t block_bytes = checked_bytes(bsize, elem, call);
-  const auto block = static_cast<ptrdiff_t>(bsize);
-  if (nblocks == 0 || bsize == 0 || (dst > 0 && sst > 0 && dst % block == 0 && sst % block == 0)) {
-    const ptrdiff_t unit = std::max<ptrdiff_t>(block, 1);  // nothing moves when bsize is 0
-    if (is_put) iput(dest, src, dst / unit, sst / unit, block_bytes, nblocks, target, call);
-    else iget(dest, src, dst / unit, sst / unit, block_bytes, nblocks, target, call);
-    return;
-  }
-  if (dst < 1 || sst < 1) {
-    log::fatal("%s: strides must be positive (destination stride %td, source stride %td)", call, dst, sst);
-  }
-  auto d = static_cast<char*>(dest);
-  auto s = static_cast<const char*>(src);
-  const ptrdiff_t dst_step = dst * static_cast<ptrdiff_t>(elem), src_step = sst * static_cast<ptrdiff_t>(elem);
-  for (size_t b = 0; b < nblocks; ++b, d += dst_step, s += src_step) {
-    if (is_put) put(d, s, block_bytes, target, call);
-    else get(d, s, block_bytes, target, call);
-  }
+  if (is_put) put_blocks(dest, src, dst, sst, elem, bsize, nblocks, target, call);
+  else get_blocks(dest, src, dst, sst, elem, bsize, nblocks, target, call);
 }
 
 // put, fence, then the signal update (SET or ADD) at sig_addr on the same PE.

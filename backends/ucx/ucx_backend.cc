@@ -193,11 +193,12 @@ class UcxBackend final : public Backend,
 
   // ---- RemoteRead ----
   Status get(int pe, void* dst, RemoteAddress src, size_t len) override;
+  bool reads_in_software() const override { return !rdma_device_; }
 
   // ---- RemoteAtomics ----
   uint32_t ops32() const override { return kAllAtomicOps; }
   uint32_t ops64() const override { return kAllAtomicOps; }
-  bool coherent_with_cpu() const override { return coherent_with_cpu_; }
+  bool coherent_with_cpu() const override { return !rdma_device_; }
   Status atomic(int pe, RemoteAddress dst, AtomicOp op, unsigned width, uint64_t operand,
                 uint64_t compare, uint64_t* fetched, bool blocking) override;
 
@@ -311,7 +312,7 @@ class UcxBackend final : public Backend,
   bootstrap::Bootstrap* const bootstrap_;
   unsigned idle_polls_before_yield_;
   size_t max_am_payload_;
-  bool coherent_with_cpu_ = false;
+  bool rdma_device_ = true;  // a network device other than tcp is visible (start()): NIC atomics and reads possible
   bool shared_memory_enabled_ = true;  // UCX_TLS lets UCX use a shared-memory transport
   bool allocate_segments_ = false;     // SegmentMemory offered (GASKET_UCX_ALLOCATE, shared memory)
   std::string net_interfaces_;         // GASKET_NET_INTERFACES (select_net_devices)
@@ -446,7 +447,7 @@ Status UcxBackend::start() {
   published += listener_record_;
   published.append(reinterpret_cast<const char*>(address), address_len);
   ucp_worker_release_address(worker_, address);
-  coherent_with_cpu_ = !nic_atomics_possible();
+  rdma_device_ = nic_atomics_possible();
   // Visible to peers after the bootstrap fence the core runs once segments are registered.
   return bootstrap_->put(kWorkerAddressKey, published);
 }
@@ -1187,7 +1188,7 @@ std::string UcxBackend::describe() const {
          " (direct pointers: " + std::to_string(direct_rkeys_.load()) + "), RMA calls: " +
          std::to_string(rma_calls_.load()) + ", endpoint flushes: " + std::to_string(flushes_.load()) + ", thread mode: " +
          (thread_multiple_ ? "multi" : "single") + ", atomics coherent with CPU: " +
-         (coherent_with_cpu_ ? "yes" : "no") + ", AM max payload: " + std::to_string(max_am_payload_);
+         (rdma_device_ ? "no" : "yes") + ", AM max payload: " + std::to_string(max_am_payload_);
 }
 
 Status UcxBackend::fence_while_progressing() {

@@ -1,8 +1,10 @@
 /* OpenSHMEM latencies: put/get/p/g from 8 B to 4 MiB to heap and to global memory, atomics per
  * operation, barrier and reduction. Plain OpenSHMEM 1.4 C: builds unchanged with any oshcc
  * (gasket's, or Debian Open MPI's) so both can be run side by side.
- *   oshrun -n 2 shmem_bench [max_bytes]      (PE 0 targets PE n-1; medians of SAMPLES samples;
- *                                            max_bytes 0: barrier and reduction only)
+ *   oshrun -n 2 shmem_bench [max_bytes [ops]] (PE 0 targets PE n-1; medians of SAMPLES samples;
+ *                                            max_bytes 0: barrier and reduction only; ops: a
+ *                                            comma-separated list of rows, e.g. "ibget,get",
+ *                                            leaves out the others and the collectives)
  * Each sample is short (at most ~2000 operations, about a millisecond) and the median of many is
  * printed: on a shared machine a longer sample almost always contains a preemption of one PE by
  * another process (a stall of milliseconds that every other PE waits out in a barrier), and its
@@ -55,6 +57,16 @@ static const char* kNames[] = {"put", "get", "p", "g", "fetch_add", "add", "comp
                                "inc", "ibput", "ibget", "signal_add", "signal_set"};
 /* ibput/ibget: blocks of kBlockLongs 8-byte elements, every other block (stride 2 blocks). */
 enum { kBlockLongs = 8 };
+/* The rows asked for (argv[2]), or null for all of them. */
+static const char* only_ops;
+static int wanted(enum Op op) {
+  if (only_ops == NULL) return 1;
+  size_t len = strlen(kNames[op]);
+  for (const char* p = only_ops; (p = strstr(p, kNames[op])) != NULL; p += len) {
+    if ((p == only_ops || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')) return 1;
+  }
+  return 0;
+}
 static int sized(enum Op op) { return op <= GET || op == IBPUT || op == IBGET; }
 
 /* The 1.6 operations, out of line: the 1.4 ones' loop in measure stays as it was. */
@@ -116,6 +128,7 @@ static double measure(enum Op op, char* dst, char* src, size_t bytes, long* word
 
 /* One row of a sized operation: to the heap and to global memory. */
 static void size_row(enum Op op, size_t b, char* heap_dst, char* heap_src, long* heap_long, int peer) {
+  if (!wanted(op)) return;
   double h = measure(op, heap_dst, heap_src, b, heap_long, peer);
   double g = measure(op, global_buf, global_src, b, &global_long, peer);
   printf("%-10s %10zu %12.3f %12.3f\n", kNames[op], b, h, g);
@@ -131,6 +144,7 @@ int main(int argc, char** argv) {
   int me = shmem_my_pe(), n = shmem_n_pes(), peer = n - 1;
   size_t max_bytes = argc > 1 ? (size_t)atol(argv[1]) : MAX_BYTES;
   if (max_bytes > MAX_BYTES) max_bytes = MAX_BYTES;
+  if (argc > 2) only_ops = argv[2];
   char* heap_dst = shmem_malloc(MAX_BYTES);
   char* heap_src = shmem_malloc(MAX_BYTES);
   long* heap_long = shmem_calloc(1, sizeof(long));
@@ -153,7 +167,7 @@ int main(int argc, char** argv) {
       }
     }
     for (enum Op op = P; op < NOPS; ++op) {
-      if (op == IBPUT || op == IBGET || (!HAVE_SHMEM_1_6_RMA && op >= SIGNAL_ADD)) continue;
+      if (op == IBPUT || op == IBGET || (!HAVE_SHMEM_1_6_RMA && op >= SIGNAL_ADD) || !wanted(op)) continue;
       long* hw = op >= FADD ? heap_long : heap_long;
       double h = measure(op, NULL, NULL, 8, hw, peer);
       double g = measure(op, NULL, NULL, 8, op >= FADD ? &global_atomic : &global_long, peer);
@@ -176,7 +190,7 @@ int main(int argc, char** argv) {
   enum { kColl = 3 };
 #endif
   double best[6] = {0, 0, 0, 0, 0, 0};
-  for (int which = 0; which < kColl; ++which) {
+  for (int which = 0; which < kColl && only_ops == NULL; ++which) {
     double reps[SAMPLES];
     int iters = COLL_ITERATIONS;
     for (int r = 0; r < SAMPLES; ++r) {
@@ -198,7 +212,7 @@ int main(int argc, char** argv) {
     }
     best[which] = median(reps, SAMPLES);
   }
-  if (me == 0) {
+  if (me == 0 && only_ops == NULL) {
     printf("%-10s %10s %12.3f\n", "barrier", "-", best[0]);
     printf("%-10s %10d %12.3f\n", "sum_to_all", 8, best[1]);
     printf("%-10s %10s %12.3f\n", "sync_all", "-", best[2]);

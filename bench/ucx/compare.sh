@@ -50,6 +50,18 @@ perftest() {
   echo "$line"
 }
 
+# put_bw SIZE ITERS -> the median of $stream_samples runs of ucp_put_bw (column 5: MB/s up to the
+# last put, the final flush outside), as ucx_bench and ucp_registered take the median of as many
+# samples of ITERS puts (measure.h kStreamSamples): one sample alone swings 2-10x on a shared machine.
+# (measure.h beside the script in the source tree, or in the runfiles tree under `bazel run`.)
+stream_samples=$(cat "$(dirname "$0")/measure.h" bench/ucx/measure.h 2>/dev/null |
+  sed -n 's/^constexpr int kStreamSamples = \([0-9]*\);/\1/p' | head -1)
+[ -n "$stream_samples" ] || { echo "compare.sh: kStreamSamples not found in measure.h" >&2; exit 1; }
+put_bw_median() {
+  for _ in $(seq 1 "$stream_samples"); do perftest ucp_put_bw "$1" "$2" | cut -d, -f5; done | sort -g | \
+    awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
 # gasket's table for one build: LABEL BINARY
 run_gasket() {
   echo "=== UCX_TLS=$tls, $1 ($2), round $round of $rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -72,7 +84,7 @@ for t in "${transports[@]}"; do
     n=$(iterations $s $max_iters)
     echo "put_lat $s $(perftest ucp_put_lat $s $n | cut -d, -f2)" >>"$ref"
     echo "get_lat $s $(perftest ucp_get $s $n -O 1 | cut -d, -f2)" >>"$ref"
-    echo "put_bw $s $(perftest ucp_put_bw $s $n | cut -d, -f5)" >>"$ref"
+    echo "put_bw $s $(put_bw_median $s $n)" >>"$ref"
   done
   echo "fadd_lat 8 $(perftest ucp_fadd 8 $(iterations 8 $max_iters) -O 1 | cut -d, -f2)" >>"$ref"
   "$registered" --max-iters $max_iters >"$work/registered.$t"

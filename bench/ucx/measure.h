@@ -80,22 +80,32 @@ double median_us(long iters, Op op) {
   return static_cast<double>(t[t.size() / 2]) * us_per_tick;
 }
 
-// MB/s (MB = 2^20 bytes) of `iters` calls of op() moving `bytes` each, then complete() (the flush
-// or quiet that makes them remotely visible), all timed. Each call is followed by a timestamp,
-// as in ucx_perftest's streaming loop (ucx_perf_update), so both sides pay the same per-call
-// bookkeeping.
+// Samples of a put stream: compare.sh runs ucx_perftest's ucp_put_bw as many times and takes the
+// median of its figures, so both sides are the median of equally long samples.
+constexpr int kStreamSamples = 7;
+
+// MB/s (MB = 2^20 bytes) of a stream of `iters` calls of op(): the median of kStreamSamples
+// samples. A sample is timed as ucx_perftest times ucp_put_bw (ucx_perf_update): a timestamp after
+// each call, the figure taken at the last one, so the final flush is outside; complete() (that
+// flush, or gasket's quiet) then runs untimed before the next sample starts.
 template <typename Op, typename Complete>
 double stream_mbps(size_t bytes, long iters, Op op, Complete complete) {
-  const auto start = Clock::now();
-  uint64_t stamp = 0;
-  for (long i = 0; i < iters; ++i) {
-    op();
-    stamp = timestamp();
+  std::vector<double> mbps;
+  for (int sample = 0; sample < kStreamSamples; ++sample) {
+    const auto start = Clock::now();
+    const uint64_t first = timestamp();
+    uint64_t last = first;
+    for (long i = 0; i < iters; ++i) {
+      op();
+      last = timestamp();
+    }
+    const double us_per_tick = since_us(start) / static_cast<double>(std::max<uint64_t>(1, timestamp() - first));
+    complete();
+    const double us = static_cast<double>(last - first) * us_per_tick;
+    mbps.push_back(static_cast<double>(bytes) * static_cast<double>(iters) / us * 1e6 / (1 << 20));
   }
-  complete();
-  const double us = since_us(start);
-  (void)stamp;
-  return static_cast<double>(bytes) * static_cast<double>(iters) / us * 1e6 / (1 << 20);
+  std::sort(mbps.begin(), mbps.end());
+  return mbps[mbps.size() / 2];
 }
 
 }  // namespace ucx_bench

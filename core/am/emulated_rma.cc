@@ -1,6 +1,8 @@
 #include "core/am/emulated_rma.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/am/cpu_atomic.h"
 #include "core/base/log.h"
@@ -15,6 +17,16 @@ struct GetRequest {
   uint64_t offset;
   uint64_t reply_offset;
   uint64_t bytes;
+};
+struct BlocksRequest {
+  uint64_t cookie;
+  uint32_t segment;
+  uint32_t reply_segment;
+  uint64_t offset;
+  uint64_t reply_offset;  // the blocks land back to back
+  uint64_t stride;
+  uint64_t block;
+  uint64_t count;
 };
 struct AtomicRequest {
   uint64_t cookie;
@@ -63,6 +75,7 @@ EmulatedRma::EmulatedRma(MessageLayer& messages, backend::Backend& backend, cons
       wait_until_(std::move(wait_until)),
       bounce_mutex_(new std::mutex[static_cast<size_t>(layout.n_pes)]) {
   messages_.register_handler(kGetRequest, [this](int src, const void* p, size_t n) { serve_get(src, p, n); });
+  messages_.register_handler(kBlocksRequest, [this](int src, const void* p, size_t n) { serve_blocks(src, p, n); });
   messages_.register_handler(kAtomicRequest, [this](int src, const void* p, size_t n) { serve_atomic(src, p, n); });
   auto reply = [this](int src, const void* p, size_t n) {
     const Reply& r = decode<Reply>(src, p, n, "a reply");
@@ -120,6 +133,53 @@ Status EmulatedRma::get(int pe, void* dst, backend::RemoteAddress src, size_t le
   return Status::ok();
 }
 
+Status EmulatedRma::get_blocks(int pe, void* dst, size_t dst_step, backend::RemoteAddress src, size_t src_step,
+                               size_t block, size_t count) {
+  const size_t half = max_gathered_block();
+  auto* d = static_cast<char*>(dst);
+  if (block > half) {
+    for (size_t i = 0; i < count; ++i) {
+      Status st = get(pe, d + i * dst_step, backend::RemoteAddress{src.segment, src.offset + i * src_step}, block);
+      if (!st.is_ok()) return st;
+    }
+    return Status::ok();
+  }
+  // Two halves of the zone, each a request in flight: while one's blocks are scattered the other's travel.
+  struct Request {
+    Waiter w;
+    size_t first = 0, n = 0;
+  } halves[2];
+  std::lock_guard<std::mutex> zone(bounce_mutex_[pe]);
+  const uint64_t zone_offset = layout_.bounce_offset(pe);
+  size_t next = 0;  // the first block not yet requested
+  auto request = [&](int h) {
+    Request& r = halves[h];
+    r.first = next;
+    r.n = std::min(half / block, count - next);
+    next += r.n;
+    r.w.done.store(false, std::memory_order_relaxed);
+    BlocksRequest req{track(&r.w), src.segment, segments::kInternalSegment, src.offset + r.first * src_step,
+                      zone_offset + static_cast<uint64_t>(h) * half, src_step, block, r.n};
+    return messages_.send(pe, kBlocksRequest, &req, sizeof req);
+  };
+  for (int h = 0; h < 2 && next < count; ++h) {
+    Status st = request(h);
+    if (!st.is_ok()) return st;
+  }
+  for (int h = 0; halves[h].n != 0; h ^= 1) {  // the older request is always the other half's
+    Request& r = halves[h];
+    wait(0, &r.w);
+    const char* landed = internal_base_ + zone_offset + static_cast<uint64_t>(h) * half;
+    for (size_t i = 0; i < r.n; ++i) std::memcpy(d + (r.first + i) * dst_step, landed + i * block, block);
+    r.n = 0;
+    if (next < count) {
+      Status st = request(h);
+      if (!st.is_ok()) return st;
+    }
+  }
+  return Status::ok();
+}
+
 Result<uint64_t> EmulatedRma::atomic(int pe, backend::RemoteAddress dst, backend::AtomicOp op, unsigned width,
                                      uint64_t operand, uint64_t compare) {
   Waiter w;
@@ -140,15 +200,40 @@ char* EmulatedRma::local_address(int src_pe, uint32_t segment, uint64_t offset, 
   return seg->base + offset;
 }
 
+void EmulatedRma::answer_get(int src_pe, uint64_t cookie, const char* from, uint64_t bytes, uint32_t segment,
+                             uint64_t offset) {
+  Status st = put_in_pieces(backend_, src_pe, backend::RemoteAddress{segment, offset}, from, bytes);
+  if (st.is_ok()) st = backend_.fence();  // the data lands before the reply that announces it
+  Reply reply{cookie, 0};
+  if (st.is_ok()) st = messages_.send(src_pe, kGetReply, &reply, sizeof reply);
+  if (!st.is_ok()) log::fatal("am: answering PE %d's get of %llu bytes failed: %s", src_pe,
+                              static_cast<unsigned long long>(bytes), st.message().c_str());
+}
+
 void EmulatedRma::serve_get(int src_pe, const void* payload, size_t len) {
   const GetRequest& req = decode<GetRequest>(src_pe, payload, len, "a get request");
   const char* from = local_address(src_pe, req.segment, req.offset, req.bytes, "a get request");
-  Status st = put_in_pieces(backend_, src_pe, backend::RemoteAddress{req.reply_segment, req.reply_offset}, from, req.bytes);
-  if (st.is_ok()) st = backend_.fence();  // the data lands before the reply that announces it
-  Reply reply{req.cookie, 0};
-  if (st.is_ok()) st = messages_.send(src_pe, kGetReply, &reply, sizeof reply);
-  if (!st.is_ok()) log::fatal("am: answering PE %d's get of %llu bytes failed: %s", src_pe,
-                              static_cast<unsigned long long>(req.bytes), st.message().c_str());
+  answer_get(src_pe, req.cookie, from, req.bytes, req.reply_segment, req.reply_offset);
+}
+
+void EmulatedRma::serve_blocks(int src_pe, const void* payload, size_t len) {
+  const BlocksRequest& req = decode<BlocksRequest>(src_pe, payload, len, "a blocked get request");
+  uint64_t span = 0, bytes = 0;
+  if (req.count == 0 || req.block == 0 || __builtin_mul_overflow(req.count - 1, req.stride, &span) ||
+      __builtin_add_overflow(span, req.block, &span) || __builtin_mul_overflow(req.count, req.block, &bytes) ||
+      bytes > layout_.bounce_bytes) {
+    log::fatal("am: blocked get request from PE %d has %llu blocks of %llu bytes at stride %llu", src_pe,
+               static_cast<unsigned long long>(req.count), static_cast<unsigned long long>(req.block),
+               static_cast<unsigned long long>(req.stride));
+  }
+  const char* from = local_address(src_pe, req.segment, req.offset, span, "a blocked get request");
+  std::vector<char> gathered;
+  if (req.stride != req.block) {  // adjacent blocks go as they are
+    gathered.resize(bytes);
+    for (uint64_t i = 0; i < req.count; ++i) std::memcpy(&gathered[i * req.block], from + i * req.stride, req.block);
+    from = gathered.data();
+  }
+  answer_get(src_pe, req.cookie, from, bytes, req.reply_segment, req.reply_offset);
 }
 
 void EmulatedRma::serve_atomic(int src_pe, const void* payload, size_t len) {

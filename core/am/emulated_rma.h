@@ -31,6 +31,7 @@ class EmulatedRma {
     kGetReply,
     kAtomicRequest,
     kAtomicReply,
+    kBlocksRequest,  // answered with kGetReply
   };
 
   // Registers its handlers on `messages`. `internal_base` and `layout` locate the bounce zones.
@@ -46,6 +47,14 @@ class EmulatedRma {
   }
 
   Status get(int pe, void* dst, backend::RemoteAddress src, size_t len);
+  // `count` blocks of `block` bytes, block i from src.offset + i * src_step into dst + i * dst_step:
+  // the target gathers as many blocks as fill half the bounce zone into one put, and two such
+  // requests are in flight at a time (one round trip per half zone, not per block). Blocks larger
+  // than half the zone are one get each. Complete on return.
+  Status get_blocks(int pe, void* dst, size_t dst_step, backend::RemoteAddress src, size_t src_step, size_t block,
+                    size_t count);
+  // The largest block get_blocks gathers (half the bounce zone); larger ones are a get each.
+  size_t max_gathered_block() const { return layout_.bounce_bytes / 2; }
   Result<uint64_t> atomic(int pe, backend::RemoteAddress dst, backend::AtomicOp op, unsigned width,
                           uint64_t operand, uint64_t compare);
 
@@ -60,6 +69,9 @@ class EmulatedRma {
   // The target side: where (segment, offset, len) of this PE is, or a fatal error naming `src_pe`.
   char* local_address(int src_pe, uint32_t segment, uint64_t offset, uint64_t len, const char* what);
   void serve_get(int src_pe, const void* payload, size_t len);
+  void serve_blocks(int src_pe, const void* payload, size_t len);
+  // Puts `bytes` from `from` at (segment, offset) of `src_pe`, fences, and replies to `cookie`.
+  void answer_get(int src_pe, uint64_t cookie, const char* from, uint64_t bytes, uint32_t segment, uint64_t offset);
   void serve_atomic(int src_pe, const void* payload, size_t len);
 
   MessageLayer& messages_;

@@ -1,0 +1,117 @@
+/* Strided and blocked RMA at the sizes where the transfer changes shape: counts that fill the
+ * emulated get's request (half of the 64 KiB bounce zone) exactly, by one block more and over
+ * several requests; blocks that do not divide it, fill it, or exceed it and the whole zone;
+ * adjacent and overlapping source blocks; 1- to 16-byte elements; into symmetric and private
+ * memory. Each PE gets from its left neighbour and puts to its right one; every byte of the
+ * destination (blocks and gaps) is compared with the result computed locally from the source
+ * pattern. Written for the pipelined blocked get (issue 21: one round trip per block before). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+enum { kBytes = 3 << 20, kGap = 0xEE };
+
+static int me, npes, left, right;
+static unsigned char *sym_src, *sym_dst, *priv_src, *priv_dst, *expected;
+
+/* Byte k of `pe`'s source. */
+static unsigned char source_byte(int pe, size_t k) { return (unsigned char)((k * 131u + (k >> 9) + pe * 29u + 1) % 251u); }
+
+struct Shape {
+  size_t elem, bsize, nblocks;
+  ptrdiff_t dst, sst;
+  const char* what;
+};
+
+static const struct Shape kShapes[] = {
+    {1, 1, 32769, 2, 3, "1-byte elements, half a zone plus one"},
+    {8, 1, 4096, 2, 2, "iget64: exactly half a zone"},
+    {8, 1, 4097, 3, 2, "iget64: half a zone plus one"},
+    {8, 1, 12289, 1, 5, "iget64: three requests and one, contiguous destination"},
+    {8, 8, 16384, 16, 16, "shmem_bench's ibget: 64-byte blocks, every other one, 1 MiB"},
+    {4, 3, 10000, 5, 7, "12-byte blocks (not a divisor of the zone)"},
+    {8, 5, 5000, 7, 5, "adjacent source blocks"},
+    {2, 4, 9000, 4, 2, "overlapping source blocks"},
+    {16, 1, 2049, 1, 1, "16-byte elements, contiguous both sides"},
+    {8, 4096, 3, 4097, 4100, "blocks of exactly half a zone"},
+    {8, 4097, 3, 4097, 4100, "blocks larger than half a zone"},
+    {1, 65537, 2, 70000, 65537, "blocks larger than the whole zone"},
+    {4, 1, 1, 1, 1, "one element"},
+};
+
+/* What `dst` holds after the transfer of shape `s` from `pe`'s source (gaps keep kGap). */
+static size_t expect(const struct Shape* s, int pe) {
+  size_t len = ((s->nblocks - 1) * (size_t)s->dst + s->bsize) * s->elem;
+  memset(expected, kGap, len);
+  for (size_t b = 0; b < s->nblocks; ++b) {
+    for (size_t k = 0; k < s->bsize * s->elem; ++k) {
+      expected[b * (size_t)s->dst * s->elem + k] = source_byte(pe, b * (size_t)s->sst * s->elem + k);
+    }
+  }
+  return len;
+}
+
+static void transfer(int is_put, const struct Shape* s, void* dst, const void* src) {
+  int blocked = s->bsize != 1;
+#define SIZED(B)                                                                                   \
+  if (s->elem == B / 8) {                                                                          \
+    if (is_put && blocked) shmem_ibput##B(dst, src, s->dst, s->sst, s->bsize, s->nblocks, right);  \
+    else if (is_put) shmem_iput##B(dst, src, s->dst, s->sst, s->nblocks, right);                   \
+    else if (blocked) shmem_ibget##B(dst, src, s->dst, s->sst, s->bsize, s->nblocks, left);        \
+    else shmem_iget##B(dst, src, s->dst, s->sst, s->nblocks, left);                                \
+  }
+  SHMEM_GASKET_SIZES(SIZED)
+#undef SIZED
+}
+
+static void round_trip(int is_put, int private_side, const struct Shape* s) {
+  size_t src_len = ((s->nblocks - 1) * (size_t)s->sst + s->bsize) * s->elem;
+  size_t len = expect(s, left); /* get: from left; put: left filled mine */
+  CHECK(src_len <= kBytes && len <= kBytes, "shape '%s' outgrows the buffers", s->what);
+  for (size_t k = 0; k < src_len; ++k) sym_src[k] = priv_src[k] = source_byte(me, k);
+  memset(sym_dst, kGap, len + 1);
+  memset(priv_dst, kGap, len + 1);
+  shmem_barrier_all();
+  if (is_put) transfer(1, s, sym_dst, private_side ? priv_src : sym_src);
+  else transfer(0, s, private_side ? priv_dst : sym_dst, sym_src);
+  shmem_barrier_all(); /* completes the puts */
+  const unsigned char* got = !is_put && private_side ? priv_dst : sym_dst;
+  for (size_t k = 0; k < len; ++k) {
+    if (got[k] != expected[k]) {
+      CHECK(0, "%s (%s, %s memory) elem %zu bsize %zu nblocks %zu dst %td sst %td: byte %zu (block %zu) is %d, expected %d",
+            is_put ? "put" : "get", s->what, private_side ? "private" : "symmetric", s->elem, s->bsize, s->nblocks,
+            s->dst, s->sst, k, k / ((size_t)s->dst * s->elem), got[k], expected[k]);
+    }
+  }
+  CHECK(got[len] == kGap, "%s (%s): the byte after the last block was written", is_put ? "put" : "get", s->what);
+  shmem_barrier_all(); /* nobody refills before its neighbour has compared */
+}
+
+int main(void) {
+  shmem_init();
+  me = shmem_my_pe();
+  npes = shmem_n_pes();
+  right = (me + 1) % npes;
+  left = (me + npes - 1) % npes;
+  sym_src = shmem_malloc(kBytes + 1);
+  sym_dst = shmem_malloc(kBytes + 1);
+  priv_src = malloc(kBytes + 1);
+  priv_dst = malloc(kBytes + 1);
+  expected = malloc(kBytes + 1);
+  CHECK(sym_src && sym_dst && priv_src && priv_dst && expected, "allocating %d bytes failed", kBytes);
+  for (size_t i = 0; i < sizeof kShapes / sizeof kShapes[0]; ++i) {
+    for (int is_put = 0; is_put <= 1; ++is_put) {
+      for (int private_side = 0; private_side <= 1; ++private_side) round_trip(is_put, private_side, &kShapes[i]);
+    }
+  }
+  free(expected);
+  free(priv_dst);
+  free(priv_src);
+  shmem_free(sym_dst);
+  shmem_free(sym_src);
+  if (me == 0) printf("strided_boundaries: %d PEs ok\n", npes);
+  shmem_finalize();
+  return 0;
+}
