@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # put_wait_jobs.sh JOBS PES "LABEL=COMMAND" ...: runs JOBS put/wait jobs of each command, the
 # commands alternated job by job (one round = one job of each), and prints every job's figure,
-# then per command the median, the range and how many jobs fell under 1 µs, 1-8 µs and 8 µs or
+# with the load average and the runnable/total task count after it, then per command the median, the range and how many jobs fell under 1 µs, 1-8 µs and 8 µs or
 # more. The oversubscribed put/wait figure is bimodal per job (docs/PERFORMANCE.md "waitpol2"),
 # so old and new builds are compared over many jobs, not over the samples of one.
 # COMMAND is a put_wait launch without -n, e.g. "old=/tmp/gasketrun /tmp/put_wait_old 2000";
@@ -22,7 +22,7 @@ for ((j = 0; j < jobs; ++j)); do
     read -r -a words <<<"${commands[$i]}"
     f=$("${words[0]}" -n "$pes" "${words[@]:1}" 2>&1 | sed -n 's/^put_wait 8 B: \([0-9.]*\) us.*/\1/p')
     figures[$i]+="${f:-fail} "
-    echo "job $j ${labels[$i]} ${f:-fail}"
+    echo "job $j ${labels[$i]} ${f:-fail} (load $(cut -d' ' -f1,4 /proc/loadavg))"
   done
 done
 echo "# $(date -u +%H:%M) load $(cut -d' ' -f1-3 /proc/loadavg)"
