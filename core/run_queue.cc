@@ -36,13 +36,10 @@ bool RunQueue::contested() const {
   timespec now;
   ::clock_gettime(CLOCK_MONOTONIC, &now);
   const int64_t now_ns = static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
-  if (now_ns - read_at_ns_.load(std::memory_order_relaxed) < kFreshNs) {
-    return contested_.load(std::memory_order_relaxed);
-  }
-  const bool contested = read_contested();
-  contested_.store(contested, std::memory_order_relaxed);
-  read_at_ns_.store(now_ns, std::memory_order_relaxed);
-  return contested;
+  if (now_ns - contested_at_ns_.load(std::memory_order_relaxed) < kFreshNs) return true;
+  if (!read_contested()) return false;
+  contested_at_ns_.store(now_ns, std::memory_order_relaxed);
+  return true;
 }
 
 bool RunQueue::read_contested() const {

@@ -21,8 +21,10 @@ class RunQueue {
   RunQueue(const RunQueue&) = delete;
   RunQueue& operator=(const RunQueue&) = delete;
   // True when more tasks are runnable than there are CPUs, or when that cannot be read (the
-  // caller then keeps its contested-machine behaviour). The answer is kept for kFreshNs: a read
-  // costs a pread (~1.4 µs here), as much as a put/wait turnaround on a shared CPU.
+  // caller then keeps its contested-machine behaviour). A "contested" answer is kept for
+  // kFreshNs (a read costs a pread, ~1.4 µs here, as much as a put/wait turnaround on a shared
+  // CPU); "free" is read afresh each time, since the caller yields on it and a stale "free"
+  // would hand a time slice to another process that became runnable meanwhile.
   bool contested() const;
   int cpus() const { return cpus_; }
   static constexpr int64_t kFreshNs = 100000;
@@ -31,9 +33,8 @@ class RunQueue {
   bool read_contested() const;
   int fd_ = -1;
   int cpus_ = 1;
-  // The last answer and when it was read (CLOCK_MONOTONIC ns); relaxed: any thread may refresh.
-  mutable std::atomic<bool> contested_{true};
-  mutable std::atomic<int64_t> read_at_ns_{INT64_MIN / 2};
+  // When the CPUs were last found contested (CLOCK_MONOTONIC ns); relaxed: any thread may set it.
+  mutable std::atomic<int64_t> contested_at_ns_{INT64_MIN / 2};
 };
 
 }  // namespace gasket::core

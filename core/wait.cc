@@ -29,9 +29,9 @@ void pause_once() {
   __builtin_ia32_pause();
 #endif
 }
-// Past an oversubscribed job's 16 polls: how often the run queue is read, and how often a poll
-// yields (at once when nothing else may run on this CPU; else to the partner sharing it).
-constexpr unsigned kRunQueueReadEvery = 256;
+// Past an oversubscribed job's 16 polls, every kYieldEvery-th poll asks the run queue and, while
+// the CPUs are free, yields (at once when nothing else may run on this CPU; else to the partner
+// sharing it).
 constexpr unsigned kYieldEvery = 8;
 }  // namespace
 
@@ -48,15 +48,15 @@ bool spin(unsigned* polls, bool pause) {
   // a nap then costs a cross-CPU wake-up per message (12-15 µs on this VM) where polling on
   // answers in 0.1 µs, and a partner that shares this CPU gets it at the next yield.
   if (r == nullptr || n >= r->free_cpus_spin_count()) return true;
-  if ((n - budget) % kRunQueueReadEvery == 0 && r->cpus_contested()) {
+  if ((n - budget) % kYieldEvery != 0) {
+    if (pause) pause_once();
+    return false;
+  }
+  if (r->cpus_contested()) {
     *polls = r->free_cpus_spin_count();  // spent: nap (or yield) from now until woken
     return true;
   }
-  if (n % kYieldEvery == 0) {
-    sched_yield();
-  } else if (pause) {
-    pause_once();
-  }
+  sched_yield();
   return false;
 }
 
