@@ -189,7 +189,7 @@ class Runtime {
   unsigned spin_count() const { return spin_count_; }
   // Oversubscribed jobs: how far a wait may poll past spin_count() while the machine's CPUs are
   // not contested (GASKET_SPIN_COUNT; 0 when not oversubscribed), and whether they are now
-  // (core/run_queue.h; detail::spin asks every few hundred polls).
+  // (core/run_queue.h; detail::spin asks every 8th poll past spin_count()).
   unsigned free_cpus_spin_count() const { return free_cpus_spin_count_; }
   bool cpus_contested() const { return run_queue_ == nullptr || run_queue_->contested(); }
   // The nap past the spin budget (core/rma.cc, detail::nap_*): allowed when every peer rings this
