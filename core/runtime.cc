@@ -78,7 +78,10 @@ Status Runtime::start_impl(const InitOptions& options) {
 
   const std::string& over = config_.text(config::Knob::OVERSUBSCRIBED);
   oversubscribed_ = over == "yes" || (over == "auto" && bootstrap_->oversubscribed());
-  spin_count_ = oversubscribed_ ? 16u : static_cast<unsigned>(config_.integer(config::Knob::SPIN_COUNT));
+  const unsigned spin_count = static_cast<unsigned>(config_.integer(config::Knob::SPIN_COUNT));
+  spin_count_ = oversubscribed_ ? 16u : spin_count;
+  free_cpus_spin_count_ = oversubscribed_ ? spin_count : 0u;
+  run_queue_.reset(oversubscribed_ ? new RunQueue() : nullptr);
   int64_t nap_limit = config_.integer(config::Knob::NAP_LIMIT);
   nap_limit_us_ = nap_limit <= 0 ? 0u : static_cast<unsigned>(std::min<int64_t>(nap_limit, 1000000000));
 

@@ -21,6 +21,7 @@
 #include "core/bootstrap/bootstrap.h"
 #include "core/config/config.h"
 #include "core/gasket.h"
+#include "core/run_queue.h"
 #include "core/segments/segment_table.h"
 #include "core/segments/shared_memory_file.h"
 #include "core/segments/symmetric_allocator.h"
@@ -186,6 +187,11 @@ class Runtime {
   int node_of(int pe) const { return node_of_pe_[static_cast<size_t>(pe)]; }
   bool oversubscribed() const { return oversubscribed_; }
   unsigned spin_count() const { return spin_count_; }
+  // Oversubscribed jobs: how far a wait may poll past spin_count() while the machine's CPUs are
+  // not contested (GASKET_SPIN_COUNT; 0 when not oversubscribed), and whether they are now
+  // (core/run_queue.h; detail::spin asks every 8th poll past spin_count()).
+  unsigned free_cpus_spin_count() const { return free_cpus_spin_count_; }
+  bool cpus_contested() const { return run_queue_ == nullptr || run_queue_->contested(); }
   // The nap past the spin budget (core/rma.cc, detail::nap_*): allowed when every peer rings this
   // PE's doorbell when it writes (all on the direct path: no backend, no late peers).
   bool naps_allowed() const {
@@ -271,6 +277,8 @@ class Runtime {
   std::vector<Path> paths_;
   bool oversubscribed_ = false;
   unsigned spin_count_ = 0;
+  unsigned free_cpus_spin_count_ = 0;
+  std::unique_ptr<RunQueue> run_queue_;  // oversubscribed jobs only
   unsigned nap_limit_us_ = 0;
   std::vector<InternalArea::Doorbell*> doorbells_;  // per PE, null where not mapped (other nodes)
   BellSocket bell_;
