@@ -106,11 +106,7 @@ static void sized_round(size_t elem, int is_put, int use_ctx, ptrdiff_t dst, ptr
 }
 
 int main(void) {
-  shmem_init();
-  me = shmem_my_pe();
-  npes = shmem_n_pes();
-  right = (me + 1) % npes;
-  left = (me + npes - 1) % npes;
+  init_ring(&me, &npes, &left, &right);
   sym_src = shmem_malloc(kLen * 16);
   sym_dst = shmem_malloc(kLen * 16);
   CHECK(sym_src != NULL && sym_dst != NULL, "shmem_malloc failed");

@@ -283,11 +283,7 @@ SHMEM_GASKET_REDUCE_ARITH_TYPES(REDUCE_ARITH_CASE)
 #define RUN_REDUCE_ARITH(T, N) reduce_arith_##N();
 
 int main(void) {
-  shmem_init();
-  me = shmem_my_pe();
-  npes = shmem_n_pes();
-  right = (me + 1) % npes;
-  left = (me + npes - 1) % npes;
+  init_ring(&me, &npes, &left, &right);
   CHECK_EQ(shmem_ctx_create(0, &ctx), 0);
   area = shmem_malloc(AREA_BYTES);
   area2 = shmem_malloc(AREA_BYTES);

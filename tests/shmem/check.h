@@ -16,4 +16,13 @@
     }                                                                                   \
   } while (0)
 #define CHECK_EQ(a, b) CHECK((a) == (b), "%lld != %lld", (long long)(a), (long long)(b))
+
+/* shmem_init, then this PE's number, the PE count and its neighbours on the ring of PEs. */
+static inline void init_ring(int* me, int* npes, int* left, int* right) {
+  shmem_init();
+  *me = shmem_my_pe();
+  *npes = shmem_n_pes();
+  *right = (*me + 1) % *npes;
+  *left = (*me + *npes - 1) % *npes;
+}
 #endif

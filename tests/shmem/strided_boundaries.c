@@ -90,11 +90,7 @@ static void round_trip(int is_put, int private_side, const struct Shape* s) {
 }
 
 int main(void) {
-  shmem_init();
-  me = shmem_my_pe();
-  npes = shmem_n_pes();
-  right = (me + 1) % npes;
-  left = (me + npes - 1) % npes;
+  init_ring(&me, &npes, &left, &right);
   sym_src = shmem_malloc(kBytes + 1);
   sym_dst = shmem_malloc(kBytes + 1);
   priv_src = malloc(kBytes + 1);
