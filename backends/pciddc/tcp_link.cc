@@ -505,7 +505,12 @@ Status TcpLink::receive_from_locked(Connection& c) {
         size_t got = c.header_got;
         int pe = c.pe;
         close_locked(c);
-        if (got == 0 && n == 0) return Status::ok();  // the peer finished: an orderly close
+        // The peer finished: an orderly close, or a reset at a frame boundary — a peer that closes
+        // its socket with frames of ours still unread (its last barrier done, our trailing
+        // acknowledgement or flush request still on the way) makes its kernel answer with a reset
+        // instead of a FIN; everything it sent before was read (the kernel hands out queued bytes
+        // before the error). A quiet still waiting for this peer reports the closed connection.
+        if (got == 0 && (n == 0 || err == ECONNRESET)) return Status::ok();
         errno = err;
         return Status(StatusCode::kProtocolError,
                       "pciddc/tcp: PE " + std::to_string(me) + ": the connection from " + pe_name(pe) +
