@@ -452,11 +452,6 @@ class RequestList {
       items_ = spilled_.data();
     }
     for (int i = 0; i < count; ++i) {
-      Request* r = c.engine().requests().find(requests[i]);
-      if (r != nullptr && r->user_owned) {
-        items_[i] = r;
-        continue;
-      }
       Error e = api::lookup_request(c, requests[i], call, &items_[i]);
       if (!e.is_ok()) return e;
     }

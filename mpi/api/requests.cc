@@ -158,17 +158,10 @@ Error start(Context& c, Request* r, const char* call) {
   return Error::ok();
 }
 
-Error lookup_request(Context& c, MPI_Request handle, const char* call, Request** r) {
-  *r = nullptr;
-  if (handle == MPI_REQUEST_NULL) return Error::ok();
-  Request* found = c.engine().requests().find(handle);
-  if (found == nullptr || !found->user_owned) {
-    const char* why = is_kind(handle, HandleKind::kRequest) ? "never created, or already completed or freed"
-                                                              : why_not_found(HandleKind::kRequest, handle);
-    return error(MPI_ERR_REQUEST, "%s: %d is not an active request (%s)", call, handle, why);
-  }
-  *r = found;
-  return Error::ok();
+Error request_not_found(MPI_Request handle, const char* call) {
+  const char* why = is_kind(handle, HandleKind::kRequest) ? "never created, or already completed or freed"
+                                                            : why_not_found(HandleKind::kRequest, handle);
+  return error(MPI_ERR_REQUEST, "%s: %d is not an active request (%s)", call, handle, why);
 }
 
 Error truncation_error(const char* call, int my_rank, int64_t message_bytes, int source, int tag, int64_t capacity) {

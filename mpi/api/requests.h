@@ -34,8 +34,18 @@ p2p::Request* new_internal(Context& c, p2p::RequestKind kind, void* buf, int64_t
 // MPI_ERR_TRUNCATE naming the call, the rank, the message and the buffer.
 Error truncation_error(const char* call, int my_rank, int64_t message_bytes, int source, int tag, int64_t capacity);
 
-// The request behind a handle; null for MPI_REQUEST_NULL.
-Error lookup_request(Context& c, MPI_Request handle, const char* call, p2p::Request** r);
+// MPI_ERR_REQUEST for a handle that names no active request of the user's.
+Error request_not_found(MPI_Request handle, const char* call);
+// The request behind a handle; null for MPI_REQUEST_NULL. Inline: every wait and test call looks
+// up each of its requests.
+inline Error lookup_request(Context& c, MPI_Request handle, const char* call, p2p::Request** r) {
+  *r = nullptr;
+  if (handle == MPI_REQUEST_NULL) return Error::ok();
+  p2p::Request* found = c.engine().requests().find(handle);
+  if (found == nullptr || !found->user_owned) return request_not_found(handle, call);
+  *r = found;
+  return Error::ok();
+}
 inline bool inactive(const p2p::Request* r) { return r == nullptr || (r->persistent && !r->active); }
 // conclude() of the common request (a send or receive, not persistent, that succeeded) whose
 // status is ignored: released, the handle nulled. False: nothing done, conclude() it.
