@@ -162,9 +162,10 @@ namespace {
 // backend path without a mapping every block's get is issued before one completion (the
 // emulation gathers them at the target), and where each put is a message of its own the blocks
 // are packed into few puts that the target scatters.
-// Below this many blocks a put each is cheaper than a packed put and its scatter request's reply
-// (over pciddc-tcp a put in a stream costs 0.2 of the loopback round trip the reply costs).
-constexpr size_t kMinScatteredBlocks = 8;
+// Below this many blocks a put each is cheaper than a packed put and its scatter request's reply:
+// over pciddc-tcp a put costs a frame (~5 us on loopback, 0.2-0.3 of its round trip) and the packed
+// put two frames and the reply, which also acknowledges them, so a quiet after it sends nothing.
+constexpr size_t kMinScatteredBlocks = 4;
 void strided(bool is_put, void* dst, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t elem,
              size_t block_elems, size_t count, int pe, const char* call) {
   Runtime& r = rt(call);

@@ -44,8 +44,8 @@ static const struct Shape kShapes[] = {
     {8, 4097, 3, 4097, 4100, "blocks larger than half a zone"},
     {1, 65537, 2, 70000, 65537, "blocks larger than the whole zone"},
     {4, 1, 1, 1, 1, "one element"},
-    {1, 1, 7, 2, 3, "seven elements: a put each (below the packed put's threshold)"},
-    {1, 1, 8, 2, 3, "eight elements: one packed put"},
+    {1, 1, 3, 2, 3, "three elements: a put each (below the packed put's threshold)"},
+    {1, 1, 4, 2, 3, "four elements: one packed put"},
     {8, 4096, 9, 4097, 4100, "nine blocks of exactly half a zone: a request each"},
     {1, 32767, 9, 32768, 32769, "nine blocks one byte under half a zone"},
     {8, 1, 131072, 2, 2, "1 MiB of 8-byte elements, every other one"},
@@ -137,7 +137,7 @@ int main(void) {
     }
   }
   converging_puts(24, 5000); /* four requests per sender */
-  converging_puts(1, 8);     /* one request of the smallest packed put */
+  converging_puts(1, 4);     /* one request of the smallest packed put */
   free(expected);
   free(priv_dst);
   free(priv_src);
