@@ -194,6 +194,7 @@ Status EmulatedRma::get_blocks(int pe, void* dst, size_t dst_step, backend::Remo
 
 Status EmulatedRma::put_blocks(int pe, backend::RemoteAddress dst, size_t dst_step, const void* src, size_t src_step,
                                size_t block, size_t count) {
+  if (dst_step == block && src_step == block) return put_in_pieces(backend_, pe, dst, src, count * block);
   const size_t half = max_gathered_block();
   const size_t per_request = half / block;
   const auto* s = static_cast<const char*>(src);
@@ -202,7 +203,6 @@ Status EmulatedRma::put_blocks(int pe, backend::RemoteAddress dst, size_t dst_st
   auto pack = [&](size_t first, size_t n) {
     for (size_t i = 0; i < n; ++i) std::memcpy(&packed[i * block], s + (first + i) * src_step, block);
   };
-  if (dst_step == block && src_step == block) return put_in_pieces(backend_, pe, dst, src, count * block);
   if (dst_step == block) {  // adjacent at the target: no scatter needed
     for (size_t first = 0; first < count; first += per_request) {
       size_t n = std::min(per_request, count - first);
