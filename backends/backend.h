@@ -65,6 +65,10 @@ constexpr uint32_t op_bit(AtomicOp op) { return 1u << static_cast<unsigned>(op);
 struct Limits {
   size_t max_put_bytes = SIZE_MAX;  // one put; the core splits longer writes
   bool ordered_puts = false;        // puts to one peer land in issue order (FIFO)
+  // Every put travels as a network message of its own (pciddc's tcp frames: a send each): many
+  // small puts to one peer cost a message each, so the core packs strided blocks into one put
+  // that the target scatters (core/am EmulatedRma::put_blocks) instead of a put per block.
+  bool puts_are_messages = false;
 };
 
 // What the backend learns from the core when it starts.

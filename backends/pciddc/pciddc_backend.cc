@@ -103,6 +103,7 @@ Result<std::unique_ptr<Backend>> create(const StartInfo& info) {
     if (!st.is_ok()) return st;
     b->link_ = std::move(tcp.value());
     b->link_name_ = "tcp";
+    b->limits_.puts_are_messages = true;  // a frame per put; shm puts are a memcpy each
     if (!(st = info.bootstrap->fence()).is_ok()) return st;
   }
   GASKET_DEBUG("pciddc: link %s, LME %zu entries, LMR %zu entries", b->link_name_, lme_entries, lmr_entries);

@@ -3,8 +3,8 @@
 // and the half-bandwidth size, and the cost of an (emulated, on pciddc) 8-byte get and fetch-add.
 // Then the per-operation costs on the backend path against the floor of its link, measured in
 // the same run between the same two PEs (issue 21): a raw loopback TCP round trip of 8 bytes
-// (TCP_NODELAY, blocking send/recv), an 8-byte put completed by quiet, a put of a pipelined
-// stream of 100 (one quiet), get and fetch-add; medians of 5 repetitions, in round trips.
+// (TCP_NODELAY, blocking send/recv), puts completed by quiet, a pipelined stream of 100 puts (one
+// quiet), gets, fetch-add and strided puts/gets; medians of 5 repetitions, in round trips.
 //
 // Run with 3 PEs, 2 per simulated node, so that PE 0 reaches PE 1 directly and PE 2 through the
 // backend:  GASKET_TRANSPORT=pciddc GASKET_PCIDDC_LINK=tcp gasketrun -n 3 --pes-per-node 2 pciddc_bench
@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -158,36 +159,69 @@ double tcp_round_trip(long* port_word, int peer, int iters) {
   return us;
 }
 
-// The backend path's per-operation costs next to the raw round trip, PE 0 -> `peer`.
-void per_operation_costs(const Shared& s, long* counter, long* port_word, int peer) {
-  constexpr int kReps = 5, kIters = 500, kStream = 100;
-  std::vector<double> rtt, put_quiet, stream, get_us, fadd_us;
+// The backend path's per-operation costs next to the raw round trip, PE 0 -> `peer`: single and
+// pipelined puts, gets and fetch-add from 8 B to 64 KiB, and strided transfers of 8-byte elements
+// (iput/iget: every other element) and of 64-byte blocks (ibput/ibget: every other block).
+void per_operation_costs(const Shared& s, const std::vector<char>& src, long* counter, long* port_word, int peer) {
+  constexpr int kReps = 5, kStream = 100;
   long v = 0;
-  for (int r = 0; r < kReps; ++r) {
-    rtt.push_back(tcp_round_trip(port_word, peer, kIters));
-    put_quiet.push_back(op_cost(kIters, [&] {
-      put(s.ping, &v, sizeof v, peer);
+  std::vector<char> local(kMaxBytes);
+  auto put_quiet = [&](size_t bytes) {
+    return [&, bytes] {
+      put(s.buffer, src.data(), bytes, peer);
       quiet();
-    }));
-    stream.push_back(op_cost(kIters / 10, [&] {
-                       for (int i = 0; i < kStream; ++i) put_nbi(s.ping, &v, sizeof v, peer);
-                       quiet();
-                     }) / kStream);
-    get_us.push_back(op_cost(kIters, [&] { get(&v, s.buffer, sizeof v, peer); }));
-    fadd_us.push_back(op_cost(kIters, [&] { atomic_fetch_add(counter, 1L, peer); }));
+    };
+  };
+  auto get_bytes = [&](size_t bytes) { return [&, bytes] { get(local.data(), s.buffer, bytes, peer); }; };
+  // `count` blocks of `block` 8-byte elements at a stride of two blocks on both sides.
+  auto strided_put = [&](size_t block, size_t count) {
+    return [&, block, count] {
+      put_blocks(s.buffer, src.data(), 2 * block, 2 * block, 8, block, count, peer);
+      quiet();
+    };
+  };
+  auto strided_get = [&](size_t block, size_t count) {
+    return [&, block, count] { get_blocks(local.data(), s.buffer, 2 * block, 2 * block, 8, block, count, peer); };
+  };
+  struct Row {
+    const char* what;
+    int iters;  // per repetition: few where the per-block cost makes one operation long
+    std::function<void()> op;
+    double per = 1;  // the figure is per `per` operations
+    std::vector<double> us = {};
+  };
+  std::vector<Row> rows = {
+      {"put 8 B + quiet", 500, put_quiet(8)},
+      {"put 1 KiB + quiet", 500, put_quiet(1024)},
+      {"put 64 KiB + quiet", 100, put_quiet(65536)},
+      {"put 8 B in a stream of 100 + quiet", 50,
+       [&] {
+         for (int i = 0; i < kStream; ++i) put_nbi(s.ping, &v, sizeof v, peer);
+         quiet();
+       },
+       kStream},
+      {"get 8 B", 500, get_bytes(8)},
+      {"get 1 KiB", 500, get_bytes(1024)},
+      {"get 64 KiB", 100, get_bytes(65536)},
+      {"fetch-add 8 B", 500, [&] { atomic_fetch_add(counter, 1L, peer); }},
+      {"iput 16 x 8 B + quiet", 200, strided_put(1, 16)},
+      {"iput 1024 x 8 B + quiet", 20, strided_put(1, 1024)},
+      {"iput 8192 x 8 B + quiet", 5, strided_put(1, 8192)},
+      {"ibput 1024 x 64 B + quiet", 20, strided_put(8, 1024)},
+      {"iget 1024 x 8 B", 20, strided_get(1, 1024)},
+      {"ibget 1024 x 64 B", 20, strided_get(8, 1024)},
+  };
+  std::vector<double> rtt;
+  for (int r = 0; r < kReps; ++r) {
+    rtt.push_back(tcp_round_trip(port_word, peer, 500));
+    for (Row& row : rows) row.us.push_back(op_cost(row.iters, row.op) / row.per);
   }
   if (my_pe() != 0) return;
   const double floor = median(rtt);
   std::printf("\nper operation, PE 0 -> PE %d over %s (medians of %d runs)\n", peer, transport_name(peer), kReps);
   std::printf("%-34s %10s %12s\n", "operation", "us", "round trips");
-  auto row = [&](const char* what, const std::vector<double>& v) {
-    std::printf("%-34s %10.2f %12.2f\n", what, median(v), median(v) / floor);
-  };
-  row("raw loopback TCP round trip, 8 B", rtt);
-  row("put 8 B + quiet", put_quiet);
-  row("put 8 B in a stream of 100 + quiet", stream);
-  row("get 8 B", get_us);
-  row("fetch-add 8 B", fadd_us);
+  std::printf("%-34s %10.2f %12.2f\n", "raw loopback TCP round trip, 8 B", floor, 1.0);
+  for (const Row& row : rows) std::printf("%-34s %10.2f %12.2f\n", row.what, median(row.us), median(row.us) / floor);
 }
 }  // namespace
 
@@ -247,7 +281,7 @@ int main() {
       std::printf("\n");
     }
   }
-  per_operation_costs(s, counter, port_word, 2);
+  per_operation_costs(s, src, counter, port_word, 2);
   barrier_all();
   sym_free(port_word);
   sym_free(counter);

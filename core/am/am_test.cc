@@ -1,6 +1,7 @@
 // Mailbox rings between two PEs of an in-process loopback "backend": order and payloads, credit
 // starvation and recovery through an explicit credit, piggybacked credits under two-way traffic,
-// messages across the 23-bit sequence wrap of notify ids.
+// messages across the 23-bit sequence wrap of notify ids; the emulated blocked put packs its
+// blocks into one put per half scatter zone that the target scatters.
 #define BOOST_TEST_MODULE am
 #include <boost/test/unit_test.hpp>
 
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/am/emulated_rma.h"
 #include "core/am/message_layer.h"
 
 using namespace gasket;
@@ -34,6 +36,7 @@ class LoopbackBackend final : public backend::Backend, public backend::RemoteNot
   Status deregister_segment(backend::SegmentId) override { return Status::ok(); }
   Status put(int pe, backend::RemoteAddress dst, const void* src, size_t len) override {
     BOOST_TEST_REQUIRE(dst.offset + len <= kInternalBytes);
+    ++puts;
     std::memcpy(f_.memory[static_cast<size_t>(pe)].data() + dst.offset, src, len);
     return Status::ok();
   }
@@ -55,7 +58,7 @@ class LoopbackBackend final : public backend::Backend, public backend::RemoteNot
     ++notifies;
     return st;
   }
-  uint64_t notifies = 0;
+  uint64_t notifies = 0, puts = 0;  // puts counts those of put_notify too
 
  private:
   Fabric& f_;
@@ -66,7 +69,6 @@ class LoopbackBackend final : public backend::Backend, public backend::RemoteNot
 
 struct TwoPes {
   explicit TwoPes(size_t slots = 8) {
-    MailboxLayout layout;
     layout.n_pes = 2;
     layout.slots = slots;
     layout.slot_bytes = 128;
@@ -95,6 +97,7 @@ struct TwoPes {
     ++waits[pe];
     if (++*polls % 10 == 0 && peer_may_progress) serve(1 - pe);
   }
+  MailboxLayout layout;
   Fabric fabric;
   std::unique_ptr<LoopbackBackend> backends[2];
   std::unique_ptr<MailboxRings> rings[2];
@@ -175,4 +178,45 @@ BOOST_AUTO_TEST_CASE(sequence_numbers_wrap_in_the_notify_id) {
   }
   t.serve(1);
   BOOST_TEST(t.rings[1]->stats().received == static_cast<uint64_t>(kMessages));
+}
+
+// Each PE's memory is its internal segment; the blocked put's destination lies above the layout.
+BOOST_AUTO_TEST_CASE(blocked_put_packs_its_blocks_into_a_put_per_half_zone) {
+  TwoPes t;
+  segments::SegmentTable tables[2];
+  std::unique_ptr<EmulatedRma> rma[2];
+  for (int pe = 0; pe < 2; ++pe) {
+    tables[pe].add(segments::kInternalSegment, "internal", t.fabric.memory[static_cast<size_t>(pe)].data(), kInternalBytes, 2);
+    rma[pe] = std::make_unique<EmulatedRma>(*t.rings[pe], *t.backends[pe], tables[pe], t.fabric.memory[static_cast<size_t>(pe)].data(),
+                                            t.layout, pe, [&t, pe](const std::function<bool()>& ready) {
+                                              unsigned polls = 0;
+                                              while (!ready()) t.wait_step(pe, &polls);
+                                            });
+  }
+  const size_t kDst = 512 << 10, kBlock = 3, kCount = 1000, kDstStep = 5, kSrcStep = 7;
+  BOOST_TEST_REQUIRE(t.layout.bytes() + t.layout.base_offset <= kDst);
+  std::vector<char> src(kCount * kSrcStep);
+  for (size_t k = 0; k < src.size(); ++k) src[k] = static_cast<char>(k * 131 % 251);
+  char* target = t.fabric.memory[1].data() + kDst;
+  std::memset(target, 0x5a, kCount * kDstStep + 1);
+  const uint64_t puts = t.backends[0]->puts, notifies = t.backends[0]->notifies;
+  BOOST_TEST_REQUIRE(rma[0]->put_blocks(1, backend::RemoteAddress{segments::kInternalSegment, kDst}, kDstStep, src.data(),
+                                        kSrcStep, kBlock, kCount).is_ok());
+  // 682 blocks fill half of the 4096-byte zone: two packed puts, each announced by a request.
+  BOOST_TEST(t.backends[0]->puts - t.backends[0]->notifies - (puts - notifies) == 2u);
+  BOOST_TEST(t.backends[0]->notifies - notifies == 2u);
+  for (size_t b = 0; b < kCount; ++b) {
+    for (size_t i = 0; i < kDstStep; ++i) {
+      char want = i < kBlock ? src[b * kSrcStep + i] : static_cast<char>(0x5a);
+      BOOST_TEST_REQUIRE(target[b * kDstStep + i] == want, "block " << b << " byte " << i);
+    }
+  }
+  BOOST_TEST(target[kCount * kDstStep] == static_cast<char>(0x5a));
+  // Blocks adjacent at the target are packed and put straight there: no request.
+  std::memset(target, 0, kCount * kBlock);
+  const uint64_t before = t.backends[0]->notifies;
+  BOOST_TEST_REQUIRE(rma[0]->put_blocks(1, backend::RemoteAddress{segments::kInternalSegment, kDst}, kBlock, src.data(),
+                                        kSrcStep, kBlock, kCount).is_ok());
+  BOOST_TEST(t.backends[0]->notifies == before);
+  for (size_t b = 0; b < kCount; ++b) BOOST_TEST_REQUIRE(std::memcmp(target + b * kBlock, &src[b * kSrcStep], kBlock) == 0);
 }

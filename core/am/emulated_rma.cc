@@ -28,6 +28,15 @@ struct BlocksRequest {
   uint64_t block;
   uint64_t count;
 };
+struct ScatterRequest {
+  uint64_t cookie;
+  uint32_t segment;
+  uint32_t half;  // of the sender's scatter zone: 0 or 1
+  uint64_t offset;
+  uint64_t stride;
+  uint64_t block;
+  uint64_t count;  // blocks, back to back in the zone
+};
 struct AtomicRequest {
   uint64_t cookie;
   uint32_t segment;
@@ -73,9 +82,11 @@ EmulatedRma::EmulatedRma(MessageLayer& messages, backend::Backend& backend, cons
       layout_(layout),
       my_pe_(my_pe),
       wait_until_(std::move(wait_until)),
-      bounce_mutex_(new std::mutex[static_cast<size_t>(layout.n_pes)]) {
+      bounce_mutex_(new std::mutex[static_cast<size_t>(layout.n_pes)]),
+      scatter_mutex_(new std::mutex[static_cast<size_t>(layout.n_pes)]) {
   messages_.register_handler(kGetRequest, [this](int src, const void* p, size_t n) { serve_get(src, p, n); });
   messages_.register_handler(kBlocksRequest, [this](int src, const void* p, size_t n) { serve_blocks(src, p, n); });
+  messages_.register_handler(kScatterRequest, [this](int src, const void* p, size_t n) { serve_scatter(src, p, n); });
   messages_.register_handler(kAtomicRequest, [this](int src, const void* p, size_t n) { serve_atomic(src, p, n); });
   auto reply = [this](int src, const void* p, size_t n) {
     const Reply& r = decode<Reply>(src, p, n, "a reply");
@@ -83,6 +94,7 @@ EmulatedRma::EmulatedRma(MessageLayer& messages, backend::Backend& backend, cons
   };
   messages_.register_handler(kGetReply, reply);
   messages_.register_handler(kAtomicReply, reply);
+  messages_.register_handler(kScatterReply, reply);
 }
 
 uint64_t EmulatedRma::track(Waiter* w) {
@@ -180,6 +192,55 @@ Status EmulatedRma::get_blocks(int pe, void* dst, size_t dst_step, backend::Remo
   return Status::ok();
 }
 
+Status EmulatedRma::put_blocks(int pe, backend::RemoteAddress dst, size_t dst_step, const void* src, size_t src_step,
+                               size_t block, size_t count) {
+  if (dst_step == block && src_step == block) return put_in_pieces(backend_, pe, dst, src, count * block);
+  const size_t half = max_gathered_block();
+  const size_t per_request = half / block;
+  const auto* s = static_cast<const char*>(src);
+  // Packs blocks [first, first + n) back to back (a backend put leaves its source reusable on return).
+  std::vector<char> packed(std::min(count, per_request) * block);
+  auto pack = [&](size_t first, size_t n) {
+    for (size_t i = 0; i < n; ++i) std::memcpy(&packed[i * block], s + (first + i) * src_step, block);
+  };
+  if (dst_step == block) {  // adjacent at the target: no scatter needed
+    for (size_t first = 0; first < count; first += per_request) {
+      size_t n = std::min(per_request, count - first);
+      pack(first, n);
+      Status st = put_in_pieces(backend_, pe, backend::RemoteAddress{dst.segment, dst.offset + first * block},
+                                packed.data(), n * block);
+      if (!st.is_ok()) return st;
+    }
+    return Status::ok();
+  }
+  struct Request {
+    Waiter w;
+    bool in_flight = false;
+  } halves[2];
+  std::lock_guard<std::mutex> zone(scatter_mutex_[pe]);
+  const uint64_t zone_offset = layout_.scatter_offset(my_pe_);
+  for (size_t first = 0, h = 0; first < count; h ^= 1) {
+    Request& r = halves[h];
+    if (r.in_flight) wait(0, &r.w);  // its blocks are scattered: the half is free again
+    const size_t n = std::min(per_request, count - first);
+    pack(first, n);
+    Status st = put_in_pieces(backend_, pe, backend::RemoteAddress{segments::kInternalSegment, zone_offset + h * half},
+                              packed.data(), n * block);
+    if (st.is_ok()) st = backend_.fence();  // the blocks land before the request that announces them
+    if (!st.is_ok()) return st;
+    r.w.done.store(false, std::memory_order_relaxed);
+    r.in_flight = true;
+    ScatterRequest req{track(&r.w), dst.segment, static_cast<uint32_t>(h), dst.offset + first * dst_step, dst_step,
+                       block, n};
+    if (!(st = messages_.send(pe, kScatterRequest, &req, sizeof req)).is_ok()) return st;
+    first += n;
+  }
+  for (Request& r : halves) {
+    if (r.in_flight) wait(0, &r.w);
+  }
+  return Status::ok();
+}
+
 Result<uint64_t> EmulatedRma::atomic(int pe, backend::RemoteAddress dst, backend::AtomicOp op, unsigned width,
                                      uint64_t operand, uint64_t compare) {
   Waiter w;
@@ -227,13 +288,31 @@ void EmulatedRma::serve_blocks(int src_pe, const void* payload, size_t len) {
                static_cast<unsigned long long>(req.stride));
   }
   const char* from = local_address(src_pe, req.segment, req.offset, span, "a blocked get request");
-  std::vector<char> gathered;
   if (req.stride != req.block) {  // adjacent blocks go as they are
-    gathered.resize(bytes);
-    for (uint64_t i = 0; i < req.count; ++i) std::memcpy(&gathered[i * req.block], from + i * req.stride, req.block);
-    from = gathered.data();
+    gathered_.resize(std::max<size_t>(gathered_.size(), bytes));
+    for (uint64_t i = 0; i < req.count; ++i) std::memcpy(&gathered_[i * req.block], from + i * req.stride, req.block);
+    from = gathered_.data();
   }
   answer_get(src_pe, req.cookie, from, bytes, req.reply_segment, req.reply_offset);
+}
+
+void EmulatedRma::serve_scatter(int src_pe, const void* payload, size_t len) {
+  const ScatterRequest& req = decode<ScatterRequest>(src_pe, payload, len, "a blocked put request");
+  const uint64_t half = max_gathered_block();
+  uint64_t span = 0, bytes = 0;
+  if (req.count == 0 || req.block == 0 || req.half > 1 || __builtin_mul_overflow(req.count - 1, req.stride, &span) ||
+      __builtin_add_overflow(span, req.block, &span) || __builtin_mul_overflow(req.count, req.block, &bytes) ||
+      bytes > half) {
+    log::fatal("am: blocked put request from PE %d has %llu blocks of %llu bytes at stride %llu in half %u of its zone",
+               src_pe, static_cast<unsigned long long>(req.count), static_cast<unsigned long long>(req.block),
+               static_cast<unsigned long long>(req.stride), req.half);
+  }
+  char* to = local_address(src_pe, req.segment, req.offset, span, "a blocked put request");
+  const char* landed = internal_base_ + layout_.scatter_offset(src_pe) + req.half * half;
+  for (uint64_t i = 0; i < req.count; ++i) std::memcpy(to + i * req.stride, landed + i * req.block, req.block);
+  Reply reply{req.cookie, 0};
+  Status st = messages_.send(src_pe, kScatterReply, &reply, sizeof reply);
+  if (!st.is_ok()) log::fatal("am: answering PE %d's blocked put failed: %s", src_pe, st.message().c_str());
 }
 
 void EmulatedRma::serve_atomic(int src_pe, const void* payload, size_t len) {

@@ -53,7 +53,11 @@ struct MailboxLayout {
   uint64_t bounce_offset(int target) const {
     return ring_offset(n_pes) + static_cast<uint64_t>(target) * bounce_bytes;
   }
-  size_t bytes() const { return static_cast<size_t>(bounce_offset(n_pes) - base_offset); }
+  // Where `sender`'s packed blocks land before this PE scatters them (EmulatedRma::put_blocks).
+  uint64_t scatter_offset(int sender) const {
+    return bounce_offset(n_pes) + static_cast<uint64_t>(sender) * bounce_bytes;
+  }
+  size_t bytes() const { return static_cast<size_t>(scatter_offset(n_pes) - base_offset); }
 };
 
 class MessageLayer {
