@@ -95,9 +95,14 @@ bool ShmRings::try_send(int pe, const Header& h, const void* body, size_t body_l
   if (payload == nullptr) return false;
   const char* b = static_cast<const char*>(body);
   const char* d = static_cast<const char*>(data);
-  size_t first = std::min(len, kLine - sizeof(Header));
-  if (len > first) copy_part(payload, b, body_len, d, first, len);
-  if (first > 0) copy_part(payload, b, body_len, d, 0, first);
+  size_t first = kLine - sizeof(Header);
+  if (len <= first) {  // a one-line packet (the small message's case): body and data in place
+    if (body_len > 0) std::memcpy(payload, b, body_len);
+    if (data_len > 0) std::memcpy(payload + body_len, d, data_len);
+  } else {
+    copy_part(payload, b, body_len, d, first, len);
+    copy_part(payload, b, body_len, d, 0, first);
+  }
   commit(pe, h);
   return true;
 }
