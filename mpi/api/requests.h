@@ -13,8 +13,9 @@ namespace gasket::mpi::api {
 // and committed type behind the handles) when every argument of a send (peer = destination) or
 // receive (peer = source) is valid; false: new_request's checks explain what is wrong.
 // Inline: every send and receive call starts with it (the callers' constant `recv` folds away).
-inline bool valid_arguments(Context& c, bool recv, const void* buf, MPI_Count count, MPI_Datatype datatype, int peer,
-                            int tag, MPI_Comm comm_handle, comm::Communicator** cm, const datatype::Datatype** type) {
+[[gnu::always_inline]] inline bool valid_arguments(Context& c, bool recv, const void* buf, MPI_Count count,
+                                                   MPI_Datatype datatype, int peer, int tag, MPI_Comm comm_handle,
+                                                   comm::Communicator** cm, const datatype::Datatype** type) {
   comm::Communicator* comm = *cm = c.comms().find(comm_handle);
   const datatype::Datatype* t = *type = c.types().find_committed(datatype);
   return comm != nullptr && t != nullptr && count >= 0 && (buf != nullptr || count == 0 || t->size == 0 || t->true_lb != 0) &&
