@@ -126,7 +126,7 @@ class RequestPool {
       r = free_.back();
       free_.pop_back();
       int h = r->handle;
-      static_cast<RequestState&>(*r) = kFresh;  // a copy of a constant: fewer stores than building it
+      static_cast<RequestState&>(*r) = RequestState{};
       r->handle = h;
     } else {
       all_.push_back(std::make_unique<Request>());
@@ -156,7 +156,6 @@ class RequestPool {
   }
 
  private:
-  static constexpr RequestState kFresh{};
   std::vector<std::unique_ptr<Request>> all_;
   std::vector<Request*> free_;
 };
