@@ -8,16 +8,6 @@ using p2p::Request;
 using p2p::RequestKind;
 using p2p::SendMode;
 
-bool valid_arguments(Context& c, bool recv, const void* buf, MPI_Count count, MPI_Datatype datatype, int peer, int tag,
-                     MPI_Comm comm_handle, comm::Communicator** cm, const datatype::Datatype** type) {
-  comm::Communicator* comm = *cm = c.comms().find(comm_handle);
-  const datatype::Datatype* t = *type = c.types().find_committed(datatype);
-  return comm != nullptr && t != nullptr && count >= 0 && (buf != nullptr || count == 0 || t->size == 0 || t->true_lb != 0) &&
-         ((peer >= 0 && peer < static_cast<int>(comm->peers().pes.size())) || peer == MPI_PROC_NULL ||
-          (recv && peer == MPI_ANY_SOURCE)) &&
-         (tag >= 0 || (recv && tag == MPI_ANY_TAG));
-}
-
 namespace {
 // Every request of a send or receive is filled here, from valid arguments.
 Request* make_request(Context& c, RequestKind kind, SendMode mode, const void* buf, MPI_Count count,

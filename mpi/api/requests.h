@@ -12,8 +12,17 @@ namespace gasket::mpi::api {
 // The common case's argument check, without building Error values: true (and the communicator
 // and committed type behind the handles) when every argument of a send (peer = destination) or
 // receive (peer = source) is valid; false: new_request's checks explain what is wrong.
-bool valid_arguments(Context& c, bool recv, const void* buf, MPI_Count count, MPI_Datatype datatype, int peer, int tag,
-                     MPI_Comm comm, comm::Communicator** cm, const datatype::Datatype** type);
+// Inline: every send and receive call starts with it (the callers' constant `recv` folds away).
+[[gnu::always_inline]] inline bool valid_arguments(Context& c, bool recv, const void* buf, MPI_Count count,
+                                                   MPI_Datatype datatype, int peer, int tag, MPI_Comm comm_handle,
+                                                   comm::Communicator** cm, const datatype::Datatype** type) {
+  comm::Communicator* comm = *cm = c.comms().find(comm_handle);
+  const datatype::Datatype* t = *type = c.types().find_committed(datatype);
+  return comm != nullptr && t != nullptr && count >= 0 && (buf != nullptr || count == 0 || t->size == 0 || t->true_lb != 0) &&
+         ((peer >= 0 && peer < static_cast<int>(comm->peers().pes.size())) || peer == MPI_PROC_NULL ||
+          (recv && peer == MPI_ANY_SOURCE)) &&
+         (tag >= 0 || (recv && tag == MPI_ANY_TAG));
+}
 // Checks the arguments of a send (peer = destination) or receive (peer = source) and creates
 // its request, not yet started.
 Error new_request(Context& c, p2p::RequestKind kind, p2p::SendMode mode, const void* buf, MPI_Count count,

@@ -553,8 +553,7 @@ bool Engine::expose_for_get(Request* r, int pe) {
   return true;
 }
 
-void Engine::release_exposure(Request* r, const char* call) {
-  if (r->exposure.id == 0) return;
+void Engine::release_exposed(Request* r, const char* call) {
   Status st = gasket::memreg::release(r->exposure, call);
   if (!st.is_ok()) log::fatal("%s", st.message().c_str());
   r->exposure = memreg::Exposure{};

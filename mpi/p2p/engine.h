@@ -221,7 +221,11 @@ class Engine {
   // Sender: exposes a rendezvous send buffer through core/memreg for the receiver's get, where
   // that is one-sided (the backend reads and registers user memory); false: it stays unexposed.
   bool expose_for_get(Request* r, int pe);
-  void release_exposure(Request* r, const char* call);
+  // Inline: the common request (eager, never exposed) only checks.
+  void release_exposure(Request* r, const char* call) {
+    if (r->exposure.id != 0) release_exposed(r, call);
+  }
+  void release_exposed(Request* r, const char* call);
   struct Destination {
     bool in_segment = false;  // (segment, offset) in a segment every peer can address
     uint32_t segment = 0;

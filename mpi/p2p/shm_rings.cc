@@ -32,7 +32,8 @@ ShmRings::ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, siz
       to_(peers_.size()),
       from_(peers_.size()) {}
 
-char* ShmRings::reserve(int pe, size_t payload_len) {
+// try_send's steps, inlined there (reserve/commit are the same steps for other callers).
+[[gnu::always_inline]] inline char* ShmRings::reserve_packet(int pe, size_t payload_len) {
   Sender& s = to_[static_cast<size_t>(pe)];
   size_t len = line_up(sizeof(Header) + payload_len);
   size_t at = s.at;
@@ -60,7 +61,7 @@ char* ShmRings::reserve(int pe, size_t payload_len) {
   return base + at + sizeof(Header);
 }
 
-void ShmRings::commit(int pe, const Header& h) {
+[[gnu::always_inline]] inline void ShmRings::commit_packet(int pe, const Header& h) {
   Sender& s = to_[static_cast<size_t>(pe)];
   size_t len = line_up(sizeof(Header) + h.len);
   char* base = ring(pe, my_pe_);
@@ -72,6 +73,9 @@ void ShmRings::commit(int pe, const Header& h) {
   s.at = after(s.reserved_at, len);
   gasket::detail::ring(pe);  // a receiver napping in its wait (core's waiting policy) wakes
 }
+
+char* ShmRings::reserve(int pe, size_t payload_len) { return reserve_packet(pe, payload_len); }
+void ShmRings::commit(int pe, const Header& h) { commit_packet(pe, h); }
 
 namespace {
 // Copies bytes [from, to) of the concatenation body + data to dst + from.
@@ -91,14 +95,19 @@ void copy_part(char* dst, const char* body, size_t body_len, const char* data, s
 bool ShmRings::try_send(int pe, const Header& h, const void* body, size_t body_len, const void* data,
                         size_t data_len) {
   size_t len = body_len + data_len;
-  char* payload = reserve(pe, len);
+  char* payload = reserve_packet(pe, len);
   if (payload == nullptr) return false;
   const char* b = static_cast<const char*>(body);
   const char* d = static_cast<const char*>(data);
-  size_t first = std::min(len, kLine - sizeof(Header));
-  if (len > first) copy_part(payload, b, body_len, d, first, len);
-  if (first > 0) copy_part(payload, b, body_len, d, 0, first);
-  commit(pe, h);
+  size_t first = kLine - sizeof(Header);
+  if (len <= first) {  // a one-line packet (the small message's case): body and data in place
+    if (body_len > 0) std::memcpy(payload, b, body_len);
+    if (data_len > 0) std::memcpy(payload + body_len, d, data_len);
+  } else {
+    copy_part(payload, b, body_len, d, first, len);
+    copy_part(payload, b, body_len, d, 0, first);
+  }
+  commit_packet(pe, h);
   return true;
 }
 

@@ -83,6 +83,8 @@ class ShmRings {
   uint64_t* ack_word(int owner, int from) const {
     return reinterpret_cast<uint64_t*>(peers_[static_cast<size_t>(owner)] + kLine * static_cast<size_t>(from));
   }
+  char* reserve_packet(int pe, size_t payload_len);
+  void commit_packet(int pe, const Header& h);
   static void clear_flags(char* at, size_t len);
   void clear_consumed(Receiver& r, char* base);
   static size_t line_up(size_t bytes) { return (bytes + kLine - 1) / kLine * kLine; }

@@ -9,6 +9,10 @@
  *     receives, the rest unexpected (MPI_ANY_SOURCE / MPI_ANY_TAG, order checked by sequence).
  *  3. A window of 64 small non-blocking sends and receives repeated (the streaming benchmark's
  *     pattern), then MPI_Ssend / MPI_Issend between them (synchronous mode), then a cancelled send.
+ *  4. Blocking MPI_Send / MPI_Recv of every size from 0 to 130 bytes around the ring (a packet
+ *     that fits its first 64-byte line is copied in place, a longer one in two parts: the line
+ *     boundary is at 40 data bytes for a blocking send, 32 for a request's, which carries its id;
+ *     part 1 has 31/32/33).
  * Argument: the thread level (check.h; MULTIPLE when absent). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,7 +38,7 @@ static void expect(const unsigned char* buf, size_t n, int src, int dst, int ind
   }
 }
 
-static const size_t kSizes[] = {0,     1,     7,     8,     39,    40,     41,     63,     64,     65,
+static const size_t kSizes[] = {0,     1,     7,     8,     31,    32,    33,    39,    40,     41,     63,     64,     65,
                                 104,   127,   128,   1000,  4095,  4096,   4097,   32704,  32760,  32767,
                                 32768, 32769, 40000, 65535, 65536, 65537,  131071, 131072, 131073, 262143,
                                 262144, 262145, 300001};
@@ -209,6 +213,31 @@ static void windows(int rank, int size) {
   (void)size;
 }
 
+static void blocking_sizes(int rank, int size) {
+  enum { kMax = 130 };
+  unsigned char buf[kMax + 1];
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  for (int n = 0; n <= kMax; ++n) {
+    if (size == 1) break;
+    if (rank % 2 == 0) {
+      fill(buf, (size_t)n, rank, next, n);
+      MPI_OK(MPI_Send(buf, n, MPI_BYTE, next, 20, MPI_COMM_WORLD));
+    }
+    memset(buf, 0xee, sizeof buf);
+    MPI_Status st;
+    MPI_OK(MPI_Recv(buf, kMax, MPI_BYTE, prev, 20, MPI_COMM_WORLD, &st));
+    int count = -1;
+    MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
+    CHECK_EQ(count, n);
+    expect(buf, (size_t)n, prev, rank, n);
+    CHECK_EQ(buf[n], 0xee);  /* nothing past the message */
+    if (rank % 2 != 0) {
+      fill(buf, (size_t)n, rank, next, n);
+      MPI_OK(MPI_Send(buf, n, MPI_BYTE, next, 20, MPI_COMM_WORLD));
+    }
+  }
+}
+
 int main(int argc, char** argv) {
   init_at_level_arg(&argc, &argv);
   int rank, size;
@@ -219,6 +248,8 @@ int main(int argc, char** argv) {
   stream(rank, size);
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   windows(rank, size);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  blocking_sizes(rank, size);
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("ring_packets: %d ranks passed\n", size);
   MPI_Finalize();
