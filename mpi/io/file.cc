@@ -259,7 +259,7 @@ class RangeLock {
 
 bool use_sieving(Hints::Switch s, const std::vector<Extent>& extents, int64_t bytes) {
   if (extents.size() < 2 || s == Hints::Switch::kDisable) return false;
-  return s == Hints::Switch::kEnable || bytes / static_cast<int64_t>(extents.size()) < kSmallPieceMean;
+  return s == Hints::Switch::kEnable || bytes / static_cast<int64_t>(extents.size()) < kSievedPieceMean;
 }
 
 // Data sieving: the range the extents cover moves in windows of `window` bytes, one read (and,

@@ -30,9 +30,8 @@ namespace gasket::mpi::io {
 using InfoPairs = std::vector<std::pair<std::string, std::string>>;
 
 // Independent non-contiguous accesses whose pieces average less than this are sieved
-// (romio_ds_* automatic); collective writes on one node whose pieces average at least this on
-// every rank are written by each rank itself (romio_cb_write automatic: README.md).
-constexpr int64_t kSmallPieceMean = 64 << 10;
+// (romio_ds_* automatic).
+constexpr int64_t kSievedPieceMean = 64 << 10;
 
 // The hints a file acts on (MPI_File_open / set_info / set_view info), all reported back by
 // MPI_File_get_info. Unknown keys are ignored, as the standard allows.

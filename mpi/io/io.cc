@@ -207,14 +207,22 @@ PieceShape shape_of(const std::vector<Piece>& pieces) {
   return {pieces.size() > 1 ? 1 : 0, -(bytes / static_cast<int64_t>(pieces.size()))};
 }
 
+// A collective write on one node whose pieces average at least this on every rank is written by
+// each rank itself (romio_cb_write automatic); below, two-phase. Measured at 4-8 ranks on one node
+// (README.md, "Choosing the path"): each rank its own pieces was ahead from 16 KiB pieces up,
+// two-phase ahead for 1.3 KiB pieces at 8 ranks.
+constexpr int64_t kOwnPiecesMean = 16 << 10;
+
 // How a collective access moves its data (the same answer on every rank, from the agreed shape).
 // romio_cb_* enable / disable decide alone. Automatic: each rank moves its own bytes when every
 // access is contiguous (nothing to gather), and also — writes only — when the ranks share one
-// node, the file is not in atomic mode and every rank's pieces average kSmallPieceMean or more:
-// then each rank's pwrites go to the one page cache, which merges them, with no sieving and no
-// lock (README.md, "Choosing the path"). Otherwise two-phase: ranks on several nodes (few large
-// writes per node) and small interleaved pieces (which independently would be sieved under a
-// lock over each rank's whole range, overlapping the others').
+// node, the file is not in atomic mode and every rank's pieces average kOwnPiecesMean or more:
+// the ranks' pwrites meet in the one page cache, which merges them, and no rank waits for an
+// aggregator or copies its bytes into another's buffer (README.md, "Choosing the path").
+// Otherwise two-phase: ranks on several nodes (a few large writes per node instead of every
+// rank's small ones over the network file system) and small interleaved pieces (written
+// independently they would be many tiny pwrites, or sieved under a lock over each rank's whole
+// range, which overlaps the others').
 struct PathRule {
   io::Hints::Switch cb;
   bool write, atomic;
@@ -226,7 +234,7 @@ struct PathRule {
     if (cb != io::Hints::Switch::kAutomatic) {
       two_phase = cb == io::Hints::Switch::kEnable;
     } else {
-      bool large_pieces_on_one_node = write && nodes == 1 && !atomic && -all.minus_mean >= io::kSmallPieceMean;
+      bool large_pieces_on_one_node = write && nodes == 1 && !atomic && -all.minus_mean >= kOwnPiecesMean;
       two_phase = size > 1 && all.noncontiguous != 0 && !large_pieces_on_one_node;
     }
     return two_phase ? io::CollectivePath::kTwoPhase : io::CollectivePath::kIndependent;

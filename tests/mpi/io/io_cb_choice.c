@@ -17,7 +17,10 @@
  *  B. 1000-byte pieces, automatic: two-phase (independently, each rank would sieve its whole range
  *     under an exclusive lock that overlaps every other rank's);
  *  C. A in atomic mode: two-phase;
- *  D. A with romio_cb_write=enable: two-phase; E. B with romio_cb_write=disable: each its own.
+ *  D. A with romio_cb_write=enable: two-phase; E. B with romio_cb_write=disable: each its own;
+ *  F. 20 KiB pieces, automatic: as A (the rule's threshold is 16 KiB), each rank's independent
+ *     write sieved (under 64 KiB) under an exclusive lock over its range, which overlaps the
+ *     others': the read-modify-writes must not lose each other's bytes.
  * One rank: its pieces are one contiguous range, written by itself unless enabled. */
 #include <fcntl.h>
 #include <signal.h>
@@ -29,7 +32,7 @@
 
 #include "io_job.h"
 
-enum { kPieces = 8, kLarge = 128 << 10, kSmall = 1000 };
+enum { kPieces = 8, kLarge = 128 << 10, kMiddle = 20 << 10, kSmall = 1000 };
 enum Path { kTwoPhase, kIndependent };
 static const char* const kPathName[] = {"two-phase", "independent"};
 
@@ -49,7 +52,7 @@ static unsigned char byte_of(int r, long i, char name) { return (unsigned char)(
 static enum Path expected_path(const struct Case* c) {
   if (strcmp(c->cb, "enable") == 0) return kTwoPhase;
   if (strcmp(c->cb, "disable") == 0 || size == 1) return kIndependent;
-  return nodes == 1 && !c->atomic && c->piece >= (64 << 10) ? kIndependent : kTwoPhase;
+  return nodes == 1 && !c->atomic && c->piece >= (16 << 10) ? kIndependent : kTwoPhase;
 }
 
 static enum Path reported_path(MPI_File fh) {
@@ -162,7 +165,8 @@ int main(int argc, char** argv) {
                                {'B', kSmall, 0, "automatic"},
                                {'C', kLarge, 1, "automatic"},
                                {'D', kLarge, 0, "enable"},
-                               {'E', kSmall, 0, "disable"}};
+                               {'E', kSmall, 0, "disable"},
+                               {'F', kMiddle, 0, "automatic"}};
   int checked[2] = {0, 0};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     const struct Case* c = &cases[k];
