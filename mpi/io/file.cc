@@ -96,6 +96,13 @@ InfoPairs Hints::report() const {
           {"striping_unit", std::to_string(striping_unit)}};
 }
 
+InfoPairs CollectivePaths::report() const {
+  auto name = [](CollectivePath p) {
+    return p == CollectivePath::kTwoPhase ? "two-phase" : p == CollectivePath::kIndependent ? "independent" : "none";
+  };
+  return {{"gasket_cb_read_used", name(read.load())}, {"gasket_cb_write_used", name(write.load())}};
+}
+
 // ---- views ----
 
 void View::set_types(const datatype::Datatype* etype_t, const datatype::Datatype* filetype_t) {
@@ -252,7 +259,7 @@ class RangeLock {
 
 bool use_sieving(Hints::Switch s, const std::vector<Extent>& extents, int64_t bytes) {
   if (extents.size() < 2 || s == Hints::Switch::kDisable) return false;
-  return s == Hints::Switch::kEnable || bytes / static_cast<int64_t>(extents.size()) < (64 << 10);
+  return s == Hints::Switch::kEnable || bytes / static_cast<int64_t>(extents.size()) < kSievedPieceMean;
 }
 
 // Data sieving: the range the extents cover moves in windows of `window` bytes, one read (and,

@@ -29,6 +29,10 @@ namespace gasket::mpi::io {
 
 using InfoPairs = std::vector<std::pair<std::string, std::string>>;
 
+// Independent non-contiguous accesses whose pieces average less than this are sieved
+// (romio_ds_* automatic).
+constexpr int64_t kSievedPieceMean = 64 << 10;
+
 // The hints a file acts on (MPI_File_open / set_info / set_view info), all reported back by
 // MPI_File_get_info. Unknown keys are ignored, as the standard allows.
 struct Hints {
@@ -107,6 +111,13 @@ Error posix_io(int fd, bool write, char* p, int64_t length, int64_t offset, int6
 // The MPI error class of a failed file system call's errno.
 int error_class_of_errno(int err);
 
+// The path a collective access took, decided alike on every rank.
+enum class CollectivePath { kNone, kTwoPhase, kIndependent };
+struct CollectivePaths {
+  std::atomic<CollectivePath> read{CollectivePath::kNone}, write{CollectivePath::kNone};
+  InfoPairs report() const;
+};
+
 // One MPI_File.
 struct File {
   int fd = -1;
@@ -127,6 +138,10 @@ struct File {
   char* cb_buffer = nullptr;
   int64_t cb_window_size = 0;
   std::vector<int> aggregators;           // ranks, chosen at open (cb_nodes, one per node)
+  int nodes = 1;                          // shared-memory groups (MPI_COMM_TYPE_SHARED) of comm
+  // How the last collective read / write moved its data (MPI_File_get_info's gasket_cb_*_used);
+  // shared with the non-blocking collectives, which decide later.
+  std::shared_ptr<CollectivePaths> paths_used = std::make_shared<CollectivePaths>();
   // Non-blocking transfers queued or running on the I/O thread (MPI_File_close waits for them).
   std::shared_ptr<std::atomic<int>> in_flight = std::make_shared<std::atomic<int>>(0);
 

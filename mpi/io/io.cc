@@ -170,6 +170,7 @@ void choose_aggregators(File& f) {
   std::vector<int> order;
   for (int r = 0; r < f.size; ++r) if (leader[static_cast<size_t>(r)]) order.push_back(r);
   size_t leaders = order.size();
+  f.nodes = static_cast<int>(leaders);
   for (int r = 0; r < f.size; ++r) if (!leader[static_cast<size_t>(r)]) order.push_back(r);
   size_t n = f.hints.cb_nodes > 0 ? std::min<size_t>(static_cast<size_t>(f.hints.cb_nodes), order.size()) : leaders;
   order.resize(n);
@@ -191,6 +192,55 @@ void ensure_cb_window(File& f) {
 
 struct Piece {
   int64_t offset, length, stream;
+};
+
+// What the ranks of a collective access tell each other to choose its path (an allreduce with
+// MPI_MAX): whether some rank's access is non-contiguous, and minus the smallest mean piece
+// length of a rank with pieces.
+struct PieceShape {
+  int64_t noncontiguous, minus_mean;
+};
+PieceShape shape_of(const std::vector<Piece>& pieces) {
+  if (pieces.empty()) return {0, INT64_MIN + 1};
+  int64_t bytes = 0;
+  for (const Piece& p : pieces) bytes += p.length;
+  return {pieces.size() > 1 ? 1 : 0, -(bytes / static_cast<int64_t>(pieces.size()))};
+}
+
+// A collective write on one node whose pieces average at least this on every rank is written by
+// each rank itself (romio_cb_write automatic); below, two-phase. Measured at 4-8 ranks on one node
+// (README.md, "Choosing the path"): each rank its own pieces was ahead from 16 KiB pieces up,
+// two-phase ahead for 1.3 KiB pieces at 8 ranks.
+constexpr int64_t kOwnPiecesMean = 16 << 10;
+
+// How a collective access moves its data (the same answer on every rank, from the agreed shape).
+// romio_cb_* enable / disable decide alone. Automatic: each rank moves its own bytes when every
+// access is contiguous (nothing to gather), and also — writes only — when the ranks share one
+// node, the file is not in atomic mode and every rank's pieces average kOwnPiecesMean or more:
+// the ranks' pwrites meet in the one page cache, which merges them, and no rank waits for an
+// aggregator or copies its bytes into another's buffer (README.md, "Choosing the path").
+// Otherwise two-phase: ranks on several nodes (a few large writes per node instead of every
+// rank's small ones over the network file system) and small interleaved pieces (written
+// independently they would be many tiny pwrites, or sieved under a lock over each rank's whole
+// range, which overlaps the others').
+struct PathRule {
+  io::Hints::Switch cb;
+  bool write, atomic;
+  int size, nodes;
+  PathRule(const File& f, bool w)
+      : cb(w ? f.hints.cb_write : f.hints.cb_read), write(w), atomic(f.atomic), size(f.size), nodes(f.nodes) {}
+  io::CollectivePath choose(const PieceShape& all) const {
+    bool two_phase;
+    if (cb != io::Hints::Switch::kAutomatic) {
+      two_phase = cb == io::Hints::Switch::kEnable;
+    } else {
+      bool large_pieces_on_one_node = write && nodes == 1 && !atomic && -all.minus_mean >= kOwnPiecesMean;
+      two_phase = size > 1 && all.noncontiguous != 0 && !large_pieces_on_one_node;
+    }
+    return two_phase ? io::CollectivePath::kTwoPhase : io::CollectivePath::kIndependent;
+  }
+  void record(const File& f, io::CollectivePath path) const { record(*f.paths_used, path); }
+  void record(io::CollectivePaths& used, io::CollectivePath path) const { (write ? used.write : used.read).store(path); }
 };
 
 // Two-phase collective I/O. The range every rank accesses, [lo, hi), is split into one domain per
@@ -311,17 +361,18 @@ std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t b
   return pieces;
 }
 
-// A collective transfer: two-phase unless the hints disable it, or (automatic) every rank's
-// access is one contiguous range; independent transfers otherwise. Reads end at end of file.
+// A collective transfer: two-phase or each rank its own bytes, as PathRule chooses. Reads end at
+// end of file.
 Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
                           const char* call) {
   io::Access access = f.access();
   std::vector<Piece> pieces = pieces_of(f, write, start, bytes, moved);
-  io::Hints::Switch cb = write ? f.hints.cb_write : f.hints.cb_read;
-  int noncontiguous = pieces.size() > 1 ? 1 : 0, any = 0;
-  allreduce_napping(&noncontiguous, &any, 1, MPI_INT, MPI_MAX, f);
-  bool use = cb == io::Hints::Switch::kEnable || (cb == io::Hints::Switch::kAutomatic && any && f.size > 1);
-  if (use) return agree(f, two_phase(f, write, pieces, data, call), call);
+  PieceShape mine = shape_of(pieces), all{};
+  allreduce_napping(&mine, &all, 2, MPI_INT64_T, MPI_MAX, f);
+  PathRule rule(f, write);
+  io::CollectivePath path = rule.choose(all);
+  rule.record(f, path);
+  if (path == io::CollectivePath::kTwoPhase) return agree(f, two_phase(f, write, pieces, data, call), call);
   // Each rank moves its own bytes and returns its own outcome, as an independent access: the
   // arguments were agreed on before, and agreeing on the system calls' outcome too would hold
   // every rank until the slowest rank's pwrite ends, so none could begin the MPI_File_sync that
@@ -460,13 +511,14 @@ class TwoPhaseSteps {
   TwoPhaseSteps(Context& c, const File& f, const comm::Communicator& comm, std::shared_ptr<io::IoJob> job,
                 std::vector<Piece> pieces, Error failure)
       : c_(c), job_(std::move(job)), pieces_(std::move(pieces)), failure_(std::move(failure)),
-        aggregators_(f.aggregators), rank_(f.rank), size_(f.size),
-        cb_(job_->write ? f.hints.cb_write : f.hints.cb_read), round_size_(f.hints.cb_buffer_size) {
+        aggregators_(f.aggregators), rank_(f.rank), size_(f.size), rule_(f, job_->write), paths_used_(f.paths_used),
+        round_size_(f.hints.cb_buffer_size) {
     for (auto& s : steps_) s = std::make_unique<coll::Schedule>(c, comm, job_->call);
-    int64_t mine[4] = {pieces_.empty() ? INT64_MIN + 1 : -pieces_.front().offset, 0, pieces_.size() > 1 ? 1 : 0,
-                       failure_.error_class()};
+    PieceShape shape = shape_of(pieces_);
+    int64_t mine[5] = {pieces_.empty() ? INT64_MIN + 1 : -pieces_.front().offset, 0, shape.noncontiguous,
+                       shape.minus_mean, failure_.error_class()};
     for (const Piece& p : pieces_) mine[1] = std::max(mine[1], p.offset + p.length);
-    allreduce_max(*steps_[kRange], mine, range_, 4);
+    allreduce_max(*steps_[kRange], mine, range_, 5);
   }
 
   // Advances as far as possible; true once every step is done (the job then holds the outcome).
@@ -538,10 +590,11 @@ class TwoPhaseSteps {
   void split_into_domains() {
     lo_ = -range_[0];
     int64_t hi = range_[1];
-    io::Hints::Switch off = io::Hints::Switch::kDisable, on = io::Hints::Switch::kEnable;
-    two_phase_ = hi > lo_ && cb_ != off && (cb_ == on || (range_[2] != 0 && size_ > 1));
+    io::CollectivePath path = rule_.choose(PieceShape{range_[2], range_[3]});
+    rule_.record(*paths_used_, path);
+    two_phase_ = hi > lo_ && path == io::CollectivePath::kTwoPhase;
     if (!two_phase_) {  // each rank its own bytes, independently
-      worst_ = range_[3];  // the arguments' outcome, agreed in step 1
+      worst_ = range_[4];  // the arguments' outcome, agreed in step 1
       if (failure_.is_ok() && worst_ == 0 && !pieces_.empty()) {
         submit([job = job_](int64_t* moved) {
           return io::transfer(job->access, job->write, job->start, job->data.data(),
@@ -755,12 +808,13 @@ class TwoPhaseSteps {
   Error failure_;
   std::vector<int> aggregators_;
   int rank_, size_;
-  io::Hints::Switch cb_;
+  PathRule rule_;
+  std::shared_ptr<io::CollectivePaths> paths_used_;
   int64_t round_size_;
   std::unique_ptr<coll::Schedule> steps_[kSteps];
   size_t step_ = 0;
   std::shared_ptr<io::IoJob> io_;
-  int64_t range_[4] = {0, 0, 0, 0}, worst_ = 0;
+  int64_t range_[5] = {0, 0, 0, 0, 0}, worst_ = 0;
   bool two_phase_ = false, outcome_started_ = false;
   int64_t lo_ = 0, hi_ = 0, domain_size_ = 0;  // the range all ranks touch, split into domains
   int64_t rounds_ = 0, round_ = 0;               // of cb_buffer_size in each domain
@@ -1533,7 +1587,11 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info) {
 int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
   return api::file_call("MPI_File_get_info", fh, [&](Context& c, Guard&, File& f) {
     Error e = api::check_nonnull(info_used, "info_used", "MPI_File_get_info", f);
-    if (e.is_ok()) *info_used = c.add_info(api::info_of(f.hints.report()));
+    if (e.is_ok()) {
+      gasket::mpi::io::InfoPairs pairs = f.hints.report(), used = f.paths_used->report();
+      pairs.insert(pairs.end(), used.begin(), used.end());
+      *info_used = c.add_info(api::info_of(pairs));
+    }
     return e;
   });
 }
