@@ -33,36 +33,22 @@ void rep_movsb(char* d, const char* s, size_t n) {
   asm volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
 
-// 128 bytes per iteration; n a multiple of 128 in this benchmark.
-__attribute__((target("avx2"))) void avx2_temporal(char* d, const char* s, size_t n) {
-  for (size_t i = 0; i < n; i += 128) {
-    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
-    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 32));
-    __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 64));
-    __m256i e = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 96));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), a);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i + 32), b);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i + 64), c);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i + 96), e);
-  }
-}
-
-// Non-temporal stores need a 32-byte aligned destination: the head up to it and the tail by memcpy.
-__attribute__((target("avx2"))) void avx2_nontemporal(char* d, const char* s, size_t n) {
-  size_t head = (32 - (reinterpret_cast<uintptr_t>(d) & 31)) & 31;
-  std::memcpy(d, s, head);
-  size_t i = head;
+// 128 bytes per iteration with ordinary or non-temporal stores (these need a 32-byte aligned
+// destination: the head up to it and the tail by memcpy).
+template <bool kStream>
+__attribute__((target("avx2"))) void avx2_loop(char* d, const char* s, size_t n) {
+  size_t i = kStream ? (32 - (reinterpret_cast<uintptr_t>(d) & 31)) & 31 : 0;
+  std::memcpy(d, s, i);
   for (; i + 128 <= n; i += 128) {
-    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
-    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 32));
-    __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 64));
-    __m256i e = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 96));
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i), a);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i + 32), b);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i + 64), c);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i + 96), e);
+    __m256i v[4];
+    for (int k = 0; k < 4; ++k) v[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 32 * k));
+    for (int k = 0; k < 4; ++k) {
+      auto* to = reinterpret_cast<__m256i*>(d + i + 32 * k);
+      if (kStream) _mm256_stream_si256(to, v[k]);
+      else _mm256_storeu_si256(to, v[k]);
+    }
   }
-  _mm_sfence();
+  if (kStream) _mm_sfence();
   std::memcpy(d + i, s + i, n - i);
 }
 
@@ -73,8 +59,8 @@ struct Routine {
 
 const Routine kRoutines[] = {
     {"memcpy", glibc_whole},          {"memcpy/8K", glibc_pieces<8192>},  {"memcpy/16K", glibc_pieces<16384>},
-    {"memcpy/64K", glibc_pieces<65536>}, {"rep_movsb", rep_movsb},       {"avx2", avx2_temporal},
-    {"avx2_nt", avx2_nontemporal},
+    {"memcpy/64K", glibc_pieces<65536>}, {"rep_movsb", rep_movsb},       {"avx2", avx2_loop<false>},
+    {"avx2_nt", avx2_loop<true>},
 };
 constexpr int kNumRoutines = sizeof(kRoutines) / sizeof(kRoutines[0]);
 
