@@ -187,9 +187,10 @@ class Runtime {
   int node_of(int pe) const { return node_of_pe_[static_cast<size_t>(pe)]; }
   bool oversubscribed() const { return oversubscribed_; }
   unsigned spin_count() const { return spin_count_; }
-  // Oversubscribed jobs: how far a wait may poll past spin_count() while the machine's CPUs are
-  // not contested (GASKET_SPIN_COUNT; 0 when not oversubscribed), and whether they are now
-  // (core/run_queue.h; detail::spin asks every 8th poll past spin_count()).
+  // How far a wait may poll past spin_count() while the machine's CPUs are not contested
+  // (oversubscribed: GASKET_SPIN_COUNT; else kFreeCpusSpinFactor times it), and whether they are
+  // now (core/run_queue.h; detail::spin asks every 8th poll past spin_count()).
+  static constexpr unsigned kFreeCpusSpinFactor = 4;
   unsigned free_cpus_spin_count() const { return free_cpus_spin_count_; }
   bool cpus_contested() const { return run_queue_ == nullptr || run_queue_->contested(); }
   // The nap past the spin budget (core/rma.cc, detail::nap_*): allowed when every peer rings this

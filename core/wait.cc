@@ -43,9 +43,11 @@ bool spin(unsigned* polls, bool pause) {
     if (pause) pause_once();
     return false;
   }
-  // An oversubscribed job naps after 16 polls only while the machine's CPUs are contested. When
-  // most of its PEs sleep (put/wait beside PEs idle in a barrier) the waiters have a CPU each:
-  // a nap then costs a cross-CPU wake-up per message (12-15 µs on this VM) where polling on
+  // Past the budget a wait naps at once only while the machine's CPUs are contested; while they
+  // are free it polls on (Runtime::free_cpus_spin_count), since a napping PE costs whoever writes
+  // to it a cross-CPU wake-up: 6-7 µs of a large put's FUTEX_WAKE on this VM (PE 1 waiting in a
+  // barrier while PE 0 streams 4 MiB puts into it), 12-15 µs per message for an oversubscribed
+  // job whose waiters have a CPU each (put/wait beside PEs idle in a barrier), where polling on
   // answers in 0.1 µs, and a partner that shares this CPU gets it at the next yield.
   if (r == nullptr || n >= r->free_cpus_spin_count()) return true;
   if ((n - budget) % kYieldEvery != 0) {
