@@ -4,14 +4,10 @@
 
 namespace gasket::mpi::api {
 
-Context& context(const char* call) {
-  Context* c = Context::get();
-  if (c == nullptr) {
-    log::fatal("%s: MPI is %s", call,
-               Context::state() == LibraryState::kFinalized ? "already finalised (MPI_Finalize was called)"
-                                                            : "not initialised (call MPI_Init first)");
-  }
-  return *c;
+void not_started(const char* call) {
+  log::fatal("%s: MPI is %s", call,
+             Context::state() == LibraryState::kFinalized ? "already finalised (MPI_Finalize was called)"
+                                                          : "not initialised (call MPI_Init first)");
 }
 
 int fail_unstarted(const Error& e) {

@@ -11,7 +11,12 @@ namespace gasket::mpi::api {
 
 // The context, or a fatal error naming `call` when MPI is not initialised (MPI has no handler
 // to call then: the standard makes it erroneous).
-Context& context(const char* call);
+[[noreturn]] void not_started(const char* call);
+inline Context& context(const char* call) {
+  Context* c = Context::get();
+  if (c == nullptr) not_started(call);
+  return *c;
+}
 
 // Runs body(Context&, Guard&) -> Error under the lock; errors go to `comm`'s handler.
 // call_ref: the body may change `comm` (e.g. to the communicator of the request it completes).

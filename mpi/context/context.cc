@@ -77,8 +77,8 @@ Context* Context::instance_ = nullptr;
 LibraryState Context::state_ = LibraryState::kNotInitialized;
 int Context::users_ = 0;
 
-Guard::Guard(Context& c) {
-  if (c.thread_level() != MPI_THREAD_MULTIPLE || c.lock_holder_.load() == std::this_thread::get_id()) return;
+void Guard::take(Context& c) {
+  if (c.lock_holder_.load() == std::this_thread::get_id()) return;
   context_ = &c;
   relock();
 }

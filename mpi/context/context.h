@@ -49,16 +49,20 @@ using Info = std::vector<std::pair<std::string, std::string>>;
 // do nothing, since the outer call's state is mid-update. User callbacks that run at the top of a
 // call (attribute copy/delete, error handlers, generalized-request callbacks) run with the lock
 // released instead, through Context::run_callback, so they may block in MPI like any call.
+// Below MULTIPLE a Guard is one inline test of the thread level (no call): every binding makes one.
 class Guard {
  public:
-  explicit Guard(Context& c);
-  ~Guard() { unlock(); }
+  explicit Guard(Context& c);  // inline, after Context
+  ~Guard() {
+    if (held_) unlock();
+  }
   Guard(const Guard&) = delete;
   Guard& operator=(const Guard&) = delete;
   void unlock();
   void relock();
 
  private:
+  void take(Context& c);  // MULTIPLE: the lock, unless this thread's call holds it already
   Context* context_ = nullptr;  // null: no lock to take (below MULTIPLE, or a re-entrant call)
   bool held_ = false;
 };
@@ -240,5 +244,9 @@ class Context {
   int universe_size_ = 0;
   double wtime_base_ = 0;
 };
+
+inline Guard::Guard(Context& c) {
+  if (c.thread_level_ == MPI_THREAD_MULTIPLE) take(c);
+}
 
 }  // namespace gasket::mpi
