@@ -50,7 +50,8 @@ Error Hints::apply(const InfoPairs& info, const char* call, int rank) {
                             {"ind_rd_buffer_size", &ind_rd_buffer_size, 1},
                             {"ind_wr_buffer_size", &ind_wr_buffer_size, 1},
                             {"striping_factor", &factor64, 0},
-                            {"striping_unit", &striping_unit, 0}};
+                            {"striping_unit", &striping_unit, 0},
+                            {"gasket_write_behind", &write_behind, 0}};
   struct Toggle {
     const char* key;
     Switch* value;
@@ -93,7 +94,8 @@ InfoPairs Hints::report() const {
           {"ind_rd_buffer_size", std::to_string(ind_rd_buffer_size)},
           {"ind_wr_buffer_size", std::to_string(ind_wr_buffer_size)},
           {"striping_factor", std::to_string(striping_factor)},
-          {"striping_unit", std::to_string(striping_unit)}};
+          {"striping_unit", std::to_string(striping_unit)},
+          {"gasket_write_behind", std::to_string(write_behind)}};
 }
 
 InfoPairs CollectivePaths::report() const {
@@ -229,6 +231,20 @@ Error posix_io(int fd, bool write, char* p, int64_t length, int64_t offset, int6
   return Error::ok();
 }
 
+Error write_behind(int fd, const char* p, int64_t length, int64_t offset, int64_t piece, const char* call, int rank) {
+  int64_t done = 0;
+  if (piece <= 0 || length < 2 * piece) return posix_io(fd, true, const_cast<char*>(p), length, offset, &done, call, rank);
+  for (int64_t at = 0; at < length; at += piece) {
+    int64_t n = std::min(piece, length - at);
+    Error e = posix_io(fd, true, const_cast<char*>(p + at), n, offset + at, &done, call, rank);
+    if (!e.is_ok()) return e;
+    // Only a hint: a file system without it (EINVAL, ESPIPE) is left to MPI_File_sync's fsync,
+    // which also reports any write-back error (the kernel keeps it for the file).
+    ::sync_file_range(fd, offset + at, n, SYNC_FILE_RANGE_WRITE);
+  }
+  return Error::ok();
+}
+
 namespace {
 
 // A POSIX byte-range lock (fcntl) held while it lives; length 0 means no lock.
@@ -337,7 +353,9 @@ Error transfer(const Access& a, bool write, int64_t start, char* data, int64_t b
   }
   for (const Extent& x : extents) {
     int64_t done = 0;
-    Error e = posix_io(a.fd, write, data + x.stream, x.length, x.offset, &done, call, rank);
+    Error e = write ? write_behind(a.fd, data + x.stream, x.length, x.offset, a.hints.write_behind, call, rank)
+                    : posix_io(a.fd, false, data + x.stream, x.length, x.offset, &done, call, rank);
+    if (write && e.is_ok()) done = x.length;
     if (!e.is_ok()) return e;
     if (done < x.length) {
       *moved = x.stream + done;

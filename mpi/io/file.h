@@ -45,6 +45,10 @@ struct Hints {
   int64_t ind_wr_buffer_size = 512 << 10;  // and writes
   int striping_factor = 0;                 // accepted and reported (POSIX files have no striping)
   int64_t striping_unit = 0;
+  // gasket_write_behind: a write of at least two such pieces goes out piece by piece, each handed
+  // to write-back (sync_file_range WRITE) once written, so the device works while the rank still
+  // copies and MPI_File_sync has less left; 0 turns it off.
+  int64_t write_behind = 4 << 20;
 
   // Takes the keys it knows from `info`; a malformed value fails naming the call, rank and key.
   Error apply(const InfoPairs& info, const char* call, int rank);
@@ -107,6 +111,10 @@ Error transfer(const Access& a, bool write, int64_t start, char* data, int64_t b
 // pread/pwrite of `length` bytes at `offset` (retrying short transfers; *done: the bytes moved);
 // a read stops at end of file. Errors name `call`, the rank and the errno text.
 Error posix_io(int fd, bool write, char* p, int64_t length, int64_t offset, int64_t* done, const char* call, int rank);
+
+// pwrite of `length` bytes at `offset`, in pieces of `piece` bytes each started towards the device
+// (sync_file_range WRITE) once written when the write is at least two pieces (Hints::write_behind).
+Error write_behind(int fd, const char* p, int64_t length, int64_t offset, int64_t piece, const char* call, int rank);
 
 // The MPI error class of a failed file system call's errno.
 int error_class_of_errno(int err);
