@@ -6,7 +6,7 @@
 set -uo pipefail
 root=$1 out=$2
 includes=(-I"$root" -I"$root/bench/common" -I"$root/bench/startup")
-mpi_sources=("$root"/bench/mpi/*.c "$root/bench/startup/hello_mpi.c")
+mpi_sources=("$root"/bench/mpi/*.c "$root/bench/io/io_bench.c" "$root/bench/startup/hello_mpi.c")
 shmem_sources=("$root"/bench/shmem/*.c "$root/bench/startup/hello_shmem.c")
 
 build() {  # implementation compiler sources...

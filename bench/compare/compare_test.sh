@@ -20,7 +20,8 @@ for figure in memcpy_bandwidth cache_line_one_way core_put_latency core_get_late
               shmem_barrier_latency shmem_sum_to_all_8B_latency shmem_put_wait_latency_2PEs \
               mpi_barrier_latency_2ranks mpi_bcast_latency_4ranks mpi_allreduce_latency_4ranks \
               mpi_rma_8B_latency_create_window mpi_rma_8B_latency_allocate_window \
-              mpi_rma_8B_latency_shared_window mpi_rma_8B_latency_dynamic_window; do
+              mpi_rma_8B_latency_shared_window mpi_rma_8B_latency_dynamic_window \
+              mpi_io_bandwidth_2ranks mpi_io_bandwidth_4ranks; do
   grep -q "^## $figure (" "$report" || fail "figure $figure missing"
 done
 # Every row has at least one measured value and every measured value is positive ("-" marks an

@@ -22,6 +22,8 @@ with_burners="$(cd "$(dirname "$0")" && pwd)/with_burners.sh"
 burners="$with_burners 4"
 max_bytes=4194304
 [ -z "$quick" ] || max_bytes=65536
+io_args="160 5"  # io_bench: 160^3 doubles (32 MB), 5 repetitions per job
+[ -z "$quick" ] || io_args="48 2"
 
 # case_line IMPLEMENTATION LABEL LAUNCHER_PREFIX DIR PROGRAM ARGS...: one line when PROGRAM is
 # built, as DIR/PROGRAM (other implementations) or DIR/bench/*/PROGRAM (a Bazel bin folder).
@@ -46,6 +48,9 @@ cases_for() {
   case_line "$impl" mpi_wavefront-loaded "$burners $two" "$dir" wavefront
   case_line "$impl" mpi_coll-8 "${launch//NP/8}" "$dir" coll --quick
   case_line "$impl" mpi_rma "$two" "$dir" rma
+  # collective MPI-IO of a 3-D darray beside the file system's own writers (issue 16), in TMPDIR
+  case_line "$impl" mpi_io "$two" "$dir" io_bench $io_args
+  case_line "$impl" mpi_io-4 "$four" "$dir" io_bench $io_args
   case_line "$impl" shmem_put_wait "$two" "$dir" put_wait
   # 2x and 8x more runnable processes than the 2 cores (issue 21 item 3): 2 ranks beside 2 and 14
   # CPU burners, and the job's own oversubscription (4 and 16 ranks). Not in --quick (compare_test).

@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
 done
 bazel build //tools/gasketrun //bench/floor //bench/core:core_bench //bench/startup:all \
   //bench/shmem:shmem_bench //bench/shmem:put_wait //bench/mpi:pingpong //bench/mpi:pingpong_f08 //bench/mpi:coll \
-  //bench/mpi:rma //bench/mpi:wavefront
+  //bench/mpi:rma //bench/mpi:wavefront //bench/io:io_bench
 bin=$(bazel info bazel-bin 2>/dev/null)
 out=$PWD/out/compare
 mkdir -p "$out"

@@ -150,11 +150,15 @@ int main(int argc, char** argv) {
     printf("posix_sequential_read %ld %.1f\n", total, sr);
     printf("posix_write+fsync_per_rank %ld %.1f\n", total, pr);
     printf("# collective write at %.0f%% of the file system's sequential write\n", 100 * cw / sw);
-    bench_result_bytes("io_write_all", (unsigned long)total, cw, "MB/s");
-    bench_result_bytes("io_read_all", (unsigned long)total, cr, "MB/s");
-    bench_result_bytes("posix_write", (unsigned long)total, sw, "MB/s");
-    bench_result_bytes("posix_read", (unsigned long)total, sr, "MB/s");
-    bench_result_bytes("posix_write_per_rank", (unsigned long)total, pr, "MB/s");
+    /* bench/compare: one figure per rank count, the operations as its rows */
+    char figure[64], x[64];
+    snprintf(figure, sizeof figure, "mpi_io_bandwidth_%dranks", size);
+    const char* ops[] = {"write_all+sync", "read_all", "posix_write+fsync", "posix_read", "posix_write+fsync_per_rank"};
+    double mbs[] = {cw, cr, sw, sr, pr};
+    for (int i = 0; i < 5; ++i) {
+      snprintf(x, sizeof x, "%s %d^3", ops[i], edge);
+      bench_result(figure, x, mbs[i], "MB/s");
+    }
     if (any_wrong) printf("# WRONG: data read back differs from data written\n");
   }
   if (hints != MPI_INFO_NULL) MPI_Info_free(&hints);
