@@ -188,10 +188,15 @@ class Runtime {
   bool oversubscribed() const { return oversubscribed_; }
   unsigned spin_count() const { return spin_count_; }
   // How far a wait may poll past spin_count() while the machine's CPUs are not contested
-  // (oversubscribed: GASKET_SPIN_COUNT; else kFreeCpusSpinFactor times it), and whether they are
-  // now (core/run_queue.h; detail::spin asks every 8th poll past spin_count()).
+  // (oversubscribed: GASKET_SPIN_COUNT; else kFreeCpusSpinFactor times it, but only where a nap is
+  // a futex nap, i.e. every peer on the direct path), and whether they are now (core/run_queue.h;
+  // detail::spin asks every 8th poll past spin_count()). A poll nap on a backend path is woken by
+  // the backend's input signal: there polling on (a yield and a run-queue read every 8th poll)
+  // answered pciddc-shm's emulated gets and atomics 2x slower than napping did.
   static constexpr unsigned kFreeCpusSpinFactor = 4;
-  unsigned free_cpus_spin_count() const { return free_cpus_spin_count_; }
+  unsigned free_cpus_spin_count() const {
+    return oversubscribed_ || naps_allowed() ? free_cpus_spin_count_ : 0u;
+  }
   bool cpus_contested() const { return run_queue_ == nullptr || run_queue_->contested(); }
   // The nap past the spin budget (core/rma.cc, detail::nap_*): allowed when every peer rings this
   // PE's doorbell when it writes (all on the direct path: no backend, no late peers).
