@@ -111,6 +111,14 @@ BOOST_AUTO_TEST_CASE(a_waiter_sees_a_large_put_before_the_flag_after_it) {
 
 BOOST_AUTO_TEST_CASE(a_wait_polls_on_past_its_budget_while_the_cpus_are_free) {
   core::Runtime* r = core::Runtime::get();
+  // Launched on the local path (no GASKET_LOCAL=backend, naps not turned off) every peer is on the
+  // direct path, so naps are futex naps; forced through a backend they are not.
+  const char* local = std::getenv("GASKET_LOCAL");
+  const char* nap_limit = std::getenv("GASKET_NAP_LIMIT");
+  const bool backend = local != nullptr && std::strcmp(local, "backend") == 0;
+  if (nap_limit == nullptr || std::strcmp(nap_limit, "0") != 0) {
+    BOOST_TEST(r->naps_allowed() == !backend, "PE " << r->my_pe() << ": GASKET_LOCAL=" << (local ? local : "(unset)"));
+  }
   if (r->oversubscribed()) {
     BOOST_TEST(r->spin_count() == 16u);
     BOOST_TEST(r->free_cpus_spin_count() == 100u);
