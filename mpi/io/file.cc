@@ -355,9 +355,8 @@ Error transfer(const Access& a, bool write, int64_t start, char* data, int64_t b
     int64_t done = 0;
     Error e = write ? write_behind(a.fd, data + x.stream, x.length, x.offset, a.hints.write_behind, call, rank)
                     : posix_io(a.fd, false, data + x.stream, x.length, x.offset, &done, call, rank);
-    if (write && e.is_ok()) done = x.length;
     if (!e.is_ok()) return e;
-    if (done < x.length) {
+    if (!write && done < x.length) {  // a read that met the end of file (a write moves all or fails)
       *moved = x.stream + done;
       return Error::ok();
     }

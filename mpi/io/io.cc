@@ -239,7 +239,6 @@ struct PathRule {
     }
     return two_phase ? io::CollectivePath::kTwoPhase : io::CollectivePath::kIndependent;
   }
-  void record(const File& f, io::CollectivePath path) const { record(*f.paths_used, path); }
   void record(io::CollectivePaths& used, io::CollectivePath path) const { (write ? used.write : used.read).store(path); }
 };
 
@@ -371,7 +370,7 @@ Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_
   allreduce_napping(&mine, &all, 2, MPI_INT64_T, MPI_MAX, f);
   PathRule rule(f, write);
   io::CollectivePath path = rule.choose(all);
-  rule.record(f, path);
+  rule.record(*f.paths_used, path);
   if (path == io::CollectivePath::kTwoPhase) return agree(f, two_phase(f, write, pieces, data, call), call);
   // Each rank moves its own bytes and returns its own outcome, as an independent access: the
   // arguments were agreed on before, and agreeing on the system calls' outcome too would hold
