@@ -57,6 +57,14 @@ const T& decode(int src_pe, const void* payload, size_t len, const char* what) {
   if (len != sizeof(T)) log::fatal("am: %s from PE %d has %zu bytes, not %zu", what, src_pe, len, sizeof(T));
   return *static_cast<const T*>(payload);
 }
+
+// A blocked request's shape: `count` blocks of `block` bytes `stride` apart at the target span
+// `*span` bytes there and pack into `*bytes`; false when empty, overflowing or packed beyond `limit`.
+bool block_shape(uint64_t count, uint64_t block, uint64_t stride, uint64_t limit, uint64_t* span, uint64_t* bytes) {
+  return count != 0 && block != 0 && !__builtin_mul_overflow(count - 1, stride, span) &&
+         !__builtin_add_overflow(*span, block, span) && !__builtin_mul_overflow(count, block, bytes) &&
+         *bytes <= limit;
+}
 }  // namespace
 
 Status put_in_pieces(backend::Backend& backend, int pe, backend::RemoteAddress dst, const void* src, size_t len) {
@@ -280,9 +288,7 @@ void EmulatedRma::serve_get(int src_pe, const void* payload, size_t len) {
 void EmulatedRma::serve_blocks(int src_pe, const void* payload, size_t len) {
   const BlocksRequest& req = decode<BlocksRequest>(src_pe, payload, len, "a blocked get request");
   uint64_t span = 0, bytes = 0;
-  if (req.count == 0 || req.block == 0 || __builtin_mul_overflow(req.count - 1, req.stride, &span) ||
-      __builtin_add_overflow(span, req.block, &span) || __builtin_mul_overflow(req.count, req.block, &bytes) ||
-      bytes > layout_.bounce_bytes) {
+  if (!block_shape(req.count, req.block, req.stride, layout_.bounce_bytes, &span, &bytes)) {
     log::fatal("am: blocked get request from PE %d has %llu blocks of %llu bytes at stride %llu", src_pe,
                static_cast<unsigned long long>(req.count), static_cast<unsigned long long>(req.block),
                static_cast<unsigned long long>(req.stride));
@@ -300,9 +306,7 @@ void EmulatedRma::serve_scatter(int src_pe, const void* payload, size_t len) {
   const ScatterRequest& req = decode<ScatterRequest>(src_pe, payload, len, "a blocked put request");
   const uint64_t half = max_gathered_block();
   uint64_t span = 0, bytes = 0;
-  if (req.count == 0 || req.block == 0 || req.half > 1 || __builtin_mul_overflow(req.count - 1, req.stride, &span) ||
-      __builtin_add_overflow(span, req.block, &span) || __builtin_mul_overflow(req.count, req.block, &bytes) ||
-      bytes > half) {
+  if (req.half > 1 || !block_shape(req.count, req.block, req.stride, half, &span, &bytes)) {
     log::fatal("am: blocked put request from PE %d has %llu blocks of %llu bytes at stride %llu in half %u of its zone",
                src_pe, static_cast<unsigned long long>(req.count), static_cast<unsigned long long>(req.block),
                static_cast<unsigned long long>(req.stride), req.half);
