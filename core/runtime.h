@@ -284,7 +284,7 @@ class Runtime {
   bool oversubscribed_ = false;
   unsigned spin_count_ = 0;
   unsigned free_cpus_spin_count_ = 0;
-  std::unique_ptr<RunQueue> run_queue_;  // oversubscribed jobs only
+  std::unique_ptr<RunQueue> run_queue_;  // read past the spin budget (free_cpus_spin_count)
   unsigned nap_limit_us_ = 0;
   std::vector<InternalArea::Doorbell*> doorbells_;  // per PE, null where not mapped (other nodes)
   BellSocket bell_;
