@@ -6,11 +6,19 @@
  * most `iters`), so slow implementations finish too. Prints "operation bytes microseconds" lines.
  * Options: --quick (fewer repetitions); --sweep (bcast and allreduce from 1 KiB to 4 MiB, every
  * factor of 4, instead of the 8 B / 1 MiB cases: where the large-message algorithms switch);
- * --small (only barrier, bcast 8 B and allreduce 8 B: alternating runs, profiles per call). */
+ * --small (only barrier, bcast 8 B and allreduce 8 B: alternating runs, profiles per call);
+ * --case NAME:BYTES (only that case, e.g. allreduce:1048576; with --sweep for 4 MiB);
+ * --stats (per rank, to stderr after each case: the CPUs it ran on, page faults and context
+ * switches during the case, the buffers' addresses modulo 4 KiB and 2 MiB and their transparent
+ * huge pages: what makes a job slow for its whole life). */
+#define _GNU_SOURCE
 #include <mpi.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bench/common/bench_results.h"
 
@@ -50,13 +58,49 @@ static int calibrate(int op, double* a, double* b, int count, int most) {
   return iters;
 }
 
+/* AnonHugePages (kB) of the mapping that holds `p`, from /proc/self/smaps; -1 if not found. */
+static long huge_kb_at(const void* p) {
+  FILE* f = fopen("/proc/self/smaps", "r");
+  if (f == NULL) return -1;
+  char line[512];
+  int inside = 0;
+  long kb = -1;
+  while (fgets(line, sizeof line, f) != NULL) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) { /* a mapping's first line; field lines give 1 */
+      inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+    } else if (inside && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) {
+      break;
+    }
+  }
+  fclose(f);
+  return kb;
+}
+
+static void print_stats(int rank, const char* name, int bytes, const double* a, const double* b, int cpu_before,
+                        const struct rusage* before) {
+  struct rusage now;
+  getrusage(RUSAGE_SELF, &now);
+  fprintf(stderr,
+          "stats rank %d %s %d: cpu %d->%d minflt %ld majflt %ld nvcsw %ld nivcsw %ld a%%4K %lu a%%2M %lu b%%4K %lu "
+          "b%%2M %lu a_huge_kB %ld b_huge_kB %ld\n",
+          rank, name, bytes, cpu_before, sched_getcpu(), now.ru_minflt - before->ru_minflt,
+          now.ru_majflt - before->ru_majflt, now.ru_nvcsw - before->ru_nvcsw, now.ru_nivcsw - before->ru_nivcsw,
+          (unsigned long)((uintptr_t)a % 4096), (unsigned long)((uintptr_t)a % (2u << 20)),
+          (unsigned long)((uintptr_t)b % 4096), (unsigned long)((uintptr_t)b % (2u << 20)), huge_kb_at(a),
+          huge_kb_at(b));
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank, size, quick = 0, sweep = 0, small = 0;
+  int rank, size, quick = 0, sweep = 0, small = 0, stats = 0;
+  const char* only = NULL; /* NAME:BYTES */
   for (int i = 1; i < argc; ++i) {
     quick = quick || strcmp(argv[i], "--quick") == 0;
     sweep = sweep || strcmp(argv[i], "--sweep") == 0;
     small = small || strcmp(argv[i], "--small") == 0;
+    stats = stats || strcmp(argv[i], "--stats") == 0;
+    if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) only = argv[++i];
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -86,6 +130,12 @@ int main(int argc, char** argv) {
   }
   if (rank == 0) printf("# collective latency, %d ranks: operation bytes microseconds (median of %d)\n", size, reps);
   for (size_t k = 0; k < n_cases; ++k) {
+    char this_case[64];
+    snprintf(this_case, sizeof this_case, "%s:%d", cases[k].name, cases[k].count * (int)sizeof(double));
+    if (only != NULL && strcmp(only, this_case) != 0) continue;
+    struct rusage before;
+    getrusage(RUSAGE_SELF, &before);
+    int cpu_before = sched_getcpu();
     int iters = calibrate(cases[k].op, a, b, cases[k].count, cases[k].iters); /* and warm-up */
     double us = measure(cases[k].op, a, b, cases[k].count, iters, reps);
     if (rank == 0) {
@@ -95,6 +145,7 @@ int main(int argc, char** argv) {
       snprintf(x, sizeof x, "%d", cases[k].count * (int)sizeof(double));
       bench_result(figure, x, us, "us");
     }
+    if (stats) print_stats(rank, cases[k].name, cases[k].count * (int)sizeof(double), a, b, cpu_before, &before);
   }
   free(a);
   free(b);

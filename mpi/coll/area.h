@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "core/coll/cells.h"
@@ -14,21 +15,24 @@ namespace gasket::mpi::coll {
 
 using CollectiveArea = gasket::coll::CellArea;
 
-// Per PE, for the first kSlots slots of the collective area, two halves of kHalfBytes in the
-// symmetric heap, mapped by the PEs of this node: a large blocking bcast/allreduce copies its data
-// in and peers copy it out with plain loads (two memcpys at tens of GB/s instead of one kernel
-// copy at ~7). Half (seq & 1) serves the cell round seq, so the cell protocol's step 1 (everyone
-// entered seq - 1) tells the writer that every reader of the half's previous use is done. Sparse
-// like the heap: a slot's pages cost memory once a large collective has used them.
+// Per PE, for the first kSlots slots of the collective area, kBuffers buffers of kBufferBytes in
+// the symmetric heap, mapped by the PEs of this node: a large blocking bcast/allreduce copies its
+// data in and peers copy it out with plain loads (two memcpys at tens of GB/s instead of one
+// kernel copy at ~7). Buffer (seq % 3) serves the cell round seq and may be read until its readers
+// enter round seq + 2 (an allreduce reduces into the staged inputs and copies the results out
+// after its second round); the next round of the same buffer, seq + 3, writes only after everyone
+// has entered seq + 2 (the cell protocol's step 1): no extra synchronisation. Sparse like the
+// heap: a slot's pages cost memory once a large collective has used them.
 class StagingArea {
  public:
   static constexpr int kSlots = 8;
-  static constexpr size_t kHalfBytes = size_t{1} << 20;
+  static constexpr int kBuffers = 3;
+  static constexpr size_t kBufferBytes = size_t{1} << 20;
 
   // Collective over all PEs (after the collective area); false: no room (the collectives then
   // take the other algorithms).
   bool create(const char* call) {
-    base_ = static_cast<char*>(gasket::sym_align(64, kSlots * 2 * kHalfBytes, call));
+    base_ = static_cast<char*>(gasket::sym_align(64, kSlots * kBuffers * kBufferBytes, call));
     if (base_ == nullptr) return false;
     peer_bases_.assign(static_cast<size_t>(gasket::n_pes()), nullptr);
     for (int pe = 0; pe < gasket::n_pes(); ++pe) {
@@ -42,9 +46,10 @@ class StagingArea {
     peer_bases_.clear();
   }
   bool serves(int slot) const { return base_ != nullptr && slot >= 0 && slot < kSlots; }
-  // `pe`'s half `half` of `slot` as mapped here (`pe` on this node, serves(slot)).
-  char* half(int pe, int slot, int half) const {
-    return peer_bases_[static_cast<size_t>(pe)] + (static_cast<size_t>(slot) * 2 + static_cast<size_t>(half)) * kHalfBytes;
+  // `pe`'s buffer of `slot` for cell round `seq`, as mapped here (`pe` on this node, serves(slot)).
+  char* buffer(int pe, int slot, uint64_t seq) const {
+    size_t index = static_cast<size_t>(slot) * kBuffers + static_cast<size_t>(seq % kBuffers);
+    return peer_bases_[static_cast<size_t>(pe)] + index * kBufferBytes;
   }
 
  private:

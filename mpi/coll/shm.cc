@@ -303,18 +303,16 @@ void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
 // ---- staged through the staging area (large data) ----
 
 bool shm_staged_applies(Context& c, const comm::Communicator& comm, int64_t bytes, int64_t elem) {
-  // Two ranks keep the schedules: their rendezvous has both sides copy half each (mpi/p2p split
-  // pull), which two copies in a row through a half did not beat (docs/PERFORMANCE.md).
   int64_t from = c.coll_staged_bytes();
-  return from > 0 && bytes >= from && comm.size() > 2 && elem <= static_cast<int64_t>(StagingArea::kHalfBytes) &&
+  return from > 0 && bytes >= from && comm.size() > 1 && elem <= static_cast<int64_t>(StagingArea::kBufferBytes) &&
          c.staging().serves(comm.coll_slot) && shm_applies(c, comm, 0);
 }
 
 namespace {
 
-// `rank`'s half of the staging area for `round` (its cell parity).
+// `rank`'s staging buffer for cell round `seq`.
 char* staging_of(Context& c, const comm::Communicator& comm, int rank, uint64_t seq) {
-  return c.staging().half(comm.group->pes[static_cast<size_t>(rank)], comm.coll_slot, static_cast<int>(seq & 1));
+  return c.staging().buffer(comm.group->pes[static_cast<size_t>(rank)], comm.coll_slot, seq);
 }
 
 }  // namespace
@@ -322,15 +320,17 @@ char* staging_of(Context& c, const comm::Communicator& comm, int rank, uint64_t 
 void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root) {
   Waiting w(c, g);
   char* buf = static_cast<char*>(data);
-  const auto half = static_cast<int64_t>(StagingArea::kHalfBytes);
-  for (int64_t at = 0; at < bytes; at += half) {
-    const auto len = static_cast<size_t>(std::min(half, bytes - at));
+  // Pieces of an eighth (at least 64 KiB, at most a buffer): the root copies piece k + 1 in while
+  // the others copy piece k out (it runs up to a round ahead: area.h).
+  const auto step = std::clamp<int64_t>(bytes / 8, 64 << 10, static_cast<int64_t>(StagingArea::kBufferBytes));
+  for (int64_t at = 0; at < bytes; at += step) {
+    const auto len = static_cast<size_t>(std::min(step, bytes - at));
     CellRound round(set_of(comm), slot_of(c, comm), w.wait);
     if (comm.rank == root) {
       std::memcpy(staging_of(c, comm, root, round.seq()), buf + at, len);
       round.publish(nullptr, 0);
     } else {
-      round.publish(nullptr, 0);  // entered (step 1 of later rounds: done reading earlier halves)
+      round.publish(nullptr, 0);  // entered (step 1 of later rounds: done reading earlier buffers)
       round.wait_one(root);
       std::memcpy(buf + at, staging_of(c, comm, root, round.seq()), len);
     }
@@ -341,37 +341,51 @@ void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
                           int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type) {
   Waiting w(c, g);
   const int n = comm.size(), me = comm.rank;
-  const int64_t elem = type.size, per_chunk = static_cast<int64_t>(StagingArea::kHalfBytes) / elem;
+  const int64_t elem = type.size, per_chunk = static_cast<int64_t>(StagingArea::kBufferBytes) / elem;
   const char* src = static_cast<const char*>(in);
   char* dst = static_cast<char*>(out);
   const op::Combiner combine(c.ops(), op, type_handle, type);
+  // Slice q of a chunk is reduced by rank q in the staged copy of one input, its host's: the
+  // result replaces that input there, and everyone copies it out. Rank order (non-commutative
+  // ops) needs the chain x0 op (x1 op ... x_{n-1}), so the accumulator starts as x_{n-1}: host n-1
+  // for every slice; commutative ops spread the hosts (rank q + 1), so no rank stages more.
+  const bool commutative = c.ops().commutative(op);
+  auto host = [n, commutative](int q) { return commutative ? (q + 1) % n : n - 1; };
   for (int64_t at = 0; at < count; at += per_chunk) {
     const int64_t chunk = std::min(per_chunk, count - at);
-    // Slice q of the chunk: elements [first(q), first(q + 1)); reduced by rank q.
+    // Slice q of the chunk: elements [first(q), first(q + 1)).
     auto first = [chunk, n](int q) { return chunk * q / n; };
-    const int64_t lo = first(me) * elem, mine = first(me + 1) - first(me);
-    // Round 1: every input chunk in its owner's half (copied first: `out` may be `in`).
+    auto slice_bytes = [&](int q) { return static_cast<size_t>((first(q + 1) - first(q)) * elem); };
+    const char* chunk_in = src + at * elem;
+    // Round 1: every slice a peer reads (all but my own, which I read from `in`, unless I host
+    // it) in my buffer.
     CellRound inputs(set_of(comm), slot_of(c, comm), w.wait);
-    std::memcpy(staging_of(c, comm, me, inputs.seq()), src + at * elem, static_cast<size_t>(chunk * elem));
+    for (int q = 0; q < n; ++q) {
+      if (q != me || host(q) == me) {
+        std::memcpy(staging_of(c, comm, me, inputs.seq()) + first(q) * elem, chunk_in + first(q) * elem, slice_bytes(q));
+      }
+    }
     inputs.publish(nullptr, 0);
     inputs.wait_all();
-    // My slice, x0 op (x1 op ... x_{n-1}) (rank order: non-commutative ops too), read straight out
-    // of the peers' halves into my output, then into my other half (every member has entered this
-    // round, so all are done with that half's previous use).
-    char* acc = dst + at * elem + lo;
+    // My slice, combined into its host's staged input. `out` is written only after round 2, so
+    // under MPI_IN_PLACE my input is intact while I read it here (no peer reads it: they read
+    // my buffer).
+    const int64_t lo = first(me) * elem, mine = first(me + 1) - first(me);
     if (mine > 0) {
-      std::memcpy(acc, staging_of(c, comm, n - 1, inputs.seq()) + lo, static_cast<size_t>(mine * elem));
-      for (int r = n - 2; r >= 0; --r) combine(staging_of(c, comm, r, inputs.seq()) + lo, acc, mine);
-      std::memcpy(staging_of(c, comm, me, inputs.seq() + 1) + lo, acc, static_cast<size_t>(mine * elem));
+      char* acc = staging_of(c, comm, host(me), inputs.seq()) + lo;
+      for (int r = n - 1; r >= 0; --r) {
+        if (r != host(me)) combine(r == me ? chunk_in + lo : staging_of(c, comm, r, inputs.seq()) + lo, acc, mine);
+      }
     }
-    // Round 2: every slice reduced; copy the others' out of their halves.
+    // Round 2: every slice reduced; copy them all out (the buffers of round 1 stay untouched until
+    // everyone has entered round 3: area.h).
     CellRound results(set_of(comm), slot_of(c, comm), w.wait);
     results.publish(nullptr, 0);
     results.wait_all();
-    for (int k = 1; k < n; ++k) {
-      int q = (me + k) % n;  // start at different owners: spread the readers
-      int64_t q_lo = first(q) * elem, q_bytes = (first(q + 1) - first(q)) * elem;
-      if (q_bytes > 0) std::memcpy(dst + at * elem + q_lo, staging_of(c, comm, q, results.seq()) + q_lo, static_cast<size_t>(q_bytes));
+    for (int k = 0; k < n; ++k) {
+      int q = (me + k) % n;  // start at different hosts: spread the readers
+      const int64_t q_lo = first(q) * elem;
+      std::memcpy(dst + at * elem + q_lo, staging_of(c, comm, host(q), inputs.seq()) + q_lo, slice_bytes(q));
     }
   }
 }

@@ -48,18 +48,19 @@ void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
                           int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type);
 
 // Large blocking bcast/allreduce of contiguous data on the same node through the staging area
-// (area.h: per member, two halves of 1 MiB in the symmetric heap, mapped here): plain memcpys
+// (area.h: per member, three buffers of 1 MiB in the symmetric heap, mapped here): plain memcpys
 // instead of kernel copies. Applies from GASKET_MPI_COLL_STAGED bytes on, to intracommunicators
-// of 3 or more members (two take the schedules: their rendezvous has both sides copy at once)
-// holding one of the first StagingArea::kSlots slots, all members mapped here, elements of at
-// most a half. Data moves in chunks of a half, one cell round per chunk (bcast) or two (allreduce).
+// of 2 or more members holding one of the first StagingArea::kSlots slots, all members mapped
+// here, elements of at most a buffer. Data moves in chunks of a buffer, one cell round per chunk
+// (bcast) or two (allreduce).
 bool shm_staged_applies(Context& c, const comm::Communicator& comm, int64_t bytes, int64_t elem);
-// The root copies each chunk into its half; the others copy it out once the root has published.
+// The root copies each chunk into its buffer; the others copy it out once the root has published.
 void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root);
-// Per chunk: every member copies its input into its half; rank q reduces slice q of every half
-// (x0 op (x1 op ... x_{n-1}), rank order: non-commutative ops too) into its output and its other
-// half; after a cell round every member copies the other slices out. `in` may equal `out`
-// (MPI_IN_PLACE). Every slice is computed once: every member gets the same bytes.
+// Per chunk: every member copies the slices its peers reduce into its buffer; rank q combines
+// slice q of every input (x0 op (x1 op ... x_{n-1}), rank order: non-commutative ops too) into
+// one member's staged copy (the last rank's; any other for commutative ops); after a cell round
+// every member copies all slices out. `in` may equal `out` (MPI_IN_PLACE). Every slice is computed
+// once: every member gets the same bytes.
 void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
                           int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type);
 
