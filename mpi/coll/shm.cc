@@ -320,9 +320,11 @@ char* staging_of(Context& c, const comm::Communicator& comm, int rank, uint64_t 
 void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root) {
   Waiting w(c, g);
   char* buf = static_cast<char*>(data);
-  // Pieces of an eighth (at least 64 KiB, at most a buffer): the root copies piece k + 1 in while
-  // the others copy piece k out (it runs up to a round ahead: area.h).
-  const auto step = std::clamp<int64_t>(bytes / 8, 64 << 10, static_cast<int64_t>(StagingArea::kBufferBytes));
+  // When every PE has a core, pieces of an eighth (at least 64 KiB): the root copies piece k + 1
+  // in while the others copy piece k out (it runs up to a round ahead: area.h). Oversubscribed,
+  // every round costs the receivers a wake-up: whole buffers.
+  const auto buffer = static_cast<int64_t>(StagingArea::kBufferBytes);
+  const int64_t step = gasket::oversubscribed() ? buffer : std::clamp<int64_t>(bytes / 8, 64 << 10, buffer);
   for (int64_t at = 0; at < bytes; at += step) {
     const auto len = static_cast<size_t>(std::min(step, bytes - at));
     CellRound round(set_of(comm), slot_of(c, comm), w.wait);

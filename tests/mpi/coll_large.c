@@ -1,6 +1,6 @@
 /* Large blocking MPI_Bcast and MPI_Allreduce (by default the same-node staged algorithms of
- * mpi/coll/shm.cc from 4 KiB at 3 or more ranks; with the argument "single_copy" the single-copy
- * ones from 64 KiB; with "schedules", below the switches, at 2 ranks and on other paths the
+ * mpi/coll/shm.cc from 4 KiB at 2 or more ranks; with the argument "single_copy" the single-copy
+ * ones from 64 KiB; with "schedules", below the switches and on other paths the
  * schedules, whose ring starts at 64 KiB): sizes around each switch and the staging chunks,
  * every predefined op on int and double, MAXLOC on MPI_2INT, a non-commutative user op (affine
  * maps composed in rank order), MPI_IN_PLACE, a contiguous derived type with fewer
@@ -220,6 +220,8 @@ static void suite(MPI_Comm comm) {
   non_commutative(4096, 0, comm);   /* 64 KiB */
   non_commutative(65539, 1, comm);  /* ~1 MiB, in place */
   non_commutative(4095, 1, comm);   /* below the switch */
+  non_commutative(65539, 0, comm);  /* two chunks, not in place */
+  non_commutative(3 * 65536 + 5, 1, comm); /* four chunks: every staging buffer reused, in place */
   big_elements(16387, 1, comm);
   big_elements(16384, 3, comm);
   int bcast_sizes[] = {4095, 4096, 4097, 65535, 65536, 65537, 1 << 20, (1 << 20) + 3, (4 << 20) + 1};
@@ -249,6 +251,12 @@ int main(int argc, char** argv) {
   /* several rounds back to back: exposures released, buffers reused at once */
   for (int i = 0; i < 20; ++i) {
     double_ops(131072, i % 2, MPI_COMM_WORLD);
+  }
+  /* allreduces (staged inputs read until the round after next) and pipelined bcasts interleaved:
+   * a staging buffer rewritten too early shows up as a wrong composed map or byte */
+  for (int i = 0; i < 12; ++i) {
+    non_commutative(65536 + 7 * i, i % 2, MPI_COMM_WORLD);
+    bcasts((1 << 20) + 5 * i, MPI_COMM_WORLD);
   }
   if (rank == 0) printf("coll_large: %d ranks\n", size);
   MPI_Finalize();
