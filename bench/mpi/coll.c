@@ -8,6 +8,7 @@
  * factor of 4, instead of the 8 B / 1 MiB cases: where the large-message algorithms switch);
  * --small (only barrier, bcast 8 B and allreduce 8 B: alternating runs, profiles per call);
  * --case NAME:BYTES (only that case, e.g. allreduce:1048576; with --sweep for 4 MiB);
+ * --rounds K (run the cases K times over, one line each: does a job change mode as it runs?);
  * --stats (per rank, to stderr after each case: the CPUs it ran on, page faults and context
  * switches during the case, the buffers' addresses modulo 4 KiB and 2 MiB and their transparent
  * huge pages: what makes a job slow for its whole life). */
@@ -93,7 +94,7 @@ static void print_stats(int rank, const char* name, int bytes, const double* a, 
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank, size, quick = 0, sweep = 0, small = 0, stats = 0;
+  int rank, size, quick = 0, sweep = 0, small = 0, stats = 0, rounds = 1;
   const char* only = NULL; /* NAME:BYTES */
   for (int i = 1; i < argc; ++i) {
     quick = quick || strcmp(argv[i], "--quick") == 0;
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
     small = small || strcmp(argv[i], "--small") == 0;
     stats = stats || strcmp(argv[i], "--stats") == 0;
     if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) only = argv[++i];
+    if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -129,7 +131,8 @@ int main(int argc, char** argv) {
     }
   }
   if (rank == 0) printf("# collective latency, %d ranks: operation bytes microseconds (median of %d)\n", size, reps);
-  for (size_t k = 0; k < n_cases; ++k) {
+  for (size_t at = 0; at < n_cases * (size_t)(rounds > 0 ? rounds : 1); ++at) {
+    size_t k = at % n_cases;
     char this_case[64];
     snprintf(this_case, sizeof this_case, "%s:%d", cases[k].name, cases[k].count * (int)sizeof(double));
     if (only != NULL && strcmp(only, this_case) != 0) continue;
