@@ -15,18 +15,19 @@ namespace gasket::mpi::coll {
 
 using CollectiveArea = gasket::coll::CellArea;
 
-// Per PE, for the first kSlots slots of the collective area, kBuffers buffers of kBufferBytes in
-// the symmetric heap, mapped by the PEs of this node: a large blocking bcast/allreduce copies its
-// data in and peers copy it out with plain loads (two memcpys at tens of GB/s instead of one
-// kernel copy at ~7). Buffer (seq % 3) serves the cell round seq and may be read until its readers
-// enter round seq + 2 (an allreduce reduces into the staged inputs and copies the results out
-// after its second round); the next round of the same buffer, seq + 3, writes only after everyone
-// has entered seq + 2 (the cell protocol's step 1): no extra synchronisation. Sparse like the
-// heap: a slot's pages cost memory once a large collective has used them.
+// Per PE, for the first kSlots slots of the collective area, four buffers of kBufferBytes in the
+// symmetric heap, mapped by the PEs of this node: a large blocking bcast/allreduce copies its data
+// in and peers copy it out with plain loads (two memcpys at tens of GB/s instead of one kernel
+// copy at ~7). A buffer written in cell round seq is reused only once the cell protocol's step 1
+// (everyone has entered the previous round) shows that all its readers are done, with no extra
+// synchronisation: a bcast's piece is read until its readers enter seq + 1, so bcasts take buffer
+// (seq & 1); an allreduce's inputs are reduced in place and read until seq + 2, so allreduces
+// take buffer 2 + ((seq >> 1) & 1) (the next chunk, two rounds on, takes the other one). Sparse
+// like the heap: a slot's pages cost memory once a large collective has used them.
 class StagingArea {
  public:
   static constexpr int kSlots = 8;
-  static constexpr int kBuffers = 3;
+  static constexpr int kBuffers = 4;
   static constexpr size_t kBufferBytes = size_t{1} << 20;
 
   // Collective over all PEs (after the collective area); false: no room (the collectives then
@@ -46,13 +47,15 @@ class StagingArea {
     peer_bases_.clear();
   }
   bool serves(int slot) const { return base_ != nullptr && slot >= 0 && slot < kSlots; }
-  // `pe`'s buffer of `slot` for cell round `seq`, as mapped here (`pe` on this node, serves(slot)).
-  char* buffer(int pe, int slot, uint64_t seq) const {
-    size_t index = static_cast<size_t>(slot) * kBuffers + static_cast<size_t>(seq % kBuffers);
-    return peer_bases_[static_cast<size_t>(pe)] + index * kBufferBytes;
-  }
+  // `pe`'s buffer of `slot` for a bcast's / an allreduce's cell round `seq`, as mapped here (`pe`
+  // on this node, serves(slot)).
+  char* bcast_buffer(int pe, int slot, uint64_t seq) const { return buffer(pe, slot, seq & 1); }
+  char* allreduce_buffer(int pe, int slot, uint64_t seq) const { return buffer(pe, slot, 2 + ((seq >> 1) & 1)); }
 
  private:
+  char* buffer(int pe, int slot, uint64_t index) const {
+    return peer_bases_[static_cast<size_t>(pe)] + (static_cast<size_t>(slot) * kBuffers + index) * kBufferBytes;
+  }
   char* base_ = nullptr;
   std::vector<char*> peer_bases_;
 };

@@ -310,9 +310,12 @@ bool shm_staged_applies(Context& c, const comm::Communicator& comm, int64_t byte
 
 namespace {
 
-// `rank`'s staging buffer for cell round `seq`.
-char* staging_of(Context& c, const comm::Communicator& comm, int rank, uint64_t seq) {
-  return c.staging().buffer(comm.group->pes[static_cast<size_t>(rank)], comm.coll_slot, seq);
+// `rank`'s staging buffers for cell round `seq` (area.h).
+char* bcast_staging(Context& c, const comm::Communicator& comm, int rank, uint64_t seq) {
+  return c.staging().bcast_buffer(comm.group->pes[static_cast<size_t>(rank)], comm.coll_slot, seq);
+}
+char* allreduce_staging(Context& c, const comm::Communicator& comm, int rank, uint64_t seq) {
+  return c.staging().allreduce_buffer(comm.group->pes[static_cast<size_t>(rank)], comm.coll_slot, seq);
 }
 
 }  // namespace
@@ -321,7 +324,7 @@ void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void
   Waiting w(c, g);
   char* buf = static_cast<char*>(data);
   // When every PE has a core, pieces of an eighth (at least 64 KiB): the root copies piece k + 1
-  // in while the others copy piece k out (it runs up to a round ahead: area.h). Oversubscribed,
+  // in while the others copy piece k out (it runs up to a round ahead). Oversubscribed,
   // every round costs the receivers a wake-up: whole buffers.
   const auto buffer = static_cast<int64_t>(StagingArea::kBufferBytes);
   const int64_t step = gasket::oversubscribed() ? buffer : std::clamp<int64_t>(bytes / 8, 64 << 10, buffer);
@@ -329,12 +332,12 @@ void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void
     const auto len = static_cast<size_t>(std::min(step, bytes - at));
     CellRound round(set_of(comm), slot_of(c, comm), w.wait);
     if (comm.rank == root) {
-      std::memcpy(staging_of(c, comm, root, round.seq()), buf + at, len);
+      std::memcpy(bcast_staging(c, comm, root, round.seq()), buf + at, len);
       round.publish(nullptr, 0);
     } else {
       round.publish(nullptr, 0);  // entered (step 1 of later rounds: done reading earlier buffers)
       round.wait_one(root);
-      std::memcpy(buf + at, staging_of(c, comm, root, round.seq()), len);
+      std::memcpy(buf + at, bcast_staging(c, comm, root, round.seq()), len);
     }
   }
 }
@@ -364,7 +367,7 @@ void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
     CellRound inputs(set_of(comm), slot_of(c, comm), w.wait);
     for (int q = 0; q < n; ++q) {
       if (q != me || host(q) == me) {
-        std::memcpy(staging_of(c, comm, me, inputs.seq()) + first(q) * elem, chunk_in + first(q) * elem, slice_bytes(q));
+        std::memcpy(allreduce_staging(c, comm, me, inputs.seq()) + first(q) * elem, chunk_in + first(q) * elem, slice_bytes(q));
       }
     }
     inputs.publish(nullptr, 0);
@@ -374,20 +377,20 @@ void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
     // my buffer).
     const int64_t lo = first(me) * elem, mine = first(me + 1) - first(me);
     if (mine > 0) {
-      char* acc = staging_of(c, comm, host(me), inputs.seq()) + lo;
+      char* acc = allreduce_staging(c, comm, host(me), inputs.seq()) + lo;
       for (int r = n - 1; r >= 0; --r) {
-        if (r != host(me)) combine(r == me ? chunk_in + lo : staging_of(c, comm, r, inputs.seq()) + lo, acc, mine);
+        if (r != host(me)) combine(r == me ? chunk_in + lo : allreduce_staging(c, comm, r, inputs.seq()) + lo, acc, mine);
       }
     }
     // Round 2: every slice reduced; copy them all out (the buffers of round 1 stay untouched until
-    // everyone has entered round 3: area.h).
+    // everyone has entered the round after: area.h).
     CellRound results(set_of(comm), slot_of(c, comm), w.wait);
     results.publish(nullptr, 0);
     results.wait_all();
     for (int k = 0; k < n; ++k) {
       int q = (me + k) % n;  // start at different hosts: spread the readers
       const int64_t q_lo = first(q) * elem;
-      std::memcpy(dst + at * elem + q_lo, staging_of(c, comm, host(q), inputs.seq()) + q_lo, slice_bytes(q));
+      std::memcpy(dst + at * elem + q_lo, allreduce_staging(c, comm, host(q), inputs.seq()) + q_lo, slice_bytes(q));
     }
   }
 }

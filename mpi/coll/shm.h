@@ -48,7 +48,7 @@ void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
                           int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type);
 
 // Large blocking bcast/allreduce of contiguous data on the same node through the staging area
-// (area.h: per member, three buffers of 1 MiB in the symmetric heap, mapped here): plain memcpys
+// (area.h: per member, four buffers of 1 MiB in the symmetric heap, mapped here): plain memcpys
 // instead of kernel copies. Applies from GASKET_MPI_COLL_STAGED bytes on, to intracommunicators
 // of 2 or more members holding one of the first StagingArea::kSlots slots, all members mapped
 // here, elements of at most a buffer. Data moves in chunks of a buffer, one cell round per chunk
