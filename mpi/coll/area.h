@@ -20,10 +20,11 @@ using CollectiveArea = gasket::coll::CellArea;
 // in and peers copy it out with plain loads (two memcpys at tens of GB/s instead of one kernel
 // copy at ~7). A buffer written in cell round seq is reused only once the cell protocol's step 1
 // (everyone has entered the previous round) shows that all its readers are done, with no extra
-// synchronisation: a bcast's piece is read until its readers enter seq + 1, so bcasts take buffer
-// (seq & 1); an allreduce's inputs are reduced in place and read until seq + 2, so allreduces
-// take buffer 2 + ((seq >> 1) & 1) (the next chunk, two rounds on, takes the other one). Sparse
-// like the heap: a slot's pages cost memory once a large collective has used them.
+// synchronisation: data read until its readers enter seq + 1 takes round_buffer (seq & 1); data
+// read until seq + 2 (the 2-rank allreduce reduces into the staged inputs and copies the results
+// out after its second round) takes two_round_buffer, 2 + ((seq >> 1) & 1): the next chunk, two
+// rounds on, takes the other one. Sparse like the heap: a slot's pages cost memory once a large
+// collective has used them.
 class StagingArea {
  public:
   static constexpr int kSlots = 8;
@@ -47,10 +48,10 @@ class StagingArea {
     peer_bases_.clear();
   }
   bool serves(int slot) const { return base_ != nullptr && slot >= 0 && slot < kSlots; }
-  // `pe`'s buffer of `slot` for a bcast's / an allreduce's cell round `seq`, as mapped here (`pe`
-  // on this node, serves(slot)).
-  char* bcast_buffer(int pe, int slot, uint64_t seq) const { return buffer(pe, slot, seq & 1); }
-  char* allreduce_buffer(int pe, int slot, uint64_t seq) const { return buffer(pe, slot, 2 + ((seq >> 1) & 1)); }
+  // `pe`'s buffer of `slot` for data written in cell round `seq` and read until its readers enter
+  // round seq + 1 / seq + 2, as mapped here (`pe` on this node, serves(slot)).
+  char* round_buffer(int pe, int slot, uint64_t seq) const { return buffer(pe, slot, seq & 1); }
+  char* two_round_buffer(int pe, int slot, uint64_t seq) const { return buffer(pe, slot, 2 + ((seq >> 1) & 1)); }
 
  private:
   char* buffer(int pe, int slot, uint64_t index) const {

@@ -310,12 +310,92 @@ bool shm_staged_applies(Context& c, const comm::Communicator& comm, int64_t byte
 
 namespace {
 
-// `rank`'s staging buffers for cell round `seq` (area.h).
-char* bcast_staging(Context& c, const comm::Communicator& comm, int rank, uint64_t seq) {
-  return c.staging().bcast_buffer(comm.group->pes[static_cast<size_t>(rank)], comm.coll_slot, seq);
+// `rank`'s staging buffers for data written in cell round `seq` and read within the round /
+// until the round after (area.h).
+char* round_staging(Context& c, const comm::Communicator& comm, int rank, uint64_t seq) {
+  return c.staging().round_buffer(comm.group->pes[static_cast<size_t>(rank)], comm.coll_slot, seq);
 }
-char* allreduce_staging(Context& c, const comm::Communicator& comm, int rank, uint64_t seq) {
-  return c.staging().allreduce_buffer(comm.group->pes[static_cast<size_t>(rank)], comm.coll_slot, seq);
+char* two_round_staging(Context& c, const comm::Communicator& comm, int rank, uint64_t seq) {
+  return c.staging().two_round_buffer(comm.group->pes[static_cast<size_t>(rank)], comm.coll_slot, seq);
+}
+
+// One chunk of a staged allreduce: `chunk` elements of `elem` bytes from `in` reduced into `out`
+// on every member; slice q (elements [chunk * q / n, chunk * (q + 1) / n)) is reduced by rank q.
+struct StagedChunk {
+  Context& c;
+  const comm::Communicator& comm;
+  const CellWait& wait;
+  const op::Combiner& combine;
+  const char* in;
+  char* out;
+  int64_t chunk, elem;
+  int64_t first(int q) const { return chunk * q / comm.size() * elem; }  // slice q's byte offset
+  size_t bytes(int q) const { return static_cast<size_t>(first(q + 1) - first(q)); }
+  int64_t elements(int q) const { return static_cast<int64_t>(bytes(q)) / elem; }
+};
+
+// From 3 ranks: every member stages its whole chunk; rank q reduces slice q of every staged input,
+// x0 op (x1 op ... x_{n-1}) (rank order: non-commutative ops too), into its output and stages the
+// result in its next buffer; after a round everyone copies the others' results out.
+void reduce_chunk_owned(const StagedChunk& k) {
+  Context& c = k.c;
+  const comm::Communicator& comm = k.comm;
+  const int n = comm.size(), me = comm.rank;
+  // Round 1: every input chunk in its owner's buffer (copied first: `out` may be `in`).
+  CellRound inputs(set_of(comm), slot_of(c, comm), k.wait);
+  std::memcpy(round_staging(c, comm, me, inputs.seq()), k.in, static_cast<size_t>(k.first(n)));
+  inputs.publish(nullptr, 0);
+  inputs.wait_all();
+  // My slice, read straight out of the peers' buffers into my output, then into my buffer of the
+  // next round (every member has entered this round, so all are done with its previous use).
+  if (k.bytes(me) > 0) {
+    char* acc = k.out + k.first(me);
+    std::memcpy(acc, round_staging(c, comm, n - 1, inputs.seq()) + k.first(me), k.bytes(me));
+    for (int r = n - 2; r >= 0; --r) k.combine(round_staging(c, comm, r, inputs.seq()) + k.first(me), acc, k.elements(me));
+    std::memcpy(round_staging(c, comm, me, inputs.seq() + 1) + k.first(me), acc, k.bytes(me));
+  }
+  // Round 2: every slice reduced; copy the others' out of their buffers.
+  CellRound results(set_of(comm), slot_of(c, comm), k.wait);
+  results.publish(nullptr, 0);
+  results.wait_all();
+  for (int j = 1; j < n; ++j) {
+    int q = (me + j) % n;  // start at different owners: spread the readers
+    std::memcpy(k.out + k.first(q), round_staging(c, comm, q, results.seq()) + k.first(q), k.bytes(q));
+  }
+}
+
+// 2 ranks: each stages only the half its peer reduces; rank q combines its own half of `in` into
+// the peer's staged copy of that half (x0 op x1 either way round: for a non-commutative op rank 1
+// hosts both halves, staging its whole chunk); after a round both copy both results out of their
+// hosts' buffers. `out` is written only then, so MPI_IN_PLACE is safe (no peer reads `in`).
+void reduce_chunk_hosted(const StagedChunk& k, bool commutative) {
+  Context& c = k.c;
+  const comm::Communicator& comm = k.comm;
+  const int me = comm.rank;
+  auto host = [commutative](int q) { return commutative ? 1 - q : 1; };
+  // Round 1: what the peer reads (its half; my own too when I host it).
+  CellRound inputs(set_of(comm), slot_of(c, comm), k.wait);
+  for (int q = 0; q < 2; ++q) {
+    if (q != me || host(q) == me) std::memcpy(two_round_staging(c, comm, me, inputs.seq()) + k.first(q), k.in + k.first(q), k.bytes(q));
+  }
+  inputs.publish(nullptr, 0);
+  inputs.wait_all();
+  if (k.bytes(me) > 0) {
+    // The accumulator holds the host's input; the other operand is the peer's staged input
+    // (non-commutative op at rank 1) or my own.
+    char* acc = two_round_staging(c, comm, host(me), inputs.seq()) + k.first(me);
+    const char* other = host(me) == me ? two_round_staging(c, comm, 1 - me, inputs.seq()) : k.in;
+    k.combine(other + k.first(me), acc, k.elements(me));
+  }
+  // Round 2: both halves reduced; copy them out (the staged inputs stay until both have entered
+  // the round after: area.h).
+  CellRound results(set_of(comm), slot_of(c, comm), k.wait);
+  results.publish(nullptr, 0);
+  results.wait_all();
+  for (int j = 0; j < 2; ++j) {
+    int q = (me + j) % 2;
+    std::memcpy(k.out + k.first(q), two_round_staging(c, comm, host(q), inputs.seq()) + k.first(q), k.bytes(q));
+  }
 }
 
 }  // namespace
@@ -332,12 +412,12 @@ void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void
     const auto len = static_cast<size_t>(std::min(step, bytes - at));
     CellRound round(set_of(comm), slot_of(c, comm), w.wait);
     if (comm.rank == root) {
-      std::memcpy(bcast_staging(c, comm, root, round.seq()), buf + at, len);
+      std::memcpy(round_staging(c, comm, root, round.seq()), buf + at, len);
       round.publish(nullptr, 0);
     } else {
       round.publish(nullptr, 0);  // entered (step 1 of later rounds: done reading earlier buffers)
       round.wait_one(root);
-      std::memcpy(buf + at, bcast_staging(c, comm, root, round.seq()), len);
+      std::memcpy(buf + at, round_staging(c, comm, root, round.seq()), len);
     }
   }
 }
@@ -345,52 +425,16 @@ void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void
 void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
                           int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type) {
   Waiting w(c, g);
-  const int n = comm.size(), me = comm.rank;
   const int64_t elem = type.size, per_chunk = static_cast<int64_t>(StagingArea::kBufferBytes) / elem;
-  const char* src = static_cast<const char*>(in);
-  char* dst = static_cast<char*>(out);
   const op::Combiner combine(c.ops(), op, type_handle, type);
-  // Slice q of a chunk is reduced by rank q in the staged copy of one input, its host's: the
-  // result replaces that input there, and everyone copies it out. Rank order (non-commutative
-  // ops) needs the chain x0 op (x1 op ... x_{n-1}), so the accumulator starts as x_{n-1}: host n-1
-  // for every slice; commutative ops spread the hosts (rank q + 1), so no rank stages more.
   const bool commutative = c.ops().commutative(op);
-  auto host = [n, commutative](int q) { return commutative ? (q + 1) % n : n - 1; };
   for (int64_t at = 0; at < count; at += per_chunk) {
-    const int64_t chunk = std::min(per_chunk, count - at);
-    // Slice q of the chunk: elements [first(q), first(q + 1)).
-    auto first = [chunk, n](int q) { return chunk * q / n; };
-    auto slice_bytes = [&](int q) { return static_cast<size_t>((first(q + 1) - first(q)) * elem); };
-    const char* chunk_in = src + at * elem;
-    // Round 1: every slice a peer reads (all but my own, which I read from `in`, unless I host
-    // it) in my buffer.
-    CellRound inputs(set_of(comm), slot_of(c, comm), w.wait);
-    for (int q = 0; q < n; ++q) {
-      if (q != me || host(q) == me) {
-        std::memcpy(allreduce_staging(c, comm, me, inputs.seq()) + first(q) * elem, chunk_in + first(q) * elem, slice_bytes(q));
-      }
-    }
-    inputs.publish(nullptr, 0);
-    inputs.wait_all();
-    // My slice, combined into its host's staged input. `out` is written only after round 2, so
-    // under MPI_IN_PLACE my input is intact while I read it here (no peer reads it: they read
-    // my buffer).
-    const int64_t lo = first(me) * elem, mine = first(me + 1) - first(me);
-    if (mine > 0) {
-      char* acc = allreduce_staging(c, comm, host(me), inputs.seq()) + lo;
-      for (int r = n - 1; r >= 0; --r) {
-        if (r != host(me)) combine(r == me ? chunk_in + lo : allreduce_staging(c, comm, r, inputs.seq()) + lo, acc, mine);
-      }
-    }
-    // Round 2: every slice reduced; copy them all out (the buffers of round 1 stay untouched until
-    // everyone has entered the round after: area.h).
-    CellRound results(set_of(comm), slot_of(c, comm), w.wait);
-    results.publish(nullptr, 0);
-    results.wait_all();
-    for (int k = 0; k < n; ++k) {
-      int q = (me + k) % n;  // start at different hosts: spread the readers
-      const int64_t q_lo = first(q) * elem;
-      std::memcpy(dst + at * elem + q_lo, allreduce_staging(c, comm, host(q), inputs.seq()) + q_lo, slice_bytes(q));
+    const StagedChunk k{c, comm, w.wait, combine, static_cast<const char*>(in) + at * elem,
+                        static_cast<char*>(out) + at * elem, std::min(per_chunk, count - at), elem};
+    if (comm.size() == 2) {
+      reduce_chunk_hosted(k, commutative);
+    } else {
+      reduce_chunk_owned(k);
     }
   }
 }
