@@ -401,13 +401,21 @@ void reduce_chunk_hosted(const StagedChunk& k, bool commutative) {
 }  // namespace
 
 void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root) {
+  if (comm.size() == 2 && bytes > static_cast<int64_t>(StagingArea::kBufferBytes)) {
+    // Past a buffer, two ranks' point-to-point split pull (one kernel copy, each side half) beats
+    // two memcpys in a row (4 MiB: 208 vs 265 us, docs/PERFORMANCE.md "allred").
+    Schedule s(c, comm, "MPI_Bcast");
+    bcast(s, s.peers(), as_bytes(s, data, bytes), root);
+    (void)s.run(g);
+    return;
+  }
   Waiting w(c, g);
   char* buf = static_cast<char*>(data);
-  // When every PE has a core, pieces of an eighth (at least 64 KiB): the root copies piece k + 1
+  // When every PE has a core, pieces of a quarter (at least 64 KiB): the root copies piece k + 1
   // in while the others copy piece k out (it runs up to a round ahead). Oversubscribed,
   // every round costs the receivers a wake-up: whole buffers.
   const auto buffer = static_cast<int64_t>(StagingArea::kBufferBytes);
-  const int64_t step = gasket::oversubscribed() ? buffer : std::clamp<int64_t>(bytes / 8, 64 << 10, buffer);
+  const int64_t step = gasket::oversubscribed() ? buffer : std::clamp<int64_t>(bytes / 4, 64 << 10, buffer);
   for (int64_t at = 0; at < bytes; at += step) {
     const auto len = static_cast<size_t>(std::min(step, bytes - at));
     CellRound round(set_of(comm), slot_of(c, comm), w.wait);

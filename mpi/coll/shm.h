@@ -54,7 +54,8 @@ void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
 // here, elements of at most a buffer. Data moves in chunks of a buffer, one cell round per chunk
 // (bcast) or two (allreduce).
 bool shm_staged_applies(Context& c, const comm::Communicator& comm, int64_t bytes, int64_t elem);
-// The root copies each chunk into its buffer; the others copy it out once the root has published.
+// The root copies each piece into its buffer; the others copy it out once the root has published.
+// Two ranks past one buffer take the point-to-point schedule (its split pull wins there).
 void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root);
 // Per chunk: every member copies the slices its peers reduce into its buffer; rank q combines
 // slice q of every input (x0 op (x1 op ... x_{n-1}), rank order: non-commutative ops too) into
