@@ -57,11 +57,12 @@ bool shm_staged_applies(Context& c, const comm::Communicator& comm, int64_t byte
 // The root copies each piece into its buffer; the others copy it out once the root has published.
 // Two ranks past one buffer take the point-to-point schedule (its split pull wins there).
 void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root);
-// Per chunk: every member copies the slices its peers reduce into its buffer; rank q combines
-// slice q of every input (x0 op (x1 op ... x_{n-1}), rank order: non-commutative ops too) into
-// one member's staged copy (the last rank's; any other for commutative ops); after a cell round
-// every member copies all slices out. `in` may equal `out` (MPI_IN_PLACE). Every slice is computed
-// once: every member gets the same bytes.
+// Per chunk of a buffer, slice q reduced by rank q in rank order, x0 op (x1 op ... x_{n-1})
+// (non-commutative ops too), then copied out by everyone after a second cell round. From 3 ranks
+// every member stages its chunk and rank q reduces into its output and stages the result; at 2
+// ranks each stages only the peer's half and reduces its own half into the peer's staged copy
+// (mpi/coll/README.md). `in` may equal `out` (MPI_IN_PLACE). Every slice is computed once: every
+// member gets the same bytes.
 void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
                           int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type);
 
