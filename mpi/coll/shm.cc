@@ -412,20 +412,21 @@ void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void
   Waiting w(c, g);
   char* buf = static_cast<char*>(data);
   // When every PE has a core, pieces of a quarter (at least 64 KiB): the root copies piece k + 1
-  // in while the others copy piece k out (it runs up to a round ahead). Oversubscribed,
-  // every round costs the receivers a wake-up: whole buffers.
+  // in while the others copy piece k out (it runs up to a round ahead). Oversubscribed, every
+  // round costs the receivers a wake-up: whole buffers. The root's choice travels in its first
+  // cell, so members configured differently (GASKET_OVERSUBSCRIBED) still agree.
   const auto buffer = static_cast<int64_t>(StagingArea::kBufferBytes);
-  const int64_t step = gasket::oversubscribed() ? buffer : std::clamp<int64_t>(bytes / 4, 64 << 10, buffer);
+  int64_t step = gasket::oversubscribed() ? buffer : std::clamp<int64_t>(bytes / 4, 64 << 10, buffer);
   for (int64_t at = 0; at < bytes; at += step) {
-    const auto len = static_cast<size_t>(std::min(step, bytes - at));
     CellRound round(set_of(comm), slot_of(c, comm), w.wait);
     if (comm.rank == root) {
-      std::memcpy(round_staging(c, comm, root, round.seq()), buf + at, len);
-      round.publish(nullptr, 0);
+      std::memcpy(round_staging(c, comm, root, round.seq()), buf + at, static_cast<size_t>(std::min(step, bytes - at)));
+      round.publish(&step, sizeof step);
     } else {
       round.publish(nullptr, 0);  // entered (step 1 of later rounds: done reading earlier buffers)
       round.wait_one(root);
-      std::memcpy(buf + at, round_staging(c, comm, root, round.seq()), len);
+      if (at == 0) std::memcpy(&step, round.cell(root)->data, sizeof step);
+      std::memcpy(buf + at, round_staging(c, comm, root, round.seq()), static_cast<size_t>(std::min(step, bytes - at)));
     }
   }
 }

@@ -239,6 +239,13 @@ int main(int argc, char** argv) {
     setenv("GASKET_MPI_COLL_SINGLE_COPY", "0", 1);
     setenv("GASKET_MPI_COLL_STAGED", "0", 1);
   }
+  /* "mixed_oversubscribed": rank 0 of the launcher believes the job oversubscribed (whole-buffer
+   * bcast pieces), the others do not; the pieces must still match (the root's choice travels in
+   * its cell: before, the receivers read the wrong buffers) */
+  if (argc > 1 && strcmp(argv[1], "mixed_oversubscribed") == 0) {
+    const char* job_rank = getenv("GASKET_JOB_RANK");
+    setenv("GASKET_OVERSUBSCRIBED", job_rank != NULL && strcmp(job_rank, "0") == 0 ? "yes" : "no", 1);
+  }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
