@@ -384,7 +384,9 @@ void write_to_client(Receiver& r, const char* text) {
 }
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(quiet_waits_for_an_acknowledgement_covering_its_writes) {
+// A lone plain write asks for an acknowledgement itself (wire::kAckWanted), so the quiet after it
+// sends nothing and waits for an acknowledgement covering it: one round trip per put + quiet.
+BOOST_AUTO_TEST_CASE(quiet_after_a_lone_write_waits_for_the_acknowledgement_it_asked_for) {
   Receiver r;
   Client c(r.link->port());
   authenticate(r, c);
@@ -398,18 +400,85 @@ BOOST_AUTO_TEST_CASE(quiet_waits_for_an_acknowledgement_covering_its_writes) {
   std::vector<char> payload;
   wire::FrameHeader w = read_frame(c, &payload);
   BOOST_TEST(w.kind == static_cast<uint8_t>(wire::FrameKind::kWrite));
+  BOOST_TEST(w.wire_flags == wire::kAckWanted);
   BOOST_TEST(std::string(payload.begin(), payload.end()) == "first");
-  wire::FrameHeader f = read_frame(c, &payload);
-  BOOST_TEST_REQUIRE(f.kind == static_cast<uint8_t>(wire::FrameKind::kFlushRequest));
   // A frame acknowledging nothing of PE 0's does not complete the quiet ...
   control_frame(c, wire::FrameKind::kFlushAck, 0);
   usleep(50000);
   BOOST_TEST(!quiet_done.load());
+  char peek;
+  BOOST_TEST(recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == -1);  // and the quiet sent nothing
   // ... one acknowledging the write does (any kind of frame may carry it).
-  control_frame(c, wire::FrameKind::kFlushRequest, 1);
+  control_frame(c, wire::FrameKind::kFlushAck, 1);
   quiet.join();
   BOOST_TEST(quiet_status.is_ok(), quiet_status.message());
+  BOOST_TEST(r.link->describe().find("0 flush requests") != std::string::npos, r.link->describe());
+}
+
+// While an asked acknowledgement is on its way, later writes do not ask again (a stream of puts
+// costs the target one acknowledgement, not one per put), and a quiet after them sends one flush
+// request for the writes the ask did not cover.
+BOOST_AUTO_TEST_CASE(quiet_after_writes_the_ask_does_not_cover_sends_a_flush_request) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  write_to_client(r, "one");
+  write_to_client(r, "two");
+  std::vector<char> payload;
+  BOOST_TEST(read_frame(c, &payload).wire_flags == wire::kAckWanted);
+  BOOST_TEST(read_frame(c, &payload).wire_flags == 0);
+  std::thread answer([&] {
+    std::vector<char> p;
+    wire::FrameHeader f = read_frame(c, &p);
+    BOOST_TEST(f.kind == static_cast<uint8_t>(wire::FrameKind::kFlushRequest));
+    control_frame(c, wire::FrameKind::kFlushAck, 3);
+  });
+  Status st = r.link->quiet();
+  answer.join();
+  BOOST_TEST(st.is_ok(), st.message());
   BOOST_TEST(r.link->describe().find("1 flush requests") != std::string::npos, r.link->describe());
+  // Everything was acknowledged: the next write asks again.
+  write_to_client(r, "three");
+  BOOST_TEST(read_frame(c, &payload).wire_flags == wire::kAckWanted);
+}
+
+// The receiving side: a write asking for an acknowledgement is answered once it has landed,
+// without a flush request; one that does not ask is not.
+BOOST_AUTO_TEST_CASE(write_asking_for_an_acknowledgement_is_answered_once_landed) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  c.frame(1, 0, 4);
+  c.send_bytes("xxxx", 4);
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return std::memcmp(r.segment(), "xxxx", 4) == 0; }).is_ok());
+  char peek;
+  BOOST_TEST(recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == -1);
+  wire::FrameHeader h{};
+  h.magic = wire::kFrameMagic;
+  h.src_pe = 1;
+  h.segment = 1;
+  h.offset = 16;
+  h.length = 4;
+  h.flags = kLastOfMessage;
+  h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
+  h.wire_flags = wire::kAckWanted;
+  c.send_bytes(&h, sizeof h);
+  c.send_bytes("asks", 4);
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 1; }).is_ok());
+  BOOST_TEST(std::memcmp(r.segment() + 16, "asks", 4) == 0);
+  std::vector<char> payload;
+  wire::FrameHeader ack = read_frame(c, &payload);
+  BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
+  BOOST_TEST(ack.landed == 2u);
+  // Unknown wire flags end the connection before the payload lands.
+  h.offset = 32;
+  h.wire_flags = 4;
+  c.send_bytes(&h, sizeof h);
+  c.send_bytes("evil", 4);
+  Status st = r.serve_until([] { return false; });
+  BOOST_TEST(st.code() == StatusCode::kProtocolError);
+  BOOST_TEST(st.message().find("invalid wire flags 4") != std::string::npos, st.message());
+  BOOST_TEST(untouched(r, 32));
 }
 
 BOOST_AUTO_TEST_CASE(quiet_after_reverse_traffic_sends_no_flush_request) {
