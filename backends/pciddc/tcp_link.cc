@@ -94,7 +94,12 @@ struct TcpLink::Connection {
   // Acknowledgements owed: the landed count the peer's last flush request needs to hear, and the
   // highest landed count a frame sent whole from here has told it. Any frame answers a request.
   uint64_t ack_due = 0, landed_told = 0;
-  bool ack_owed() const { return landed_told < ack_due; }
+  // The landed count a write asking for an acknowledgement (wire::kAckWanted) needs to hear, 0
+  // once answered or superseded: any later frame from the peer that does not ask (the notifying
+  // reply after an emulated get's data) cancels it, since the peer's quiet then sends a flush
+  // request anyway (its last frame did not ask), and answering would cost a send per get.
+  uint64_t ask_due = 0;
+  bool ack_owed() const { return landed_told < std::max(ack_due, ask_due); }
   // The count of frames sent from here up to the last one that asked for an acknowledgement (a
   // flush request, or a write with wire::kAckWanted). While landed_at_peer is below it an
   // acknowledgement is on its way, so writes do not ask again.
@@ -560,6 +565,7 @@ Status TcpLink::receive_from_locked(Connection& c) {
         c.header_got = 0;
         ++c.received;
         ++frames;
+        c.ask_due = 0;
         if (kind == wire::FrameKind::kFlushRequest) c.ack_due = c.received;
         continue;
       }
@@ -590,7 +596,7 @@ Status TcpLink::receive_from_locked(Connection& c) {
     ++c.received;
     ++frames;
     ++frames_received_;
-    if ((c.header.wire_flags & wire::kAckWanted) != 0) c.ack_due = c.received;
+    c.ask_due = (c.header.wire_flags & wire::kAckWanted) != 0 ? c.received : 0;
     if ((c.header.flags & kNotifyReceiver) != 0) options_.notify(c.pe, c.header.id);
   }
   return Status::ok();
