@@ -95,9 +95,10 @@ struct TcpLink::Connection {
   // highest landed count a frame sent whole from here has told it. Any frame answers a request.
   uint64_t ack_due = 0, landed_told = 0;
   // The landed count a write asking for an acknowledgement (wire::kAckWanted) needs to hear, 0
-  // once answered or superseded: any later frame from the peer that does not ask (the notifying
+  // once answered or superseded: a later write from the peer that does not ask (the notifying
   // reply after an emulated get's data) cancels it, since the peer's quiet then sends a flush
-  // request anyway (its last frame did not ask), and answering would cost a send per get.
+  // request anyway (its last frame did not ask), and answering would cost a send per get. Control
+  // frames do not cancel it: a peer waiting in quiet for the answer still sends acknowledgements.
   uint64_t ask_due = 0;
   bool ack_owed() const { return landed_told < std::max(ack_due, ask_due); }
   // The count of frames sent from here up to the last one that asked for an acknowledgement (a
@@ -169,9 +170,7 @@ Status TcpLink::write(const SendEntry& e) {
   // acknowledgement unless one is already on its way: a quiet after it then only waits.
   bool ask = (e.flags & kNotifyReceiver) == 0 && c.landed_at_peer >= c.ack_asked;
   if (ask) h.wire_flags = wire::kAckWanted;
-  if (!(st = send_frame_locked(c, h, e.src)).is_ok()) return st;
-  if (ask) c.ack_asked = c.sent;
-  return Status::ok();
+  return send_frame_locked(c, h, e.src);
 }
 
 Status TcpLink::quiet() {
@@ -192,7 +191,6 @@ Status TcpLink::quiet() {
     ++flush_requests_;
     Status st = send_frame_locked(*c, h, nullptr);
     if (!st.is_ok()) return st;
-    c->ack_asked = c->sent;
   }
   for (int pe = 0; pe < options_.n_pes; ++pe) {
     for (;;) {
@@ -364,6 +362,11 @@ Status TcpLink::send_frame_locked(Connection& c, wire::FrameHeader h, const void
   ++c.sent;
   ++frames_sent_;
   c.landed_told = std::max(c.landed_told, h.landed);
+  // Counted here, before the acknowledgement that may follow, so that a quiet sends a flush
+  // request for any frame sent after the ask (conservative: only a write cancels an ask).
+  if ((h.wire_flags & wire::kAckWanted) != 0 || h.kind == static_cast<uint8_t>(wire::FrameKind::kFlushRequest)) {
+    c.ack_asked = c.sent;
+  }
   return send_owed_ack_locked(c);
 }
 
@@ -565,7 +568,6 @@ Status TcpLink::receive_from_locked(Connection& c) {
         c.header_got = 0;
         ++c.received;
         ++frames;
-        c.ask_due = 0;
         if (kind == wire::FrameKind::kFlushRequest) c.ack_due = c.received;
         continue;
       }

@@ -468,6 +468,23 @@ BOOST_AUTO_TEST_CASE(ask_followed_by_a_frame_that_does_not_ask_is_not_answered) 
   BOOST_TEST(ack.landed == 3u);
 }
 
+// A peer waiting in quiet for the answer to its ask still acknowledges what it receives: such an
+// acknowledgement, arriving after the ask, must not cancel it (the peer would wait forever).
+BOOST_AUTO_TEST_CASE(acknowledgement_after_an_ask_does_not_cancel_it) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  c.frame(1, 0, 4, kLastOfMessage, 7, wire::kAckWanted);
+  c.send_bytes("data", 4);
+  control_frame(c, wire::FrameKind::kFlushAck, 0);
+  char peek;
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 1; }).is_ok());
+  std::vector<char> payload;
+  wire::FrameHeader ack = read_frame(c, &payload);
+  BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
+  BOOST_TEST(ack.landed >= 1u);
+}
+
 // The receiving side: a write asking for an acknowledgement is answered once it has landed,
 // without a flush request; one that does not ask is not.
 BOOST_AUTO_TEST_CASE(write_asking_for_an_acknowledgement_is_answered_once_landed) {
