@@ -384,6 +384,16 @@ void write_to_client(Receiver& r, const char* text) {
   e.flags = kLastOfMessage;
   BOOST_TEST_REQUIRE(r.link->write(e).is_ok());
 }
+
+// Serves PE 0's link until it sends PE 1 a frame, which must be a flush acknowledgement; returns it.
+wire::FrameHeader serve_until_acknowledged(Receiver& r, Client& c) {
+  char peek;
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 1; }).is_ok());
+  std::vector<char> payload;
+  wire::FrameHeader ack = read_frame(c, &payload);
+  BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
+  return ack;
+}
 }  // namespace
 
 // A lone plain write asks for an acknowledgement itself (wire::kAckWanted), so the quiet after it
@@ -444,15 +454,21 @@ BOOST_AUTO_TEST_CASE(quiet_after_writes_the_ask_does_not_cover_sends_a_flush_req
   BOOST_TEST(read_frame(c, &payload).wire_flags == wire::kAckWanted);
 }
 
+// PE 1 has written "data" at offset 0 of PE 0's segment, asking for an acknowledgement.
+struct AfterAnAsk {
+  AfterAnAsk() : c(r.link->port()) {
+    authenticate(r, c);
+    c.frame(1, 0, 4, kLastOfMessage, 7, wire::kAckWanted);
+    c.send_bytes("data", 4);
+  }
+  Receiver r;
+  Client c;
+};
+
 // An ask followed by a frame that does not ask (an emulated get's data, then its notifying reply)
 // is not answered: the peer's quiet sends a flush request for the later frame anyway, and an
 // answer would cost the requester a send after every get.
-BOOST_AUTO_TEST_CASE(ask_followed_by_a_frame_that_does_not_ask_is_not_answered) {
-  Receiver r;
-  Client c(r.link->port());
-  authenticate(r, c);
-  c.frame(1, 0, 4, kLastOfMessage, 7, wire::kAckWanted);
-  c.send_bytes("data", 4);
+BOOST_FIXTURE_TEST_CASE(ask_followed_by_a_frame_that_does_not_ask_is_not_answered, AfterAnAsk) {
   c.frame(1, 8, 5, kLastOfMessage | kNotifyReceiver, 9);
   c.send_bytes("reply", 5);
   BOOST_TEST_REQUIRE(r.serve_until([&] { return !r.notified.empty(); }).is_ok());
@@ -461,28 +477,14 @@ BOOST_AUTO_TEST_CASE(ask_followed_by_a_frame_that_does_not_ask_is_not_answered) 
   char peek;
   BOOST_TEST(recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == -1);
   control_frame(c, wire::FrameKind::kFlushRequest, 0);
-  BOOST_TEST_REQUIRE(r.serve_until([&] { return recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 1; }).is_ok());
-  std::vector<char> payload;
-  wire::FrameHeader ack = read_frame(c, &payload);
-  BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
-  BOOST_TEST(ack.landed == 3u);
+  BOOST_TEST(serve_until_acknowledged(r, c).landed == 3u);  // the flush request is answered
 }
 
 // A peer waiting in quiet for the answer to its ask still acknowledges what it receives: such an
 // acknowledgement, arriving after the ask, must not cancel it (the peer would wait forever).
-BOOST_AUTO_TEST_CASE(acknowledgement_after_an_ask_does_not_cancel_it) {
-  Receiver r;
-  Client c(r.link->port());
-  authenticate(r, c);
-  c.frame(1, 0, 4, kLastOfMessage, 7, wire::kAckWanted);
-  c.send_bytes("data", 4);
+BOOST_FIXTURE_TEST_CASE(acknowledgement_after_an_ask_does_not_cancel_it, AfterAnAsk) {
   control_frame(c, wire::FrameKind::kFlushAck, 0);
-  char peek;
-  BOOST_TEST_REQUIRE(r.serve_until([&] { return recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 1; }).is_ok());
-  std::vector<char> payload;
-  wire::FrameHeader ack = read_frame(c, &payload);
-  BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
-  BOOST_TEST(ack.landed >= 1u);
+  BOOST_TEST(serve_until_acknowledged(r, c).landed >= 1u);
 }
 
 // The receiving side: a write asking for an acknowledgement is answered once it has landed,
@@ -498,11 +500,8 @@ BOOST_AUTO_TEST_CASE(write_asking_for_an_acknowledgement_is_answered_once_landed
   BOOST_TEST(recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == -1);
   c.frame(1, 16, 4, kLastOfMessage, 7, wire::kAckWanted);
   c.send_bytes("asks", 4);
-  BOOST_TEST_REQUIRE(r.serve_until([&] { return recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 1; }).is_ok());
+  wire::FrameHeader ack = serve_until_acknowledged(r, c);
   BOOST_TEST(std::memcmp(r.segment() + 16, "asks", 4) == 0);
-  std::vector<char> payload;
-  wire::FrameHeader ack = read_frame(c, &payload);
-  BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
   BOOST_TEST(ack.landed == 2u);
   // Unknown wire flags end the connection before the payload lands.
   c.frame(1, 32, 4, kLastOfMessage, 7, 4);
@@ -538,10 +537,7 @@ BOOST_AUTO_TEST_CASE(quiet_after_reverse_traffic_sends_no_flush_request) {
   BOOST_TEST(r.link->describe().find("0 flush requests") != std::string::npos, r.link->describe());
   // The frame PE 0 sends next (a flush answer) reports the peer's frame as landed.
   control_frame(c, wire::FrameKind::kFlushRequest, 1);
-  char peek;
-  BOOST_TEST_REQUIRE(r.serve_until([&] { return recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 1; }).is_ok());
-  wire::FrameHeader ack = read_frame(c, &payload);
-  BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
+  wire::FrameHeader ack = serve_until_acknowledged(r, c);
   BOOST_TEST(ack.landed == 2u);
 }
 
