@@ -63,6 +63,10 @@ struct TcpLink::Connection {
   // Bytes read from the socket but not yet consumed: [staged_begin, staged_end) of `staging`.
   std::unique_ptr<char[]> staging;
   size_t staged_begin = 0, staged_end = 0;
+  // The last read into the staging buffer took less than a block: the socket was empty then, so
+  // a frame boundary with nothing staged ends this pass without another recv (new input shows in
+  // the next poll). Cleared when poll reports the socket readable.
+  bool drained = false;
 
   // Like recv(fd, dst, want, MSG_DONTWAIT), but through the staging buffer: bytes already read
   // are handed out first, and the socket is read a block at a time (or straight into `dst` for a
@@ -75,6 +79,7 @@ struct TcpLink::Connection {
       if (n <= 0) return n;
       staged_begin = 0;
       staged_end = static_cast<size_t>(n);
+      drained = staged_end < kStagingBytes;
     }
     size_t n = std::min(want, staged_end - staged_begin);
     std::memcpy(dst, staging.get() + staged_begin, n);
@@ -89,7 +94,17 @@ struct TcpLink::Connection {
   // Acknowledgements owed: the landed count the peer's last flush request needs to hear, and the
   // highest landed count a frame sent whole from here has told it. Any frame answers a request.
   uint64_t ack_due = 0, landed_told = 0;
-  bool ack_owed() const { return landed_told < ack_due; }
+  // The landed count a write asking for an acknowledgement (wire::kAckWanted) needs to hear, 0
+  // once answered or superseded: a later write from the peer that does not ask (the notifying
+  // reply after an emulated get's data) cancels it, since the peer's quiet then sends a flush
+  // request anyway (its last frame did not ask), and answering would cost a send per get. Control
+  // frames do not cancel it: a peer waiting in quiet for the answer still sends acknowledgements.
+  uint64_t ask_due = 0;
+  bool ack_owed() const { return landed_told < std::max(ack_due, ask_due); }
+  // The count of frames sent from here up to the last one that asked for an acknowledgement (a
+  // flush request, or a write with wire::kAckWanted). While landed_at_peer is below it an
+  // acknowledgement is on its way, so writes do not ask again.
+  uint64_t ack_asked = 0;
   bool sending = false;  // a frame is half-sent
 };
 
@@ -149,7 +164,13 @@ Status TcpLink::write(const SendEntry& e) {
   std::lock_guard<std::mutex> lock(mutex_);
   Status st = connect_locked(e.dst_pe);
   if (!st.is_ok()) return st;
-  return send_frame_locked(*open_[static_cast<size_t>(e.dst_pe)], header_for(e), e.src);
+  Connection& c = *open_[static_cast<size_t>(e.dst_pe)];
+  wire::FrameHeader h = header_for(e);
+  // A plain write (no notification: no handler's reply will acknowledge it) asks for an
+  // acknowledgement unless one is already on its way: a quiet after it then only waits.
+  bool ask = (e.flags & kNotifyReceiver) == 0 && c.landed_at_peer >= c.ack_asked;
+  if (ask) h.wire_flags = wire::kAckWanted;
+  return send_frame_locked(c, h, e.src);
 }
 
 Status TcpLink::quiet() {
@@ -160,11 +181,13 @@ Status TcpLink::quiet() {
   h.kind = static_cast<uint8_t>(wire::FrameKind::kFlushRequest);
   // Frames each peer must report landed; a flush request goes only where its reverse traffic has
   // not already acknowledged them all (wire.h), and all requests leave before any is waited for.
+  // Where the last frame sent asked for an acknowledgement already, the quiet only waits for it.
   std::vector<uint64_t> due(static_cast<size_t>(options_.n_pes), 0);
   for (int pe = 0; pe < options_.n_pes; ++pe) {
     Connection* c = open_[static_cast<size_t>(pe)];
     if (c == nullptr || c->landed_at_peer >= c->sent) continue;
     due[static_cast<size_t>(pe)] = c->sent;
+    if (c->ack_asked >= c->sent) continue;
     ++flush_requests_;
     Status st = send_frame_locked(*c, h, nullptr);
     if (!st.is_ok()) return st;
@@ -339,6 +362,11 @@ Status TcpLink::send_frame_locked(Connection& c, wire::FrameHeader h, const void
   ++c.sent;
   ++frames_sent_;
   c.landed_told = std::max(c.landed_told, h.landed);
+  // Counted here, before the acknowledgement that may follow, so that a quiet sends a flush
+  // request for any frame sent after the ask (conservative: only a write cancels an ask).
+  if ((h.wire_flags & wire::kAckWanted) != 0 || h.kind == static_cast<uint8_t>(wire::FrameKind::kFlushRequest)) {
+    c.ack_asked = c.sent;
+  }
   return send_owed_ack_locked(c);
 }
 
@@ -496,8 +524,10 @@ Status TcpLink::receive_from_locked(Connection& c) {
     }
     return Status::ok();
   }
+  c.drained = false;  // poll reported input, or bytes wait staged
   for (int frames = 0; frames < kFramesPerService && c.state == Connection::State::kOpen;) {
     if (c.payload_left == 0 && c.header_got < sizeof c.header) {
+      if (c.header_got == 0 && c.drained && c.staged_begin == c.staged_end) break;
       ssize_t n = c.take(reinterpret_cast<char*>(&c.header) + c.header_got, sizeof c.header - c.header_got);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
       if (n <= 0) {
@@ -568,6 +598,7 @@ Status TcpLink::receive_from_locked(Connection& c) {
     ++c.received;
     ++frames;
     ++frames_received_;
+    c.ask_due = (c.header.wire_flags & wire::kAckWanted) != 0 ? c.received : 0;
     if ((c.header.flags & kNotifyReceiver) != 0) options_.notify(c.pe, c.header.id);
   }
   return Status::ok();

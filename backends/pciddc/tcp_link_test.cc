@@ -98,7 +98,8 @@ struct Client {
     ssize_t n = recv(fd, &c, 1, 0);
     return n == 1 ? c : -1;
   }
-  void frame(uint32_t segment, uint64_t offset, uint32_t length, uint8_t flags = kLastOfMessage, uint32_t id = 7) {
+  void frame(uint32_t segment, uint64_t offset, uint32_t length, uint8_t flags = kLastOfMessage, uint32_t id = 7,
+             uint16_t wire_flags = 0) {
     wire::FrameHeader h{};
     h.magic = wire::kFrameMagic;
     h.src_pe = pe;
@@ -108,6 +109,7 @@ struct Client {
     h.id = id;
     h.flags = flags;
     h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
+    h.wire_flags = wire_flags;
     send_bytes(&h, sizeof h);
   }
   void hang_up() {
@@ -382,9 +384,21 @@ void write_to_client(Receiver& r, const char* text) {
   e.flags = kLastOfMessage;
   BOOST_TEST_REQUIRE(r.link->write(e).is_ok());
 }
+
+// Serves PE 0's link until it sends PE 1 a frame, which must be a flush acknowledgement; returns it.
+wire::FrameHeader serve_until_acknowledged(Receiver& r, Client& c) {
+  char peek;
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 1; }).is_ok());
+  std::vector<char> payload;
+  wire::FrameHeader ack = read_frame(c, &payload);
+  BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
+  return ack;
+}
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(quiet_waits_for_an_acknowledgement_covering_its_writes) {
+// A lone plain write asks for an acknowledgement itself (wire::kAckWanted), so the quiet after it
+// sends nothing and waits for an acknowledgement covering it: one round trip per put + quiet.
+BOOST_AUTO_TEST_CASE(quiet_after_a_lone_write_waits_for_the_acknowledgement_it_asked_for) {
   Receiver r;
   Client c(r.link->port());
   authenticate(r, c);
@@ -398,18 +412,104 @@ BOOST_AUTO_TEST_CASE(quiet_waits_for_an_acknowledgement_covering_its_writes) {
   std::vector<char> payload;
   wire::FrameHeader w = read_frame(c, &payload);
   BOOST_TEST(w.kind == static_cast<uint8_t>(wire::FrameKind::kWrite));
+  BOOST_TEST(w.wire_flags == wire::kAckWanted);
   BOOST_TEST(std::string(payload.begin(), payload.end()) == "first");
-  wire::FrameHeader f = read_frame(c, &payload);
-  BOOST_TEST_REQUIRE(f.kind == static_cast<uint8_t>(wire::FrameKind::kFlushRequest));
   // A frame acknowledging nothing of PE 0's does not complete the quiet ...
   control_frame(c, wire::FrameKind::kFlushAck, 0);
   usleep(50000);
   BOOST_TEST(!quiet_done.load());
+  char peek;
+  BOOST_TEST(recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == -1);  // and the quiet sent nothing
   // ... one acknowledging the write does (any kind of frame may carry it).
-  control_frame(c, wire::FrameKind::kFlushRequest, 1);
+  control_frame(c, wire::FrameKind::kFlushAck, 1);
   quiet.join();
   BOOST_TEST(quiet_status.is_ok(), quiet_status.message());
+  BOOST_TEST(r.link->describe().find("0 flush requests") != std::string::npos, r.link->describe());
+}
+
+// While an asked acknowledgement is on its way, later writes do not ask again (a stream of puts
+// costs the target one acknowledgement, not one per put), and a quiet after them sends one flush
+// request for the writes the ask did not cover.
+BOOST_AUTO_TEST_CASE(quiet_after_writes_the_ask_does_not_cover_sends_a_flush_request) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  write_to_client(r, "one");
+  write_to_client(r, "two");
+  std::vector<char> payload;
+  BOOST_TEST(read_frame(c, &payload).wire_flags == wire::kAckWanted);
+  BOOST_TEST(read_frame(c, &payload).wire_flags == 0);
+  std::thread answer([&] {
+    std::vector<char> p;
+    wire::FrameHeader f = read_frame(c, &p);
+    BOOST_TEST(f.kind == static_cast<uint8_t>(wire::FrameKind::kFlushRequest));
+    control_frame(c, wire::FrameKind::kFlushAck, 3);
+  });
+  Status st = r.link->quiet();
+  answer.join();
+  BOOST_TEST(st.is_ok(), st.message());
   BOOST_TEST(r.link->describe().find("1 flush requests") != std::string::npos, r.link->describe());
+  // Everything was acknowledged: the next write asks again.
+  write_to_client(r, "three");
+  BOOST_TEST(read_frame(c, &payload).wire_flags == wire::kAckWanted);
+}
+
+// PE 1 has written "data" at offset 0 of PE 0's segment, asking for an acknowledgement.
+struct AfterAnAsk {
+  AfterAnAsk() : c(r.link->port()) {
+    authenticate(r, c);
+    c.frame(1, 0, 4, kLastOfMessage, 7, wire::kAckWanted);
+    c.send_bytes("data", 4);
+  }
+  Receiver r;
+  Client c;
+};
+
+// An ask followed by a frame that does not ask (an emulated get's data, then its notifying reply)
+// is not answered: the peer's quiet sends a flush request for the later frame anyway, and an
+// answer would cost the requester a send after every get.
+BOOST_FIXTURE_TEST_CASE(ask_followed_by_a_frame_that_does_not_ask_is_not_answered, AfterAnAsk) {
+  c.frame(1, 8, 5, kLastOfMessage | kNotifyReceiver, 9);
+  c.send_bytes("reply", 5);
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return !r.notified.empty(); }).is_ok());
+  BOOST_TEST(std::memcmp(r.segment(), "data", 4) == 0);
+  BOOST_TEST_REQUIRE(r.link->service(true).is_ok());
+  char peek;
+  BOOST_TEST(recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == -1);
+  control_frame(c, wire::FrameKind::kFlushRequest, 0);
+  BOOST_TEST(serve_until_acknowledged(r, c).landed == 3u);  // the flush request is answered
+}
+
+// A peer waiting in quiet for the answer to its ask still acknowledges what it receives: such an
+// acknowledgement, arriving after the ask, must not cancel it (the peer would wait forever).
+BOOST_FIXTURE_TEST_CASE(acknowledgement_after_an_ask_does_not_cancel_it, AfterAnAsk) {
+  control_frame(c, wire::FrameKind::kFlushAck, 0);
+  BOOST_TEST(serve_until_acknowledged(r, c).landed >= 1u);
+}
+
+// The receiving side: a write asking for an acknowledgement is answered once it has landed,
+// without a flush request; one that does not ask is not.
+BOOST_AUTO_TEST_CASE(write_asking_for_an_acknowledgement_is_answered_once_landed) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  c.frame(1, 0, 4);
+  c.send_bytes("xxxx", 4);
+  BOOST_TEST_REQUIRE(r.serve_until([&] { return std::memcmp(r.segment(), "xxxx", 4) == 0; }).is_ok());
+  char peek;
+  BOOST_TEST(recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == -1);
+  c.frame(1, 16, 4, kLastOfMessage, 7, wire::kAckWanted);
+  c.send_bytes("asks", 4);
+  wire::FrameHeader ack = serve_until_acknowledged(r, c);
+  BOOST_TEST(std::memcmp(r.segment() + 16, "asks", 4) == 0);
+  BOOST_TEST(ack.landed == 2u);
+  // Unknown wire flags end the connection before the payload lands.
+  c.frame(1, 32, 4, kLastOfMessage, 7, 4);
+  c.send_bytes("evil", 4);
+  Status st = r.serve_until([] { return false; });
+  BOOST_TEST(st.code() == StatusCode::kProtocolError);
+  BOOST_TEST(st.message().find("invalid wire flags 4") != std::string::npos, st.message());
+  BOOST_TEST(untouched(r, 32));
 }
 
 BOOST_AUTO_TEST_CASE(quiet_after_reverse_traffic_sends_no_flush_request) {
@@ -437,10 +537,7 @@ BOOST_AUTO_TEST_CASE(quiet_after_reverse_traffic_sends_no_flush_request) {
   BOOST_TEST(r.link->describe().find("0 flush requests") != std::string::npos, r.link->describe());
   // The frame PE 0 sends next (a flush answer) reports the peer's frame as landed.
   control_frame(c, wire::FrameKind::kFlushRequest, 1);
-  char peek;
-  BOOST_TEST_REQUIRE(r.serve_until([&] { return recv(c.fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 1; }).is_ok());
-  wire::FrameHeader ack = read_frame(c, &payload);
-  BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
+  wire::FrameHeader ack = serve_until_acknowledged(r, c);
   BOOST_TEST(ack.landed == 2u);
 }
 

@@ -45,9 +45,13 @@ Status check_frame(const FrameHeader& h, int my_pe, int peer, const SegmentWindo
   auto kind = static_cast<FrameKind>(h.kind);
   if (kind == FrameKind::kFlushRequest || kind == FrameKind::kFlushAck) {
     if (h.length != 0) return protocol_error(my_pe, who + ": control frame with a payload");
+    if (h.wire_flags != 0) return protocol_error(my_pe, who + ": control frame with wire flags " + std::to_string(h.wire_flags));
     return Status::ok();
   }
   if (kind != FrameKind::kWrite) return protocol_error(my_pe, who + " has unknown kind " + std::to_string(h.kind));
+  if ((h.wire_flags & ~kAckWanted) != 0) {
+    return protocol_error(my_pe, who + " has invalid wire flags " + std::to_string(h.wire_flags));
+  }
   if ((h.flags & ~(kNotifySender | kNotifyReceiver | kLastOfMessage)) != 0 || h.id > kMaxMessageId) {
     return protocol_error(my_pe, who + " has invalid flags " + std::to_string(h.flags) + " or id " +
                                      std::to_string(h.id));

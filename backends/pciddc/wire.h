@@ -32,6 +32,15 @@ enum class FrameKind : uint8_t {
   kFlushAck = 3,
 };
 
+// Flags of the link itself (FrameHeader::wire_flags), apart from the LME entry's own flags.
+enum WireFlags : uint16_t {
+  // On a write: answer with an acknowledgement once it has landed, as if a flush request followed
+  // it. A PE's first write after all its earlier asks were answered carries it, so a lone put
+  // followed by quiet costs one round trip (the write and its acknowledgement) instead of two
+  // sends and a wait for a separate flush request's answer.
+  kAckWanted = 1,
+};
+
 // Every frame also acknowledges: `landed` is how many frames the sender has received whole from
 // the frame's receiver on this connection (written into memory, notification appended), in the
 // order they were sent. Any reverse traffic (a get's reply, an atomic's answer) therefore tells a
@@ -47,7 +56,7 @@ struct FrameHeader {
   uint32_t id;  // 24-bit message id
   uint8_t flags;  // EntryFlags
   uint8_t kind;   // FrameKind
-  uint16_t reserved;
+  uint16_t wire_flags;  // WireFlags
   uint64_t landed;  // frames from the receiver that have landed at the sender (see above)
 };
 static_assert(sizeof(FrameHeader) == 40, "the frame header is 40 bytes on the wire");

@@ -50,6 +50,10 @@ class EmulatedRma {
     lock_spin_count_ = spin_count;
   }
 
+  // A request (a get, or a get's piece) of up to kShortGetBytes is answered with the bytes inside
+  // the reply (one message each way, like an atomic); longer ones are put by the target into the
+  // destination (or the bounce zone), then announced by the reply.
+  static constexpr size_t kShortGetBytes = sizeof(uint64_t);
   Status get(int pe, void* dst, backend::RemoteAddress src, size_t len);
   // `count` blocks of `block` bytes, block i from src.offset + i * src_step into dst + i * dst_step:
   // the target gathers as many blocks as fill half the bounce zone into one put, and two such
