@@ -417,10 +417,6 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
 
 // ---- sends ----
 
-uint64_t Engine::wire_id(const Request* r) {
-  return static_cast<uint64_t>(r->serial) << 32 | static_cast<uint32_t>(r->handle);
-}
-
 Request* Engine::sent_request(int src, uint64_t id, const char* what) {
   Request* r = pool_.find(static_cast<int64_t>(id & 0xffffffffu));
   if (r == nullptr || r->kind != RequestKind::kSend || r->serial != static_cast<uint32_t>(id >> 32)) {
@@ -429,7 +425,7 @@ Request* Engine::sent_request(int src, uint64_t id, const char* what) {
   return r;
 }
 
-void Engine::start_send(Request* r) {
+void Engine::start_send_protocol(Request* r) {
   r->complete = false;
   r->active = true;
   r->send_done = false;

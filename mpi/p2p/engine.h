@@ -97,7 +97,10 @@ class Engine {
 
   // Starts a send / receive described by the request's operation fields (buf, count, type,
   // comm, context, peer, tag, my_rank, mode); completion is reported through `complete`.
-  void start_send(Request* r);
+  // Inline: a small send to a same-node peer is written into the ring at once (send_now_eager).
+  [[gnu::always_inline]] void start_send(Request* r) {
+    if (!send_now_eager(r)) start_send_protocol(r);
+  }
   void start_recv(Request* r);
   // Receive of a message taken by mprobe.
   void start_matched_recv(Request* r, std::unique_ptr<Unexpected> msg);
@@ -193,6 +196,47 @@ class Engine {
   // `capacity` bytes takes.
   size_t accept_eager(int src_pe, const Header& h, uint64_t sreq, size_t len, int64_t capacity);
 
+  // start_send's common case, complete when it returns true: a standard or ready send of
+  // contiguous data within the same-node eager limit, to a peer on this node with nothing queued
+  // before it, within the receiver's budget and with room in the ring (one copy into it, no call
+  // out of line for a one-line packet). False: nothing was done (start_send_protocol does it).
+  [[gnu::always_inline]] bool send_now_eager(Request* r) {
+    int pe = r->peer_pe;
+    const datatype::Datatype& type = *r->type;
+    int64_t bytes = r->count * type.size;
+    if ((r->mode != SendMode::kStandard && r->mode != SendMode::kReady) || !r->user_owned || !shm(pe) ||
+        static_cast<size_t>(bytes) > shm_eager_ || !type.contiguous() || !pending_[static_cast<size_t>(pe)].empty()) {
+      return false;
+    }
+    size_t cost = static_cast<size_t>(bytes) + sizeof(Header);
+    size_t& outstanding = eager_outstanding_[static_cast<size_t>(pe)];
+    if (outstanding + cost > eager_budget_) return false;
+    r->serial = send_serial_ + 1;
+    Header h{};
+    h.kind = static_cast<uint8_t>(Kind::kEager);
+    h.flags = kFlagId;
+    h.tag = r->tag;
+    h.context = r->context;
+    h.src_rank = r->my_rank;
+    h.len = static_cast<uint32_t>(sizeof(uint64_t) + bytes);
+    uint64_t id = wire_id(r);
+    const char* data = static_cast<const char*>(r->buf) + type.true_lb;
+    if (!rings_->try_send(pe, h, &id, sizeof id, data, static_cast<size_t>(bytes))) return false;
+    ++send_serial_;
+    outstanding += cost;
+    r->send_data = data;
+    r->send_bytes = bytes;
+    r->eager = true;
+    r->send_done = true;
+    r->cancel_pending = false;
+    r->active = true;
+    r->complete = true;
+    return true;
+  }
+  // Every other send: eager through send_packet (queued behind a full ring), synchronous,
+  // buffered's inner request, non-contiguous, or rendezvous.
+  void start_send_protocol(Request* r);
+
   // Rendezvous.
   void rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::string_view descriptor);
   // Same node: copies the sender's data here (its mapped segment, or the kernel's single copy).
@@ -243,7 +287,7 @@ class Engine {
   void complete_send(Request* r);
   void on_cancel(int src, uint64_t sreq);
   // Send requests on the wire (wire.h): the id of `r`, and the request behind an id from `src`.
-  static uint64_t wire_id(const Request* r);
+  static uint64_t wire_id(const Request* r) { return static_cast<uint64_t>(r->serial) << 32 | static_cast<uint32_t>(r->handle); }
   Request* sent_request(int src, uint64_t id, const char* what);
   uint32_t send_serial_ = 0;
 
