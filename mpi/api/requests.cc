@@ -10,7 +10,7 @@ using p2p::SendMode;
 
 namespace {
 // Every request of a send or receive is filled here, from valid arguments.
-Request* make_request(Context& c, RequestKind kind, SendMode mode, const void* buf, MPI_Count count,
+[[gnu::always_inline]] inline Request* make_request(Context& c, RequestKind kind, SendMode mode, const void* buf, MPI_Count count,
                       const datatype::Datatype& type, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm_handle,
                       const comm::Communicator& comm, bool persistent) {
   Request* r = c.engine().requests().create(kind);
