@@ -669,7 +669,7 @@ std::list<Unexpected>::iterator Engine::match_unexpected(uint32_t context, int s
 }
 
 namespace {
-void prepare_receive(Request* r) {
+[[gnu::always_inline]] inline void prepare_receive(Request* r) {
   r->complete = false;
   r->active = true;
   r->cancelled = false;
@@ -692,7 +692,7 @@ void Engine::start_recv(Request* r) {
       return;
     }
   }
-  if (take_from_ring(r)) return;
+  if (posted_head_ == nullptr && direct_ == nullptr && take_from_ring(r)) return;
   r->posted = true;
   r->prev = posted_tail_;
   r->next = nullptr;
@@ -706,7 +706,7 @@ void Engine::start_recv(Request* r) {
 // source: a wildcard source leaves the choice among rings to progress().
 bool Engine::take_from_ring(Request* r) {
   int src = r->peer_pe;
-  if (posted_head_ != nullptr || direct_ != nullptr || r->peer_rank == MPI_ANY_SOURCE || !shm(src)) return false;
+  if (r->peer_rank == MPI_ANY_SOURCE || !shm(src)) return false;
   const Header* head = rings_->peek(src);
   if (head == nullptr || head->kind != static_cast<uint8_t>(Kind::kEager) || head->context != r->context ||
       !matches(r->peer_rank, r->tag, head->src_rank, head->tag)) {
@@ -746,12 +746,9 @@ void Engine::deliver(Request* r, Unexpected& msg, int src_pe) {
   deliver_eager(r, src_pe, h, msg.data.data(), msg.data.size(), msg.sreq);
 }
 
-void Engine::eager_consumed(int src_pe, size_t len) {
-  // Credit goes back in batches of a quarter budget (fewer packets; the sender may meanwhile see
-  // up to that much less room, and then uses the rendezvous).
+// The batch eager_consumed() counted goes back to its sender.
+void Engine::send_credit(int src_pe) {
   size_t& c = eager_consumed_[static_cast<size_t>(src_pe)];
-  c += len + sizeof(Header);
-  if (c < std::max<size_t>(eager_budget_ / 4, 1)) return;
   FinBody credit{c};
   c = 0;
   send_control(src_pe, Kind::kCredit, &credit, sizeof credit);
@@ -762,7 +759,11 @@ void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* 
   r->status_tag = h.tag;
   size_t n = accept_eager(src_pe, h, sreq, len, r->capacity);
   if (n > 0 && r->recv_data != nullptr) {
-    std::memcpy(r->recv_data, data, n);
+    if (n <= ShmRings::kLine) {
+      copy_short(r->recv_data, data, n);
+    } else {
+      std::memcpy(r->recv_data, data, n);
+    }
   } else if (n > 0) {
     datatype::unpack(*r->type, data, static_cast<int64_t>(n), r->buf, r->count);
   }

@@ -25,6 +25,7 @@
 
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -187,7 +188,8 @@ class Engine {
   Request* match_posted(uint32_t context, int src_rank, int tag);
   bool direct_matches(const Header& h) const;
   Request* direct_request();  // the direct receive's request, for a message that needs one
-  // start_recv's lean path: the eager message at the head of the source's ring, if it matches.
+  // start_recv's lean path when nothing is posted before `r` and no direct receive waits: the
+  // eager message at the head of the source's ring, if it matches.
   bool take_from_ring(Request* r);
   std::list<Unexpected>::iterator match_unexpected(uint32_t context, int source, int tag);
   void deliver(Request* r, Unexpected& msg, int src_pe);
@@ -319,7 +321,14 @@ class Engine {
   // outstanding per receiver, and those consumed here per sender but not yet credited back.
   size_t eager_budget_ = 0;
   std::vector<size_t> eager_outstanding_, eager_consumed_;
-  void eager_consumed(int src_pe, size_t len);
+  // Credit goes back in batches of a quarter budget (fewer packets; the sender may meanwhile see
+  // up to that much less room, and then uses the rendezvous). Inline: every eager message.
+  void eager_consumed(int src_pe, size_t len) {
+    size_t& c = eager_consumed_[static_cast<size_t>(src_pe)];
+    c += len + sizeof(Header);
+    if (c >= std::max<size_t>(eager_budget_ / 4, 1)) send_credit(src_pe);
+  }
+  void send_credit(int src_pe);
 
   // Active messages: arrive on any thread into the inbox; drained in order per source.
   std::mutex inbox_mutex_;

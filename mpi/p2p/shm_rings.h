@@ -35,6 +35,32 @@
 
 namespace gasket::mpi::p2p {
 
+// Copies n <= 64 bytes without a call to memcpy: two overlapping copies of a power of two (a
+// packet that fits its first ring line, and the receive of one).
+[[gnu::always_inline]] inline void copy_short(char* dst, const void* src, size_t n) {
+  const char* s = static_cast<const char*>(src);
+  if (n >= 16) {
+    if (n > 32) {
+      std::memcpy(dst, s, 16);
+      std::memcpy(dst + 16, s + 16, 16);
+      std::memcpy(dst + n - 32, s + n - 32, 16);
+    } else {
+      std::memcpy(dst, s, 16);
+    }
+    std::memcpy(dst + n - 16, s + n - 16, 16);
+  } else if (n >= 8) {
+    std::memcpy(dst, s, 8);
+    std::memcpy(dst + n - 8, s + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(dst, s, 4);
+    std::memcpy(dst + n - 4, s + n - 4, 4);
+  } else if (n > 0) {
+    dst[0] = s[0];
+    dst[n - 1] = s[n - 1];
+    if (n == 3) dst[1] = s[1];
+  }
+}
+
 class ShmRings {
  public:
   static constexpr size_t kLine = 64;
@@ -58,8 +84,8 @@ class ShmRings {
     char* payload = reserve_packet(pe, len);
     if (payload == nullptr) return false;
     if (len <= kLine - sizeof(Header)) {
-      copy_small(payload, body, body_len);
-      copy_small(payload + body_len, data, data_len);
+      copy_short(payload, body, body_len);
+      copy_short(payload + body_len, data, data_len);
     } else {
       copy_lines(payload, static_cast<const char*>(body), body_len, static_cast<const char*>(data), data_len);
     }
@@ -103,30 +129,6 @@ class ShmRings {
   // reserve()/commit()'s steps, inline (try_send's too).
   char* reserve_packet(int pe, size_t payload_len);
   void commit_packet(int pe, const Header& h);
-  // Up to one line's payload without a call to memcpy: two overlapping copies of a power of two.
-  [[gnu::always_inline]] static void copy_small(char* dst, const void* src, size_t n) {
-    const char* s = static_cast<const char*>(src);
-    if (n >= 16) {
-      if (n > 32) {
-        std::memcpy(dst, s, 16);
-        std::memcpy(dst + 16, s + 16, 16);
-        std::memcpy(dst + n - 32, s + n - 32, 16);
-      } else {
-        std::memcpy(dst, s, 16);
-      }
-      std::memcpy(dst + n - 16, s + n - 16, 16);
-    } else if (n >= 8) {
-      std::memcpy(dst, s, 8);
-      std::memcpy(dst + n - 8, s + n - 8, 8);
-    } else if (n >= 4) {
-      std::memcpy(dst, s, 4);
-      std::memcpy(dst + n - 4, s + n - 4, 4);
-    } else if (n > 0) {
-      dst[0] = s[0];
-      dst[n - 1] = s[n - 1];
-      if (n == 3) dst[1] = s[1];
-    }
-  }
   // A packet longer than its first line: the bytes past that line first, then those on it (the
   // receiver polling that line loses it to this writer once per packet).
   static void copy_lines(char* payload, const char* body, size_t body_len, const char* data, size_t data_len);
