@@ -220,8 +220,10 @@ void Engine::progress() {
   // out of the ring instead of from the unexpected queue (a stream of blocking receives behind a
   // sender that runs ahead: one copy each, no queueing).
   const bool direct_waiting = direct_ != nullptr;
+  bool any_packet = false;
   for (int src : shm_peers_) {
     while (const Header* h = rings_->peek(src)) {
+      any_packet = true;
       Header copy = *h;
       handle_packet(src, copy, reinterpret_cast<const char*>(h) + sizeof(Header));
       rings_->consume(src);
@@ -229,6 +231,11 @@ void Engine::progress() {
     }
     if (direct_waiting && direct_ == nullptr) break;
   }
+  // Every ring empty: one pause before the caller polls again. A receiver polling the line a
+  // sender is about to write takes it away from that sender on each poll; spaced by a pause
+  // (~24 ns here) the sender keeps it for the whole packet. One pause, not more: two made the
+  // ping-pong slower (docs/PERFORMANCE.md, stream2 section).
+  if (!any_packet && !shm_peers_.empty()) __builtin_ia32_pause();
   // The core's progress serves the backend (and other users of the runtime, e.g. OpenSHMEM);
   // with no backend peer it is needed only now and then.
   if (any_backend_peer_ || any_late_peer_ || (++progress_calls_ & 255) == 0) gasket::progress();
