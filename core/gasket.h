@@ -195,7 +195,8 @@ void wait_step(unsigned* polls);
 // The spin/yield half of wait_step, without serving traffic.
 void back_off(unsigned* polls);
 // Counts a poll of a wait; true once its spin budget is spent (within it, a pause instruction
-// when `pause`: MPI's waits leave it out, it costs a third of a same-node transfer here).
+// when `pause`: MPI's waits leave it out, it costs a third of a same-node transfer here; their
+// progress pauses once itself when every same-node ring was empty, mpi/p2p/README.md).
 bool spin(unsigned* polls, bool pause = true);
 // Whether every peer rings this PE's doorbell futex (all on the direct path): the collectives'
 // cells sleep on their own futexes only then.

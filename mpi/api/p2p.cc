@@ -451,9 +451,12 @@ class RequestList {
       spilled_.assign(size_, nullptr);
       items_ = spilled_.data();
     }
-    for (int i = 0; i < count; ++i) {
-      Error e = api::lookup_request(c, requests[i], call, &items_[i]);
-      if (!e.is_ok()) return e;
+    gasket::mpi::p2p::RequestPool& pool = c.engine().requests();
+    for (int i = 0; i < count; ++i) {  // lookup_request's test without an Error value per request
+      MPI_Request h = requests[i];
+      Request* r = h == MPI_REQUEST_NULL ? nullptr : pool.find(h);
+      if (h != MPI_REQUEST_NULL && (r == nullptr || !r->user_owned)) return api::request_not_found(h, call);
+      items_[i] = r;
     }
     return Error::ok();
   }
@@ -482,13 +485,15 @@ int all(const char* call, bool blocking, int count, MPI_Request requests[], int*
     Error e = rs.gather(c, count, requests, call);
     if (!e.is_ok()) return e;
     // Requests complete in about the order they were started: each poll resumes at the first one
-    // not seen complete, and once all are, one more pass confirms it (under MULTIPLE, another
+    // not seen complete, and once all are, under MULTIPLE one more pass confirms it (another
     // thread's MPI_Cancel of a completed send makes it incomplete again until answered).
     auto finished = [&rs](size_t i) { return api::inactive(rs[i]) || rs[i]->complete; };
     size_t next = 0;
+    bool confirm = c.thread_level() == MPI_THREAD_MULTIPLE;
     auto done = [&] {
       while (next < rs.size() && finished(next)) ++next;
       if (next < rs.size()) return false;
+      if (!confirm) return true;
       for (next = 0; next < rs.size() && finished(next); ++next) {
       }
       return next == rs.size();

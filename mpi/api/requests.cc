@@ -8,47 +8,6 @@ using p2p::Request;
 using p2p::RequestKind;
 using p2p::SendMode;
 
-namespace {
-// Every request of a send or receive is filled here, from valid arguments.
-Request* make_request(Context& c, RequestKind kind, SendMode mode, const void* buf, MPI_Count count,
-                      const datatype::Datatype& type, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm_handle,
-                      const comm::Communicator& comm, bool persistent) {
-  Request* r = c.engine().requests().create(kind);
-  r->mode = mode;
-  r->persistent = persistent;
-  r->complete = persistent;  // an inactive persistent request waits as complete
-  r->buf = const_cast<void*>(buf);
-  r->count = count;
-  r->type = &type;
-  r->type_handle = datatype;
-  r->comm = comm_handle;
-  r->context = comm.context;
-  r->peer_rank = peer;
-  r->proc_null = peer == MPI_PROC_NULL;
-  r->peer_pe = (peer >= 0) ? comm.peers().pes[static_cast<size_t>(peer)] : -1;
-  r->tag = tag;
-  r->my_rank = comm.rank;
-  return r;
-}
-}  // namespace
-
-Request* start_valid(Context& c, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype datatype,
-                     int peer, int tag, MPI_Comm comm_handle) {
-  comm::Communicator* comm;
-  const datatype::Datatype* type;
-  if (mode == SendMode::kBuffered || peer == MPI_PROC_NULL ||
-      !valid_arguments(c, kind == RequestKind::kRecv, buf, count, datatype, peer, tag, comm_handle, &comm, &type)) {
-    return nullptr;
-  }
-  Request* r = make_request(c, kind, mode, buf, count, *type, datatype, peer, tag, comm_handle, *comm, false);
-  if (kind == RequestKind::kRecv) {
-    c.engine().start_recv(r);
-  } else {
-    c.engine().start_send(r);
-  }
-  return r;
-}
-
 Error new_request(Context& c, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype datatype,
                   int peer, int tag, MPI_Comm comm_handle, bool persistent, const char* call, Request** out) {
   bool recv = kind == RequestKind::kRecv;

@@ -5,6 +5,7 @@
 
 #include "mpi.h"
 #include "mpi/api/call.h"
+#include "mpi/p2p/engine.h"
 #include "mpi/p2p/request.h"
 
 namespace gasket::mpi::api {
@@ -28,11 +29,49 @@ namespace gasket::mpi::api {
 Error new_request(Context& c, p2p::RequestKind kind, p2p::SendMode mode, const void* buf, MPI_Count count,
                   MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, bool persistent, const char* call,
                   p2p::Request** out);
+// Every request of a send or receive is filled here, from valid arguments.
+[[gnu::always_inline]] inline p2p::Request* make_request(Context& c, p2p::RequestKind kind, p2p::SendMode mode,
+                                                         const void* buf, MPI_Count count, const datatype::Datatype& type,
+                                                         MPI_Datatype datatype, int peer, int tag, MPI_Comm comm_handle,
+                                                         const comm::Communicator& comm, bool persistent) {
+  p2p::Request* r = c.engine().requests().create(kind);
+  r->mode = mode;
+  r->persistent = persistent;
+  r->complete = persistent;  // an inactive persistent request waits as complete
+  r->buf = const_cast<void*>(buf);
+  r->count = count;
+  r->type = &type;
+  r->type_handle = datatype;
+  r->comm = comm_handle;
+  r->context = comm.context;
+  r->peer_rank = peer;
+  r->proc_null = peer == MPI_PROC_NULL;
+  r->peer_pe = (peer >= 0) ? comm.peers().pes[static_cast<size_t>(peer)] : -1;
+  r->tag = tag;
+  r->my_rank = comm.rank;
+  return r;
+}
 // The common case of a non-blocking send or receive in one step: valid arguments, a peer (not
 // MPI_PROC_NULL), not buffered: the request is made and started, no Error built. Null: nothing
-// was done (new_request + start handle the rest, and explain what is wrong).
-p2p::Request* start_valid(Context& c, p2p::RequestKind kind, p2p::SendMode mode, const void* buf, MPI_Count count,
-                          MPI_Datatype datatype, int peer, int tag, MPI_Comm comm);
+// was done (new_request + start handle the rest, and explain what is wrong). Inline into the
+// bindings (their constant kind folds the branches away).
+[[gnu::always_inline]] inline p2p::Request* start_valid(Context& c, p2p::RequestKind kind, p2p::SendMode mode,
+                                                        const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                                        int peer, int tag, MPI_Comm comm_handle) {
+  comm::Communicator* comm;
+  const datatype::Datatype* type;
+  if (mode == p2p::SendMode::kBuffered || peer == MPI_PROC_NULL ||
+      !valid_arguments(c, kind == p2p::RequestKind::kRecv, buf, count, datatype, peer, tag, comm_handle, &comm, &type)) {
+    return nullptr;
+  }
+  p2p::Request* r = make_request(c, kind, mode, buf, count, *type, datatype, peer, tag, comm_handle, *comm, false);
+  if (kind == p2p::RequestKind::kRecv) {
+    c.engine().start_recv(r);
+  } else {
+    c.engine().start_send(r);
+  }
+  return r;
+}
 // Starts it (a persistent request: once more). Fails for a buffered send the attached buffer
 // cannot hold, or a persistent request that is still active.
 Error start(Context& c, p2p::Request* r, const char* call);

@@ -220,8 +220,10 @@ void Engine::progress() {
   // out of the ring instead of from the unexpected queue (a stream of blocking receives behind a
   // sender that runs ahead: one copy each, no queueing).
   const bool direct_waiting = direct_ != nullptr;
+  bool any_packet = false;
   for (int src : shm_peers_) {
     while (const Header* h = rings_->peek(src)) {
+      any_packet = true;
       Header copy = *h;
       handle_packet(src, copy, reinterpret_cast<const char*>(h) + sizeof(Header));
       rings_->consume(src);
@@ -229,6 +231,11 @@ void Engine::progress() {
     }
     if (direct_waiting && direct_ == nullptr) break;
   }
+  // Every ring empty: one pause before the caller polls again. A receiver polling the line a
+  // sender is about to write takes it away from that sender on each poll; spaced by a pause
+  // (~24 ns here) the sender keeps it for the whole packet. One pause, not more: two made the
+  // ping-pong slower (docs/PERFORMANCE.md, stream2 section).
+  if (!any_packet && !shm_peers_.empty()) __builtin_ia32_pause();
   // The core's progress serves the backend (and other users of the runtime, e.g. OpenSHMEM);
   // with no backend peer it is needed only now and then.
   if (any_backend_peer_ || any_late_peer_ || (++progress_calls_ & 255) == 0) gasket::progress();
@@ -417,10 +424,6 @@ void Engine::handle_packet(int src, const Header& h, const char* payload) {
 
 // ---- sends ----
 
-uint64_t Engine::wire_id(const Request* r) {
-  return static_cast<uint64_t>(r->serial) << 32 | static_cast<uint32_t>(r->handle);
-}
-
 Request* Engine::sent_request(int src, uint64_t id, const char* what) {
   Request* r = pool_.find(static_cast<int64_t>(id & 0xffffffffu));
   if (r == nullptr || r->kind != RequestKind::kSend || r->serial != static_cast<uint32_t>(id >> 32)) {
@@ -429,7 +432,7 @@ Request* Engine::sent_request(int src, uint64_t id, const char* what) {
   return r;
 }
 
-void Engine::start_send(Request* r) {
+void Engine::start_send_protocol(Request* r) {
   r->complete = false;
   r->active = true;
   r->send_done = false;
@@ -673,7 +676,7 @@ std::list<Unexpected>::iterator Engine::match_unexpected(uint32_t context, int s
 }
 
 namespace {
-void prepare_receive(Request* r) {
+[[gnu::always_inline]] inline void prepare_receive(Request* r) {
   r->complete = false;
   r->active = true;
   r->cancelled = false;
@@ -696,7 +699,7 @@ void Engine::start_recv(Request* r) {
       return;
     }
   }
-  if (take_from_ring(r)) return;
+  if (posted_head_ == nullptr && direct_ == nullptr && take_from_ring(r)) return;
   r->posted = true;
   r->prev = posted_tail_;
   r->next = nullptr;
@@ -710,7 +713,7 @@ void Engine::start_recv(Request* r) {
 // source: a wildcard source leaves the choice among rings to progress().
 bool Engine::take_from_ring(Request* r) {
   int src = r->peer_pe;
-  if (posted_head_ != nullptr || direct_ != nullptr || r->peer_rank == MPI_ANY_SOURCE || !shm(src)) return false;
+  if (r->peer_rank == MPI_ANY_SOURCE || !shm(src)) return false;
   const Header* head = rings_->peek(src);
   if (head == nullptr || head->kind != static_cast<uint8_t>(Kind::kEager) || head->context != r->context ||
       !matches(r->peer_rank, r->tag, head->src_rank, head->tag)) {
@@ -750,12 +753,9 @@ void Engine::deliver(Request* r, Unexpected& msg, int src_pe) {
   deliver_eager(r, src_pe, h, msg.data.data(), msg.data.size(), msg.sreq);
 }
 
-void Engine::eager_consumed(int src_pe, size_t len) {
-  // Credit goes back in batches of a quarter budget (fewer packets; the sender may meanwhile see
-  // up to that much less room, and then uses the rendezvous).
+// The batch eager_consumed() counted goes back to its sender.
+void Engine::send_credit(int src_pe) {
   size_t& c = eager_consumed_[static_cast<size_t>(src_pe)];
-  c += len + sizeof(Header);
-  if (c < std::max<size_t>(eager_budget_ / 4, 1)) return;
   FinBody credit{c};
   c = 0;
   send_control(src_pe, Kind::kCredit, &credit, sizeof credit);
@@ -766,7 +766,11 @@ void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* 
   r->status_tag = h.tag;
   size_t n = accept_eager(src_pe, h, sreq, len, r->capacity);
   if (n > 0 && r->recv_data != nullptr) {
-    std::memcpy(r->recv_data, data, n);
+    if (n <= ShmRings::kLine) {
+      copy_short(r->recv_data, data, n);
+    } else {
+      std::memcpy(r->recv_data, data, n);
+    }
   } else if (n > 0) {
     datatype::unpack(*r->type, data, static_cast<int64_t>(n), r->buf, r->count);
   }

@@ -25,6 +25,7 @@
 
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -97,7 +98,10 @@ class Engine {
 
   // Starts a send / receive described by the request's operation fields (buf, count, type,
   // comm, context, peer, tag, my_rank, mode); completion is reported through `complete`.
-  void start_send(Request* r);
+  // Inline: a small send to a same-node peer is written into the ring at once (send_now_eager).
+  [[gnu::always_inline]] void start_send(Request* r) {
+    if (!send_now_eager(r)) start_send_protocol(r);
+  }
   void start_recv(Request* r);
   // Receive of a message taken by mprobe.
   void start_matched_recv(Request* r, std::unique_ptr<Unexpected> msg);
@@ -184,7 +188,8 @@ class Engine {
   Request* match_posted(uint32_t context, int src_rank, int tag);
   bool direct_matches(const Header& h) const;
   Request* direct_request();  // the direct receive's request, for a message that needs one
-  // start_recv's lean path: the eager message at the head of the source's ring, if it matches.
+  // start_recv's lean path when nothing is posted before `r` and no direct receive waits: the
+  // eager message at the head of the source's ring, if it matches.
   bool take_from_ring(Request* r);
   std::list<Unexpected>::iterator match_unexpected(uint32_t context, int source, int tag);
   void deliver(Request* r, Unexpected& msg, int src_pe);
@@ -192,6 +197,47 @@ class Engine {
   // Answers a synchronous sender; the bytes of a `len`-byte eager message a receive of
   // `capacity` bytes takes.
   size_t accept_eager(int src_pe, const Header& h, uint64_t sreq, size_t len, int64_t capacity);
+
+  // start_send's common case, complete when it returns true: a standard or ready send of
+  // contiguous data within the same-node eager limit, to a peer on this node with nothing queued
+  // before it, within the receiver's budget and with room in the ring (one copy into it, no call
+  // out of line for a one-line packet). False: nothing was done (start_send_protocol does it).
+  [[gnu::always_inline]] bool send_now_eager(Request* r) {
+    int pe = r->peer_pe;
+    const datatype::Datatype& type = *r->type;
+    int64_t bytes = r->count * type.size;
+    if ((r->mode != SendMode::kStandard && r->mode != SendMode::kReady) || !r->user_owned || !shm(pe) ||
+        static_cast<size_t>(bytes) > shm_eager_ || !type.contiguous() || !pending_[static_cast<size_t>(pe)].empty()) {
+      return false;
+    }
+    size_t cost = static_cast<size_t>(bytes) + sizeof(Header);
+    size_t& outstanding = eager_outstanding_[static_cast<size_t>(pe)];
+    if (outstanding + cost > eager_budget_) return false;
+    r->serial = send_serial_ + 1;
+    Header h{};
+    h.kind = static_cast<uint8_t>(Kind::kEager);
+    h.flags = kFlagId;
+    h.tag = r->tag;
+    h.context = r->context;
+    h.src_rank = r->my_rank;
+    h.len = static_cast<uint32_t>(sizeof(uint64_t) + bytes);
+    uint64_t id = wire_id(r);
+    const char* data = static_cast<const char*>(r->buf) + type.true_lb;
+    if (!rings_->try_send(pe, h, &id, sizeof id, data, static_cast<size_t>(bytes))) return false;
+    ++send_serial_;
+    outstanding += cost;
+    r->send_data = data;
+    r->send_bytes = bytes;
+    r->eager = true;
+    r->send_done = true;
+    r->cancel_pending = false;
+    r->active = true;
+    r->complete = true;
+    return true;
+  }
+  // Every other send: eager through send_packet (queued behind a full ring), synchronous,
+  // buffered's inner request, non-contiguous, or rendezvous.
+  void start_send_protocol(Request* r);
 
   // Rendezvous.
   void rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::string_view descriptor);
@@ -243,7 +289,7 @@ class Engine {
   void complete_send(Request* r);
   void on_cancel(int src, uint64_t sreq);
   // Send requests on the wire (wire.h): the id of `r`, and the request behind an id from `src`.
-  static uint64_t wire_id(const Request* r);
+  static uint64_t wire_id(const Request* r) { return static_cast<uint64_t>(r->serial) << 32 | static_cast<uint32_t>(r->handle); }
   Request* sent_request(int src, uint64_t id, const char* what);
   uint32_t send_serial_ = 0;
 
@@ -275,7 +321,14 @@ class Engine {
   // outstanding per receiver, and those consumed here per sender but not yet credited back.
   size_t eager_budget_ = 0;
   std::vector<size_t> eager_outstanding_, eager_consumed_;
-  void eager_consumed(int src_pe, size_t len);
+  // Credit goes back in batches of a quarter budget (fewer packets; the sender may meanwhile see
+  // up to that much less room, and then uses the rendezvous). Inline: every eager message.
+  void eager_consumed(int src_pe, size_t len) {
+    size_t& c = eager_consumed_[static_cast<size_t>(src_pe)];
+    c += len + sizeof(Header);
+    if (c >= std::max<size_t>(eager_budget_ / 4, 1)) send_credit(src_pe);
+  }
+  void send_credit(int src_pe);
 
   // Active messages: arrive on any thread into the inbox; drained in order per source.
   std::mutex inbox_mutex_;

@@ -120,7 +120,7 @@ struct Request : RequestState {
 
 class RequestPool {
  public:
-  Request* create(RequestKind kind) {
+  [[gnu::always_inline]] Request* create(RequestKind kind) {
     Request* r;
     if (!free_.empty()) {
       r = free_.back();

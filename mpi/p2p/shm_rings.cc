@@ -7,10 +7,6 @@
 
 namespace gasket::mpi::p2p {
 
-namespace {
-constexpr uint8_t kPadKind = 0;  // a pad marker: the rest of the ring is skipped (no Kind is 0)
-}
-
 size_t ShmRings::ring_bytes(size_t slots, size_t max_packet) { return std::max<size_t>(slots, 2) * max_packet; }
 
 size_t ShmRings::region_bytes(int n_pes, size_t slots, size_t max_packet) {
@@ -32,48 +28,6 @@ ShmRings::ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, siz
       to_(peers_.size()),
       from_(peers_.size()) {}
 
-// try_send's steps, inlined there (reserve/commit are the same steps for other callers).
-[[gnu::always_inline]] inline char* ShmRings::reserve_packet(int pe, size_t payload_len) {
-  Sender& s = to_[static_cast<size_t>(pe)];
-  size_t len = line_up(sizeof(Header) + payload_len);
-  size_t at = s.at;
-  size_t pad = at + len > ring_bytes_ ? ring_bytes_ - at : 0;
-  if (pad == 0 && hot_ > 0 && at >= hot_ && len <= hot_ / 2) {  // past the hot area: start over if the receiver keeps up
-    if (s.written - s.consumed > hot_ / 2) s.consumed = __atomic_load_n(ack_word(my_pe_, pe), __ATOMIC_ACQUIRE);
-    if (s.written - s.consumed <= hot_ / 2) pad = ring_bytes_ - at;
-  }
-  uint64_t need = s.written + pad + len;
-  if (need - s.consumed > ring_bytes_) {
-    s.consumed = __atomic_load_n(ack_word(my_pe_, pe), __ATOMIC_ACQUIRE);
-    if (need - s.consumed > ring_bytes_) return nullptr;
-  }
-  char* base = ring(pe, my_pe_);
-  if (pad > 0) {
-    Header marker{};
-    marker.kind = kPadKind;
-    std::memcpy(base + at + sizeof(uint32_t), reinterpret_cast<const char*>(&marker) + sizeof(uint32_t),
-                sizeof(Header) - sizeof(uint32_t));
-    publish(base + at, ++s.packets);
-    s.written += pad;
-    at = 0;
-  }
-  s.reserved_at = at;
-  return base + at + sizeof(Header);
-}
-
-[[gnu::always_inline]] inline void ShmRings::commit_packet(int pe, const Header& h) {
-  Sender& s = to_[static_cast<size_t>(pe)];
-  size_t len = line_up(sizeof(Header) + h.len);
-  char* base = ring(pe, my_pe_);
-  char* packet = base + s.reserved_at;
-  std::memcpy(packet + sizeof(uint32_t), reinterpret_cast<const char*>(&h) + sizeof(uint32_t),
-              sizeof(Header) - sizeof(uint32_t));
-  publish(packet, ++s.packets);
-  s.written += len;
-  s.at = after(s.reserved_at, len);
-  gasket::detail::ring(pe);  // a receiver napping in its wait (core's waiting policy) wakes
-}
-
 char* ShmRings::reserve(int pe, size_t payload_len) { return reserve_packet(pe, payload_len); }
 void ShmRings::commit(int pe, const Header& h) { commit_packet(pe, h); }
 
@@ -89,26 +43,13 @@ void copy_part(char* dst, const char* body, size_t body_len, const char* data, s
 }
 }  // namespace
 
-// The payload's bytes past the packet's first line go first, then those on it, then the header
-// and the flag: the receiver polling that line loses it to this writer once per packet, not
-// once when the copy starts and again when the flag is stored.
-bool ShmRings::try_send(int pe, const Header& h, const void* body, size_t body_len, const void* data,
-                        size_t data_len) {
-  size_t len = body_len + data_len;
-  char* payload = reserve_packet(pe, len);
-  if (payload == nullptr) return false;
-  const char* b = static_cast<const char*>(body);
-  const char* d = static_cast<const char*>(data);
+// The payload's bytes past the packet's first line go first, then those on it: the receiver
+// polling that line loses it to this writer once per packet, not once when the copy starts and
+// again when the flag is stored.
+void ShmRings::copy_lines(char* payload, const char* body, size_t body_len, const char* data, size_t data_len) {
   size_t first = kLine - sizeof(Header);
-  if (len <= first) {  // a one-line packet (the small message's case): body and data in place
-    if (body_len > 0) std::memcpy(payload, b, body_len);
-    if (data_len > 0) std::memcpy(payload + body_len, d, data_len);
-  } else {
-    copy_part(payload, b, body_len, d, first, len);
-    copy_part(payload, b, body_len, d, 0, first);
-  }
-  commit_packet(pe, h);
-  return true;
+  copy_part(payload, body, body_len, data, first, body_len + data_len);
+  copy_part(payload, body, body_len, data, 0, first);
 }
 
 // The first word of every line read: where a later packet may start, no byte of this lap's is

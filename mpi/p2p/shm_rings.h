@@ -27,15 +27,44 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
+#include "core/gasket.h"
 #include "mpi/p2p/wire.h"
 
 namespace gasket::mpi::p2p {
 
+// Copies n <= 64 bytes without a call to memcpy: two overlapping copies of a power of two (a
+// packet that fits its first ring line, and the receive of one).
+[[gnu::always_inline]] inline void copy_short(char* dst, const void* src, size_t n) {
+  const char* s = static_cast<const char*>(src);
+  if (n >= 16) {
+    if (n > 32) {
+      std::memcpy(dst, s, 16);
+      std::memcpy(dst + 16, s + 16, 16);
+      std::memcpy(dst + n - 32, s + n - 32, 16);
+    } else {
+      std::memcpy(dst, s, 16);
+    }
+    std::memcpy(dst + n - 16, s + n - 16, 16);
+  } else if (n >= 8) {
+    std::memcpy(dst, s, 8);
+    std::memcpy(dst + n - 8, s + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(dst, s, 4);
+    std::memcpy(dst + n - 4, s + n - 4, 4);
+  } else if (n > 0) {
+    dst[0] = s[0];
+    dst[n - 1] = s[n - 1];
+    if (n == 3) dst[1] = s[1];
+  }
+}
+
 class ShmRings {
  public:
   static constexpr size_t kLine = 64;
+  static constexpr uint8_t kPadKind = 0;  // a pad marker: the rest of the ring is skipped (no Kind is 0)
   // Bytes of one ring: `slots` packets of `max_packet` bytes.
   static size_t ring_bytes(size_t slots, size_t max_packet);
   static size_t region_bytes(int n_pes, size_t slots, size_t max_packet);
@@ -47,8 +76,22 @@ class ShmRings {
   bool reaches(int pe) const { return peers_[static_cast<size_t>(pe)] != nullptr; }
   size_t max_packet() const { return max_packet_; }
   // Writes header + body + data as one packet to `pe`'s ring; false when the ring has no room.
-  // The caller keeps header + body + data within max_packet().
-  bool try_send(int pe, const Header& h, const void* body, size_t body_len, const void* data, size_t data_len);
+  // The caller keeps header + body + data within max_packet(). Inline: a packet that fits its
+  // first line (the small message) is copied in place without a call.
+  [[gnu::always_inline]] bool try_send(int pe, const Header& h, const void* body, size_t body_len, const void* data,
+                                       size_t data_len) {
+    size_t len = body_len + data_len;
+    char* payload = reserve_packet(pe, len);
+    if (payload == nullptr) return false;
+    if (len <= kLine - sizeof(Header)) {
+      copy_short(payload, body, body_len);
+      copy_short(payload + body_len, data, data_len);
+    } else {
+      copy_lines(payload, static_cast<const char*>(body), body_len, static_cast<const char*>(data), data_len);
+    }
+    commit_packet(pe, h);
+    return true;
+  }
   // The same in two steps, for a sender that writes the payload itself (packing a
   // non-contiguous type straight into the ring): reserve() returns the payload area (room for
   // `payload_len` bytes) of the next packet to `pe`, or null when the ring has no room; commit()
@@ -83,8 +126,12 @@ class ShmRings {
   uint64_t* ack_word(int owner, int from) const {
     return reinterpret_cast<uint64_t*>(peers_[static_cast<size_t>(owner)] + kLine * static_cast<size_t>(from));
   }
+  // reserve()/commit()'s steps, inline (try_send's too).
   char* reserve_packet(int pe, size_t payload_len);
   void commit_packet(int pe, const Header& h);
+  // A packet longer than its first line: the bytes past that line first, then those on it (the
+  // receiver polling that line loses it to this writer once per packet).
+  static void copy_lines(char* payload, const char* body, size_t body_len, const char* data, size_t data_len);
   static void clear_flags(char* at, size_t len);
   void clear_consumed(Receiver& r, char* base);
   static size_t line_up(size_t bytes) { return (bytes + kLine - 1) / kLine * kLine; }
@@ -98,5 +145,46 @@ class ShmRings {
   std::vector<Sender> to_;
   std::vector<Receiver> from_;
 };
+
+[[gnu::always_inline]] inline char* ShmRings::reserve_packet(int pe, size_t payload_len) {
+  Sender& s = to_[static_cast<size_t>(pe)];
+  size_t len = line_up(sizeof(Header) + payload_len);
+  size_t at = s.at;
+  size_t pad = at + len > ring_bytes_ ? ring_bytes_ - at : 0;
+  if (pad == 0 && hot_ > 0 && at >= hot_ && len <= hot_ / 2) {  // past the hot area: start over if the receiver keeps up
+    if (s.written - s.consumed > hot_ / 2) s.consumed = __atomic_load_n(ack_word(my_pe_, pe), __ATOMIC_ACQUIRE);
+    if (s.written - s.consumed <= hot_ / 2) pad = ring_bytes_ - at;
+  }
+  uint64_t need = s.written + pad + len;
+  if (need - s.consumed > ring_bytes_) {
+    s.consumed = __atomic_load_n(ack_word(my_pe_, pe), __ATOMIC_ACQUIRE);
+    if (need - s.consumed > ring_bytes_) return nullptr;
+  }
+  char* base = ring(pe, my_pe_);
+  if (pad > 0) {
+    Header marker{};
+    marker.kind = kPadKind;
+    std::memcpy(base + at + sizeof(uint32_t), reinterpret_cast<const char*>(&marker) + sizeof(uint32_t),
+                sizeof(Header) - sizeof(uint32_t));
+    publish(base + at, ++s.packets);
+    s.written += pad;
+    at = 0;
+  }
+  s.reserved_at = at;
+  return base + at + sizeof(Header);
+}
+
+[[gnu::always_inline]] inline void ShmRings::commit_packet(int pe, const Header& h) {
+  Sender& s = to_[static_cast<size_t>(pe)];
+  size_t len = line_up(sizeof(Header) + h.len);
+  char* base = ring(pe, my_pe_);
+  char* packet = base + s.reserved_at;
+  std::memcpy(packet + sizeof(uint32_t), reinterpret_cast<const char*>(&h) + sizeof(uint32_t),
+              sizeof(Header) - sizeof(uint32_t));
+  publish(packet, ++s.packets);
+  s.written += len;
+  s.at = after(s.reserved_at, len);
+  gasket::detail::ring(pe);  // a receiver napping in its wait (core's waiting policy) wakes
+}
 
 }  // namespace gasket::mpi::p2p
