@@ -233,6 +233,17 @@ def make_plots(out_dir, results):
     return plots
 
 
+def side_by_side(cases):
+    """The plan's cases with each benchmark's runs next to each other (gasket's paths, Open MPI,
+    MPICH, ...), in plan order otherwise: a change of the machine's state during a repetition then
+    reaches every implementation of that benchmark alike (docs/PERFORMANCE.md: this machine's two
+    states)."""
+    first = {}
+    for i, c in enumerate(cases):
+        first.setdefault(c.label, i)
+    return sorted(cases, key=lambda c: first[c.label])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--plan", required=True, help="file of cases, one per line")
@@ -247,8 +258,9 @@ def main():
         sys.exit("compare: the plan %s has no cases" % args.plan)
     os.makedirs(args.out, exist_ok=True)
     results = defaultdict(lambda: defaultdict(list))
+    order = side_by_side(cases)
     for rep in range(args.reps):
-        for case in cases:
+        for case in order:
             print("compare: rep %d/%d %s %s" % (rep + 1, args.reps, case.impl, case.label),
                   file=sys.stderr, flush=True)
             run_case(case, args.timeout, results)
