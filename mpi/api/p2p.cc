@@ -452,11 +452,10 @@ class RequestList {
       items_ = spilled_.data();
     }
     gasket::mpi::p2p::RequestPool& pool = c.engine().requests();
-    for (int i = 0; i < count; ++i) {  // lookup_request's test without an Error value per request
+    for (int i = 0; i < count; ++i) {  // lookup_request without an Error value per request
       MPI_Request h = requests[i];
-      Request* r = h == MPI_REQUEST_NULL ? nullptr : pool.find(h);
-      if (h != MPI_REQUEST_NULL && (r == nullptr || !r->user_owned)) return api::request_not_found(h, call);
-      items_[i] = r;
+      items_[i] = h == MPI_REQUEST_NULL ? nullptr : api::user_request(pool, h);
+      if (h != MPI_REQUEST_NULL && items_[i] == nullptr) return api::request_not_found(h, call);
     }
     return Error::ok();
   }
