@@ -261,6 +261,8 @@ bool poll(bool block, Ready&& ready) {
     if (ready()) return true;
     if (!block) return false;
     if (detail::wait_turn(&polls, progress, ready)) return true;
+    // A write that landed during the spin's pause is seen now rather than after one more progress.
+    if (ready()) return true;
   }
 }
 

@@ -16,6 +16,7 @@
 
 #include "core/am/cpu_atomic.h"
 #include "core/am/emulated_rma.h"
+#include "core/base/copy.h"
 #include "core/base/log.h"
 #include "core/runtime.h"
 
@@ -104,10 +105,10 @@ void put_nbi(void* dst, const void* src, size_t bytes, int pe, const char* call)
   } else if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
     kernel_put(r, pe, seg, offset, src, bytes, call);
   } else if (r.path(pe) == Path::kDirect) {
-    std::memcpy(direct_address(seg, offset, pe), src, bytes);
+    base::copy_bytes(direct_address(seg, offset, pe), src, bytes);
     detail::ring(pe);
   } else if (char* mapped = backend_mapped(seg, pe)) {
-    std::memcpy(mapped + offset, src, bytes);
+    base::copy_bytes(mapped + offset, src, bytes);
   } else {
     backend_put(r, pe, seg, offset, src, bytes, call);
   }
@@ -131,9 +132,9 @@ bool start_get(Runtime& r, void* dst, const void* src, size_t bytes, int pe, con
   } else if (__builtin_expect(kernel_copy_peer(r, seg, pe), 0)) {
     kernel_get(r, pe, dst, seg, offset, bytes, call);
   } else if (r.path(pe) == Path::kDirect) {
-    std::memcpy(dst, direct_address(seg, offset, pe), bytes);
+    base::copy_bytes(dst, direct_address(seg, offset, pe), bytes);
   } else if (const char* mapped = backend_mapped(seg, pe)) {
-    std::memcpy(dst, mapped + offset, bytes);
+    base::copy_bytes(dst, mapped + offset, bytes);
   } else {
     backend_get(r, pe, dst, seg, offset, bytes, call);
     return r.native_read() != nullptr;  // the emulation's get is complete on return
@@ -222,8 +223,8 @@ void strided(bool is_put, void* dst, const void* src, ptrdiff_t dst_stride, ptrd
       if (is_put) kernel_put(r, pe, seg, off, si, block, call);
       else kernel_get(r, pe, di, seg, off, block, call);
     } else if (mapped != nullptr) {
-      if (is_put) std::memcpy(mapped + off, si, block);
-      else std::memcpy(di, mapped + off, block);
+      if (is_put) base::copy_bytes(mapped + off, si, block);
+      else base::copy_bytes(di, mapped + off, block);
     } else if (is_put) {
       backend_put(r, pe, seg, off, si, block, call);
     } else {

@@ -1,6 +1,13 @@
 #define BOOST_TEST_MODULE base
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/base/copy.h"
 #include "core/base/parse.h"
 
 using gasket::parse_bool;
@@ -47,4 +54,43 @@ BOOST_AUTO_TEST_CASE(size_formatting) {
   BOOST_TEST(gasket::format_size(3ull << 30) == "3G");
   BOOST_TEST(gasket::format_size(1000) == "1000");
   BOOST_TEST(gasket::format_size(0) == "0");
+}
+
+// copy_bytes below, at and past kStringMoveFrom (copy_large: `rep movsb` where the CPU has ERMS),
+// at odd offsets and lengths: every byte of the range lands, none outside it.
+BOOST_AUTO_TEST_CASE(copies_of_every_size_land_exactly) {
+  using gasket::base::copy_bytes;
+  using gasket::base::kStringMoveFrom;
+  const size_t max = kStringMoveFrom * 3 + 64;
+  std::vector<unsigned char> src(max), dst(max);
+  for (size_t i = 0; i < max; ++i) src[i] = static_cast<unsigned char>(i * 7 + i / 251);
+  for (size_t bytes : {size_t{0}, size_t{1}, size_t{7}, size_t{4096}, kStringMoveFrom - 1, kStringMoveFrom,
+                       kStringMoveFrom + 1, kStringMoveFrom * 2 + 13, kStringMoveFrom * 3}) {
+    for (size_t at : {size_t{0}, size_t{3}, size_t{64}}) {
+      std::fill(dst.begin(), dst.end(), 0xee);
+      copy_bytes(dst.data() + at, src.data() + (at ^ 1), bytes);
+      BOOST_TEST_INFO("bytes " << bytes << " at " << at);
+      BOOST_TEST(std::memcmp(dst.data() + at, src.data() + (at ^ 1), bytes) == 0);
+      BOOST_TEST(std::count(dst.begin(), dst.begin() + at, 0xee) == static_cast<long>(at));
+      BOOST_TEST(std::count(dst.begin() + at + bytes, dst.end(), 0xee) == static_cast<long>(max - at - bytes));
+    }
+  }
+}
+
+// The CPUID answer agrees with the kernel's view of the CPU (the "erms" flag of /proc/cpuinfo).
+BOOST_AUTO_TEST_CASE(string_moves_follow_the_cpu) {
+#if defined(__x86_64__)
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  bool erms = false;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("flags", 0) == 0) {
+      erms = (line + " ").find(" erms ") != std::string::npos;
+      break;
+    }
+  }
+  BOOST_TEST(gasket::base::fast_string_moves() == erms);
+#else
+  BOOST_TEST(!gasket::base::fast_string_moves());
+#endif
 }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/base/copy.h"
 #include "core/base/log.h"
 #include "core/am/cpu_atomic.h"
 #include "core/gasket.h"
@@ -228,9 +229,9 @@ void compare_swap_element(char* p, size_t width, const void* value, const void* 
 
 void copy(bool is_put, char* remote, char* local, size_t len) {
   if (is_put) {
-    std::memcpy(remote, local, len);
+    base::copy_bytes(remote, local, len);
   } else {
-    std::memcpy(local, remote, len);
+    base::copy_bytes(local, remote, len);
   }
 }
 
