@@ -112,13 +112,19 @@ void allreduce_napping(const void* in, void* out, int count, MPI_Datatype type, 
   }
 }
 
-// A collective step's outcome on every rank: this rank's error, else the worst class another
-// rank reported (named as such).
+// A collective step's outcome on this rank once the ranks have shared their error classes: its
+// own error, else the worst class another rank reported (named as such).
+Error outcome_of(const File& f, Error local, int64_t worst, const char* call) {
+  if (!local.is_ok() || worst == 0) return local;
+  return error(static_cast<int>(worst), "%s: rank %d: the call failed on another rank of %s", call, f.rank,
+               f.label().c_str());
+}
+
+// A collective step's outcome on every rank (an allreduce of the error classes).
 Error agree(const File& f, Error local, const char* call) {
   int mine = local.error_class(), worst = 0;
   allreduce_napping(&mine, &worst, 1, MPI_INT, MPI_MAX, f);
-  if (!local.is_ok() || worst == 0) return local;
-  return error(worst, "%s: rank %d: the call failed on another rank of %s", call, f.rank, f.label().c_str());
+  return outcome_of(f, std::move(local), worst, call);
 }
 
 Error check_nonnull(const void* p, const char* what, const char* call, const File& f) {
@@ -207,22 +213,24 @@ PieceShape shape_of(const std::vector<Piece>& pieces) {
   return {pieces.size() > 1 ? 1 : 0, -(bytes / static_cast<int64_t>(pieces.size()))};
 }
 
-// A collective write on one node whose pieces average at least this on every rank is written by
-// each rank itself (romio_cb_write automatic); below, two-phase. Measured at 4-8 ranks on one node
-// (README.md, "Choosing the path"): each rank its own pieces was ahead from 16 KiB pieces up,
-// two-phase ahead for 1.3 KiB pieces at 8 ranks.
+// A collective access on one node whose pieces average at least this on every rank is moved by
+// each rank itself (romio_cb_* automatic); below, two-phase. Measured at 4-8 ranks on one node
+// (README.md, "Choosing the path"): writing its own pieces was ahead from 16 KiB pieces up,
+// two-phase ahead for 1.3 KiB pieces at 8 ranks; reading its own pieces was 2-5x ahead of
+// two-phase at 4 ranks from 16 KiB pieces up (one copy from the page cache instead of two).
 constexpr int64_t kOwnPiecesMean = 16 << 10;
 
 // How a collective access moves its data (the same answer on every rank, from the agreed shape).
 // romio_cb_* enable / disable decide alone. Automatic: each rank moves its own bytes when every
-// access is contiguous (nothing to gather), and also — writes only — when the ranks share one
-// node, the file is not in atomic mode and every rank's pieces average kOwnPiecesMean or more:
-// the ranks' pwrites meet in the one page cache, which merges them, and no rank waits for an
-// aggregator or copies its bytes into another's buffer (README.md, "Choosing the path").
-// Otherwise two-phase: ranks on several nodes (a few large writes per node instead of every
-// rank's small ones over the network file system) and small interleaved pieces (written
-// independently they would be many tiny pwrites, or sieved under a lock over each rank's whole
-// range, which overlaps the others').
+// access is contiguous (nothing to gather), and also when the ranks share one node, the file is
+// not in atomic mode and every rank's pieces average kOwnPiecesMean or more: the ranks' system
+// calls meet in the one page cache, which merges the writes, each byte is copied once between
+// the page cache and the user's memory, and no rank waits for an aggregator or copies its bytes
+// through another's buffer (README.md, "Choosing the path"). Otherwise two-phase: ranks on
+// several nodes (a few large accesses per node instead of every rank's small ones over the
+// network file system) and small interleaved pieces (moved independently they would be many
+// tiny system calls, or sieved under a lock over each rank's whole range, which overlaps the
+// others').
 struct PathRule {
   io::Hints::Switch cb;
   bool write, atomic;
@@ -234,7 +242,7 @@ struct PathRule {
     if (cb != io::Hints::Switch::kAutomatic) {
       two_phase = cb == io::Hints::Switch::kEnable;
     } else {
-      bool large_pieces_on_one_node = write && nodes == 1 && !atomic && -all.minus_mean >= kOwnPiecesMean;
+      bool large_pieces_on_one_node = nodes == 1 && !atomic && -all.minus_mean >= kOwnPiecesMean;
       two_phase = size > 1 && all.noncontiguous != 0 && !large_pieces_on_one_node;
     }
     return two_phase ? io::CollectivePath::kTwoPhase : io::CollectivePath::kIndependent;
@@ -361,15 +369,28 @@ std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t b
 }
 
 // A collective transfer: two-phase or each rank its own bytes, as PathRule chooses. Reads end at
-// end of file.
+// end of file. `checked` is this rank's outcome of the argument checks (its rank takes part with
+// no data when it failed): one allreduce agrees on it and on the shape of the access before any
+// data moves, so a bad argument on one rank fails every rank's call. That allreduce waits the
+// core's way (spin, then sleep on the doorbell), not in allreduce_napping's fixed naps: the ranks
+// are entering the call, not in a file system call, and a nap of a few microseconds lasts ~60 us
+// (the kernel's timer slack), as long as reading 1.5 MB from the page cache (docs/PERFORMANCE.md,
+// issue 21, io3).
 Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
-                          const char* call) {
-  io::Access access = f.access();
-  std::vector<Piece> pieces = pieces_of(f, write, start, bytes, moved);
-  PieceShape mine = shape_of(pieces), all{};
-  allreduce_napping(&mine, &all, 2, MPI_INT64_T, MPI_MAX, f);
+                          Error checked, const char* call) {
+  std::vector<Piece> pieces;
+  *moved = 0;
+  if (checked.is_ok()) pieces = pieces_of(f, write, start, bytes, moved);
+  PieceShape shape = shape_of(pieces);
+  int64_t mine[3] = {checked.error_class(), shape.noncontiguous, shape.minus_mean}, all[3];
+  PMPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, f.comm);
+  Error agreed = outcome_of(f, std::move(checked), all[0], call);
+  if (!agreed.is_ok()) {
+    *moved = 0;
+    return agreed;
+  }
   PathRule rule(f, write);
-  io::CollectivePath path = rule.choose(all);
+  io::CollectivePath path = rule.choose(PieceShape{all[1], all[2]});
   rule.record(*f.paths_used, path);
   if (path == io::CollectivePath::kTwoPhase) return agree(f, two_phase(f, write, pieces, data, call), call);
   // Each rank moves its own bytes and returns its own outcome, as an independent access: the
@@ -377,7 +398,7 @@ Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_
   // every rank until the slowest rank's pwrite ends, so none could begin the MPI_File_sync that
   // usually follows (its fsync flushes the pages written so far) — README.md, "Outcomes".
   int64_t done = 0;
-  Error e = io::transfer(access, write, start, data, bytes, &done, call, f.rank);
+  Error e = io::transfer(f.access(), write, start, data, bytes, &done, call, f.rank);
   *moved = done;
   return e;
 }
@@ -936,14 +957,16 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
   Error bad_handle = check_handles(c, f, k, handle, request, &type);
   Error e = bad_handle.is_ok() ? check_values(c, f, k, offset, buf, count, handle, type) : bad_handle;
   bool collective = k.completion != Completion::kBlocking && k.completion != Completion::kNonblocking;
-  // Blocking and split collectives agree on errors; a non-blocking collective must not wait for
-  // the other ranks: a rank that fails its checks still takes part with no data, and returns a
-  // bad handle at once (its request, if any, released when done) or fails its request at
-  // completion for a bad value (the file's handler runs in MPI_Wait/Test).
-  bool agreed = (collective && k.completion != Completion::kNonblockingCollective) || k.position == Position::kOrdered;
+  // Blocking and split collectives agree on errors: split and ordered ones here, the others in
+  // collective_transfer's one allreduce, where a rank that failed its checks takes part with no
+  // data (and so does a non-blocking collective's, which must not wait for the other ranks: it
+  // returns a bad handle at once, its request, if any, released when done, or fails its request
+  // at completion for a bad value, the file's handler running in MPI_Wait/Test).
+  bool agreed = k.completion == Completion::kBegin || k.position == Position::kOrdered;
+  bool takes_part_failed = collective && !agreed;
   if (agreed) e = agree(f, std::move(e), call);
   Error failure;
-  if (!e.is_ok() && k.completion == Completion::kNonblockingCollective) {
+  if (!e.is_ok() && takes_part_failed) {
     failure = std::move(e);
     e = Error::ok();
     count = 0;
@@ -984,7 +1007,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     data = staging.data();
   }
   if (agreed) e = agree(f, std::move(e), call);
-  if (!e.is_ok() && k.completion == Completion::kNonblockingCollective) {
+  if (!e.is_ok() && takes_part_failed) {
     failure = std::move(e);  // a conversion failed: no data, as above
     e = Error::ok();
     bytes = 0;
@@ -1029,7 +1052,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
 
   int64_t moved = 0;
   if (collective || k.position == Position::kOrdered) {
-    e = collective_transfer(f, k.write, position * esz, data, bytes, &moved, call);
+    e = collective_transfer(f, k.write, position * esz, data, bytes, &moved, std::move(failure), call);
   } else {  // the system calls run with the lock released (other threads' MPI calls go on)
     io::Access access = f.access();
     int rank = f.rank;
