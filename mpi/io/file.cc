@@ -396,8 +396,8 @@ void IoThread::run() {
       queue_.pop_front();
     }
     job->error = job->work ? job->work(&job->moved)
-                           : transfer(job->access, job->write, job->start, job->data.data(),
-                                      static_cast<int64_t>(job->data.size()), &job->moved, job->call, job->rank);
+                           : transfer(job->access, job->write, job->start, job->data, job->bytes, &job->moved,
+                                      job->call, job->rank);
     job->finished.store(true, std::memory_order_release);
     if (job->in_flight) job->in_flight->fetch_sub(1, std::memory_order_release);
   }

@@ -164,7 +164,12 @@ struct IoJob {
   Access access;
   bool write = false;
   int64_t start = 0;
-  std::vector<char> data;
+  // The access's packed stream bytes: the caller's own memory when they need no packing or
+  // conversion (a contiguous datatype, native representation: MPI leaves the buffer to the access
+  // until it completes), else `staged`.
+  char* data = nullptr;
+  int64_t bytes = 0;
+  std::vector<char> staged;
   int64_t moved = 0;
   Error error;
   int rank = 0;

@@ -617,8 +617,8 @@ class TwoPhaseSteps {
       worst_ = range_[4];  // the arguments' outcome, agreed in step 1
       if (failure_.is_ok() && worst_ == 0 && !pieces_.empty()) {
         submit([job = job_](int64_t* moved) {
-          return io::transfer(job->access, job->write, job->start, job->data.data(),
-                              static_cast<int64_t>(job->data.size()), moved, job->call, job->rank);
+          return io::transfer(job->access, job->write, job->start, job->data, job->bytes, moved, job->call,
+                              job->rank);
         });
       }
       return;
@@ -684,7 +684,7 @@ class TwoPhaseSteps {
       }
       for (size_t i = 0; job_->write && i < outgoing_[r].size(); ++i) {
         const Piece& p = outgoing_[r][i];
-        std::memcpy(at, job_->data.data() + p.stream, static_cast<size_t>(p.length));
+        std::memcpy(at, job_->data + p.stream, static_cast<size_t>(p.length));
         at += p.length;
       }
       inbox_[r].resize(static_cast<size_t>(message_bytes(recv_counts_[2 * r], recv_counts_[2 * r + 1])));
@@ -792,7 +792,7 @@ class TwoPhaseSteps {
     for (size_t r = 0; r < outgoing_.size(); ++r) {
       const char* at = replies_[r].data();
       for (const Piece& p : outgoing_[r]) {
-        std::memcpy(job_->data.data() + p.stream, at, static_cast<size_t>(p.length));
+        std::memcpy(job_->data + p.stream, at, static_cast<size_t>(p.length));
         at += p.length;
       }
     }
@@ -873,10 +873,10 @@ class FileOperation final : public p2p::Operation {
       *e = job_->error;
       return true;
     }
-    if (!job_->write) {
+    if (!job_->write && job_->data != static_cast<char*>(buf_) + type_->true_lb) {
       Guard nested(c_);
-      *e = stage_in(c_, nested, *job_->access.view, job_->data.data(), job_->moved, buf_, count_, *type_,
-                    handle_, job_->rank, job_->call);
+      *e = stage_in(c_, nested, *job_->access.view, job_->data, job_->moved, buf_, count_, *type_, handle_,
+                    job_->rank, job_->call);
     }
     return true;
   }
@@ -1000,7 +1000,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
   char* data = nullptr;
   if (k.write) {
     e = stage_out(c, g, f, buf, count, *type, handle, &staging, &data, call);
-  } else if (f.view->datarep == "native" && type->contiguous() && !nonblocking && k.completion != Completion::kBegin) {
+  } else if (f.view->datarep == "native" && type->contiguous()) {  // read straight into the caller's memory
     data = static_cast<char*>(const_cast<void*>(buf)) + type->true_lb;
   } else {
     staging.resize(static_cast<size_t>(bytes));
@@ -1018,8 +1018,9 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     job->access = f.access();
     job->write = k.write;
     job->start = position * esz;
-    job->data = staging.empty() ? std::vector<char>(data, data + bytes) : std::move(staging);
-    job->data.resize(static_cast<size_t>(bytes));
+    job->staged = std::move(staging);
+    job->data = job->staged.empty() ? data : job->staged.data();
+    job->bytes = bytes;
     job->rank = f.rank;
     job->call = call;
     job->in_flight = f.in_flight;  // MPI_File_close waits for it

@@ -4,8 +4,9 @@
  * two-phase. Rank 0 writes a reference file with plain POSIX pwrite; every rank then reads its view
  * collectively and compares each byte with the reference at the file offset the view gives it
  * (computed here from the vector's geometry, not by the library). Each case is read with
- * MPI_File_read_at_all, MPI_File_read_all in two halves (the individual pointer checked between)
- * and MPI_File_iread_at_all + MPI_Wait, and MPI_File_get_info must report the path the rule gives
+ * MPI_File_read_at_all, MPI_File_read_all in two halves (the individual pointer checked between),
+ * MPI_File_iread_at_all + MPI_Wait and MPI_File_read_at_all_begin + _end (these two read straight
+ * into a contiguous memory type), and MPI_File_get_info must report the path the rule gives
  * (gasket_cb_read_used). Views are vectors of kRows pieces at odd displacements:
  *  A. 20481-byte pieces interleaved with the other ranks' (piece k of rank r at (k * size + r) *
  *     piece): each rank its own pieces (sieved), two-phase across nodes;
@@ -33,8 +34,9 @@ enum { kRows = 6, kSentinel = 0xFF }; /* reference() gives 1..250 */
 enum Path { kTwoPhase, kIndependent };
 static const char* const kPathName[] = {"two-phase", "independent"};
 enum Layout { kInterleaved, kInterleavedWithHoles, kOwnRegion };
-enum Form { kReadAtAll, kReadAllHalves, kIreadAtAll, kForms };
-static const char* const kFormName[] = {"read_at_all", "read_all in two halves", "iread_at_all + wait"};
+enum Form { kReadAtAll, kReadAllHalves, kIreadAtAll, kSplit, kForms };
+static const char* const kFormName[] = {"read_at_all", "read_all in two halves", "iread_at_all + wait",
+                                        "read_at_all_begin + end"};
 
 static int rank, size, nodes;
 static char path[4200];
@@ -168,6 +170,9 @@ static enum Path read_case(const struct Case* c, enum Form form) {
     MPI_Request request;
     MPI_OK(MPI_File_iread_at_all(fh, 0, memory, items, memtype, &request));
     MPI_OK(MPI_Wait(&request, &st));
+  } else if (form == kSplit) {
+    MPI_OK(MPI_File_read_at_all_begin(fh, 0, memory, items, memtype));
+    MPI_OK(MPI_File_read_at_all_end(fh, memory, &st));
   } else { /* two halves through the individual pointer (whole elements of the memory type) */
     CHECK(!c->gapped_memory);
     int first = (int)(count / 2);
