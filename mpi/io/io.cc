@@ -196,9 +196,7 @@ void ensure_cb_window(File& f) {
   f.cb_window_size = f.hints.cb_buffer_size;
 }
 
-struct Piece {
-  int64_t offset, length, stream;
-};
+using Piece = io::Extent;  // a piece of a rank's access: file offset, length, stream offset
 
 // What the ranks of a collective access tell each other to choose its path (an allreduce with
 // MPI_MAX): whether some rank's access is non-contiguous, and minus the smallest mean piece
@@ -354,18 +352,7 @@ Error two_phase(File& f, bool write, const std::vector<Piece>& pieces, char* dat
 // The file pieces of `bytes` stream bytes from stream byte `start`, in stream order; a read stops
 // at the end of the file. *moved: the stream bytes they hold.
 std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t bytes, int64_t* moved) {
-  std::vector<Piece> pieces;
-  int64_t limit = write ? INT64_MAX : file_size(f);
-  *moved = 0;
-  f.view->for_each_extent(start, bytes, [&](int64_t off, int64_t len, int64_t stream) {
-    if (off >= limit) return false;
-    len = std::min(len, limit - off);
-    pieces.push_back({off, len, stream});
-    *moved = stream + len;
-    return off + len < limit;
-  });
-  if (write) *moved = bytes;
-  return pieces;
+  return io::extents_of(*f.view, start, bytes, write ? -1 : file_size(f), moved);
 }
 
 // A collective transfer: two-phase or each rank its own bytes, as PathRule chooses. Reads end at
@@ -398,7 +385,7 @@ Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_
   // every rank until the slowest rank's pwrite ends, so none could begin the MPI_File_sync that
   // usually follows (its fsync flushes the pages written so far) — README.md, "Outcomes".
   int64_t done = 0;
-  Error e = io::transfer(f.access(), write, start, data, bytes, &done, call, f.rank);
+  Error e = io::transfer_extents(f.access(), write, pieces, data, *moved, &done, call, f.rank);
   *moved = done;
   return e;
 }
