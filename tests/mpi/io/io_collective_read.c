@@ -31,8 +31,6 @@
 #include "io_job.h"
 
 enum { kRows = 6, kSentinel = 0xFF }; /* reference() gives 1..250 */
-enum Path { kTwoPhase, kIndependent };
-static const char* const kPathName[] = {"two-phase", "independent"};
 enum Layout { kInterleaved, kInterleavedWithHoles, kOwnRegion };
 enum Form { kReadAtAll, kReadAllHalves, kIreadAtAll, kSplit, kForms };
 static const char* const kFormName[] = {"read_at_all", "read_all in two halves", "iread_at_all + wait",
@@ -77,24 +75,7 @@ static long memory_offset(const struct Case* c, long stream) {
   return c->gapped_memory ? stream / c->piece * (c->piece + 7L) + stream % c->piece : stream;
 }
 
-static enum Path expected_path(const struct Case* c) {
-  if (strcmp(c->cb, "enable") == 0) return kTwoPhase;
-  if (strcmp(c->cb, "disable") == 0 || size == 1) return kIndependent;
-  return nodes == 1 && !c->atomic && c->piece >= (16 << 10) ? kIndependent : kTwoPhase;
-}
-
-static enum Path reported_path(MPI_File fh) {
-  MPI_Info used;
-  MPI_OK(MPI_File_get_info(fh, &used));
-  char value[64] = "";
-  int found = 0;
-  MPI_OK(MPI_Info_get(used, "gasket_cb_read_used", (int)sizeof value - 1, value, &found));
-  MPI_OK(MPI_Info_free(&used));
-  CHECK(found);
-  if (strcmp(value, kPathName[kTwoPhase]) == 0) return kTwoPhase;
-  CHECK(strcmp(value, kPathName[kIndependent]) == 0);
-  return kIndependent;
-}
+static enum Path case_path(const struct Case* c) { return expected_path(c->cb, c->atomic, c->piece, size, nodes); }
 
 static void write_reference_file(void) {
   if (rank == 0) {
@@ -200,7 +181,7 @@ static enum Path read_case(const struct Case* c, enum Form form) {
   }
   CHECK_EQ(moved, c->past_end ? bytes_before_end(c) : count);
   check_bytes(c, form, memory, memory_size, moved);
-  enum Path used = reported_path(fh);
+  enum Path used = reported_path(fh, "gasket_cb_read_used");
   MPI_OK(MPI_File_close(&fh));
   MPI_OK(MPI_Type_free(&filetype));
   if (c->gapped_memory) MPI_OK(MPI_Type_free(&memtype));
@@ -237,13 +218,7 @@ static void check_agreed_failures(const struct Case* c) {
 
 int main(int argc, char** argv) {
   start_io_job(&argc, &argv, "io_collective_read", &rank, &size, path, sizeof path);
-  MPI_Comm node;
-  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
-  int node_rank, leader;
-  MPI_Comm_rank(node, &node_rank);
-  leader = node_rank == 0;
-  MPI_OK(MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-  MPI_OK(MPI_Comm_free(&node));
+  nodes = count_nodes();
 
   const struct Case cases[] = {
       {'A', 20481, kInterleaved, 0, "automatic", 0, 0},        {'B', 102403, kInterleavedWithHoles, 0, "automatic", 0, 0},
@@ -264,7 +239,7 @@ int main(int argc, char** argv) {
   int taken[2] = {0, 0};
   for (int k = 0; k < ncases; ++k) {
     const struct Case* c = &cases[k];
-    enum Path want = expected_path(c);
+    enum Path want = case_path(c);
     for (int form = 0; form < kForms; ++form) {
       if (form == kReadAllHalves && (c->gapped_memory || c->past_end)) continue; /* whole elements; the pointer */
       enum Path got = read_case(c, (enum Form)form);
