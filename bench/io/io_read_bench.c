@@ -12,15 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int compare(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double* v, int n) {
-  qsort(v, (size_t)n, sizeof *v, compare);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#include "bench/io/io_darray.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -38,16 +30,8 @@ int main(int argc, char** argv) {
   char path[4096];
   snprintf(path, sizeof path, "%s/io_read_bench.%d", dir, job);
 
-  int g[3] = {edge, edge, edge}, p[3] = {0, 0, 0};
-  int distribs[3] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK};
-  int dargs[3] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG};
-  MPI_Dims_create(size, 3, p);
-  MPI_Datatype ft;
-  MPI_Type_create_darray(size, rank, 3, g, distribs, dargs, p, MPI_ORDER_C, MPI_DOUBLE, &ft);
-  MPI_Type_commit(&ft);
-  int tsize;
-  MPI_Type_size(ft, &tsize);
-  long n_local = tsize / 8;
+  long n_local;
+  MPI_Datatype ft = darray_of_doubles(edge, rank, size, &n_local);
   double* mine = malloc(sizeof(double) * (size_t)n_local);
   double* back = malloc(sizeof(double) * (size_t)n_local);
   for (long i = 0; i < n_local; ++i) mine[i] = rank * 1e9 + (double)i;
@@ -74,7 +58,7 @@ int main(int argc, char** argv) {
   }
   MPI_File_close(&fh);
 
-  double mine_times[2] = {median(in_call, calls), median(with_barrier, calls)}, slowest[2], sum[2];
+  double mine_times[2] = {median_of(in_call, calls), median_of(with_barrier, calls)}, slowest[2], sum[2];
   MPI_Reduce(mine_times, slowest, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(mine_times, sum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   int any_wrong = 0;
