@@ -360,9 +360,9 @@ std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t b
 // no data when it failed): one allreduce agrees on it and on the shape of the access before any
 // data moves, so a bad argument on one rank fails every rank's call. That allreduce waits the
 // core's way (spin, then sleep on the doorbell), not in allreduce_napping's fixed naps: the ranks
-// are entering the call, not in a file system call, and a nap of a few microseconds lasts ~60 us
+// are entering the call, not in a file system call, and a nap of a few microseconds lasts 42-71 us
 // (the kernel's timer slack), as long as reading 1.5 MB from the page cache (docs/PERFORMANCE.md,
-// issue 21, io3).
+// "MPI-IO collective read at 2 and 4 ranks").
 Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
                           Error checked, const char* call) {
   std::vector<Piece> pieces;
