@@ -2,7 +2,7 @@
 # Runs bench/io/io_bench.c for every MPI here in turn — gasket builds (one binary, each library
 # through LD_LIBRARY_PATH), Open MPI, MPICH — ROUNDS times in one run, the way to compare builds on
 # a shared machine, and prints per rank count the median and range of each one's collective write
-# with the POSIX writers of the same jobs and the load average.
+# and read with the POSIX writers and reader of the same jobs and the load average.
 #   bench/io/io_alternate.sh ROUNDS [edge [repetitions [directory [hints]]]]
 # Environment: RANKS (default "2 4"), GASKET_LIBS ("name=folder ...": gasket libraries to alternate,
 # each folder holding a libgasket_mpi.so; default: this tree's opt build as "gasket"), BAZEL,
@@ -53,11 +53,14 @@ for n in sorted({int(r[0]) for r in rows}):
     sub = [r for r in rows if int(r[0]) == n]
     loads = [float(r[2]) for r in sub]
     print(f"\n{n} ranks, {sys.argv[2]} rounds, load average {min(loads):.1f}-{max(loads):.1f}; MB/s median [range] of the jobs")
-    print("| build | collective write_all + sync | POSIX single writer | POSIX writer per rank | write / single writer |")
-    print("|---|---|---|---|---|")
+    print("| build | collective write_all + sync | POSIX single writer | POSIX writer per rank | write / single writer "
+          "| collective read_all | POSIX single reader | read / single reader |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in dict.fromkeys(r[1] for r in sub):
         def vals(op): return [float(r[4]) for r in sub if r[1] == name and r[3] == op]
         w, s, p = vals("collective_write_all+sync"), vals("posix_sequential_write+fsync"), vals("posix_write+fsync_per_rank")
-        ratio = [a / b for a, b in zip(w, s)]
-        print(f"| {name} | {med(w):.0f} [{min(w):.0f}-{max(w):.0f}] | {med(s):.0f} | {med(p):.0f} | {100 * med(ratio):.0f}% |")
+        rd, sr = vals("collective_read_all"), vals("posix_sequential_read")
+        def ratio(a, b): return 100 * med([x / y for x, y in zip(a, b)])
+        print(f"| {name} | {med(w):.0f} [{min(w):.0f}-{max(w):.0f}] | {med(s):.0f} | {med(p):.0f} | {ratio(w, s):.0f}% "
+              f"| {med(rd):.0f} [{min(rd):.0f}-{max(rd):.0f}] | {med(sr):.0f} | {ratio(rd, sr):.0f}% |")
 PY

@@ -16,16 +16,7 @@
 #include <unistd.h>
 
 #include "bench/common/bench_results.h"
-
-static int compare(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double* v, int n) {
-  qsort(v, (size_t)n, sizeof *v, compare);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#include "bench/io/io_darray.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -52,16 +43,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  int g[3] = {edge, edge, edge}, p[3] = {0, 0, 0};
-  int distribs[3] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK};
-  int dargs[3] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG};
-  MPI_Dims_create(size, 3, p);
-  MPI_Datatype ft;
-  MPI_Type_create_darray(size, rank, 3, g, distribs, dargs, p, MPI_ORDER_C, MPI_DOUBLE, &ft);
-  MPI_Type_commit(&ft);
-  int tsize;
-  MPI_Type_size(ft, &tsize);
-  long n_local = tsize / 8, total = 8L * edge * edge * edge;
+  long n_local, total = 8L * edge * edge * edge;
+  MPI_Datatype ft = darray_of_doubles(edge, rank, size, &n_local);
   double* mine = malloc(sizeof(double) * (size_t)n_local);
   double* back = malloc(sizeof(double) * (size_t)n_local);
   for (long i = 0; i < n_local; ++i) mine[i] = rank * 1e9 + (double)i;
@@ -140,8 +123,8 @@ int main(int argc, char** argv) {
   MPI_Reduce(&wrong, &any_wrong, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     double mb = total / 1e6;
-    double cw = mb / median(wt, reps), cr = mb / median(rt, reps), sw = mb / median(fw, reps), sr = mb / median(fr, reps);
-    double pr = mb / median(pw, reps);
+    double cw = mb / median_of(wt, reps), cr = mb / median_of(rt, reps), sw = mb / median_of(fw, reps), sr = mb / median_of(fr, reps);
+    double pr = mb / median_of(pw, reps);
     printf("# io_bench: %d ranks, %d^3 doubles (%ld bytes) in a darray view, %d repetitions, median MB/s%s%s\n", size,
            edge, total, reps, argc > 4 ? ", hints " : "", argc > 4 ? argv[4] : "");
     printf("collective_write_all+sync %ld %.1f\n", total, cw);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 
@@ -202,10 +203,6 @@ int error_class_of_errno(int err) {
 
 namespace {
 
-struct Extent {
-  int64_t offset, length, stream;
-};
-
 Error system_error(const char* call, int rank, const char* what, int64_t offset, int64_t length) {
   int err = errno;
   return error(error_class_of_errno(err), "%s: rank %d: %s of %lld bytes at file offset %lld failed: %s", call, rank,
@@ -314,31 +311,38 @@ Error sieve(const Access& a, bool write, const std::vector<Extent>& extents, cha
 
 }  // namespace
 
+std::vector<Extent> extents_of(const View& v, int64_t start, int64_t bytes, int64_t end_of_file, int64_t* moved) {
+  std::vector<Extent> extents;
+  int64_t limit = end_of_file < 0 ? INT64_MAX : end_of_file;
+  *moved = 0;
+  v.for_each_extent(start, bytes, [&](int64_t off, int64_t len, int64_t stream) {
+    if (off >= limit) return false;
+    len = std::min(len, limit - off);
+    extents.push_back({off, len, stream});
+    *moved = stream + len;
+    return off + len < limit;
+  });
+  if (end_of_file < 0) *moved = bytes;
+  return extents;
+}
+
 Error transfer(const Access& a, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
                const char* call, int rank) {
+  int64_t end_of_file = -1, total = 0;
   *moved = 0;
-  std::vector<Extent> extents;
-  a.view->for_each_extent(start, bytes, [&](int64_t off, int64_t len, int64_t stream) {
-    extents.push_back({off, len, stream});
-    return true;
-  });
-  if (extents.empty()) return Error::ok();
-  int64_t total = bytes;
-  if (!write) {  // a read ends at end of file: keep what lies before it
+  if (!write) {  // a read ends at end of file
     struct stat st{};
     if (::fstat(a.fd, &st) != 0) return system_error(call, rank, "fstat", 0, 0);
-    total = 0;
-    size_t keep = 0;
-    for (Extent& x : extents) {
-      if (x.offset >= st.st_size) break;
-      x.length = std::min<int64_t>(x.length, st.st_size - x.offset);
-      total = x.stream + x.length;
-      ++keep;
-      if (x.offset + x.length >= st.st_size) break;
-    }
-    extents.resize(keep);
-    if (extents.empty()) return Error::ok();
+    end_of_file = st.st_size;
   }
+  std::vector<Extent> extents = extents_of(*a.view, start, bytes, end_of_file, &total);
+  return transfer_extents(a, write, extents, data, total, moved, call, rank);
+}
+
+Error transfer_extents(const Access& a, bool write, const std::vector<Extent>& extents, char* data, int64_t total,
+                       int64_t* moved, const char* call, int rank) {
+  *moved = 0;
+  if (extents.empty()) return Error::ok();
   int64_t lo = extents.front().offset, hi = 0;
   for (const Extent& x : extents) hi = std::max(hi, x.offset + x.length);
   bool sieving = use_sieving(write ? a.hints.ds_write : a.hints.ds_read, extents, total);
@@ -396,8 +400,8 @@ void IoThread::run() {
       queue_.pop_front();
     }
     job->error = job->work ? job->work(&job->moved)
-                           : transfer(job->access, job->write, job->start, job->data.data(),
-                                      static_cast<int64_t>(job->data.size()), &job->moved, job->call, job->rank);
+                           : transfer(job->access, job->write, job->start, job->data, job->bytes, &job->moved,
+                                      job->call, job->rank);
     job->finished.store(true, std::memory_order_release);
     if (job->in_flight) job->in_flight->fetch_sub(1, std::memory_order_release);
   }

@@ -101,12 +101,26 @@ struct Access {
   bool atomic = false;
 };
 
+// A contiguous range of the file holding `length` bytes of an access's stream from stream byte
+// `stream` on (a piece of a rank's access).
+struct Extent {
+  int64_t offset, length, stream;
+};
+
+// The file extents of `bytes` stream bytes from stream byte `start` in view `v`, in stream order;
+// a read's (end_of_file >= 0) stop at the end of the file. *moved: the stream bytes they hold.
+std::vector<Extent> extents_of(const View& v, int64_t start, int64_t bytes, int64_t end_of_file, int64_t* moved);
+
 // Moves `bytes` packed stream bytes from stream byte `start` between `data` and the file. Reads
 // stop at end of file (*moved < bytes). Non-contiguous accesses are sieved (read the covering
 // range, copy, write back under a lock) when the hints allow; atomic mode locks the range.
 // Errors name `call`, the rank and the errno text.
 Error transfer(const Access& a, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
                const char* call, int rank);
+
+// transfer() over extents already found (extents_of; `total`: the stream bytes they hold).
+Error transfer_extents(const Access& a, bool write, const std::vector<Extent>& extents, char* data, int64_t total,
+                       int64_t* moved, const char* call, int rank);
 
 // pread/pwrite of `length` bytes at `offset` (retrying short transfers; *done: the bytes moved);
 // a read stops at end of file. Errors name `call`, the rank and the errno text.
@@ -164,7 +178,12 @@ struct IoJob {
   Access access;
   bool write = false;
   int64_t start = 0;
-  std::vector<char> data;
+  // The access's packed stream bytes: the caller's own memory when they need no packing or
+  // conversion (a contiguous datatype, native representation: MPI leaves the buffer to the access
+  // until it completes), else `staged`.
+  char* data = nullptr;
+  int64_t bytes = 0;
+  std::vector<char> staged;
   int64_t moved = 0;
   Error error;
   int rank = 0;

@@ -112,13 +112,19 @@ void allreduce_napping(const void* in, void* out, int count, MPI_Datatype type, 
   }
 }
 
-// A collective step's outcome on every rank: this rank's error, else the worst class another
-// rank reported (named as such).
+// A collective step's outcome on this rank once the ranks have shared their error classes: its
+// own error, else the worst class another rank reported (named as such).
+Error outcome_of(const File& f, Error local, int64_t worst, const char* call) {
+  if (!local.is_ok() || worst == 0) return local;
+  return error(static_cast<int>(worst), "%s: rank %d: the call failed on another rank of %s", call, f.rank,
+               f.label().c_str());
+}
+
+// A collective step's outcome on every rank (an allreduce of the error classes).
 Error agree(const File& f, Error local, const char* call) {
   int mine = local.error_class(), worst = 0;
   allreduce_napping(&mine, &worst, 1, MPI_INT, MPI_MAX, f);
-  if (!local.is_ok() || worst == 0) return local;
-  return error(worst, "%s: rank %d: the call failed on another rank of %s", call, f.rank, f.label().c_str());
+  return outcome_of(f, std::move(local), worst, call);
 }
 
 Error check_nonnull(const void* p, const char* what, const char* call, const File& f) {
@@ -190,9 +196,7 @@ void ensure_cb_window(File& f) {
   f.cb_window_size = f.hints.cb_buffer_size;
 }
 
-struct Piece {
-  int64_t offset, length, stream;
-};
+using Piece = io::Extent;  // a piece of a rank's access: file offset, length, stream offset
 
 // What the ranks of a collective access tell each other to choose its path (an allreduce with
 // MPI_MAX): whether some rank's access is non-contiguous, and minus the smallest mean piece
@@ -207,22 +211,24 @@ PieceShape shape_of(const std::vector<Piece>& pieces) {
   return {pieces.size() > 1 ? 1 : 0, -(bytes / static_cast<int64_t>(pieces.size()))};
 }
 
-// A collective write on one node whose pieces average at least this on every rank is written by
-// each rank itself (romio_cb_write automatic); below, two-phase. Measured at 4-8 ranks on one node
-// (README.md, "Choosing the path"): each rank its own pieces was ahead from 16 KiB pieces up,
-// two-phase ahead for 1.3 KiB pieces at 8 ranks.
+// A collective access on one node whose pieces average at least this on every rank is moved by
+// each rank itself (romio_cb_* automatic); below, two-phase. Measured at 4-8 ranks on one node
+// (README.md, "Choosing the path"): writing its own pieces was ahead from 16 KiB pieces up,
+// two-phase ahead for 1.3 KiB pieces at 8 ranks; reading its own pieces was 2-5x ahead of
+// two-phase at 4 ranks from 16 KiB pieces up (one copy from the page cache instead of two).
 constexpr int64_t kOwnPiecesMean = 16 << 10;
 
 // How a collective access moves its data (the same answer on every rank, from the agreed shape).
 // romio_cb_* enable / disable decide alone. Automatic: each rank moves its own bytes when every
-// access is contiguous (nothing to gather), and also — writes only — when the ranks share one
-// node, the file is not in atomic mode and every rank's pieces average kOwnPiecesMean or more:
-// the ranks' pwrites meet in the one page cache, which merges them, and no rank waits for an
-// aggregator or copies its bytes into another's buffer (README.md, "Choosing the path").
-// Otherwise two-phase: ranks on several nodes (a few large writes per node instead of every
-// rank's small ones over the network file system) and small interleaved pieces (written
-// independently they would be many tiny pwrites, or sieved under a lock over each rank's whole
-// range, which overlaps the others').
+// access is contiguous (nothing to gather), and also when the ranks share one node, the file is
+// not in atomic mode and every rank's pieces average kOwnPiecesMean or more: the ranks' system
+// calls meet in the one page cache, which merges the writes, each byte is copied once between
+// the page cache and the user's memory, and no rank waits for an aggregator or copies its bytes
+// through another's buffer (README.md, "Choosing the path"). Otherwise two-phase: ranks on
+// several nodes (a few large accesses per node instead of every rank's small ones over the
+// network file system) and small interleaved pieces (moved independently they would be many
+// tiny system calls, or sieved under a lock over each rank's whole range, which overlaps the
+// others').
 struct PathRule {
   io::Hints::Switch cb;
   bool write, atomic;
@@ -234,7 +240,7 @@ struct PathRule {
     if (cb != io::Hints::Switch::kAutomatic) {
       two_phase = cb == io::Hints::Switch::kEnable;
     } else {
-      bool large_pieces_on_one_node = write && nodes == 1 && !atomic && -all.minus_mean >= kOwnPiecesMean;
+      bool large_pieces_on_one_node = nodes == 1 && !atomic && -all.minus_mean >= kOwnPiecesMean;
       two_phase = size > 1 && all.noncontiguous != 0 && !large_pieces_on_one_node;
     }
     return two_phase ? io::CollectivePath::kTwoPhase : io::CollectivePath::kIndependent;
@@ -346,30 +352,32 @@ Error two_phase(File& f, bool write, const std::vector<Piece>& pieces, char* dat
 // The file pieces of `bytes` stream bytes from stream byte `start`, in stream order; a read stops
 // at the end of the file. *moved: the stream bytes they hold.
 std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t bytes, int64_t* moved) {
-  std::vector<Piece> pieces;
-  int64_t limit = write ? INT64_MAX : file_size(f);
-  *moved = 0;
-  f.view->for_each_extent(start, bytes, [&](int64_t off, int64_t len, int64_t stream) {
-    if (off >= limit) return false;
-    len = std::min(len, limit - off);
-    pieces.push_back({off, len, stream});
-    *moved = stream + len;
-    return off + len < limit;
-  });
-  if (write) *moved = bytes;
-  return pieces;
+  return io::extents_of(*f.view, start, bytes, write ? -1 : file_size(f), moved);
 }
 
 // A collective transfer: two-phase or each rank its own bytes, as PathRule chooses. Reads end at
-// end of file.
+// end of file. `checked` is this rank's outcome of the argument checks (its rank takes part with
+// no data when it failed): one allreduce agrees on it and on the shape of the access before any
+// data moves, so a bad argument on one rank fails every rank's call. That allreduce waits the
+// core's way (spin, then sleep on the doorbell), not in allreduce_napping's fixed naps: the ranks
+// are entering the call, not in a file system call, and a nap of a few microseconds lasts 42-71 us
+// (the kernel's timer slack), as long as reading 1.5 MB from the page cache (docs/PERFORMANCE.md,
+// "MPI-IO collective read at 2 and 4 ranks").
 Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
-                          const char* call) {
-  io::Access access = f.access();
-  std::vector<Piece> pieces = pieces_of(f, write, start, bytes, moved);
-  PieceShape mine = shape_of(pieces), all{};
-  allreduce_napping(&mine, &all, 2, MPI_INT64_T, MPI_MAX, f);
+                          Error checked, const char* call) {
+  std::vector<Piece> pieces;
+  *moved = 0;
+  if (checked.is_ok()) pieces = pieces_of(f, write, start, bytes, moved);
+  PieceShape shape = shape_of(pieces);
+  int64_t mine[3] = {checked.error_class(), shape.noncontiguous, shape.minus_mean}, all[3];
+  PMPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, f.comm);
+  Error agreed = outcome_of(f, std::move(checked), all[0], call);
+  if (!agreed.is_ok()) {
+    *moved = 0;
+    return agreed;
+  }
   PathRule rule(f, write);
-  io::CollectivePath path = rule.choose(all);
+  io::CollectivePath path = rule.choose(PieceShape{all[1], all[2]});
   rule.record(*f.paths_used, path);
   if (path == io::CollectivePath::kTwoPhase) return agree(f, two_phase(f, write, pieces, data, call), call);
   // Each rank moves its own bytes and returns its own outcome, as an independent access: the
@@ -377,7 +385,7 @@ Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_
   // every rank until the slowest rank's pwrite ends, so none could begin the MPI_File_sync that
   // usually follows (its fsync flushes the pages written so far) — README.md, "Outcomes".
   int64_t done = 0;
-  Error e = io::transfer(access, write, start, data, bytes, &done, call, f.rank);
+  Error e = io::transfer_extents(f.access(), write, pieces, data, *moved, &done, call, f.rank);
   *moved = done;
   return e;
 }
@@ -596,8 +604,8 @@ class TwoPhaseSteps {
       worst_ = range_[4];  // the arguments' outcome, agreed in step 1
       if (failure_.is_ok() && worst_ == 0 && !pieces_.empty()) {
         submit([job = job_](int64_t* moved) {
-          return io::transfer(job->access, job->write, job->start, job->data.data(),
-                              static_cast<int64_t>(job->data.size()), moved, job->call, job->rank);
+          return io::transfer(job->access, job->write, job->start, job->data, job->bytes, moved, job->call,
+                              job->rank);
         });
       }
       return;
@@ -663,7 +671,7 @@ class TwoPhaseSteps {
       }
       for (size_t i = 0; job_->write && i < outgoing_[r].size(); ++i) {
         const Piece& p = outgoing_[r][i];
-        std::memcpy(at, job_->data.data() + p.stream, static_cast<size_t>(p.length));
+        std::memcpy(at, job_->data + p.stream, static_cast<size_t>(p.length));
         at += p.length;
       }
       inbox_[r].resize(static_cast<size_t>(message_bytes(recv_counts_[2 * r], recv_counts_[2 * r + 1])));
@@ -771,7 +779,7 @@ class TwoPhaseSteps {
     for (size_t r = 0; r < outgoing_.size(); ++r) {
       const char* at = replies_[r].data();
       for (const Piece& p : outgoing_[r]) {
-        std::memcpy(job_->data.data() + p.stream, at, static_cast<size_t>(p.length));
+        std::memcpy(job_->data + p.stream, at, static_cast<size_t>(p.length));
         at += p.length;
       }
     }
@@ -852,10 +860,10 @@ class FileOperation final : public p2p::Operation {
       *e = job_->error;
       return true;
     }
-    if (!job_->write) {
+    if (!job_->write && job_->data != static_cast<char*>(buf_) + type_->true_lb) {
       Guard nested(c_);
-      *e = stage_in(c_, nested, *job_->access.view, job_->data.data(), job_->moved, buf_, count_, *type_,
-                    handle_, job_->rank, job_->call);
+      *e = stage_in(c_, nested, *job_->access.view, job_->data, job_->moved, buf_, count_, *type_, handle_,
+                    job_->rank, job_->call);
     }
     return true;
   }
@@ -936,14 +944,16 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
   Error bad_handle = check_handles(c, f, k, handle, request, &type);
   Error e = bad_handle.is_ok() ? check_values(c, f, k, offset, buf, count, handle, type) : bad_handle;
   bool collective = k.completion != Completion::kBlocking && k.completion != Completion::kNonblocking;
-  // Blocking and split collectives agree on errors; a non-blocking collective must not wait for
-  // the other ranks: a rank that fails its checks still takes part with no data, and returns a
-  // bad handle at once (its request, if any, released when done) or fails its request at
-  // completion for a bad value (the file's handler runs in MPI_Wait/Test).
-  bool agreed = (collective && k.completion != Completion::kNonblockingCollective) || k.position == Position::kOrdered;
+  // Blocking and split collectives agree on errors: split and ordered ones here, the others in
+  // collective_transfer's one allreduce, where a rank that failed its checks takes part with no
+  // data (and so does a non-blocking collective's, which must not wait for the other ranks: it
+  // returns a bad handle at once, its request, if any, released when done, or fails its request
+  // at completion for a bad value, the file's handler running in MPI_Wait/Test).
+  bool agreed = k.completion == Completion::kBegin || k.position == Position::kOrdered;
+  bool takes_part_failed = collective && !agreed;
   if (agreed) e = agree(f, std::move(e), call);
   Error failure;
-  if (!e.is_ok() && k.completion == Completion::kNonblockingCollective) {
+  if (!e.is_ok() && takes_part_failed) {
     failure = std::move(e);
     e = Error::ok();
     count = 0;
@@ -977,14 +987,14 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
   char* data = nullptr;
   if (k.write) {
     e = stage_out(c, g, f, buf, count, *type, handle, &staging, &data, call);
-  } else if (f.view->datarep == "native" && type->contiguous() && !nonblocking && k.completion != Completion::kBegin) {
+  } else if (f.view->datarep == "native" && type->contiguous()) {  // read straight into the caller's memory
     data = static_cast<char*>(const_cast<void*>(buf)) + type->true_lb;
   } else {
     staging.resize(static_cast<size_t>(bytes));
     data = staging.data();
   }
   if (agreed) e = agree(f, std::move(e), call);
-  if (!e.is_ok() && k.completion == Completion::kNonblockingCollective) {
+  if (!e.is_ok() && takes_part_failed) {
     failure = std::move(e);  // a conversion failed: no data, as above
     e = Error::ok();
     bytes = 0;
@@ -995,8 +1005,9 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
     job->access = f.access();
     job->write = k.write;
     job->start = position * esz;
-    job->data = staging.empty() ? std::vector<char>(data, data + bytes) : std::move(staging);
-    job->data.resize(static_cast<size_t>(bytes));
+    job->staged = std::move(staging);
+    job->data = job->staged.empty() ? data : job->staged.data();
+    job->bytes = bytes;
     job->rank = f.rank;
     job->call = call;
     job->in_flight = f.in_flight;  // MPI_File_close waits for it
@@ -1029,7 +1040,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
 
   int64_t moved = 0;
   if (collective || k.position == Position::kOrdered) {
-    e = collective_transfer(f, k.write, position * esz, data, bytes, &moved, call);
+    e = collective_transfer(f, k.write, position * esz, data, bytes, &moved, std::move(failure), call);
   } else {  // the system calls run with the lock released (other threads' MPI calls go on)
     io::Access access = f.access();
     int rank = f.rank;

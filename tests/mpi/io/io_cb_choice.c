@@ -4,7 +4,7 @@
  * case is written with MPI_File_write_all and with MPI_File_iwrite_all + MPI_Wait, and checked
  * three ways:
  *  - MPI_File_get_info reports the path taken (gasket_cb_write_used) on every rank, and it is the
- *    one the rule gives (expected_path below);
+ *    one the rule gives (expected_path in io_job.h);
  *  - the file, read by rank 0 with pread, holds every rank's bytes (a serial image);
  *  - which ranks write: the write again with the last rank's RLIMIT_FSIZE at 0 (SIGXFSZ ignored).
  *    Each rank writing its own pieces: the last rank's call fails with MPI_ERR_NO_SPACE, the
@@ -31,8 +31,6 @@
 #include "io_job.h"
 
 enum { kPieces = 8, kLarge = 128 << 10, kMiddle = 20 << 10, kSmall = 1000 };
-enum Path { kTwoPhase, kIndependent };
-static const char* const kPathName[] = {"two-phase", "independent"};
 
 static int rank, size, nodes;
 static char base[4200];
@@ -47,24 +45,7 @@ struct Case {
 static unsigned char byte_of(int r, long i, char name) { return (unsigned char)(1 + (r * 37 + i * 11 + name * 5 + (i >> 9)) % 251); }
 
 /* The rule of mpi/io/README.md, "Choosing the path", for these views. */
-static enum Path expected_path(const struct Case* c) {
-  if (strcmp(c->cb, "enable") == 0) return kTwoPhase;
-  if (strcmp(c->cb, "disable") == 0 || size == 1) return kIndependent;
-  return nodes == 1 && !c->atomic && c->piece >= (16 << 10) ? kIndependent : kTwoPhase;
-}
-
-static enum Path reported_path(MPI_File fh) {
-  MPI_Info used;
-  MPI_OK(MPI_File_get_info(fh, &used));
-  char value[64] = "";
-  int found = 0;
-  MPI_OK(MPI_Info_get(used, "gasket_cb_write_used", (int)sizeof value - 1, value, &found));
-  MPI_OK(MPI_Info_free(&used));
-  CHECK(found);
-  if (strcmp(value, kPathName[kTwoPhase]) == 0) return kTwoPhase;
-  CHECK(strcmp(value, kPathName[kIndependent]) == 0);
-  return kIndependent;
-}
+static enum Path case_path(const struct Case* c) { return expected_path(c->cb, c->atomic, c->piece, size, nodes); }
 
 /* Rank 0: the file holds every rank's pieces, except the last rank's (zeros or nothing) when
  * !last_written. */
@@ -123,7 +104,7 @@ static int write_case(const struct Case* c, int nonblocking, int limited, enum P
   }
   restore_file_size_limit(failing, &before);
   int cls = write_outcome(rc, &st, count);
-  *path = reported_path(fh);
+  *path = reported_path(fh, "gasket_cb_write_used");
   MPI_OK(MPI_File_sync(fh));
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   MPI_OK(MPI_File_sync(fh));
@@ -139,13 +120,7 @@ static int write_case(const struct Case* c, int nonblocking, int limited, enum P
 
 int main(int argc, char** argv) {
   start_io_job(&argc, &argv, "io_cb_choice", &rank, &size, base, sizeof base);
-  MPI_Comm node;
-  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
-  int node_rank, leader;
-  MPI_Comm_rank(node, &node_rank);
-  leader = node_rank == 0;
-  MPI_OK(MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-  MPI_OK(MPI_Comm_free(&node));
+  nodes = count_nodes();
 
   const struct Case cases[] = {{'A', kLarge, 0, "automatic"},
                                {'B', kSmall, 0, "automatic"},
@@ -156,7 +131,7 @@ int main(int argc, char** argv) {
   int checked[2] = {0, 0};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     const struct Case* c = &cases[k];
-    enum Path want = expected_path(c);
+    enum Path want = case_path(c);
     for (int nonblocking = 0; nonblocking <= 1; ++nonblocking) {
       for (int limited = 0; limited <= (size > 1); ++limited) {
         enum Path got;

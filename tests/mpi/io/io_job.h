@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -48,6 +49,46 @@ static inline int write_outcome(int rc, MPI_Status* st, int bytes) {
     CHECK_EQ(count, bytes);
   }
   return cls;
+}
+
+/* The path a collective access took (mpi/io/README.md, "Choosing the path"). */
+enum Path { kTwoPhase, kIndependent };
+static const char* const kPathName[] = {"two-phase", "independent"};
+
+/* The path the rule gives a collective access with romio_cb_* = `cb` whose ranks' pieces average
+ * `piece` bytes and are not one contiguous range per rank, on `size` ranks spread over `nodes`. */
+static inline enum Path expected_path(const char* cb, int atomic, long piece, int size, int nodes) {
+  if (strcmp(cb, "enable") == 0) return kTwoPhase;
+  if (strcmp(cb, "disable") == 0 || size == 1) return kIndependent;
+  return nodes == 1 && !atomic && piece >= (16 << 10) ? kIndependent : kTwoPhase;
+}
+
+/* The path the file's last collective read or write took, as MPI_File_get_info reports it under
+ * `key` (gasket_cb_read_used / gasket_cb_write_used). */
+static inline enum Path reported_path(MPI_File fh, const char* key) {
+  MPI_Info used;
+  MPI_OK(MPI_File_get_info(fh, &used));
+  char value[64] = "";
+  int found = 0;
+  MPI_OK(MPI_Info_get(used, key, (int)sizeof value - 1, value, &found));
+  MPI_OK(MPI_Info_free(&used));
+  CHECK(found);
+  if (strcmp(value, kPathName[kTwoPhase]) == 0) return kTwoPhase;
+  CHECK(strcmp(value, kPathName[kIndependent]) == 0);
+  return kIndependent;
+}
+
+/* The nodes of the job: its MPI_COMM_TYPE_SHARED groups. */
+static inline int count_nodes(void) {
+  int rank, node_rank, leader, nodes = 0;
+  MPI_Comm node;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+  MPI_Comm_rank(node, &node_rank);
+  leader = node_rank == 0;
+  MPI_OK(MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  MPI_OK(MPI_Comm_free(&node));
+  return nodes;
 }
 
 #endif
