@@ -454,11 +454,8 @@ static void threads(int rank, int peer) {
 }
 
 int main(int argc, char** argv) {
-  init_at_level_arg(&argc, &argv);
   int rank, size, level;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_OK(MPI_Query_thread(&level));
+  init_test_at_level_arg(&argc, &argv, &rank, &size, &level);
   CHECK_EQ(size % 2, 0);
   int peer = rank ^ 1;
   for (int method = 0; method < kMethods; ++method) mixed_array(rank, peer, (enum Method)method);
