@@ -28,11 +28,30 @@ Error create_and_start(Context& c, RequestKind kind, SendMode mode, const void* 
   return e;
 }
 
-// Nonblocking operation: create + start; *request is the handle.
+// A standard or ready send of contiguous data with valid arguments that the channel takes at
+// once (Engine::send_now): the data has left the user's buffer and the send is complete when this
+// returns true, without a request. False: nothing was sent. Inline: MPI_Send and MPI_Isend start
+// with it.
+[[gnu::always_inline]] inline bool send_at_once(Context& c, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt, int peer, int tag,
+                  MPI_Comm comm) {
+  gasket::mpi::comm::Communicator* cm;
+  const gasket::mpi::datatype::Datatype* type;
+  return (mode == SendMode::kStandard || mode == SendMode::kReady) && peer != MPI_PROC_NULL &&
+         api::valid_arguments(c, false, buf, count, dt, peer, tag, comm, &cm, &type) && type->contiguous() &&
+         c.engine().send_now(cm->peers().pes[static_cast<size_t>(peer)], cm->context, cm->rank, tag,
+                             static_cast<const char*>(buf) + type->true_lb, static_cast<size_t>(count * type->size));
+}
+
+// Nonblocking operation: create + start; *request is the handle. A send the channel takes at once
+// needs no request: its handle is p2p::kCompletedSend (the pool's built-in completed send).
 int post(const char* call, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt, int peer,
          int tag, MPI_Comm comm, MPI_Request* request) {
   return api::call(call, comm, [&](Context& c, Guard&) -> Error {
     if (request == nullptr) return error(MPI_ERR_ARG, "%s: the request argument is NULL", call);
+    if (kind == RequestKind::kSend && send_at_once(c, mode, buf, count, dt, peer, tag, comm)) {
+      *request = gasket::mpi::p2p::kCompletedSend;
+      return Error::ok();
+    }
     Request* r = api::start_valid(c, kind, mode, buf, count, dt, peer, tag, comm);
     if (r != nullptr) {
       *request = r->handle;
@@ -49,17 +68,12 @@ int post(const char* call, RequestKind kind, SendMode mode, const void* buf, MPI
 // channel takes at once, or a receive posted directly (p2p::DirectReceive). False: nothing done.
 bool direct(Context& c, Guard& g, RequestKind kind, SendMode mode, const void* buf, MPI_Count count, MPI_Datatype dt,
             int peer, int tag, MPI_Comm comm, MPI_Status* status, const char* call, Error* result) {
+  if (kind == RequestKind::kSend) return send_at_once(c, mode, buf, count, dt, peer, tag, comm);
   gasket::mpi::comm::Communicator* cm;
   const gasket::mpi::datatype::Datatype* type;
-  bool recv = kind == RequestKind::kRecv;
-  if (!api::valid_arguments(c, recv, buf, count, dt, peer, tag, comm, &cm, &type) || !type->contiguous() ||
+  if (!api::valid_arguments(c, true, buf, count, dt, peer, tag, comm, &cm, &type) || !type->contiguous() ||
       peer == MPI_PROC_NULL) {
     return false;
-  }
-  if (!recv) {
-    return (mode == SendMode::kStandard || mode == SendMode::kReady) &&
-           c.engine().send_now(cm->peers().pes[static_cast<size_t>(peer)], cm->context, cm->rank, tag,
-                               static_cast<const char*>(buf) + type->true_lb, static_cast<size_t>(count * type->size));
   }
   gasket::mpi::p2p::DirectReceive d;
   d.buf = const_cast<void*>(buf);
@@ -452,14 +466,18 @@ class RequestList {
       items_ = spilled_.data();
     }
     gasket::mpi::p2p::RequestPool& pool = c.engine().requests();
+    first_pending_ = size_;
     for (int i = 0; i < count; ++i) {  // lookup_request without an Error value per request
       MPI_Request h = requests[i];
-      items_[i] = h == MPI_REQUEST_NULL ? nullptr : api::user_request(pool, h);
-      if (h != MPI_REQUEST_NULL && items_[i] == nullptr) return api::request_not_found(h, call);
+      Request* r = items_[i] = h == MPI_REQUEST_NULL ? nullptr : pool.user_request(h);
+      if (h != MPI_REQUEST_NULL && r == nullptr) return api::request_not_found(h, call);
+      if (first_pending_ == size_ && !api::inactive(r) && !r->complete) first_pending_ = static_cast<size_t>(i);
     }
     return Error::ok();
   }
   size_t size() const { return size_; }
+  // The first active request that was not complete when gathered (size(): none).
+  size_t first_pending() const { return first_pending_; }
   Request* operator[](size_t i) const { return items_[i]; }
   Request* const* begin() const { return items_; }
   Request* const* end() const { return items_ + size_; }
@@ -470,6 +488,7 @@ class RequestList {
   std::vector<Request*> spilled_;
   Request** items_ = inline_;
   size_t size_ = 0;
+  size_t first_pending_ = 0;
 };
 
 MPI_Status* status_at(MPI_Status* statuses, int i) {
@@ -487,7 +506,7 @@ int all(const char* call, bool blocking, int count, MPI_Request requests[], int*
     // not seen complete, and once all are, under MULTIPLE one more pass confirms it (another
     // thread's MPI_Cancel of a completed send makes it incomplete again until answered).
     auto finished = [&rs](size_t i) { return api::inactive(rs[i]) || rs[i]->complete; };
-    size_t next = 0;
+    size_t next = rs.first_pending();
     bool confirm = c.thread_level() == MPI_THREAD_MULTIPLE;
     auto done = [&] {
       while (next < rs.size() && finished(next)) ++next;
@@ -514,10 +533,11 @@ int all(const char* call, bool blocking, int count, MPI_Request requests[], int*
       }
       if (statuses == MPI_STATUSES_IGNORE && api::conclude_plain(c, &requests[i], r)) continue;
       Error op;
-      if (r->comm != MPI_COMM_NULL) ec = r->comm;
+      MPI_Comm comm = r->comm;
       if (api::conclude(c, g, &requests[i], r, status_at(statuses, i), &op, call) != MPI_SUCCESS && !failed) {
         failed = true;
         first = op;
+        if (comm != MPI_COMM_NULL) ec = comm;  // the first failed request's handler reports
       }
     }
     if (failed) return Error(MPI_ERR_IN_STATUS, first.message());
@@ -607,10 +627,11 @@ int some(const char* call, bool blocking, int incount, MPI_Request requests[], i
       Request* r = rs[static_cast<size_t>(i)];
       if (api::inactive(r) || !r->complete) continue;
       Error op;
-      if (r->comm != MPI_COMM_NULL) ec = r->comm;
+      MPI_Comm comm = r->comm;
       if (api::conclude(c, g, &requests[i], r, status_at(statuses, n), &op, call) != MPI_SUCCESS && !failed) {
         failed = true;
         first = op;
+        if (comm != MPI_COMM_NULL) ec = comm;  // the first failed request's handler reports
       }
       indices[n++] = i;
     }
@@ -717,8 +738,12 @@ int PMPI_Cancel(MPI_Request* request) {
     } else if (r->kind == RequestKind::kSend) {
       // The receiver drops the message if it has not matched it (MPI_Test_cancelled then says
       // so); a matched send completes normally. A buffered send has left the user's request
-      // already (its copy is sent by an internal request): it completes normally too.
-      if (r->mode != SendMode::kBuffered && !r->proc_null) c.engine().cancel_send(r);
+      // already (its copy is sent by an internal request): it completes normally too, and so
+      // does a send that completed as it started (p2p::kCompletedSend: its message carries no
+      // id to cancel by).
+      if (r->mode != SendMode::kBuffered && !r->proc_null && !c.engine().requests().is_completed_send(r)) {
+        c.engine().cancel_send(r);
+      }
     } else if (r->kind == RequestKind::kGeneralized) {
       bool complete = r->complete;
       int code = c.run_callback(g, [&] { return r->cancel_fn(r->extra_state, complete ? 1 : 0); });

@@ -317,7 +317,7 @@ Error lookup(Context& c, MPI_Request handle, bool send, const char* call, Reques
              MPI_Comm* comm) {
   Error e = api::lookup_request(c, handle, call, r);
   if (!e.is_ok()) return e;
-  if (*r != nullptr) *comm = (*r)->comm;
+  if (*r != nullptr && (*r)->comm != MPI_COMM_NULL) *comm = (*r)->comm;  // none: a completed-at-start send's handle
   *op = *r != nullptr && (*r)->kind == RequestKind::kOperation ? dynamic_cast<Partitioned*>((*r)->operation.get()) : nullptr;
   if (*op == nullptr || (*op)->is_send() != send) {
     return error(MPI_ERR_REQUEST, "%s: request %d is not a partitioned %s request", call, handle,

@@ -84,23 +84,22 @@ Error truncation_error(const char* call, int my_rank, int64_t message_bytes, int
 
 // MPI_ERR_REQUEST for a handle that names no active request of the user's.
 Error request_not_found(MPI_Request handle, const char* call);
-// The user's request behind a handle other than MPI_REQUEST_NULL; null when it names none.
-inline p2p::Request* user_request(p2p::RequestPool& pool, MPI_Request handle) {
-  p2p::Request* found = pool.find(handle);
-  return found != nullptr && found->user_owned ? found : nullptr;
-}
 // The request behind a handle; null for MPI_REQUEST_NULL. Inline: every wait and test call looks
 // up each of its requests.
 inline Error lookup_request(Context& c, MPI_Request handle, const char* call, p2p::Request** r) {
   *r = nullptr;
   if (handle == MPI_REQUEST_NULL) return Error::ok();
-  *r = user_request(c.engine().requests(), handle);
+  *r = c.engine().requests().user_request(handle);
   return *r != nullptr ? Error::ok() : request_not_found(handle, call);
 }
 inline bool inactive(const p2p::Request* r) { return r == nullptr || (r->persistent && !r->active); }
 // conclude() of the common request (a send or receive, not persistent, that succeeded) whose
 // status is ignored: released, the handle nulled. False: nothing done, conclude() it.
 inline bool conclude_plain(Context& c, MPI_Request* handle, p2p::Request* r) {
+  if (c.engine().requests().is_completed_send(r)) {  // nothing to release
+    *handle = MPI_REQUEST_NULL;
+    return true;
+  }
   if ((r->kind != p2p::RequestKind::kSend && r->kind != p2p::RequestKind::kRecv) || r->persistent ||
       r->status_error != MPI_SUCCESS) {
     return false;

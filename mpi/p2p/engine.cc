@@ -635,7 +635,7 @@ void Engine::finish(Request* r) {
 
 // ---- receives and matching ----
 
-Request* Engine::match_posted(uint32_t context, int src_rank, int tag) {
+inline Request* Engine::match_posted(uint32_t context, int src_rank, int tag) {
   for (Request* r = posted_head_; r != nullptr; r = r->next) {
     if (r->context == context && matches(r->peer_rank, r->tag, src_rank, tag)) {
       (r->prev ? r->prev->next : posted_head_) = r->next;
@@ -761,7 +761,7 @@ void Engine::send_credit(int src_pe) {
   send_control(src_pe, Kind::kCredit, &credit, sizeof credit);
 }
 
-void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* data, size_t len, uint64_t sreq) {
+inline void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* data, size_t len, uint64_t sreq) {
   r->status_source = h.src_rank;
   r->status_tag = h.tag;
   size_t n = accept_eager(src_pe, h, sreq, len, r->capacity);
@@ -780,7 +780,7 @@ void Engine::deliver_eager(Request* r, int src_pe, const Header& h, const char* 
   complete_recv(r);
 }
 
-size_t Engine::accept_eager(int src_pe, const Header& h, uint64_t sreq, size_t len, int64_t capacity) {
+inline size_t Engine::accept_eager(int src_pe, const Header& h, uint64_t sreq, size_t len, int64_t capacity) {
   if ((h.flags & kFlagSync) != 0) {
     FinBody ack{sreq};
     send_control(src_pe, Kind::kSyncAck, &ack, sizeof ack);
@@ -833,7 +833,7 @@ Request* Engine::direct_request() {
   return r;
 }
 
-void Engine::complete_recv(Request* r) {
+inline void Engine::complete_recv(Request* r) {
   release_exposure(r, "MPI (rendezvous receive)");
   if (!r->staging.empty() && r->status_bytes > 0) {
     datatype::unpack(*r->type, r->staging.data(), r->status_bytes, r->buf, r->count);

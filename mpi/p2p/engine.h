@@ -184,8 +184,10 @@ class Engine {
   static void eager_payload(const Header& h, const char* payload, uint64_t* sreq, const char** data, size_t* len);
   void handle_packet(int src, const Header& h, const char* payload);
 
-  // Matching.
-  Request* match_posted(uint32_t context, int src_rank, int tag);
+  // Matching. The receiver's steps for an eager packet (match_posted, deliver_eager,
+  // accept_eager, complete_recv) are inline in engine.cc: in the machine's fast state the
+  // streaming receiver bounds the rate (docs/PERFORMANCE.md, stream3 section).
+  [[gnu::always_inline]] Request* match_posted(uint32_t context, int src_rank, int tag);
   bool direct_matches(const Header& h) const;
   Request* direct_request();  // the direct receive's request, for a message that needs one
   // start_recv's lean path when nothing is posted before `r` and no direct receive waits: the
@@ -193,10 +195,11 @@ class Engine {
   bool take_from_ring(Request* r);
   std::list<Unexpected>::iterator match_unexpected(uint32_t context, int source, int tag);
   void deliver(Request* r, Unexpected& msg, int src_pe);
-  void deliver_eager(Request* r, int src_pe, const Header& h, const char* data, size_t len, uint64_t sreq);
+  [[gnu::always_inline]] void deliver_eager(Request* r, int src_pe, const Header& h, const char* data, size_t len,
+                                           uint64_t sreq);
   // Answers a synchronous sender; the bytes of a `len`-byte eager message a receive of
   // `capacity` bytes takes.
-  size_t accept_eager(int src_pe, const Header& h, uint64_t sreq, size_t len, int64_t capacity);
+  [[gnu::always_inline]] size_t accept_eager(int src_pe, const Header& h, uint64_t sreq, size_t len, int64_t capacity);
 
   // start_send's common case, complete when it returns true: a standard or ready send of
   // contiguous data within the same-node eager limit, to a peer on this node with nothing queued
@@ -285,7 +288,7 @@ class Engine {
   void grant_bounce(Request* r);
   void on_cts(int src, const CtsBody& cts, const char* descriptor);
   void on_data(int src, const DataBody& d);
-  void complete_recv(Request* r);
+  [[gnu::always_inline]] void complete_recv(Request* r);
   void complete_send(Request* r);
   void on_cancel(int src, uint64_t sreq);
   // Send requests on the wire (wire.h): the id of `r`, and the request behind an id from `src`.

@@ -1,6 +1,7 @@
 // A request: one send, receive or generalized operation, and its progress through the protocol.
 // Requests live in the RequestPool; their handle (MPI_Request) is index + 1, and the protocol
-// names them by the same number on the wire.
+// names them by the same number on the wire. One more handle, kCompletedSend, names the pool's
+// built-in request: every send that completed as it started (no state of its own).
 #pragma once
 
 #include <cstdint>
@@ -118,8 +119,23 @@ struct Request : RequestState {
   Error operation_error;
 };
 
+// The handle of every send that completed as it started (Engine::send_now took it: contiguous,
+// standard or ready mode, the data out of the user's buffer before MPI_Isend returns): the
+// request kind's last slot, which the pool never gives out. The wait, test, free, cancel and
+// status calls find the pool's built-in complete send behind it (RequestPool::user_request).
+constexpr int kCompletedSend = handle_of(HandleKind::kRequest, GASKET_HANDLE_SLOT_MASK);
+
 class RequestPool {
  public:
+  RequestPool() {
+    completed_send_.handle = kCompletedSend;
+    completed_send_.live = true;
+    completed_send_.kind = RequestKind::kSend;
+    completed_send_.active = true;
+    completed_send_.complete = true;
+    completed_send_.eager = true;
+    completed_send_.send_done = true;
+  }
   [[gnu::always_inline]] Request* create(RequestKind kind) {
     Request* r;
     if (!free_.empty()) {
@@ -137,8 +153,10 @@ class RequestPool {
     r->live = true;
     return r;
   }
-  // Inline: one test for the common request, which used none of the extras.
+  // Inline: one test for the common request, which used none of the extras. The built-in
+  // completed send is never released (every completed-at-start handle names it).
   void release(Request* r) {
+    if (r == &completed_send_) return;
     r->live = false;
     if (r->exposure.id != 0 || !r->exposure.descriptor.empty() || r->operation || !r->operation_error.is_ok() ||
         r->staging.capacity() > 0) {
@@ -154,6 +172,14 @@ class RequestPool {
     Request* r = all_[slot - 1].get();
     return r->live ? r : nullptr;
   }
+  // The request a user's handle (not MPI_REQUEST_NULL) names: a live one the user still owns,
+  // the built-in completed send for kCompletedSend, else null.
+  Request* user_request(int handle) {
+    if (handle == kCompletedSend) return &completed_send_;
+    Request* found = find(handle);
+    return found != nullptr && found->user_owned ? found : nullptr;
+  }
+  bool is_completed_send(const Request* r) const { return r == &completed_send_; }
 
  private:
   // What a request used besides its state: exposure, operation, its error, staging.
@@ -165,6 +191,9 @@ class RequestPool {
   }
   std::vector<std::unique_ptr<Request>> all_;
   std::vector<Request*> free_;
+  // Behind kCompletedSend: a plain send, complete, never released, cancelled or changed (its
+  // status: MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0 bytes, not cancelled).
+  Request completed_send_;
 };
 
 }  // namespace gasket::mpi::p2p

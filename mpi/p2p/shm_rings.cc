@@ -71,13 +71,14 @@ void ShmRings::clear_consumed(Receiver& r, char* base) {
   r.cleared = r.consumed;
 }
 
-const Header* ShmRings::peek(int src) {
+// peek()'s rare steps: the ring found empty with lines read but not cleared (clear them now, off
+// the path of any answer just sent), or a pad marker (skipped to offset 0; then the packet there).
+const Header* ShmRings::peek_slow(int src) {
   Receiver& r = from_[static_cast<size_t>(src)];
   char* base = ring(my_pe_, src);
   for (;;) {
     const Header* h = reinterpret_cast<const Header*>(base + r.at);
     if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != r.packets + 1) {
-      // Nothing new: the moment to clear what was read, off the path of any answer just sent.
       if (r.cleared != r.consumed) clear_consumed(r, base);
       return nullptr;
     }
@@ -93,19 +94,13 @@ const Header* ShmRings::peek(int src) {
   }
 }
 
-void ShmRings::consume(int src) {
+// The credit: clears the lines read, then stores the consumed count into the sender's region.
+void ShmRings::credit(int src) {
   Receiver& r = from_[static_cast<size_t>(src)];
-  char* base = ring(my_pe_, src);
-  size_t len = line_up(sizeof(Header) + reinterpret_cast<const Header*>(base + r.at)->len);
-  r.consumed += len;
-  r.at = after(r.at, len);
-  ++r.packets;
-  if (r.consumed - r.published >= ack_every_) {
-    clear_consumed(r, base);
-    __atomic_store_n(ack_word(src, my_pe_), r.consumed, __ATOMIC_RELEASE);
-    r.published = r.consumed;
-    gasket::detail::ring(src);  // a sender napping on a full ring wakes
-  }
+  clear_consumed(r, ring(my_pe_, src));
+  __atomic_store_n(ack_word(src, my_pe_), r.consumed, __ATOMIC_RELEASE);
+  r.published = r.consumed;
+  gasket::detail::ring(src);  // a sender napping on a full ring wakes
 }
 
 }  // namespace gasket::mpi::p2p

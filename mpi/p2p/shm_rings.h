@@ -98,9 +98,23 @@ class ShmRings {
   // publishes it with header `h` (h.len == payload_len).
   char* reserve(int pe, size_t payload_len);
   void commit(int pe, const Header& h);
-  // The next packet from `src`, or null. consume() frees it once it has been read.
-  const Header* peek(int src);
-  void consume(int src);
+  // The next packet from `src`, or null. consume() frees it once it has been read. Inline: the
+  // receiver's every poll and packet (a packet there, or nothing to clear: no call).
+  [[gnu::always_inline]] const Header* peek(int src) {
+    Receiver& r = from_[static_cast<size_t>(src)];
+    const Header* h = reinterpret_cast<const Header*>(ring(my_pe_, src) + r.at);
+    bool fresh = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) == r.packets + 1;
+    if (fresh ? h->kind != kPadKind : r.cleared == r.consumed) return fresh ? h : nullptr;
+    return peek_slow(src);
+  }
+  [[gnu::always_inline]] void consume(int src) {
+    Receiver& r = from_[static_cast<size_t>(src)];
+    size_t len = line_up(sizeof(Header) + reinterpret_cast<const Header*>(ring(my_pe_, src) + r.at)->len);
+    r.consumed += len;
+    r.at = after(r.at, len);
+    ++r.packets;
+    if (r.consumed - r.published >= ack_every_) credit(src);
+  }
 
  private:
   struct Sender {  // this PE's view of its ring in a receiver
@@ -133,6 +147,8 @@ class ShmRings {
   // receiver polling that line loses it to this writer once per packet).
   static void copy_lines(char* payload, const char* body, size_t body_len, const char* data, size_t data_len);
   static void clear_flags(char* at, size_t len);
+  const Header* peek_slow(int src);  // an empty ring with lines to clear, or a pad
+  void credit(int src);
   void clear_consumed(Receiver& r, char* base);
   static size_t line_up(size_t bytes) { return (bytes + kLine - 1) / kLine * kLine; }
   static void publish(char* at, uint32_t seq) {

@@ -50,6 +50,14 @@ static inline void init_at_level_arg(int* argc, char*** argv) {
   CHECK_EQ(provided, required);
 }
 
+/* A test's prologue: init_at_level_arg, then this rank, the job's size and the level provided. */
+static inline void init_test_at_level_arg(int* argc, char*** argv, int* rank, int* size, int* level) {
+  init_at_level_arg(argc, argv);
+  MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, rank));
+  MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, size));
+  MPI_OK(MPI_Query_thread(level));
+}
+
 
 /* Message k from rank src carries a known byte pattern: fill it at the sender, check every byte
  * at the receiver (the first wrong byte is reported with the message's identity). */

@@ -300,11 +300,8 @@ static void threads(int rank, int peer) {
 }
 
 int main(int argc, char** argv) {
-  init_at_level_arg(&argc, &argv);
   int rank, size, level;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_OK(MPI_Query_thread(&level));
+  init_test_at_level_arg(&argc, &argv, &rank, &size, &level);
   int peer = peer_of(rank, size);
   if (peer >= 0) {
     every_size_and_type(rank, peer);
