@@ -29,10 +29,14 @@ BindingPlan plan_binding(int num_pes, BindPolicy policy) {
       cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU);
     }
     plan.cores = cores > 0 ? cores : 1;
-    if (policy == BindPolicy::kCore && num_pes <= cores) {
+    // PE i -> core i while the PEs fit; past that PE i -> core i mod cores when every core gets
+    // the same number of PEs (else nothing is bound: the kernel balances an uneven job better
+    // than fixed pins). Unbound, 4 PEs on 2 cores ran their first 0.3-1 s 2-3x slower in MPI_Barrier
+    // while the kernel moved them apart (docs/PERFORMANCE.md, "Latest comparison").
+    if (policy == BindPolicy::kCore && cores > 0 && (num_pes <= cores || num_pes % cores == 0)) {
       plan.cpusets.resize(static_cast<size_t>(num_pes));
       for (int i = 0; i < num_pes; ++i) {
-        hwloc_obj_t core = hwloc_get_obj_by_type(topology, unit, static_cast<unsigned>(i));
+        hwloc_obj_t core = hwloc_get_obj_by_type(topology, unit, static_cast<unsigned>(i % cores));
         cpu_set_t* set = &plan.cpusets[static_cast<size_t>(i)];
         if (core == nullptr ||
             hwloc_cpuset_to_glibc_sched_affinity(topology, core->cpuset, set, sizeof *set) != 0) {

@@ -1,5 +1,5 @@
 // Where each PE runs: hwloc's view of the cores this launcher may use, and one core per PE when
-// they fit.
+// they fit (the same number of PEs per core when they are a multiple of the cores).
 #pragma once
 
 #include <sched.h>
@@ -18,7 +18,8 @@ struct BindingPlan {
   std::vector<std::string> notices;  // lines for the user (without the tool prefix)
 };
 
-// PE i -> core i when num_pes <= cores and policy is kCore; otherwise nothing is bound.
+// With policy kCore: PE i -> core i when num_pes <= cores, PE i -> core i mod cores when num_pes
+// is a multiple of cores; otherwise nothing is bound.
 BindingPlan plan_binding(int num_pes, BindPolicy policy);
 
 }  // namespace gasket::launcher

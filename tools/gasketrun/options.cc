@@ -261,8 +261,8 @@ const std::vector<OptionSpec>& option_table() {
          return Status::ok();
        },
        true},
-      {{"-bind-to", "--bind-to"}, "core|none", "bind PE i to core i (default core; nothing is bound "
-       "when there are more PEs than cores)",
+      {{"-bind-to", "--bind-to"}, "core|none", "bind PE i to core i (default core; past the cores PE i "
+       "goes to core i mod cores when the PEs divide evenly, else nothing is bound)",
        [](ParseState& st, const std::string& name, const std::string& v) {
          return choose(name, v, {{"core", BindPolicy::kCore}, {"none", BindPolicy::kNone}}, &st.cl->options.bind);
        }},
