@@ -94,12 +94,9 @@ inline Error lookup_request(Context& c, MPI_Request handle, const char* call, p2
 }
 inline bool inactive(const p2p::Request* r) { return r == nullptr || (r->persistent && !r->active); }
 // conclude() of the common request (a send or receive, not persistent, that succeeded) whose
-// status is ignored: released, the handle nulled. False: nothing done, conclude() it.
+// status is ignored: released, the handle nulled (the built-in completed send is a plain send,
+// which release() leaves alone). False: nothing done, conclude() it.
 inline bool conclude_plain(Context& c, MPI_Request* handle, p2p::Request* r) {
-  if (c.engine().requests().is_completed_send(r)) {  // nothing to release
-    *handle = MPI_REQUEST_NULL;
-    return true;
-  }
   if ((r->kind != p2p::RequestKind::kSend && r->kind != p2p::RequestKind::kRecv) || r->persistent ||
       r->status_error != MPI_SUCCESS) {
     return false;

@@ -468,16 +468,22 @@ BOOST_AUTO_TEST_CASE(node_names_and_oversubscription) {
   BOOST_TEST(contains(over.out, "NODE 0 -\n"));  // left alone without --pes-per-node
 }
 
+// The CPU list each of `pes` PEs printed ("CPUS <pe> <list>", probe env), by PE.
+std::vector<std::string> cpus_by_pe(const RunResult& r, int pes) {
+  std::vector<std::string> cpus(static_cast<size_t>(pes));
+  for (const std::string& line : lines_of(r.out)) {
+    int pe = -1;
+    char list[256];
+    if (sscanf(line.c_str(), "CPUS %d %255s", &pe, list) == 2 && pe >= 0 && pe < pes) cpus[static_cast<size_t>(pe)] = list;
+  }
+  return cpus;
+}
+
 BOOST_AUTO_TEST_CASE(pes_are_bound_to_distinct_cores) {
   RunResult r = launch({"-n", "2"}, {"env"});
   BOOST_TEST(r.status == 0);
   if (contains(r.err, "oversubscribed")) return;  // fewer than 2 cores here: both share the one core
-  std::string cpus[2];
-  for (const std::string& line : lines_of(r.out)) {
-    int pe = -1;
-    char list[256];
-    if (sscanf(line.c_str(), "CPUS %d %255s", &pe, list) == 2 && pe >= 0 && pe < 2) cpus[pe] = list;
-  }
+  std::vector<std::string> cpus = cpus_by_pe(r, 2);
   BOOST_TEST(!cpus[0].empty());
   BOOST_TEST(!cpus[1].empty());
   BOOST_TEST(cpus[0] != cpus[1]);
@@ -488,38 +494,29 @@ BOOST_AUTO_TEST_CASE(pes_are_bound_to_distinct_cores) {
 // PEs that outnumber the cores are bound round-robin when every core gets as many (PE i shares
 // PE i mod cores' core), and left unbound when they do not divide evenly.
 BOOST_AUTO_TEST_CASE(oversubscribed_pes_are_bound_round_robin_when_even) {
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
-  RunResult probe_run = launch({"-n", std::to_string(online + 1)}, {"env"});
-  BOOST_TEST(probe_run.status == 0);
-  int n = 0, cores = 0;
-  const size_t at = probe_run.err.find(" PEs on ");
+  const int uneven = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) + 1;
+  RunResult loose = launch({"-n", std::to_string(uneven)}, {"env"});
+  BOOST_TEST(loose.status == 0);
+  const std::string notice = "gasketrun: " + std::to_string(uneven) + " PEs on ";
+  const size_t at = loose.err.find(notice);
   BOOST_TEST_REQUIRE(at != std::string::npos);
-  const size_t line = probe_run.err.rfind(' ', at - 1);
-  BOOST_TEST_REQUIRE(sscanf(probe_run.err.c_str() + (line == std::string::npos ? 0 : line), "%d PEs on %d cores", &n, &cores) == 2);
-  auto cpus_of = [](const RunResult& r, int pes) {
-    std::vector<std::string> cpus(static_cast<size_t>(pes));
-    for (const std::string& l : lines_of(r.out)) {
-      int pe = -1;
-      char list[256];
-      if (sscanf(l.c_str(), "CPUS %d %255s", &pe, list) == 2 && pe >= 0 && pe < pes) cpus[static_cast<size_t>(pe)] = list;
-    }
-    return cpus;
-  };
+  int cores = 0;
+  BOOST_TEST_REQUIRE(sscanf(loose.err.c_str() + at + notice.size(), "%d cores", &cores) == 1);
   const int even = 2 * cores;
   RunResult r = launch({"-n", std::to_string(even)}, {"env"});
   BOOST_TEST(r.status == 0);
   BOOST_TEST(contains(r.err, "oversubscribed"));
-  std::vector<std::string> bound = cpus_of(r, even);
+  std::vector<std::string> bound = cpus_by_pe(r, even);
   for (int pe = 0; pe < even; ++pe) {
     BOOST_TEST_INFO("PE " << pe);
     BOOST_TEST(!bound[static_cast<size_t>(pe)].empty());
     BOOST_TEST(bound[static_cast<size_t>(pe)] == bound[static_cast<size_t>(pe % cores)]);
   }
   if (cores >= 2) BOOST_TEST(bound[0] != bound[1]);
-  if (cores >= 2 && (cores + 1) % cores != 0) {  // cores + 1 PEs do not divide evenly: unbound
-    std::vector<std::string> loose = cpus_of(probe_run, n);
-    for (int pe = 1; pe < n; ++pe) BOOST_TEST(loose[static_cast<size_t>(pe)] == loose[0]);
-    BOOST_TEST(loose[0] != bound[0]);
+  if (uneven % cores != 0) {  // the PEs do not divide evenly: none is bound, all see every CPU
+    std::vector<std::string> all = cpus_by_pe(loose, uneven);
+    for (int pe = 1; pe < uneven; ++pe) BOOST_TEST(all[static_cast<size_t>(pe)] == all[0]);
+    BOOST_TEST(all[0] != bound[0]);
   }
 }
 
