@@ -141,7 +141,7 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
   SlotHeader h{};
   if (m.kind == Kind::kLong) {
     size_t offset = 0;
-    h.dest_segment = core::Runtime::get()->translate(m.dest, m.body_len, call, "long message destination", &offset).id;
+    h.dest_segment = core::Runtime::get()->translate(m.dest, m.body_len, call, "destination", &offset).id;
     h.dest_offset = offset;
   }
   h.op = op;

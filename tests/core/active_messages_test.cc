@@ -61,9 +61,12 @@ constexpr size_t kGuard = 64;
 constexpr size_t kWindow = 70000;  // odd sizes up to 65537 at offsets up to 7
 constexpr unsigned char kGuardByte = 0xC5;
 
-Handlers& handlers() {
-  static Handlers h = [] {
-    Handlers r;
+Handlers g_handlers;  // filled by register_all before any message is sent
+Handlers& handlers() { return g_handlers; }
+
+void register_all() {
+  {
+    Handlers& r = g_handlers;
     r.ping = am::register_short<int, long>([](am::Token& t, int seq, long value) {
       t.reply(handlers().pong, seq, value + 1);
     });
@@ -120,9 +123,10 @@ Handlers& handlers() {
       ++replies_seen;
     });
     r.bump = am::register_short<>([](am::Token&) { __atomic_add_fetch(bump_counter, 1, __ATOMIC_RELAXED); });
-    return r;
-  }();
-  return h;
+  }
+  // Registration is collective, but the handle of the last handler is stored here only after
+  // its registration returns: no PE sends before every PE holds every handle.
+  gasket::barrier_all();
 }
 
 struct Setup {
@@ -131,8 +135,8 @@ struct Setup {
       long_area = static_cast<unsigned char*>(gasket::sym_malloc(kGuard * 2 + kWindow));
       bump_counter = static_cast<long*>(gasket::sym_calloc(1, sizeof(long)));
       flood_next.assign(static_cast<size_t>(npes()), 0);
+      register_all();
     }
-    handlers();
   }
 };
 
