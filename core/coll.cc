@@ -10,6 +10,7 @@ namespace gasket {
 void barrier_all() {
   core::Runtime* r = core::Runtime::get();
   if (r == nullptr) abort_job(1, "gasket::barrier_all: the gasket runtime is not initialised");
+  am::detail::check_may_block("gasket::barrier_all");
   quiet();
   int n = r->n_pes();
   if (n == 1) return;

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "core/am/user_messages.h"  // active messages (gasket::am)
 #include "core/base/status.h"
 #include "core/memreg/exposure.h"
 
@@ -277,6 +278,7 @@ bool test(const T* ivar, Cmp cmp, T value) {
 template <typename T>
 T wait_until(const T* ivar, Cmp cmp, T value) {
   static_assert(std::is_integral<T>::value, "wait/test work on integer variables");
+  am::detail::check_may_block("gasket::wait_until");
   T now;
   poll(true, [&] {
     now = __atomic_load_n(ivar, __ATOMIC_ACQUIRE);

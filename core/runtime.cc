@@ -479,6 +479,7 @@ void Runtime::progress() {
   if (messages_) messages_->progress();
   if (am::StreamLinks* links = late_peers_ready_.load(std::memory_order_acquire)) links->progress();
   if (user_memory_) user_memory_->serve();
+  if (auto serve = user_message_progress_.load(std::memory_order_acquire)) serve();
 }
 
 // GASKET_STATS=1: one line per counter, prefixed by the PE (gasket-info style "name: values").

@@ -113,6 +113,8 @@ class Runtime {
   Path path(int pe) const { return pe >= n_pes_ ? Path::kLink : paths_[static_cast<size_t>(pe)]; }
   backend::Backend* backend() const { return backend_.get(); }
   void progress();
+  // The active messages of core/gasket.h's clients (core/am/user_messages.cc), served by progress().
+  void set_user_message_progress(void (*serve)()) { user_message_progress_.store(serve, std::memory_order_release); }
   // Chosen once at init: the backend's native read, or null (emulated over active messages).
   backend::RemoteRead* native_read() const { return native_read_; }
   // Whether atomic `op` on `width` bytes runs natively on the backend (else emulated).
@@ -306,6 +308,7 @@ class Runtime {
   std::unique_ptr<am::MessageLayer> messages_;
   std::mutex late_peers_mutex_;
   std::unique_ptr<am::StreamLinks> late_peers_;
+  std::atomic<void (*)()> user_message_progress_{nullptr};
   std::atomic<am::StreamLinks*> late_peers_ready_{nullptr};  // read by progress() without the lock
   std::unique_ptr<am::LinkRma> link_rma_;
   std::unique_ptr<am::EmulatedRma> emulated_;

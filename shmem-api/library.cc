@@ -101,7 +101,8 @@ int Library::add_team(coll::PeSet set, int slot, uint32_t tag, const shmem_team_
   // The cells serve the team when every member is mapped here and reached directly: a backend
   // carrying same-node traffic may still map the heap, but a barrier through the cells would then
   // pass puts and atomics the backend has not delivered yet.
-  t.on_cells = coll::cells_apply(cells_, slot, set, 0);
+  const bool has_cells = slot < coll::CellArea::kSlots;
+  t.on_cells = has_cells && coll::cells_apply(cells_, slot, set, 0);
   for (int r = 0; t.on_cells && r < set.size(); ++r) t.on_cells = std::strcmp(transport_name(set.pe(r)), "direct") == 0;
   t.set = std::move(set);
   t.slot = slot;
@@ -109,8 +110,8 @@ int Library::add_team(coll::PeSet set, int slot, uint32_t tag, const shmem_team_
   last_tag_ = tag > last_tag_ ? tag : last_tag_;
   t.sync = pool_ + static_cast<size_t>(slot) * kSlotWords;
   if (config != nullptr) t.config = *config;
-  used_slots_ |= uint64_t{1} << slot;
-  cells_.take(slot);
+  used_slots_[slot / 64] |= uint64_t{1} << (slot % 64);
+  if (has_cells) cells_.take(slot);
   teams_.push_back(std::move(t));
   return static_cast<int>(teams_.size()) - 1;
 }
@@ -125,11 +126,13 @@ int Library::split(shmem_team_t parent_handle, const std::vector<std::vector<int
   coll::SyncArea psync = parent.sync;
   // Agree on free slots: AND of every member's free-slot mask, through the parent's exchange word.
   // A destroyed team's cells stay taken until all its members have left its last collective.
-  uint64_t free_mask = ~used_slots_ & cells_.free_slots();
+  static_assert(coll::CellArea::kSlots == 64, "the cell slots are the first mask word");
   int64_t* exchange = psync + kExchangeWord;
-  *exchange = static_cast<int64_t>(free_mask);
-  uint64_t common = 0;
-  coll::reduce(pset, psync, &common, reinterpret_cast<const uint64_t*>(exchange), 1, coll::ReduceOp::kAnd, call);
+  for (size_t w = 0; w < kSlotMaskWords; ++w) exchange[w] = static_cast<int64_t>(~used_slots_[w]);
+  exchange[0] = static_cast<int64_t>(~used_slots_[0] & cells_.free_slots());
+  uint64_t common[kSlotMaskWords] = {};
+  coll::reduce(pset, psync, common, reinterpret_cast<const uint64_t*>(exchange), kSlotMaskWords,
+               coll::ReduceOp::kAnd, call);
   // The new teams' cell tags: above every tag any member has given out (so a reused cell slot's
   // old flags never count for the new team).
   *exchange = static_cast<int64_t>(last_tag_);
@@ -137,12 +140,12 @@ int Library::split(shmem_team_t parent_handle, const std::vector<std::vector<int
   coll::reduce(pset, psync, &top, reinterpret_cast<const uint64_t*>(exchange), 1, coll::ReduceOp::kMax, call);
   std::vector<int> slots;
   for (int s = 2; s < kMaxTeams && slots.size() < groups.size(); ++s)
-    if (common & (uint64_t{1} << s)) slots.push_back(s);
+    if (common[s / 64] & (uint64_t{1} << (s % 64))) slots.push_back(s);
   for (shmem_team_t* o : out) *o = SHMEM_TEAM_INVALID;
   if (slots.size() < groups.size()) {
-    if (pset.my_rank() == 0) {
-      log::fatal("%s: no free team slot: at most %d teams may exist at once", call, kMaxTeams - 2);
-    }
+    // Every member sees the same agreed mask, so every member returns here: the split fails on
+    // all of them, as OpenSHMEM asks (non-zero, SHMEM_TEAM_INVALID), and the job goes on.
+    GASKET_DEBUG("%s: no free team slot: at most %d teams may exist at once", call, kMaxTeams - 2);
     return 1;
   }
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -170,10 +173,10 @@ void Library::destroy_team(shmem_team_t handle, const char* call) {
     }
   }
   t.alive = false;
-  used_slots_ &= ~(uint64_t{1} << t.slot);
+  used_slots_[t.slot / 64] &= ~(uint64_t{1} << (t.slot % 64));
   if (t.on_cells) {
     cells_.retire(t.slot, t.set, t.tag, t.cell_seq);
-  } else {
+  } else if (t.slot < coll::CellArea::kSlots) {
     cells_.release(t.slot);
   }
 }

@@ -17,10 +17,14 @@
 namespace gasket::shmem {
 
 // Team synchronisation areas live in one symmetric pool allocated at init: kMaxTeams slots of
-// kSlotWords words (coll::kSyncWords signalling words, then an exchange word for team splits).
-constexpr int kMaxTeams = 64;
-constexpr size_t kSlotWords = 48;
+// kSlotWords words (coll::kSyncWords signalling words, then the exchange words of team splits:
+// one bit per slot, so a split agrees on free slots in one reduction). Slot s < CellArea::kSlots
+// also owns cell slot s; teams in higher slots run the SyncArea algorithms. Slots 0 and 1 are
+// SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED; a split that finds no free slot returns non-zero.
+constexpr int kMaxTeams = 1024;
+constexpr size_t kSlotMaskWords = kMaxTeams / 64;
 constexpr size_t kExchangeWord = coll::kSyncWords;
+constexpr size_t kSlotWords = kExchangeWord + kSlotMaskWords;
 static_assert(SHMEM_SYNC_SIZE >= static_cast<int>(coll::kSyncWords), "pSync arrays must hold a SyncArea");
 
 struct Team {
@@ -105,7 +109,7 @@ class Library {
   bool debug_ = false;
   std::recursive_mutex mutex_;  // team and context tables (SHMEM_THREAD_MULTIPLE)
   int64_t* pool_ = nullptr;
-  uint64_t used_slots_ = 0;  // bit s: slot s holds a live team on this PE
+  uint64_t used_slots_[kSlotMaskWords] = {};  // bit s: slot s holds a live team on this PE
   coll::CellArea cells_;  // slot s: the team in team slot s
   coll::CellWait cell_wait_;
   uint32_t last_tag_ = 0;  // the highest team tag given out on this PE

@@ -335,7 +335,7 @@ void shmem_info_get_version(int* major, int* minor) {
 void shmem_info_get_name(char* name) {
   if (name != nullptr) std::snprintf(name, SHMEM_MAX_NAME_LEN, "%s", SHMEM_VENDOR_STRING);
 }
-void shmem_pcontrol(int) {}
+void shmem_pcontrol(const int, ...) {}  // profiling levels are a hint; gasket has no profiling library of its own
 void start_pes(int) { Library::start(SHMEM_THREAD_SINGLE, "start_pes"); }
 int _my_pe(void) { return shmem_my_pe(); }
 int _num_pes(void) { return shmem_n_pes(); }
@@ -655,7 +655,6 @@ SHMEM_GASKET_AMO_TYPES(GASKET_AMO)
   void shmem_##N##_set(T* d, T v, int pe) { amo<T>(SHMEM_CTX_DEFAULT, d, AtomicOp::kSet, v, static_cast<T>(0), pe, "shmem_" #N "_set"); } \
   T shmem_##N##_swap(T* d, T v, int pe) { return amo<T>(SHMEM_CTX_DEFAULT, d, AtomicOp::kSwap, v, static_cast<T>(0), pe, "shmem_" #N "_swap"); }
 SHMEM_GASKET_AMO_EXT_TYPES(GASKET_AMO_EXT)
-long shmem_swap(long* d, long v, int pe) { return amo<long>(SHMEM_CTX_DEFAULT, d, AtomicOp::kSwap, v, 0, pe, "shmem_swap"); }
 
 #define GASKET_AMO_BIT(T, N)                                                                      \
   GASKET_AMO_FETCHING(T, N, fetch_and, kFetchAnd, GASKET_COMMA T v, v, static_cast<T>(0))                      \

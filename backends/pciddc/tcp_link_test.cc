@@ -248,6 +248,24 @@ BOOST_AUTO_TEST_CASE(oversize_length_is_rejected) {
   BOOST_TEST(untouched(r));
 }
 
+// A header claiming the largest length the field holds, with no payload behind it, is refused as
+// soon as the header is whole: the receiver never waits for payload that is not coming.
+BOOST_AUTO_TEST_CASE(largest_length_without_payload_is_rejected_at_the_header) {
+  for (uint32_t length : {0xffffffffu, 0x80000000u, static_cast<uint32_t>(kMaxEntryBytes) + 1}) {
+    Receiver r;
+    Client c(r.link->port());
+    authenticate(r, c);
+    c.frame(1, 0, length);
+    Status st = r.serve_until([] { return false; });
+    BOOST_TEST(st.code() == StatusCode::kProtocolError);
+    BOOST_TEST(st.message().find("length " + std::to_string(length) + " exceeds the 65536-byte entry limit") !=
+                   std::string::npos,
+               st.message());
+    BOOST_TEST(untouched(r));
+    BOOST_TEST(c.answer() == -1);  // dropped
+  }
+}
+
 BOOST_AUTO_TEST_CASE(unknown_segment_and_forged_source_are_rejected) {
   {
     Receiver r;

@@ -157,8 +157,11 @@ typedef struct {
 #define SHMEM_GASKET_TO_ALL_BIT_TYPES(X) X(short, short) X(int, int) X(long, long) X(long long, longlong)
 #define SHMEM_GASKET_TO_ALL_MINMAX_TYPES(X) SHMEM_GASKET_TO_ALL_BIT_TYPES(X) SHMEM_GASKET_FLOAT_TYPES(X)
 #define SHMEM_GASKET_TO_ALL_ARITH_TYPES(X) SHMEM_GASKET_TO_ALL_MINMAX_TYPES(X) SHMEM_GASKET_COMPLEX_TYPES(X)
-/* deprecated AMO names (fadd, finc, cswap) */
+/* the deprecated generic AMO names (OpenSHMEM 1.4 keeps them as C11 generics): cswap, fadd,
+ * finc, add and inc on these; fetch, set and swap on these and float, double */
 #define SHMEM_GASKET_DEPRECATED_AMO_TYPES(X) X(int, int) X(long, long) X(long long, longlong)
+#define SHMEM_GASKET_DEPRECATED_AMO_EXT_TYPES(X) \
+  SHMEM_GASKET_DEPRECATED_AMO_TYPES(X) X(float, float) X(double, double)
 /* sized RMA: X(bits) */
 #define SHMEM_GASKET_SIZES(X) X(8) X(16) X(32) X(64) X(128)
 #define SHMEM_GASKET_REDUCE_OPS(X) X(and) X(or) X(xor) X(max) X(min) X(sum) X(prod)
@@ -178,7 +181,7 @@ void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe);
 int shmem_query_initialized(int* initialized);
 void shmem_info_get_version(int* major, int* minor);
 void shmem_info_get_name(char* name);
-void shmem_pcontrol(int level);
+void shmem_pcontrol(const int level, ...);
 void start_pes(int npes);
 int _my_pe(void);
 int _num_pes(void);
@@ -383,7 +386,6 @@ SHMEM_GASKET_AMO_TYPES(SHMEM_GASKET_DECL_AMO)
   void shmem_##N##_set(T* dest, T value, int pe);                                             \
   T shmem_##N##_swap(T* dest, T value, int pe);
 SHMEM_GASKET_AMO_EXT_TYPES(SHMEM_GASKET_DECL_AMO_EXT)
-long shmem_swap(long* dest, long value, int pe);
 
 #define SHMEM_GASKET_DECL_AMO_BIT_OP(T, N, OP)                                                 \
   T shmem_##N##_atomic_fetch_##OP(T* dest, T value, int pe);                                  \
@@ -537,6 +539,10 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
   unsigned long long: pre##ulonglong##suf
 #define SHMEM_GASKET_G_AMO_EXT(pre, suf) \
   SHMEM_GASKET_G_AMO(pre, suf), float: pre##float##suf, double: pre##double##suf
+#define SHMEM_GASKET_G_DEPRECATED_AMO(pre, suf) \
+  int: pre##int##suf, long: pre##long##suf, long long: pre##longlong##suf
+#define SHMEM_GASKET_G_DEPRECATED_AMO_EXT(pre, suf) \
+  SHMEM_GASKET_G_DEPRECATED_AMO(pre, suf), float: pre##float##suf, double: pre##double##suf
 #define SHMEM_GASKET_G_AMO_BIT(pre, suf)                                                       \
   unsigned int: pre##uint##suf, unsigned long: pre##ulong##suf,                                \
   unsigned long long: pre##ulonglong##suf, int32_t: pre##int32##suf, int64_t: pre##int64##suf
@@ -672,6 +678,36 @@ SHMEM_GASKET_TO_ALL_ARITH_TYPES(SHMEM_GASKET_DECL_TO_ALL_ARITH)
 #define shmem_atomic_fetch_or_nbi(...) SHMEM_GASKET_VALUE_NBI(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_or_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_xor_nbi(...) SHMEM_GASKET_VALUE_NBI(SHMEM_GASKET_G_AMO_BIT, _atomic_fetch_xor_nbi, __VA_ARGS__)
 
+/* The deprecated generic AMOs (shmem_swap, shmem_fadd...): only the types OpenSHMEM 1.4 lists
+ * for each (any other type does not compile, never a wrong-size operation), each use warning
+ * through a deprecated marker function that names the replacement. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SHMEM_GASKET_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define SHMEM_GASKET_DEPRECATED(msg)
+#endif
+#define SHMEM_GASKET_DEPRECATION_MARKER(old, replacement)                                      \
+  SHMEM_GASKET_DEPRECATED(#old " is deprecated since OpenSHMEM 1.4: use " #replacement)       \
+  static inline void gasket_deprecated_##old(void) {}
+SHMEM_GASKET_DEPRECATION_MARKER(shmem_swap, shmem_atomic_swap)
+SHMEM_GASKET_DEPRECATION_MARKER(shmem_fetch, shmem_atomic_fetch)
+SHMEM_GASKET_DEPRECATION_MARKER(shmem_set, shmem_atomic_set)
+SHMEM_GASKET_DEPRECATION_MARKER(shmem_cswap, shmem_atomic_compare_swap)
+SHMEM_GASKET_DEPRECATION_MARKER(shmem_fadd, shmem_atomic_fetch_add)
+SHMEM_GASKET_DEPRECATION_MARKER(shmem_finc, shmem_atomic_fetch_inc)
+SHMEM_GASKET_DEPRECATION_MARKER(shmem_add, shmem_atomic_add)
+SHMEM_GASKET_DEPRECATION_MARKER(shmem_inc, shmem_atomic_inc)
+#define SHMEM_GASKET_DEPRECATED_G(list, name, x) \
+  (gasket_deprecated_shmem_##name(), _Generic(*(x), list(shmem_, _##name)))
+#define shmem_swap(d, v, pe) SHMEM_GASKET_DEPRECATED_G(SHMEM_GASKET_G_DEPRECATED_AMO_EXT, swap, d)(d, v, pe)
+#define shmem_fetch(s, pe) SHMEM_GASKET_DEPRECATED_G(SHMEM_GASKET_G_DEPRECATED_AMO_EXT, fetch, s)(s, pe)
+#define shmem_set(d, v, pe) SHMEM_GASKET_DEPRECATED_G(SHMEM_GASKET_G_DEPRECATED_AMO_EXT, set, d)(d, v, pe)
+#define shmem_cswap(d, c, v, pe) SHMEM_GASKET_DEPRECATED_G(SHMEM_GASKET_G_DEPRECATED_AMO, cswap, d)(d, c, v, pe)
+#define shmem_fadd(d, v, pe) SHMEM_GASKET_DEPRECATED_G(SHMEM_GASKET_G_DEPRECATED_AMO, fadd, d)(d, v, pe)
+#define shmem_finc(d, pe) SHMEM_GASKET_DEPRECATED_G(SHMEM_GASKET_G_DEPRECATED_AMO, finc, d)(d, pe)
+#define shmem_add(d, v, pe) SHMEM_GASKET_DEPRECATED_G(SHMEM_GASKET_G_DEPRECATED_AMO, add, d)(d, v, pe)
+#define shmem_inc(d, pe) SHMEM_GASKET_DEPRECATED_G(SHMEM_GASKET_G_DEPRECATED_AMO, inc, d)(d, pe)
+
 /* shmem_sync(team) (1.5) beside the deprecated active-set shmem_sync(PE_start, logPE_stride,
  * PE_size, pSync): the argument count picks the routine. */
 #define shmem_sync(...) SHMEM_GASKET_BY_COUNT(SHMEM_GASKET_sync_, __VA_ARGS__)
@@ -789,6 +825,23 @@ SHMEM_GASKET_AMO_EXT_BASE_TYPES(SHMEM_GASKET_CXX_AMO_EXT)
   SHMEM_GASKET_CXX_AMO_BIT_OP(T, N, or) SHMEM_GASKET_CXX_AMO_BIT_OP(T, N, xor)
 SHMEM_GASKET_AMO_BIT_BASE_TYPES(SHMEM_GASKET_CXX_AMO_BIT)
 SHMEM_GASKET_AMO_BIT_SIGNED_TYPES(SHMEM_GASKET_CXX_AMO_BIT)
+
+/* the deprecated generic AMOs, on the types OpenSHMEM 1.4 lists for each */
+#define SHMEM_GASKET_CXX_DEPRECATED(R, name, N, params, args, replacement)                     \
+  [[deprecated("shmem_" #name " is deprecated since OpenSHMEM 1.4: use shmem_" #replacement)]] \
+  inline R shmem_##name params { return shmem_##N##_##name args; }
+#define SHMEM_GASKET_CXX_DEPRECATED_AMO(T, N)                                                  \
+  SHMEM_GASKET_CXX_DEPRECATED(T, cswap, N, (T* d, T c, T v, int pe), (d, c, v, pe), atomic_compare_swap) \
+  SHMEM_GASKET_CXX_DEPRECATED(T, fadd, N, (T* d, T v, int pe), (d, v, pe), atomic_fetch_add)  \
+  SHMEM_GASKET_CXX_DEPRECATED(T, finc, N, (T* d, int pe), (d, pe), atomic_fetch_inc)          \
+  SHMEM_GASKET_CXX_DEPRECATED(void, add, N, (T* d, T v, int pe), (d, v, pe), atomic_add)      \
+  SHMEM_GASKET_CXX_DEPRECATED(void, inc, N, (T* d, int pe), (d, pe), atomic_inc)
+SHMEM_GASKET_DEPRECATED_AMO_TYPES(SHMEM_GASKET_CXX_DEPRECATED_AMO)
+#define SHMEM_GASKET_CXX_DEPRECATED_AMO_EXT(T, N)                                              \
+  SHMEM_GASKET_CXX_DEPRECATED(T, swap, N, (T* d, T v, int pe), (d, v, pe), atomic_swap)       \
+  SHMEM_GASKET_CXX_DEPRECATED(T, fetch, N, (const T* s, int pe), (s, pe), atomic_fetch)       \
+  SHMEM_GASKET_CXX_DEPRECATED(void, set, N, (T* d, T v, int pe), (d, v, pe), atomic_set)
+SHMEM_GASKET_DEPRECATED_AMO_EXT_TYPES(SHMEM_GASKET_CXX_DEPRECATED_AMO_EXT)
 
 /* point-to-point synchronisation */
 #define SHMEM_GASKET_CXX_WAIT_UNTIL(T, N) \

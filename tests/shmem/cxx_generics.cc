@@ -21,6 +21,7 @@ int main() {
   const int me = shmem_my_pe(), n = shmem_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
   shmem_ctx_t ctx;
   CHECK_EQ(shmem_ctx_create(0, &ctx), 0);
+  shmem_pcontrol(1, "phase");  // void shmem_pcontrol(const int level, ...)
 
   // ---- RMA: put/get (plain and ctx), p/g, nbi, strided ----
   double* dd = sym<double>(8);

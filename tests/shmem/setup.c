@@ -40,7 +40,10 @@ int main(void) {
   void* h = shmem_malloc_with_hints(64, SHMEM_MALLOC_ATOMICS_REMOTE);
   CHECK(h != NULL, "hints");
   shmem_free(h); shmem_free(z); shmem_free(al); shmem_free(a);
+  /* OpenSHMEM 1.5: void shmem_pcontrol(const int level, ...): extra arguments are the tool's */
   shmem_pcontrol(1);
+  shmem_pcontrol(2, "phase", 3);
+  shmem_pcontrol(0, (void*)0);
   shmem_barrier_all();
   if (me == 0) printf("setup: ok on %d PEs\n", n);
   return 0; /* no shmem_finalize: start_pes programs are finalized at exit */

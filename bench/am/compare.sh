@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# gasket::am beside MPI point to point (gasket's MPI, bench/mpi/pingpong) and UCX's own active
+# messages (ucx_perftest ucp_am_lat / ucp_am_bw), all on UCX over shared memory (UCX_TLS=self,sm),
+# same machine, same run. Each side prints its own table; ucx_perftest's figures are the medians
+# of ROUNDS runs per size.
+#   bazel run //bench/am:compare [-- ROUNDS]
+set -eu
+gasketrun=$1 am_bench=$2 pingpong=$3
+rounds=${4:-5}
+command -v ucx_perftest >/dev/null || { echo "compare.sh: ucx_perftest not found (apt-get install ucx-utils)" >&2; exit 1; }
+export UCX_TLS=self,sm
+uptime
+
+echo "== gasket::am over ucx-shm"
+GASKET_LOCAL=backend GASKET_TRANSPORT=ucx "$gasketrun" -n 2 "$am_bench"
+
+echo "== MPI ping-pong (gasket's MPI) over ucx-shm"
+GASKET_LOCAL=backend GASKET_TRANSPORT=ucx "$gasketrun" -n 2 "$pingpong" --max 4194304
+
+# perftest TEST SIZE ITERS -> perftest's CSV result line (client and server on loopback).
+perftest() {
+  local test=$1 size=$2 iters=$3 port=$(( 20000 + RANDOM % 20000 )) line="" tries=0
+  ucx_perftest -p $port >/dev/null 2>&1 &
+  local server=$!
+  while [ $tries -lt 50 ]; do
+    line=$(ucx_perftest 127.0.0.1 -p $port -t "$test" -s "$size" -n "$iters" -w 100 -v 2>/dev/null | tail -1) &&
+      [[ "$line" == *,* ]] && break
+    tries=$((tries + 1)); sleep 0.1
+  done
+  wait $server 2>/dev/null || true
+  echo "$line"
+}
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+echo "== ucx_perftest over self,sm (medians of $rounds runs; latency is half a round trip)"
+printf "%9s %14s %16s %14s\n" "bytes" "ucp_am_lat_us" "ucp_am_bw_Mmsg_s" "ucp_am_bw_MB_s"
+for size in 8 64 512 1936 4096 65536 1048576 4194304; do
+  iters=$(( size >= 1048576 ? 200 : 10000 ))
+  lat=() rate=() bw=()
+  for r in $(seq "$rounds"); do
+    # CSV: iterations, median/avg/overall latency (us), bandwidth avg/overall (MB/s), rate avg/overall (msg/s)
+    l=$(perftest ucp_am_lat "$size" "$iters"); lat+=("$(echo "$l" | cut -d, -f2)")
+    b=$(perftest ucp_am_bw "$size" "$iters"); bw+=("$(echo "$b" | cut -d, -f5)"); rate+=("$(echo "$b" | cut -d, -f7)")
+  done
+  printf "%9s %14s %16s %14s\n" "$size" "$(printf '%s\n' "${lat[@]}" | median)" \
+    "$(printf '%s\n' "${rate[@]}" | median | awk '{printf "%.3f", $1 / 1e6}')" "$(printf '%s\n' "${bw[@]}" | median)"
+done
+uptime
