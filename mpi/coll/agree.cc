@@ -97,4 +97,46 @@ uint32_t agree_context(Context& c, Guard& g, const comm::Communicator& comm, int
 
 Agreement agree_with_slot(Context& c, Guard& g, const comm::Communicator& comm) { return agree(c, g, comm, true, -1); }
 
+ContextAgreement::ContextAgreement(Context& c, const comm::Communicator& comm)
+    : c_(c),
+      comm_(comm),
+      tag_(take_collective_tag(comm)),
+      floor_(c.next_nonblocking_context()),
+      offers_(static_cast<size_t>(comm.size())),
+      verdicts_(static_cast<size_t>(comm.size())) {
+  start_offers();
+}
+
+void ContextAgreement::start_offers() {
+  mine_ = std::max(c_.next_nonblocking_context(), floor_);
+  while (c_.context_taken(mine_)) mine_ += comm::kContextStride;
+  verdicts_round_ = false;
+  round_ = allgather_schedule(c_, &mine_, sizeof mine_, offers_.data(), comm_, tag_);
+}
+
+bool ContextAgreement::progress(Error* e) {
+  for (;;) {
+    if (!round_->progress(e)) return false;
+    if (!e->is_ok()) return true;
+    if (!verdicts_round_) {
+      candidate_ = *std::max_element(offers_.begin(), offers_.end());
+      verdict_ = c_.context_taken(candidate_) ? 0 : 1;
+      if (verdict_) c_.take_context(candidate_);
+      verdicts_round_ = true;
+      round_ = allgather_schedule(c_, &verdict_, sizeof verdict_, verdicts_.data(), comm_, tag_);
+      continue;
+    }
+    if (std::all_of(verdicts_.begin(), verdicts_.end(), [](int v) { return v != 0; })) {
+      c_.use_nonblocking_context(candidate_);
+      return true;
+    }
+    if (verdict_) c_.release_context(candidate_);
+    // Above the refused candidate, by 1..16 strides depending on the parent (the same at every
+    // member): agreements on different parents that refused each other part ways.
+    uint32_t step = 1 + (comm_.context / comm::kContextStride + candidate_ / comm::kContextStride) % 16;
+    floor_ = candidate_ + step * comm::kContextStride;
+    start_offers();
+  }
+}
+
 }  // namespace gasket::mpi::coll

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include <memory>
+#include <vector>
 
 #include "mpi/base/error.h"
 #include "mpi/coll/schedule.h"
@@ -33,6 +34,36 @@ struct Agreement {
   int slot;
 };
 Agreement agree_with_slot(Context& c, Guard& g, const comm::Communicator& comm);
+
+// The agreement on a context id without blocking (MPI_Comm_idup), from the non-blocking range
+// (Context::next_nonblocking_context): rounds of offers and verdicts as agree_context's, each an
+// allgather progressed by the engine, all on the one tag taken from `comm` at the start (rounds
+// follow each other in order, so their messages match in order). Several may be in flight at
+// one process on overlapping communicators: a candidate id is taken tentatively at each member
+// before all confirm it, so two of them never settle on the same id; a refused candidate is
+// retried above it, by a step drawn from the parent's context, so that two agreements that
+// refused each other's candidate do not keep meeting.
+class ContextAgreement {
+ public:
+  ContextAgreement(Context& c, const comm::Communicator& comm);
+  // True when done: context() is agreed (taken at this process and marked used).
+  bool progress(Error* e);
+  uint32_t context() const { return candidate_; }
+
+ private:
+  void start_offers();
+
+  Context& c_;
+  comm::Communicator comm_;
+  int tag_;
+  uint32_t floor_;
+  uint32_t mine_ = 0, candidate_ = 0;
+  int verdict_ = 0;
+  bool verdicts_round_ = false;
+  std::vector<uint32_t> offers_;
+  std::vector<int> verdicts_;
+  std::unique_ptr<Schedule> round_;
+};
 
 }  // namespace gasket::mpi::coll
 
