@@ -3,7 +3,9 @@
  * over the world) and MPI_Comm_create_group (over the members only) make communicators of it,
  * which are split again by a random colour; every communicator is checked by an allreduce of
  * world ranks and a ring of messages, some kept alive across iterations so that contexts in use
- * accumulate, others freed. */
+ * accumulate, others freed. Then, as other implementations' suites do, members-only
+ * MPI_Comm_create_group calls on random groups with one tag, without synchronisation between
+ * them. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -87,6 +89,30 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Group_free(&g));
   }
   for (int i = 0; i < n_kept; i++) MPI_OK(MPI_Comm_free(&kept[i]));
+
+  /* Members only, one tag for all, no synchronisation between iterations: each iteration's
+   * random group (the same seed everywhere) makes a communicator with MPI_Comm_create_group,
+   * runs a barrier and an allreduce on it and frees it, while the processes not in it go on to
+   * the next iterations. */
+  for (int it = 0; it < 100; it++) {
+    srand(1000 + it);
+    int members[16], n = 0, mine = -1;
+    for (int r = 0; r < size; r++) {
+      if (rand() % 2) {
+        if (r == rank) mine = n;
+        members[n++] = r;
+      }
+    }
+    if (mine < 0) continue;
+    MPI_Group g;
+    MPI_Comm c;
+    MPI_OK(MPI_Group_incl(world_group, n, members, &g));
+    MPI_OK(MPI_Comm_create_group(MPI_COMM_WORLD, g, 0, &c));
+    MPI_OK(MPI_Barrier(c));
+    check_comm(c, members, n, rank);
+    MPI_OK(MPI_Comm_free(&c));
+    MPI_OK(MPI_Group_free(&g));
+  }
   MPI_OK(MPI_Group_free(&world_group));
   MPI_OK(MPI_Finalize());
   return 0;

@@ -1,6 +1,7 @@
 /* MPI_Comm_create_from_group on subgroups of a session's process set (MPI 4.1 section 11.3.3):
- * only the members call it; the others go on (here: straight to other subgroups, or to
- * MPI_Session_finalize). Subgroups: every rank but the last, the pairs {2k, 2k + 1} (disjoint
+ * only the members call it, or a process passes MPI_GROUP_EMPTY (a local call giving
+ * MPI_COMM_NULL); the others go on (here: straight to other subgroups, or to
+ * MPI_Session_finalize). Subgroups: every rank but one (which passes MPI_GROUP_EMPTY), every rank but the last, the pairs {2k, 2k + 1} (disjoint
  * groups with one string tag), the world in reverse order without rank 0, and each process
  * alone; every communicator is checked by its size, rank order and an allreduce. */
 #include <string.h>
@@ -42,6 +43,25 @@ int main(void) {
   MPI_OK(MPI_Group_rank(world, &me));
   MPI_OK(MPI_Group_size(world, &size));
   int ranks[64], n;
+
+  /* all but rank size - 2; that one passes MPI_GROUP_EMPTY: a local call giving MPI_COMM_NULL;
+   * then every process makes the world's communicator */
+  MPI_Group all_but;
+  int excluded = size - 2;
+  MPI_OK(MPI_Group_excl(world, 1, &excluded, &all_but));
+  MPI_Comm c = MPI_COMM_SELF;
+  MPI_OK(MPI_Comm_create_from_group(me == excluded ? MPI_GROUP_EMPTY : all_but, "org.gasket.tests.subgroups.excl",
+                                    MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+  if (me == excluded) {
+    CHECK(c == MPI_COMM_NULL);
+  } else {
+    for (n = 0; n < size; n++) ranks[n - (n > excluded)] = n;
+    check_members(c, ranks, size - 1, me);
+    MPI_OK(MPI_Comm_free(&c));
+  }
+  MPI_OK(MPI_Group_free(&all_but));
+  for (n = 0; n < size; n++) ranks[n] = n;
+  subgroup(world, ranks, size, "org.gasket.tests.subgroups.world", me);
 
   for (n = 0; n < size - 1; n++) ranks[n] = n;  /* all but the last */
   subgroup(world, ranks, n, "org.gasket.tests.subgroups.all_but_last", me);
