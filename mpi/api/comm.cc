@@ -483,12 +483,23 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
     // Only the group's members take part: they agree among themselves on context + 2 of the
     // parent (unused by intracommunicators), with the user's tag as the messages' tag, so
     // concurrent create_group calls on one parent (overlapping groups, different tags) are told
-    // apart.
+    // apart. The messages carry the members' ranks in the parent: calls with one tag on
+    // different groups, one after the other at some members while others still finish the
+    // previous one, never take each other's messages.
+    std::vector<int> members;
+    for (int pe : grp->pes) {
+      int r = old->group->rank_of_pe(pe);
+      if (r == MPI_UNDEFINED) {
+        return error(MPI_ERR_GROUP, "MPI_Comm_create_group: rank %d: the group holds PE %d, which is not in the "
+                     "communicator", old->rank, pe);
+      }
+      members.push_back(r);
+    }
     cm::Communicator among;
-    among.group = grp;
-    among.rank = grp->rank_of_pe(gasket::my_pe());
+    among.group = old->group;
+    among.rank = old->rank;
     among.context = old->context + 1;  // collective traffic goes to context + 1 of this
-    uint32_t ctx = gasket::mpi::coll::agree_context(c, g, among, tag);
+    uint32_t ctx = gasket::mpi::coll::agree_context(c, g, among, tag, &members);
     *newcomm = make_comm(c, grp->pes, ctx, old->errhandler);
     return Error::ok();
   });

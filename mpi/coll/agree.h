@@ -16,17 +16,21 @@
 namespace gasket::mpi::coll {
 
 // The allgather below as a schedule not yet run (MPI_Comm_idup runs it as a request).
-// `tag` >= 0: the schedule's tag (else the communicator's next collective number).
+// `tag` >= 0: the schedule's tag (else the communicator's next collective number). `members`
+// (optional): the ranks in `comm` of the processes taking part, this one among them (all[i] is
+// then members[i]'s); the messages carry ranks of `comm`.
 std::unique_ptr<Schedule> allgather_schedule(Context& c, const void* mine, int64_t bytes, void* all,
-                                             const comm::Communicator& comm, int tag = -1);
+                                             const comm::Communicator& comm, int tag = -1,
+                                             const std::vector<int>* members = nullptr);
 Error bcast_bytes(Context& c, Guard& g, void* buf, int64_t bytes, int root, const comm::Communicator& comm);
 // all[r * bytes ...] = rank r's `mine` (over the group of an intracommunicator).
 Error allgather_bytes(Context& c, Guard& g, const void* mine, int64_t bytes, void* all, const comm::Communicator& comm,
-                      int tag = -1);
+                      int tag = -1, const std::vector<int>* members = nullptr);
 // A context id unused by every member of `comm` (and now taken by each of them); safe when
-// several threads create communicators at once. `tag` >= 0: the messages' tag (see
-// allgather_schedule).
-uint32_t agree_context(Context& c, Guard& g, const comm::Communicator& comm, int tag = -1);
+// several threads create communicators at once. `tag` >= 0: the messages' tag; `members`: only
+// those ranks of `comm` take part (see allgather_schedule).
+uint32_t agree_context(Context& c, Guard& g, const comm::Communicator& comm, int tag = -1,
+                       const std::vector<int>* members = nullptr);
 // The same, and a slot of the collective area free at every member (now taken by each; -1 when
 // none is). A member that ends up outside the new communicator gives the slot back.
 struct Agreement {
