@@ -1,4 +1,4 @@
-// Aliased buffers of a collective (MPI 4.1 section 2.5.1: an OUT or INOUT argument may not be
+// Aliased buffers of a collective (MPI 4.1 section 2.3: an OUT or INOUT argument may not be
 // aliased with any other argument; MPI_IN_PLACE is the way to share a buffer): the bytes a
 // process sends and the bytes it receives into must not overlap. Compared as the byte ranges
 // the data occupies (true lower bound to true upper bound of each block, so the holes of a

@@ -1,5 +1,5 @@
 /* Collectives whose send buffer overlaps the receive buffer (not MPI_IN_PLACE) fail at the call
- * with MPI_ERR_BUFFER (MPI 4.1 section 2.5.1: an OUT argument may not be aliased with another
+ * with MPI_ERR_BUFFER (MPI 4.1 section 2.3: an OUT argument may not be aliased with another
  * argument): every collective with both buffers, in its blocking, non-blocking, persistent and
  * large-count (_c) forms, the neighborhood collectives too; the same buffer, a send buffer
  * starting inside the receive buffer, and a receive block inside a strided send type. Buffers

@@ -1,8 +1,8 @@
 /* MPI_Comm_create_from_group on subgroups of a session's process set (MPI 4.1 section 11.3.3):
  * only the members call it, or a process passes MPI_GROUP_EMPTY (a local call giving
  * MPI_COMM_NULL); the others go on (here: straight to other subgroups, or to
- * MPI_Session_finalize). Subgroups: every rank but one (which passes MPI_GROUP_EMPTY), every rank but the last, the pairs {2k, 2k + 1} (disjoint
- * groups with one string tag), the world in reverse order without rank 0, and each process
+ * MPI_Session_finalize). Subgroups: every rank but one (which passes MPI_GROUP_EMPTY), every
+ * rank but the last, the pairs {2k, 2k + 1} (disjoint groups with one string tag), the world in reverse order without rank 0, and each process
  * alone; every communicator is checked by its size, rank order and an allreduce. */
 #include <string.h>
 
