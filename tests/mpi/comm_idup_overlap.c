@@ -48,10 +48,8 @@ static void check_dup(MPI_Comm parent, MPI_Comm dup, int world_rank) {
 }
 
 int main(int argc, char** argv) {
-  int rank, size;
-  MPI_OK(MPI_Init(&argc, &argv));
-  MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-  MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  int rank, size, level;
+  init_test_at_level_arg(&argc, &argv, &rank, &size, &level);
   MPI_Group world_group;
   MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &world_group));
   /* the two pairs of this rank, the lower-numbered first on every rank (blocking calls on them

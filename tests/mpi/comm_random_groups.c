@@ -12,25 +12,19 @@
 
 #define ITERATIONS 60
 
+/* The members' ranks and a ring of messages on `c`. */
 static void check_comm(MPI_Comm c, const int* world_ranks, int n, int world_rank) {
-  int size, rank, sum = 0, expected = 0;
-  MPI_OK(MPI_Comm_size(c, &size));
+  check_comm_members(c, world_ranks, n, world_rank);
+  int rank, got = -1;
   MPI_OK(MPI_Comm_rank(c, &rank));
-  CHECK_EQ(size, n);
-  CHECK_EQ(world_ranks[rank], world_rank);
-  for (int i = 0; i < n; i++) expected += world_ranks[i];
-  MPI_OK(MPI_Allreduce(&world_rank, &sum, 1, MPI_INT, MPI_SUM, c));
-  CHECK_EQ(sum, expected);
-  int got = -1, from = (rank + n - 1) % n;
+  int from = (rank + n - 1) % n;
   MPI_OK(MPI_Sendrecv(&world_rank, 1, MPI_INT, (rank + 1) % n, 3, &got, 1, MPI_INT, from, 3, c, MPI_STATUS_IGNORE));
   CHECK_EQ(got, world_ranks[from]);
 }
 
 int main(int argc, char** argv) {
-  int rank, size;
-  MPI_OK(MPI_Init(&argc, &argv));
-  MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-  MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  int rank, size, level;
+  init_test_at_level_arg(&argc, &argv, &rank, &size, &level);
   MPI_Group world_group;
   MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &world_group));
   srand(12345);

@@ -8,17 +8,6 @@
 
 #include "tests/mpi/check.h"
 
-static void check_members(MPI_Comm c, const int* world_ranks, int n, int me) {
-  int size, rank, sum = 0, expected = 0;
-  MPI_OK(MPI_Comm_size(c, &size));
-  MPI_OK(MPI_Comm_rank(c, &rank));
-  CHECK_EQ(size, n);
-  CHECK_EQ(world_ranks[rank], me);
-  for (int i = 0; i < n; i++) expected += world_ranks[i];
-  MPI_OK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, c));
-  CHECK_EQ(sum, expected);
-}
-
 /* Members of `ranks` (world ranks, in the new order) make and check a communicator. */
 static void subgroup(MPI_Group world, const int* ranks, int n, const char* tag, int me) {
   int member = 0;
@@ -29,7 +18,7 @@ static void subgroup(MPI_Group world, const int* ranks, int n, const char* tag, 
   MPI_OK(MPI_Group_incl(world, n, ranks, &g));
   MPI_OK(MPI_Comm_create_from_group(g, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
   CHECK(c != MPI_COMM_NULL);
-  check_members(c, ranks, n, me);
+  check_comm_members(c, ranks, n, me);
   MPI_OK(MPI_Comm_free(&c));
   MPI_OK(MPI_Group_free(&g));
 }
@@ -56,7 +45,7 @@ int main(void) {
     CHECK(c == MPI_COMM_NULL);
   } else {
     for (n = 0; n < size; n++) ranks[n - (n > excluded)] = n;
-    check_members(c, ranks, size - 1, me);
+    check_comm_members(c, ranks, size - 1, me);
     MPI_OK(MPI_Comm_free(&c));
   }
   MPI_OK(MPI_Group_free(&all_but));
