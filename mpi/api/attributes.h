@@ -11,7 +11,7 @@
 
 namespace gasket::mpi::api {
 
-using Attributes = std::map<int, void*>;  // keyval -> value
+using Attributes = AttributeList;  // keyval -> value, in the order set
 // Where the attributes of the object `handle` live (null: no such object, or freed).
 using AttributesOf = Attributes* (*)(Context& c, int handle);
 Attributes* comm_attributes(Context& c, int comm);

@@ -12,6 +12,7 @@
 #include "mpi/api/collective_form.h"
 #include "mpi/bindings/large_count.h"
 #include "mpi/coll/algorithms.h"
+#include "mpi/coll/aliasing.h"
 #include "mpi/coll/schedule.h"
 #include "mpi/coll/shm.h"
 #include "mpi/op/op.h"
@@ -69,6 +70,17 @@ Error typed(Context& c, const void* buf, MPI_Count count, MPI_Datatype type, con
   if (!e.is_ok()) return e;
   *out = Typed{const_cast<void*>(buf), count, t, type};
   return Error::ok();
+}
+
+// The blocks this rank sends and those it receives must not overlap (MPI_ERR_BUFFER).
+Error not_aliased(const std::vector<Typed>& sent, const std::vector<Typed>& received, const cm::Communicator& comm,
+                  const char* call) {
+  auto ranges = [](const std::vector<Typed>& blocks) {
+    std::vector<coll::ByteRange> out;
+    for (const Typed& b : blocks) out.push_back(coll::occupied(b.buf, b.count, *b.type));
+    return out;
+  };
+  return coll::check_not_aliased(ranges(sent), ranges(received), call, comm.rank);
 }
 
 // The per-rank blocks of a buffer: counts/displacements/types per rank when given (displacements
@@ -280,6 +292,7 @@ Error rooted(Context& c, Guard& g, bool gathering, const void* sendbuf, MPI_Coun
   if (e.is_ok() && member && !in_place) e = typed(c, own, own_count, own_type, *comm, call, &mine);
   std::vector<Typed> all;
   if (e.is_ok() && is_root) e = blocks(c, root_side, static_cast<int>(comm->peers().pes.size()), *comm, call, &all);
+  if (e.is_ok() && is_root && !inter && !in_place) e = not_aliased({mine}, all, *comm, call);
   if (!e.is_ok()) return e;
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (is_root && !inter && !in_place) {
@@ -308,6 +321,7 @@ Error allgather(Context& c, Guard& g, const void* sendbuf, MPI_Count sendcount, 
   if (e.is_ok()) e = no_in_place(out.buf, "recvbuf", *comm, call);
   if (e.is_ok()) e = blocks(c, out, static_cast<int>(comm->peers().pes.size()), *comm, call, &all);
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = typed(c, sendbuf, sendcount, sendtype, *comm, call, &mine);
+  if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = not_aliased({mine}, all, *comm, call);
   if (!e.is_ok()) return e;
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (!inter) {
@@ -333,6 +347,7 @@ Error alltoall(Context& c, Guard& g, Layout in, const Layout& out, MPI_Comm hand
   std::vector<Typed> to, from;
   if (e.is_ok()) e = blocks(c, out, n, *comm, call, &from);
   if (e.is_ok() && !in_place) e = blocks(c, in, n, *comm, call, &to);
+  if (e.is_ok() && !in_place) e = not_aliased(to, from, *comm, call);
   if (!e.is_ok()) return e;
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (in_place) {
@@ -370,6 +385,10 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, MPI_Count
   if (e.is_ok() && recvbuf == MPI_IN_PLACE) e = no_in_place(recvbuf, "recvbuf", *comm, call);
   if (e.is_ok() && member) e = api::check_buffer(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *r.type, call, *comm);
   if (e.is_ok() && is_root) e = api::check_buffer(recvbuf, count, *r.type, call, *comm);
+  if (e.is_ok() && is_root && sendbuf != MPI_IN_PLACE && !inter) {
+    e = not_aliased({Typed{const_cast<void*>(sendbuf), count, r.type, type}}, {Typed{recvbuf, count, r.type, type}},
+                    *comm, call);
+  }
   if (!e.is_ok()) return e;
   if (form.blocking() && r.type->contiguous() && coll::shm_applies(c, *comm, r.bytes(count))) {
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
@@ -408,6 +427,10 @@ Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* 
   if (e.is_ok()) e = no_in_place(recvbuf, "recvbuf", *comm, call);
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = api::check_buffer(sendbuf, count, *r.type, call, *comm);
   if (e.is_ok()) e = api::check_buffer(recvbuf, count, *r.type, call, *comm);
+  if (e.is_ok() && sendbuf != MPI_IN_PLACE) {
+    e = not_aliased({Typed{const_cast<void*>(sendbuf), count, r.type, type}}, {Typed{recvbuf, count, r.type, type}},
+                    *comm, call);
+  }
   if (!e.is_ok()) return e;
   if (kind == AllKind::kAllreduce && form.blocking() && r.type->contiguous() &&
       coll::shm_applies(c, *comm, r.bytes(count))) {
@@ -483,6 +506,10 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, l
   if (e.is_ok()) e = no_in_place(recvbuf, "recvbuf", *comm, call);
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = api::check_buffer(sendbuf, total, *r.type, call, *comm);
   if (e.is_ok()) e = api::check_buffer(recvbuf, mine, *r.type, call, *comm);
+  if (e.is_ok() && sendbuf != MPI_IN_PLACE) {
+    e = not_aliased({Typed{const_cast<void*>(sendbuf), total, r.type, type}}, {Typed{recvbuf, mine, r.type, type}},
+                    *comm, call);
+  }
   if (!e.is_ok()) return e;
   auto s = reducing(c, *comm, r, call);
   char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total);

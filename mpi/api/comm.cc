@@ -99,7 +99,7 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
   }
   n.shm_seq = 0;
   if (hints != nullptr) n.hints = *hints;
-  std::map<int, void*> source = std::move(n.attributes);  // *old's when the call started
+  gasket::mpi::AttributeList source = std::move(n.attributes);  // *old's when the call started
   n.attributes.clear();
   n.name.clear();
   e = api::copy_attributes(c, g, comm, source, &n.attributes, call);
@@ -108,32 +108,26 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
   return Error::ok();
 }
 
-// MPI_Comm_idup of an intracommunicator in flight: an allgather of the members' offers of a
-// context id (from the non-blocking range, see Context::next_nonblocking_context), run by the
-// engine's progress; at completion the largest offer is the new communicator's context and the
-// handle is written (attributes copied then). The new communicator gets no slot of the
-// same-node collective area (a blocking creation meanwhile could take the slot it would agree
-// on), so its collectives always take the schedules.
+// MPI_Comm_idup of an intracommunicator in flight: the members agree on a context id without
+// blocking (coll::ContextAgreement, run by the engine's progress); at completion the handle is
+// written (attributes copied then). The new communicator gets no slot of the same-node
+// collective area (a blocking creation meanwhile could take the slot it would agree on), so its
+// collectives always take the schedules.
 class IdupOperation final : public gasket::mpi::p2p::Operation {
  public:
   IdupOperation(Context& c, MPI_Comm old_handle, const cm::Communicator& old, MPI_Comm* out,
                 const gasket::mpi::Info* hints)
-      : c_(c), old_handle_(old_handle), n_(old), out_(out), offers_(static_cast<size_t>(old.size())) {
+      : c_(c), old_handle_(old_handle), n_(old), out_(out), agreement_(c, old) {
     if (hints != nullptr) n_.hints = *hints;
-    offer_ = c.next_nonblocking_context();
-    c.use_nonblocking_context(offer_);
-    schedule_ = gasket::mpi::coll::allgather_schedule(c, &offer_, sizeof offer_, offers_.data(), old);
   }
   bool progress(Error* e) override {
-    if (!schedule_->progress(e)) return false;
+    if (!agreement_.progress(e)) return false;
     if (!e->is_ok()) return true;
-    uint32_t agreed = *std::max_element(offers_.begin(), offers_.end());
-    c_.use_nonblocking_context(agreed);
-    n_.context = agreed;
+    n_.context = agreement_.context();
     n_.coll_slot = -1;
     n_.coll_seq = 0;
     n_.shm_seq = 0;
-    std::map<int, void*> source = std::move(n_.attributes);  // the old communicator's at MPI_Comm_idup
+    gasket::mpi::AttributeList source = std::move(n_.attributes);  // the old communicator's at MPI_Comm_idup
     n_.attributes.clear();
     n_.name.clear();
     // Progress runs inside an MPI call of this thread: the guard is re-entrant and the copy
@@ -151,9 +145,7 @@ class IdupOperation final : public gasket::mpi::p2p::Operation {
   MPI_Comm old_handle_;
   cm::Communicator n_;
   MPI_Comm* out_;
-  uint32_t offer_;
-  std::vector<uint32_t> offers_;
-  std::unique_ptr<gasket::mpi::coll::Schedule> schedule_;
+  gasket::mpi::coll::ContextAgreement agreement_;
 };
 
 // MPI_Comm_idup(_with_info): hints null keeps comm's.
@@ -237,6 +229,32 @@ Error split_inter(Context& c, Guard& g, cm::Communicator parent, int color, int 
   return Error::ok();
 }
 
+// MPI_Comm_create of an intercommunicator (MPI 4.1 section 7.4.2): each side names a subgroup of
+// its own group (the same at every member of the side); the leaders swap the local ranks their
+// side chose, and the chosen processes of both sides form a new intercommunicator, none when
+// either side chose nobody (MPI_COMM_NULL then, and for the processes not chosen).
+Error create_inter(Context& c, Guard& g, cm::Communicator parent, const cm::Group& chosen, MPI_Comm* newcomm) {
+  int unused = 0;
+  uint32_t ctx = agree_inter(c, g, parent, 0, &unused);
+  std::vector<int> ours{static_cast<int>(chosen.pes.size())};  // [n, local ranks...]
+  for (int pe : chosen.pes) ours.push_back(parent.group->rank_of_pe(pe));
+  std::vector<int> theirs(parent.remote_group->pes.size() + 1);
+  swap_between_groups(c, g, parent, ours.data(), static_cast<int64_t>(ours.size() * sizeof(int)), theirs.data(),
+                      static_cast<int64_t>(theirs.size() * sizeof(int)), 15);
+  std::vector<int> remote;
+  for (int i = 0; i < theirs[0]; ++i) remote.push_back(parent.remote_group->pes[static_cast<size_t>(theirs[1 + i])]);
+  *newcomm = MPI_COMM_NULL;
+  if (remote.empty() || chosen.rank_of_pe(gasket::my_pe()) == MPI_UNDEFINED) return Error::ok();
+  cm::Communicator n;
+  n.context = ctx;
+  n.group = std::make_shared<cm::Group>(chosen);
+  n.rank = n.group->rank_of_pe(gasket::my_pe());
+  n.remote_group = std::make_shared<cm::Group>(cm::Group{std::move(remote)});
+  n.errhandler = parent.errhandler;
+  *newcomm = c.comms().add(std::move(n));
+  return Error::ok();
+}
+
 Error split(Context& c, Guard& g, MPI_Comm comm, int color, int key, MPI_Comm* newcomm, const char* call) {
   cm::Communicator* old;
   Error e = lookup(c, comm, call, &old);
@@ -295,6 +313,11 @@ Error expand_ranges(const cm::Group& g, int n, int ranges[][3], const char* call
   for (int i = 0; i < n; ++i) {
     int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
     if (stride == 0) return error(MPI_ERR_ARG, "%s: range %d has stride 0", call, i);
+    int n_ranks = static_cast<int>(g.pes.size());
+    if (first < 0 || first >= n_ranks || last < 0 || last >= n_ranks) {  // as MPICH: both ends in the group
+      return error(MPI_ERR_RANK, "%s: range %d (%d, %d, %d) reaches outside the group of %d", call, i, first, last,
+                   stride, n_ranks);
+    }
     for (int r = first; stride > 0 ? r <= last : r >= last; r += stride) out->push_back(r);
   }
   return check_ranks(g, static_cast<int>(out->size()), out->data(), call, true);
@@ -423,14 +446,14 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     Error e = lookup(c, comm, "MPI_Comm_create", &old);
     if (e.is_ok()) e = group_of(c, group, "MPI_Comm_create", &grp);
     if (!e.is_ok()) return e;
-    if (old->is_inter()) return error(MPI_ERR_COMM, "MPI_Comm_create: intercommunicators are not supported");
     if (newcomm == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_create: newcomm is NULL");
     for (int pe : grp->pes) {
       if (old->group->rank_of_pe(pe) == MPI_UNDEFINED) {
-        return error(MPI_ERR_GROUP, "MPI_Comm_create: rank %d: the group holds PE %d, which is not in the communicator",
-                     old->rank, pe);
+        return error(MPI_ERR_GROUP, "MPI_Comm_create: rank %d: the group holds PE %d, which is not in the %s", old->rank,
+                     pe, old->is_inter() ? "intercommunicator's local group" : "communicator");
       }
     }
+    if (old->is_inter()) return create_inter(c, g, *old, *grp, newcomm);
     cm::Communicator parent = *old;
     gasket::mpi::coll::Agreement agreed = gasket::mpi::coll::agree_with_slot(c, g, parent);
     if (grp->rank_of_pe(gasket::my_pe()) == MPI_UNDEFINED) {
@@ -460,12 +483,23 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
     // Only the group's members take part: they agree among themselves on context + 2 of the
     // parent (unused by intracommunicators), with the user's tag as the messages' tag, so
     // concurrent create_group calls on one parent (overlapping groups, different tags) are told
-    // apart.
+    // apart. The messages carry the members' ranks in the parent: calls with one tag on
+    // different groups, one after the other at some members while others still finish the
+    // previous one, never take each other's messages.
+    std::vector<int> members;
+    for (int pe : grp->pes) {
+      int r = old->group->rank_of_pe(pe);
+      if (r == MPI_UNDEFINED) {
+        return error(MPI_ERR_GROUP, "MPI_Comm_create_group: rank %d: the group holds PE %d, which is not in the "
+                     "communicator", old->rank, pe);
+      }
+      members.push_back(r);
+    }
     cm::Communicator among;
-    among.group = grp;
-    among.rank = grp->rank_of_pe(gasket::my_pe());
+    among.group = old->group;
+    among.rank = old->rank;
     among.context = old->context + 1;  // collective traffic goes to context + 1 of this
-    uint32_t ctx = gasket::mpi::coll::agree_context(c, g, among, tag);
+    uint32_t ctx = gasket::mpi::coll::agree_context(c, g, among, tag, &members);
     *newcomm = make_comm(c, grp->pes, ctx, old->errhandler);
     return Error::ok();
   });
@@ -783,6 +817,11 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
     Error e = group_of(c, group1, "MPI_Group_translate_ranks", &a);
     if (e.is_ok()) e = group_of(c, group2, "MPI_Group_translate_ranks", &b);
     if (!e.is_ok()) return e;
+    if (n < 0) return error(MPI_ERR_ARG, "MPI_Group_translate_ranks: n %d is negative", n);
+    if (n > 0 && (ranks1 == nullptr || ranks2 == nullptr)) {
+      return error(MPI_ERR_ARG, "MPI_Group_translate_ranks: %s is NULL (n = %d)", ranks1 == nullptr ? "ranks1" : "ranks2",
+                   n);
+    }
     for (int i = 0; i < n; ++i) {
       if (ranks1[i] == MPI_PROC_NULL) {
         ranks2[i] = MPI_PROC_NULL;
@@ -802,6 +841,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
     Error e = group_of(c, group1, "MPI_Group_compare", &a);
     if (e.is_ok()) e = group_of(c, group2, "MPI_Group_compare", &b);
     if (!e.is_ok()) return e;
+    if (result == nullptr) return error(MPI_ERR_ARG, "MPI_Group_compare: result is NULL");
     *result = compare_groups(*a, *b);
     return Error::ok();
   });
@@ -832,15 +872,18 @@ int set_op(const char* call, MPI_Group group1, MPI_Group group2, MPI_Group* newg
   });
 }
 
-int select(const char* call, MPI_Group group, std::vector<int>* ranks_or_null, int n, const int* ranks,
-           int (*ranges)[3], bool include, MPI_Group* newgroup) {
+int select(const char* call, MPI_Group group, int n, const int* ranks, int (*ranges)[3], bool by_ranges,
+           bool include, MPI_Group* newgroup) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     GroupPtr g;
     Error e = group_of(c, group, call, &g);
     if (!e.is_ok()) return e;
     if (newgroup == nullptr) return error(MPI_ERR_ARG, "%s: newgroup is NULL", call);
     std::vector<int> chosen;
-    if (ranges != nullptr || (ranks == nullptr && n > 0)) {
+    if (ranges == nullptr && ranks == nullptr && n > 0) {
+      return error(MPI_ERR_ARG, "%s: the %s array is NULL (n = %d)", call, by_ranges ? "ranges" : "ranks", n);
+    }
+    if (by_ranges) {
       e = expand_ranges(*g, n, ranges, call, &chosen);
     } else {
       e = check_ranks(*g, n, ranks, call, true);
@@ -869,16 +912,16 @@ int PMPI_Group_intersection(MPI_Group a, MPI_Group b, MPI_Group* n) {
 }
 int PMPI_Group_difference(MPI_Group a, MPI_Group b, MPI_Group* n) { return set_op("MPI_Group_difference", a, b, n, 2); }
 int PMPI_Group_incl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
-  return select("MPI_Group_incl", g, nullptr, n, ranks, nullptr, true, out);
+  return select("MPI_Group_incl", g, n, ranks, nullptr, false, true, out);
 }
 int PMPI_Group_excl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
-  return select("MPI_Group_excl", g, nullptr, n, ranks, nullptr, false, out);
+  return select("MPI_Group_excl", g, n, ranks, nullptr, false, false, out);
 }
 int PMPI_Group_range_incl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
-  return select("MPI_Group_range_incl", g, nullptr, n, nullptr, ranges, true, out);
+  return select("MPI_Group_range_incl", g, n, nullptr, ranges, true, true, out);
 }
 int PMPI_Group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
-  return select("MPI_Group_range_excl", g, nullptr, n, nullptr, ranges, false, out);
+  return select("MPI_Group_range_excl", g, n, nullptr, ranges, true, false, out);
 }
 int PMPI_Group_free(MPI_Group* group) {
   return api::call("MPI_Group_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {

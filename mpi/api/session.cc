@@ -137,7 +137,7 @@ Error check_from_group(Context& c, MPI_Group group, const char* stringtag, MPI_I
   if (e.is_ok()) e = api::check_errhandler(c, eh, call);
   if (!e.is_ok()) return e;
   if (out == nullptr) return error(MPI_ERR_ARG, "%s: PE %d: the output communicator is NULL", call, gasket::my_pe());
-  if ((*members)->rank_of_pe(gasket::my_pe()) == MPI_UNDEFINED) {
+  if (!(*members)->pes.empty() && (*members)->rank_of_pe(gasket::my_pe()) == MPI_UNDEFINED) {
     return error(MPI_ERR_GROUP, "%s: PE %d is not in the group (only its members call it)", call, gasket::my_pe());
   }
   return Error::ok();
@@ -342,6 +342,10 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
     if (!e.is_ok()) {
       g.unlock();
       return raise(c, errhandler, MPI_COMM_NULL, e);
+    }
+    if (members->pes.empty()) {  // MPI_GROUP_EMPTY: a local call giving MPI_COMM_NULL (MPI 4.1 section 11.3.3)
+      *newcomm = MPI_COMM_NULL;
+      return MPI_SUCCESS;
     }
     boot = bootstrap(c);
   }

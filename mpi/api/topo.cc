@@ -16,6 +16,7 @@
 
 #include "mpi.h"
 #include "mpi/coll/agree.h"
+#include "mpi/coll/aliasing.h"
 #include "mpi/api/collective_form.h"
 #include "mpi/api/requests.h"
 #include "mpi/bindings/large_count.h"
@@ -306,6 +307,14 @@ int neighborhood(const char* call, MPI_Comm handle, Form form, Planner planner) 
     }
     for (size_t i = 0; e.is_ok() && i < plan.recvs.size(); ++i) {
       e = check_block(plan.recvs[i], static_cast<int>(i), false, call, *comm);
+    }
+    if (e.is_ok()) {
+      auto ranges = [](const std::vector<Block>& blocks) {
+        std::vector<gasket::mpi::coll::ByteRange> out;
+        for (const Block& b : blocks) out.push_back(gasket::mpi::coll::occupied(b.buf, b.count, *b.type));
+        return out;
+      };
+      e = gasket::mpi::coll::check_not_aliased(ranges(plan.sends), ranges(plan.recvs), call, comm->rank);
     }
     if (!e.is_ok()) return e;
     auto exchange = std::make_unique<Exchange>(c, *comm, call);

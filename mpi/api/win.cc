@@ -480,7 +480,7 @@ int PMPI_Win_free(MPI_Win* win) {
   return api::win_call(call, *win, [&](Context& c, Guard& g, Window& w) -> Error {
     int rank = w.rank();
     // The delete callbacks run first, the last set first (they may call MPI on the window).
-    std::map<int, void*> attributes = std::move(w.attributes);
+    gasket::mpi::AttributeList attributes = std::move(w.attributes);
     w.attributes.clear();
     for (auto it = attributes.rbegin(); it != attributes.rend(); ++it) {
       int rc = api::run_delete_callback(c, g, *win, it->first, it->second);

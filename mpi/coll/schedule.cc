@@ -8,11 +8,14 @@ namespace gasket::mpi::coll {
 namespace {
 // Collective tags live above every fixed internal tag.
 constexpr int kTagBase = 1 << 30;
-int next_tag(const comm::Communicator& comm) { return kTagBase + static_cast<int>(comm.coll_seq++ & (kTagBase - 1)); }
 }  // namespace
 
+int take_collective_tag(const comm::Communicator& comm) {
+  return kTagBase + static_cast<int>(comm.coll_seq++ & (kTagBase - 1));
+}
+
 Schedule::Schedule(Context& c, const comm::Communicator& comm, const char* call)
-    : Schedule(c, comm, call, next_tag(comm)) {}
+    : Schedule(c, comm, call, take_collective_tag(comm)) {}
 
 Schedule::Schedule(Context& c, const comm::Communicator& comm, const char* call, int tag)
     : c_(c),
@@ -148,7 +151,6 @@ Error Schedule::restart(const char* call) {
   comm::Communicator* comm;
   Error e = c_.comms().lookup(persistent_comm_, call, &comm);
   if (!e.is_ok()) return e;
-  tag_ = next_tag(*comm);
   current_ = 0;
   started_ = false;
   return Error::ok();

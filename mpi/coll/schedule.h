@@ -38,6 +38,10 @@ struct Ranks {
   const int* map = nullptr;
 };
 
+// The tag of `comm`'s next collective (its sequence number, counted up); a collective made of
+// several schedules in turn takes one for all of them.
+int take_collective_tag(const comm::Communicator& comm);
+
 class Schedule final : public p2p::Operation {
  public:
   // Takes the next collective sequence number of `comm` for the tag, or uses `tag` as given
@@ -73,8 +77,10 @@ class Schedule final : public p2p::Operation {
 
   bool progress(Error* error) override;
   // Persistent collectives (MPI_*_init): the schedule built once runs again at each MPI_Start,
-  // under the communicator's next collective sequence number (starts are ordered like any other
-  // collective); its local steps read the user's buffers anew.
+  // under the tag it took at its initialization: persistent collectives match in the order of
+  // their *_init calls, whatever the order of the starts (MPI 4.1 section 6.13); one request's
+  // rounds follow each other, so its messages of one start never meet those of the next. Its
+  // local steps read the user's buffers anew.
   void make_persistent(MPI_Comm handle) { persistent_comm_ = handle; }
   Error restart(const char* call) override;
   // Blocking: runs to completion.

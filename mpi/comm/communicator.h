@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mpi.h"
+#include "mpi/base/attribute_list.h"
 #include "mpi/base/error.h"
 #include "mpi/base/handle.h"
 
@@ -52,7 +53,7 @@ struct Communicator {
   int rank = 0;  // in group
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
-  std::map<int, void*> attributes;  // keyval -> value
+  AttributeList attributes;  // keyval -> value, in the order set
   // Info hints (MPI_Comm_set_info, MPI_Comm_dup_with_info): every key set, in order; MPI_Comm_dup keeps them.
   std::vector<std::pair<std::string, std::string>> hints;
   // Collectives started on this communicator (the same count on every member): the tag of a

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi/base/attribute_list.h"
 #include "mpi/base/error.h"
 #include "mpi/base/handle.h"
 
@@ -34,7 +35,7 @@ enum class Combiner { kNamed, kDup, kContiguous, kVector, kHvector, kIndexed, kH
 
 struct Datatype {
   std::string name;
-  std::map<int, void*> attributes;  // keyval -> value (MPI_Type_set_attr)
+  AttributeList attributes;  // keyval -> value (MPI_Type_set_attr), in the order set
   int64_t size = 0;  // data bytes of one element
   int64_t lb = 0, ub = 0;  // extent = ub - lb
   int64_t true_lb = 0, true_ub = 0;

@@ -19,6 +19,7 @@
 #include "core/segments/shared_pages.h"
 #include "mpi.h"
 #include "mpi/base/arena.h"
+#include "mpi/base/attribute_list.h"
 #include "mpi/base/error.h"
 #include "mpi/base/handle.h"
 #include "mpi/comm/communicator.h"
@@ -117,7 +118,7 @@ class Window {
   std::string name;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::vector<std::pair<std::string, std::string>> info;
-  std::map<int, void*> attributes;
+  AttributeList attributes;
   // The values MPI_Win_get_attr points at.
   void* attr_base = nullptr;
   MPI_Aint attr_size = 0;

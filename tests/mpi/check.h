@@ -58,6 +58,19 @@ static inline void init_test_at_level_arg(int* argc, char*** argv, int* rank, in
   MPI_OK(MPI_Query_thread(level));
 }
 
+/* `comm` holds the processes whose ranks in `ref` are ref_ranks[0..n), in that order, this one
+ * among them (me: its rank in `ref`): its size, this process's place and an allreduce of the
+ * ranks in `ref` are checked. */
+static inline void check_comm_members(MPI_Comm comm, const int* ref_ranks, int n, int me) {
+  int size, rank, sum = 0, expected = 0;
+  MPI_OK(MPI_Comm_size(comm, &size));
+  MPI_OK(MPI_Comm_rank(comm, &rank));
+  CHECK_EQ(size, n);
+  CHECK_EQ(ref_ranks[rank], me);
+  for (int i = 0; i < n; i++) expected += ref_ranks[i];
+  MPI_OK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, comm));
+  CHECK_EQ(sum, expected);
+}
 
 /* Message k from rank src carries a known byte pattern: fill it at the sender, check every byte
  * at the receiver (the first wrong byte is reported with the message's identity). */
