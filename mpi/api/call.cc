@@ -26,7 +26,12 @@ Error check_count(MPI_Count count, const char* call, const comm::Communicator& c
 
 Error check_type(Context& c, MPI_Datatype handle, const char* call, const comm::Communicator& comm,
                  const datatype::Datatype** type) {
-  Error e = c.types().lookup_committed(handle, call, type);
+  return check_type(c, handle, 1, call, comm, type);  // a type whatever the count
+}
+
+Error check_type(Context& c, MPI_Datatype handle, MPI_Count count, const char* call, const comm::Communicator& comm,
+                 const datatype::Datatype** type) {
+  Error e = c.types().lookup_data(handle, count, call, type);
   if (!e.is_ok()) return Error(e.error_class(), e.message() + " (rank " + std::to_string(comm.rank) + ")");
   return Error::ok();
 }

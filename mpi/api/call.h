@@ -56,6 +56,9 @@ Error check_comm(Context& c, MPI_Comm handle, const char* call, comm::Communicat
 Error check_count(MPI_Count count, const char* call, const comm::Communicator& comm);
 Error check_type(Context& c, MPI_Datatype handle, const char* call, const comm::Communicator& comm,
                  const datatype::Datatype** type);
+// The type of `count` elements of a data argument: MPI_DATATYPE_NULL is no data at count 0.
+Error check_type(Context& c, MPI_Datatype handle, MPI_Count count, const char* call, const comm::Communicator& comm,
+                 const datatype::Datatype** type);
 Error check_buffer(const void* buf, MPI_Count count, const datatype::Datatype& type, const char* call,
                    const comm::Communicator& comm);
 // A destination (no wildcard) or a source (MPI_ANY_SOURCE allowed); MPI_PROC_NULL is valid.

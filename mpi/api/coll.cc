@@ -64,7 +64,7 @@ Error typed(Context& c, const void* buf, MPI_Count count, MPI_Datatype type, con
             Typed* out) {
   const dt::Datatype* t;
   Error e = api::check_count(count, call, comm);
-  if (e.is_ok()) e = api::check_type(c, type, call, comm, &t);
+  if (e.is_ok()) e = api::check_type(c, type, count, call, comm, &t);
   if (e.is_ok()) e = api::check_buffer(buf, count, *t, call, comm);
   if (!e.is_ok()) return e;
   *out = Typed{const_cast<void*>(buf), count, t, type};
@@ -94,7 +94,7 @@ Error blocks(Context& c, const Layout& l, int n, const cm::Communicator& comm, c
     MPI_Datatype type = l.types != nullptr ? l.types[i] : l.type;
     const dt::Datatype* t;
     Error e = api::check_count(count, call, comm);
-    if (e.is_ok()) e = api::check_type(c, type, call, comm, &t);
+    if (e.is_ok()) e = api::check_type(c, type, count, call, comm, &t);
     if (e.is_ok()) e = api::check_buffer(l.buf, count, *t, call, comm);
     if (!e.is_ok()) return e;
     int64_t disp = !l.displs ? static_cast<int64_t>(i) * count * t->extent()
@@ -125,8 +125,8 @@ Error reduction(Context& c, MPI_Count count, MPI_Datatype type, MPI_Op op, const
                 Reduction* out) {
   const dt::Datatype* t;
   Error e = api::check_count(count, call, comm);
-  if (e.is_ok()) e = api::check_type(c, type, call, comm, &t);
-  if (e.is_ok()) e = op::check(c.ops(), c.types(), op, *t, call, comm.rank);
+  if (e.is_ok()) e = api::check_type(c, type, count, call, comm, &t);
+  if (e.is_ok() && type != MPI_DATATYPE_NULL) e = op::check(c.ops(), c.types(), op, *t, call, comm.rank);
   if (!e.is_ok()) return e;
   *out = Reduction{t, type, op, c.ops().commutative(op)};
   return Error::ok();

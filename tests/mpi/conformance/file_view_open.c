@@ -38,11 +38,22 @@ static void check_overlapping_view(const char* path) {
     for (int i = 0; i < kInts; ++i) data[i] = 1000 + i;
     MPI_OK(MPI_File_write_at(fh, 0, data, kInts, MPI_INT, MPI_STATUS_IGNORE));
   }
+  /* Count 0 of MPI_DATATYPE_NULL moves nothing, independently and collectively. */
+  MPI_Status st;
+  MPI_Request rq;
+  int count = -1;
+  MPI_OK(MPI_File_write_at(fh, 0, NULL, 0, MPI_DATATYPE_NULL, &st));
+  MPI_OK(MPI_File_write_at_all(fh, 0, NULL, 0, MPI_DATATYPE_NULL, &st));
+  MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
+  CHECK_EQ(count, 0);
+  MPI_OK(MPI_File_iwrite_at(fh, 0, NULL, 0, MPI_DATATYPE_NULL, &rq));
+  MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
   MPI_OK(MPI_File_close(&fh));
 
   MPI_Datatype filetype = overlapping_filetype();
   MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
   MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, filetype, "native", MPI_INFO_NULL));
+  MPI_OK(MPI_File_read_at_all(fh, 0, NULL, 0, MPI_DATATYPE_NULL, MPI_STATUS_IGNORE));
   /* Three tiles (24 ints of view), read by each rank independently and collectively. */
   for (int collective = 0; collective < 2; ++collective) {
     int got[24];
@@ -114,8 +125,22 @@ static void check_open_error_handler(const char* path) {
   CHECK_EQ(class_of(rc), MPI_ERR_AMODE);
   CHECK_EQ(handler_calls, 2);
   CHECK_EQ(class_of(handler_code), MPI_ERR_AMODE);
-  MPI_OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
+  /* The handler holds its own reference: freeing the handle keeps it set. */
   MPI_OK(MPI_Errhandler_free(&eh));
+  /* MPI_MODE_EXCL on a file that exists: the creating rank fails, every rank reports it. */
+  MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
+  MPI_OK(MPI_File_close(&fh));
+  rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  CHECK_EQ(class_of(rc), MPI_ERR_FILE_EXISTS);
+  CHECK_EQ(handler_calls, 3);
+  /* Not a communicator. */
+  rc = MPI_File_open(MPI_COMM_NULL, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+  CHECK_EQ(class_of(rc), MPI_ERR_COMM);
+  CHECK_EQ(handler_calls, 4);
+  CHECK_EQ(handler_file, MPI_FILE_NULL);
+  MPI_OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) MPI_OK(MPI_File_delete(path, MPI_INFO_NULL));
 }
 
 int main(int argc, char** argv) {
