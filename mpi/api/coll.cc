@@ -596,6 +596,9 @@ int Reduce_local(const char* call, const void* inbuf, void* inoutbuf, MPI_Count 
     if (e.is_ok() && (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)) {
       e = error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is not allowed", call, world->rank);
     }
+    if (e.is_ok() && inbuf == inoutbuf && count > 0 && r.type->size > 0) {  // MPI 4.1 section 6.9.7: no aliasing
+      e = error(MPI_ERR_BUFFER, "%s: rank %d: inbuf and inoutbuf are the same buffer (%p)", call, world->rank, inbuf);
+    }
     if (!e.is_ok()) return e;
     if (r.type->contiguous()) {  // packed form = memory
       op::apply(c.ops(), op, datatype, *r.type, static_cast<const char*>(inbuf) + r.type->true_lb,

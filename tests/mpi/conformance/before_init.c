@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Session_get_errhandler(session, &got));
   CHECK_EQ(got, eh);
   MPI_OK(MPI_Errhandler_free(&got));
-  CHECK_EQ(MPI_Session_call_errhandler(session, MPI_ERR_OTHER), MPI_ERR_OTHER);
+  MPI_OK(MPI_Session_call_errhandler(session, MPI_ERR_OTHER)); /* the handler ran: success */
   CHECK_EQ(handler_calls, 1);
   CHECK_EQ(handler_code, MPI_ERR_OTHER);
   CHECK_EQ(handler_session, session);

@@ -139,11 +139,12 @@ static void check_hw_unguided(void) {
   CHECK(out == MPI_COMM_NULL);
 }
 
-static void check_name(int rc, const char* got, int len, const char* expected) {
-  CHECK_EQ(rc, MPI_SUCCESS);
-  CHECK(strcmp(got, expected) == 0);
-  CHECK_EQ(len, (int)strlen(expected));
-}
+#define check_name(call, got, len, expected)  \
+  do {                                       \
+    MPI_OK(call);                            \
+    CHECK(strcmp(got, expected) == 0);       \
+    CHECK_EQ(len, (int)strlen(expected));    \
+  } while (0)
 
 /* The null handles are predefined handles: their names are their own. */
 static void check_null_names(void) {
