@@ -75,15 +75,17 @@ bool placement_in(const std::string& name, Placement* out) {
   static const struct { const char* alias; hwloc_obj_type_t type; } kAliases[] = {
       {"hwthread", HWLOC_OBJ_PU}, {"socket", HWLOC_OBJ_PACKAGE}, {"numa", HWLOC_OBJ_NUMANODE}};
   hwloc_obj_type_t type;
-  bool known = hwloc_type_sscanf(name.c_str(), &type, nullptr, 0) == 0 && type != HWLOC_OBJ_GROUP;
+  bool alias = false, known = hwloc_type_sscanf(name.c_str(), &type, nullptr, 0) == 0 && type != HWLOC_OBJ_GROUP;
   for (const auto& a : kAliases) {
-    if (strcasecmp(name.c_str(), a.alias) == 0) type = a.type, known = true;
+    if (strcasecmp(name.c_str(), a.alias) == 0) type = a.type, known = alias = true;
   }
   if (!known) return false;
   Machine m;
   if (m.topo == nullptr || hwloc_get_nbobjs_by_type(m.topo, type) <= 0) return false;
   *out = m.at(type);
-  return true;
+  // hwloc's parser takes prefixes ("n" for NUMANode): only a whole name counts.
+  return alias || strcasecmp(name.c_str(), out->level.c_str()) == 0 ||
+         strcasecmp(name.c_str(), hwloc_obj_type_string(type)) == 0;
 }
 
 }  // namespace gasket::topology
