@@ -1,5 +1,7 @@
 #include "mpi/api/call.h"
 
+#include <cstring>
+
 #include "core/base/log.h"
 
 namespace gasket::mpi::api {
@@ -26,7 +28,12 @@ Error check_count(MPI_Count count, const char* call, const comm::Communicator& c
 
 Error check_type(Context& c, MPI_Datatype handle, const char* call, const comm::Communicator& comm,
                  const datatype::Datatype** type) {
-  Error e = c.types().lookup_committed(handle, call, type);
+  return check_type(c, handle, 1, call, comm, type);  // a type whatever the count
+}
+
+Error check_type(Context& c, MPI_Datatype handle, MPI_Count count, const char* call, const comm::Communicator& comm,
+                 const datatype::Datatype** type) {
+  Error e = c.types().lookup_data(handle, count, call, type);
   if (!e.is_ok()) return Error(e.error_class(), e.message() + " (rank " + std::to_string(comm.rank) + ")");
   return Error::ok();
 }
@@ -72,6 +79,15 @@ Error check_errhandler(Context& c, MPI_Errhandler handle, const char* call) {
   Error e = c.comms().lookup_errhandler(handle, call, &eh);
   if (e.is_ok() && eh->refs <= 0) return error(MPI_ERR_ARG, "%s: error handler %d was freed", call, handle);
   return e;
+}
+
+int name_of_null(const char* call, const char* null_name, char* name, int* resultlen) {
+  return api::call(call, MPI_COMM_WORLD, [&](Context&, Guard&) -> Error {
+    if (name == nullptr || resultlen == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
+    std::strcpy(name, null_name);
+    *resultlen = static_cast<int>(std::strlen(null_name));
+    return Error::ok();
+  });
 }
 
 void fill_status(MPI_Status* status, int source, int tag, int error, int64_t bytes, bool cancelled) {

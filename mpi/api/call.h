@@ -34,9 +34,10 @@ int call(const char* name, MPI_Comm comm, Body body) {
   return call_ref(name, comm, body);
 }
 
-// Info objects may be used before MPI_Init and after MPI_Finalize (MPI 4.1 section 11.4.1): the
-// body runs on the context even when none is started (Context::dormant); an error then ends the
-// process, as the initial error handler MPI_ERRORS_ARE_FATAL does.
+// Info objects and error handlers may be made and freed before MPI_Init and after MPI_Finalize
+// (MPI 4.1 section 11.4.1; their tables are ProcessTables): the body runs on the context even
+// when none is started (Context::dormant); an error then ends the process, as the initial error
+// handler MPI_ERRORS_ARE_FATAL does.
 int fail_unstarted(const Error& e);
 template <typename Body>
 int info_call(const char* name, Body body) {
@@ -56,6 +57,9 @@ Error check_comm(Context& c, MPI_Comm handle, const char* call, comm::Communicat
 Error check_count(MPI_Count count, const char* call, const comm::Communicator& comm);
 Error check_type(Context& c, MPI_Datatype handle, const char* call, const comm::Communicator& comm,
                  const datatype::Datatype** type);
+// The type of `count` elements of a data argument: MPI_DATATYPE_NULL is no data at count 0.
+Error check_type(Context& c, MPI_Datatype handle, MPI_Count count, const char* call, const comm::Communicator& comm,
+                 const datatype::Datatype** type);
 Error check_buffer(const void* buf, MPI_Count count, const datatype::Datatype& type, const char* call,
                    const comm::Communicator& comm);
 // A destination (no wildcard) or a source (MPI_ANY_SOURCE allowed); MPI_PROC_NULL is valid.
@@ -69,6 +73,10 @@ Error check_errhandler(Context& c, MPI_Errhandler handle, const char* call);
 // From MPI_Init: a spawned process's intercommunicator to its parents (mpi/api/dynproc.cc);
 // nothing for a process that was not spawned.
 Error connect_to_parent();
+
+// MPI_Comm/Type/Win_get_name of the kind's null handle (`null_name`): a predefined handle, so
+// its own name, as Open MPI answers (the standard names every predefined handle).
+int name_of_null(const char* call, const char* null_name, char* name, int* resultlen);
 
 void fill_status(MPI_Status* status, int source, int tag, int error, int64_t bytes, bool cancelled);
 void empty_status(MPI_Status* status);  // what a null or inactive request reports

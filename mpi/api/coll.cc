@@ -65,7 +65,7 @@ Error typed(Context& c, const void* buf, MPI_Count count, MPI_Datatype type, con
             Typed* out) {
   const dt::Datatype* t;
   Error e = api::check_count(count, call, comm);
-  if (e.is_ok()) e = api::check_type(c, type, call, comm, &t);
+  if (e.is_ok()) e = api::check_type(c, type, count, call, comm, &t);
   if (e.is_ok()) e = api::check_buffer(buf, count, *t, call, comm);
   if (!e.is_ok()) return e;
   *out = Typed{const_cast<void*>(buf), count, t, type};
@@ -106,7 +106,7 @@ Error blocks(Context& c, const Layout& l, int n, const cm::Communicator& comm, c
     MPI_Datatype type = l.types != nullptr ? l.types[i] : l.type;
     const dt::Datatype* t;
     Error e = api::check_count(count, call, comm);
-    if (e.is_ok()) e = api::check_type(c, type, call, comm, &t);
+    if (e.is_ok()) e = api::check_type(c, type, count, call, comm, &t);
     if (e.is_ok()) e = api::check_buffer(l.buf, count, *t, call, comm);
     if (!e.is_ok()) return e;
     int64_t disp = !l.displs ? static_cast<int64_t>(i) * count * t->extent()
@@ -137,8 +137,8 @@ Error reduction(Context& c, MPI_Count count, MPI_Datatype type, MPI_Op op, const
                 Reduction* out) {
   const dt::Datatype* t;
   Error e = api::check_count(count, call, comm);
-  if (e.is_ok()) e = api::check_type(c, type, call, comm, &t);
-  if (e.is_ok()) e = op::check(c.ops(), c.types(), op, *t, call, comm.rank);
+  if (e.is_ok()) e = api::check_type(c, type, count, call, comm, &t);
+  if (e.is_ok() && type != MPI_DATATYPE_NULL) e = op::check(c.ops(), c.types(), op, *t, call, comm.rank);
   if (!e.is_ok()) return e;
   *out = Reduction{t, type, op, c.ops().commutative(op)};
   return Error::ok();
@@ -622,6 +622,9 @@ int Reduce_local(const char* call, const void* inbuf, void* inoutbuf, MPI_Count 
     if (e.is_ok()) e = api::check_buffer(inoutbuf, count, *r.type, call, *world);
     if (e.is_ok() && (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)) {
       e = error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is not allowed", call, world->rank);
+    }
+    if (e.is_ok() && inbuf == inoutbuf && count > 0 && r.type->size > 0) {  // MPI 4.1 section 6.9.7: no aliasing
+      e = error(MPI_ERR_BUFFER, "%s: rank %d: inbuf and inoutbuf are the same buffer (%p)", call, world->rank, inbuf);
     }
     if (!e.is_ok()) return e;
     if (r.type->contiguous()) {  // packed form = memory

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/gasket.h"
+#include "core/topology/topology.h"
 #include "mpi.h"
 #include "mpi/coll/agree.h"
 #include "mpi/coll/shm.h"
@@ -426,11 +427,96 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
                    [&](Context& c, Guard& g) { return split(c, g, comm, color, key, newcomm, "MPI_Comm_split"); });
 }
 
+namespace {
+
+constexpr const char* kHardwareKey = "mpi_hw_resource_type";
+
+// The new communicator of a hardware split names its level under kHardwareKey.
+int name_level(MPI_Comm comm, const std::string& level) {
+  if (comm == MPI_COMM_NULL) return MPI_SUCCESS;
+  return api::call("MPI_Comm_split_type", comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, "MPI_Comm_split_type", &cmm);
+    if (e.is_ok()) cmm->hints.emplace_back(kHardwareKey, level);
+    return e;
+  });
+}
+
+// The processes of `node` (one node's) holding the same instance of a level as this one;
+// MPI_COMM_NULL here when this process's binding spans several instances.
+int split_by_instance(MPI_Comm node, int instance, int key, MPI_Comm* out) {
+  return PMPI_Comm_split(node, instance < 0 ? MPI_UNDEFINED : instance, key, out);
+}
+
+// MPI_COMM_TYPE_HW_GUIDED and HW_UNGUIDED (MPI 4.1 section 7.4.2), made of public calls over
+// `comm`'s node communicators: the processes of one node whose CPU bindings lie in the same
+// object of a hardware level (topology::Placement). Guided, the level is the info key's value
+// ("mpi_shared_memory" is MPI_COMM_TYPE_SHARED's split); no info, no key or a level the machine
+// lacks give MPI_COMM_NULL. Unguided, the first level from the machine down whose groups are
+// strict subsets of `comm` (agreed by an allreduce of the smallest group), MPI_COMM_NULL when no
+// level splits `comm`. A process whose binding spans several objects of the level gets
+// MPI_COMM_NULL; every new communicator names its level under the info key.
+int hardware_split(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  const char* call = "MPI_Comm_split_type";
+  int rc = api::call(call, comm, [&](Context& c, Guard&) -> Error {
+    cm::Communicator* cmm;
+    Error e = lookup(c, comm, call, &cmm);
+    if (e.is_ok()) e = api::check_info(c, info, call);
+    if (e.is_ok() && newcomm == nullptr) e = error(MPI_ERR_ARG, "%s: rank %d: newcomm is NULL", call, cmm->rank);
+    if (e.is_ok() && cmm->is_inter()) {
+      e = error(MPI_ERR_COMM, "%s: rank %d: hardware split types take an intracommunicator", call, cmm->rank);
+    }
+    return e;
+  });
+  if (rc != MPI_SUCCESS) return rc;
+  *newcomm = MPI_COMM_NULL;
+  MPI_Comm node;
+  rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &node);
+  if (rc != MPI_SUCCESS) return rc;
+  if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+    char level[MPI_MAX_INFO_VAL + 1] = "";
+    int length = sizeof level, flag = 0;
+    if (info != MPI_INFO_NULL) rc = PMPI_Info_get_string(info, kHardwareKey, &length, level, &flag);
+    gasket::topology::Placement p;
+    if (rc == MPI_SUCCESS && flag && std::strcmp(level, "mpi_shared_memory") == 0) {
+      rc = PMPI_Comm_dup(node, newcomm);
+    } else if (rc == MPI_SUCCESS && flag && gasket::topology::placement_in(level, &p)) {
+      rc = split_by_instance(node, p.instance, key, newcomm);
+    }
+    if (rc == MPI_SUCCESS && flag) rc = name_level(*newcomm, level);
+  } else {
+    std::vector<gasket::topology::Placement> levels = gasket::topology::placements();
+    int size = 0, depth = static_cast<int>(levels.size()), deepest = 0;
+    PMPI_Comm_size(comm, &size);
+    rc = PMPI_Allreduce(&depth, &deepest, 1, MPI_INT, MPI_MAX, comm);
+    for (int d = 0; rc == MPI_SUCCESS && d < deepest; ++d) {
+      MPI_Comm group;
+      rc = split_by_instance(node, d < depth ? levels[d].instance : -1, key, &group);
+      int mine = size, smallest = size;  // a process in no group leaves the others a strict subset
+      if (rc == MPI_SUCCESS) mine = group == MPI_COMM_NULL ? 0 : (PMPI_Comm_size(group, &mine), mine);
+      if (rc == MPI_SUCCESS) rc = PMPI_Allreduce(&mine, &smallest, 1, MPI_INT, MPI_MIN, comm);
+      if (rc == MPI_SUCCESS && smallest < size) {
+        *newcomm = group;
+        rc = name_level(group, levels[d].level);
+        break;
+      }
+      if (group != MPI_COMM_NULL) PMPI_Comm_free(&group);
+    }
+  }
+  PMPI_Comm_free(&node);
+  return rc;
+}
+
+}  // namespace
+
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+    return hardware_split(comm, split_type, key, info, newcomm);
+  }
   return api::call("MPI_Comm_split_type", comm, [&](Context& c, Guard& g) -> Error {
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
-      return error(MPI_ERR_ARG, "MPI_Comm_split_type: split type %d is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
-                   split_type);
+      return error(MPI_ERR_ARG, "MPI_Comm_split_type: split type %d is not MPI_COMM_TYPE_SHARED, "
+                   "MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED", split_type);
     }
     Error e = api::check_info(c, info, "MPI_Comm_split_type");
     if (!e.is_ok()) return e;
@@ -555,6 +641,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
 }
 
 int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
+  if (comm == MPI_COMM_NULL) return api::name_of_null("MPI_Comm_get_name", "MPI_COMM_NULL", name, resultlen);
   return api::call("MPI_Comm_get_name", comm, [&](Context& c, Guard&) -> Error {
     cm::Communicator* cmm;
     Error e = lookup(c, comm, "MPI_Comm_get_name", &cmm);

@@ -336,6 +336,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char* name) {
 }
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char* name, int* resultlen) {
+  if (datatype == MPI_DATATYPE_NULL) return api::name_of_null("MPI_Type_get_name", "MPI_DATATYPE_NULL", name, resultlen);
   return api::call("MPI_Type_get_name", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     const dt::Datatype* t;
     Error e = lookup(c, datatype, "MPI_Type_get_name", &t);
@@ -378,9 +379,10 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; 
 // Fortran named types yet, so the candidates are C's, each class's in the order tried.
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   return api::call("MPI_Type_match_size", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    static const MPI_Datatype kIntegers[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
-    static const MPI_Datatype kReals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
-    static const MPI_Datatype kComplexes[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+    // The size-specific named types, as the standard's advice to implementors and Open MPI answer.
+    static const MPI_Datatype kIntegers[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8, MPI_INTEGER16};
+    static const MPI_Datatype kReals[] = {MPI_REAL4, MPI_REAL8, MPI_REAL16};
+    static const MPI_Datatype kComplexes[] = {MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32};
     const MPI_Datatype* first;
     size_t n;
     switch (typeclass) {

@@ -263,9 +263,10 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
 }
 
 int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
-  return api::call("MPI_Errhandler_free", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
+  // Any time, as the session error handlers it frees may be made (ProcessTables).
+  return api::info_call("MPI_Errhandler_free", [&](Context& c, Guard&) -> Error {
     if (errhandler == nullptr) return error(MPI_ERR_ARG, "MPI_Errhandler_free: errhandler is NULL");
-    return c.comms().free_errhandler(errhandler, "MPI_Errhandler_free");
+    return c.errhandlers().free(errhandler, "MPI_Errhandler_free");
   });
 }
 

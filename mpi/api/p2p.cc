@@ -362,7 +362,7 @@ int matched_receive(const char* call, void* buf, MPI_Count count, MPI_Datatype d
   return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
     if (message != nullptr && *message == MPI_MESSAGE_NO_PROC) {
       const gasket::mpi::datatype::Datatype* type;
-      Error checked = c.types().lookup_committed(dt, call, &type);  // a valid type even for no process
+      Error checked = c.types().lookup_data(dt, count, call, &type);  // a valid type even for no process
       if (!checked.is_ok()) return checked;
       *message = MPI_MESSAGE_NULL;
       Request* r = c.engine().requests().create(RequestKind::kRecv);
@@ -387,7 +387,7 @@ int matched_receive(const char* call, void* buf, MPI_Count count, MPI_Datatype d
     (void)c.comms().lookup(MPI_COMM_WORLD, call, &world);
     const gasket::mpi::datatype::Datatype* type;
     e = api::check_count(count, call, *world);
-    if (e.is_ok()) e = api::check_type(c, dt, call, *world, &type);
+    if (e.is_ok()) e = api::check_type(c, dt, count, call, *world, &type);
     if (e.is_ok()) e = api::check_buffer(buf, count, *type, call, *world);
     if (!e.is_ok()) {
       *message = c.add_message(std::move(msg));

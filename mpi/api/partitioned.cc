@@ -277,7 +277,7 @@ Error init(Context& c, bool send, const void* buf, int partitions, MPI_Count cou
   cm::Communicator* cmm;
   const dt::Datatype* type;
   Error e = api::check_comm(c, comm, call, &cmm);
-  if (e.is_ok()) e = api::check_type(c, datatype, call, *cmm, &type);
+  if (e.is_ok()) e = api::check_type(c, datatype, count, call, *cmm, &type);
   if (e.is_ok()) e = api::check_info(c, info, call);
   if (e.is_ok()) e = api::check_count(count, call, *cmm);
   if (e.is_ok() && partitions < 1) {

@@ -16,7 +16,7 @@ Error new_request(Context& c, RequestKind kind, SendMode mode, const void* buf, 
   if (!valid_arguments(c, recv, buf, count, datatype, peer, tag, comm_handle, &comm, &type)) {
     Error e = check_comm(c, comm_handle, call, &comm);
     if (e.is_ok()) e = check_count(count, call, *comm);
-    if (e.is_ok()) e = check_type(c, datatype, call, *comm, &type);
+    if (e.is_ok()) e = check_type(c, datatype, count, call, *comm, &type);
     if (e.is_ok()) e = check_buffer(buf, count, *type, call, *comm);
     if (e.is_ok()) e = check_rank(peer, recv, call, *comm);
     if (e.is_ok()) e = check_tag(tag, recv, call, *comm);

@@ -271,17 +271,10 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
 
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* function, MPI_Errhandler* errhandler) {
   const char* call = "MPI_Session_create_errhandler";
-  Context* c = Context::get();
-  if (c == nullptr) {
-    // Error handlers live in the started runtime's tables (see mpi/README.md, "Sessions").
-    fprintf(stderr, "MPI error: %s: PE ?: no session or MPI_Init has started MPI yet (MPI_ERR_OTHER)\n", call);
-    return MPI_ERR_OTHER;
-  }
-  return api::call(call, MPI_COMM_SELF, [&](Context& cx, Guard&) -> Error {
-    if (function == nullptr || errhandler == nullptr) {
-      return error(MPI_ERR_ARG, "%s: PE %d: a NULL argument", call, gasket::my_pe());
-    }
-    *errhandler = cx.comms().add_errhandler(reinterpret_cast<MPI_Comm_errhandler_function*>(function));
+  // Any time, MPI running or not (MPI 4.1 section 11.4.1): the table outlives the runtime.
+  return api::info_call(call, [&](Context& cx, Guard&) -> Error {
+    if (function == nullptr || errhandler == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
+    *errhandler = cx.errhandlers().add(reinterpret_cast<MPI_Comm_errhandler_function*>(function));
     return Error::ok();
   });
 }

@@ -369,7 +369,7 @@ Error uniform_sends(Context& c, const void* sendbuf, MPI_Count sendcount, MPI_Da
                     const cm::Communicator& comm, const Topology& t, const char* call, Plan* plan) {
   const Datatype* st;
   Error e = no_in_place(sendbuf, call, comm);
-  if (e.is_ok()) e = api::check_type(c, sendtype, call, comm, &st);
+  if (e.is_ok()) e = api::check_type(c, sendtype, sendcount, call, comm, &st);
   if (!e.is_ok()) return e;
   for (size_t i = 0; i < t.destinations().size(); ++i) {
     int64_t offset = same_block ? 0 : static_cast<int64_t>(i) * sendcount * st->extent();
@@ -383,9 +383,11 @@ Error varying_blocks(Context& c, const void* buf, large_count::CountArray counts
                      MPI_Datatype type,
                      size_t n, const cm::Communicator& comm, const char* call, std::vector<Block>* out) {
   const Datatype* dt;
-  Error e = api::check_type(c, type, call, comm, &dt);
-  if (e.is_ok()) e = null_arg(counts, n > 0, "the counts array", call, comm);
+  Error e = null_arg(counts, n > 0, "the counts array", call, comm);
   if (e.is_ok()) e = null_arg(displs, n > 0, "the displacements array", call, comm);
+  MPI_Count largest = 0;  // MPI_DATATYPE_NULL is no data when every count is 0
+  for (size_t i = 0; e.is_ok() && i < n; ++i) largest = std::max<MPI_Count>(largest, counts[i]);
+  if (e.is_ok()) e = api::check_type(c, type, largest, call, comm, &dt);
   if (!e.is_ok()) return e;
   for (size_t i = 0; i < n; ++i) {
     out->push_back(Block{static_cast<const char*>(buf) + static_cast<int64_t>(displs[i]) * dt->extent(), counts[i],
@@ -400,7 +402,7 @@ int allgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Da
                       [&](Context& c, const cm::Communicator& cmm, const Topology& t, Plan* plan) -> Error {
                         const Datatype* rt;
                         Error e = uniform_sends(c, sendbuf, sendcount, sendtype, !alltoall, cmm, t, call, plan);
-                        if (e.is_ok()) e = api::check_type(c, recvtype, call, cmm, &rt);
+                        if (e.is_ok()) e = api::check_type(c, recvtype, recvcount, call, cmm, &rt);
                         if (!e.is_ok()) return e;
                         for (size_t i = 0; i < t.sources().size(); ++i) {
                           int64_t offset = static_cast<int64_t>(i) * recvcount * rt->extent();
@@ -447,7 +449,7 @@ Error typed_blocks(Context& c, const void* buf, large_count::CountArray counts, 
   if (e.is_ok()) e = null_arg(types, n > 0, "the types array", call, comm);
   for (size_t i = 0; e.is_ok() && i < n; ++i) {
     const Datatype* dt;
-    e = api::check_type(c, types[i], call, comm, &dt);
+    e = api::check_type(c, types[i], counts[i], call, comm, &dt);
     if (e.is_ok()) out->push_back(Block{static_cast<const char*>(buf) + displs[i], counts[i], types[i], dt});
   }
   return e;

@@ -544,6 +544,7 @@ int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
 }
 
 int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
+  if (win == MPI_WIN_NULL) return api::name_of_null("MPI_Win_get_name", "MPI_WIN_NULL", win_name, resultlen);
   return api::win_call("MPI_Win_get_name", win, [&](Context&, Guard&, Window& w) -> Error {
     if (win_name == nullptr || resultlen == nullptr) {
       return error(MPI_ERR_ARG, "MPI_Win_get_name: rank %d: a NULL argument", w.rank());

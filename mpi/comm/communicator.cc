@@ -9,7 +9,7 @@ int Group::rank_of_pe(int pe) const {
   return MPI_UNDEFINED;
 }
 
-CommTable::CommTable(int my_pe, int n_pes) {
+CommTable::CommTable(int my_pe, int n_pes, ErrhandlerTable& errhandlers) : errhandlers_(errhandlers) {
   comms_.resize(3);
   auto world_group = std::make_shared<Group>();
   for (int pe = 0; pe < n_pes; ++pe) world_group->pes.push_back(pe);
@@ -27,6 +27,9 @@ CommTable::CommTable(int my_pe, int n_pes) {
   comms_[slot_of(HandleKind::kComm, MPI_COMM_SELF)] = std::make_unique<Communicator>(std::move(self));
   groups_.resize(2);
   groups_[slot_of(HandleKind::kGroup, MPI_GROUP_EMPTY)] = std::make_shared<Group>();
+}
+
+ErrhandlerTable::ErrhandlerTable() {
   errhandlers_.resize(3);
   errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_ARE_FATAL)] = std::make_unique<Errhandler>();
   errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_RETURN)] = std::make_unique<Errhandler>();
@@ -127,14 +130,14 @@ Error CommTable::free(MPI_Comm* handle, const char* call) {
   return Error::ok();
 }
 
-MPI_Errhandler CommTable::add_errhandler(MPI_Comm_errhandler_function* function) {
+MPI_Errhandler ErrhandlerTable::add(MPI_Comm_errhandler_function* function) {
   auto eh = std::make_unique<Errhandler>();
   eh->function = function;
   errhandlers_.push_back(std::move(eh));
   return handle_of(HandleKind::kErrhandler, errhandlers_.size() - 1);
 }
 
-Error CommTable::lookup_errhandler(MPI_Errhandler handle, const char* call, Errhandler** eh) {
+Error ErrhandlerTable::lookup(MPI_Errhandler handle, const char* call, Errhandler** eh) {
   auto* entry = entry_of(errhandlers_, HandleKind::kErrhandler, handle);
   if (entry == nullptr || !*entry) {
     return error(MPI_ERR_ARG, "%s: %d is not an error handler (%s)", call, handle,
@@ -144,9 +147,9 @@ Error CommTable::lookup_errhandler(MPI_Errhandler handle, const char* call, Errh
   return Error::ok();
 }
 
-Error CommTable::free_errhandler(MPI_Errhandler* handle, const char* call) {
+Error ErrhandlerTable::free(MPI_Errhandler* handle, const char* call) {
   Errhandler* eh;
-  Error e = lookup_errhandler(*handle, call, &eh);
+  Error e = lookup(*handle, call, &eh);
   if (!e.is_ok()) return e;
   if (*handle == MPI_ERRORS_ARE_FATAL || *handle == MPI_ERRORS_RETURN) {
     *handle = MPI_ERRHANDLER_NULL;  // freeing a predefined handler only drops the reference
@@ -160,10 +163,10 @@ Error CommTable::free_errhandler(MPI_Errhandler* handle, const char* call) {
   return Error::ok();
 }
 
-void CommTable::retain_errhandler(MPI_Errhandler handle) {
+void ErrhandlerTable::retain(MPI_Errhandler handle) {
   if (handle == MPI_ERRORS_ARE_FATAL || handle == MPI_ERRORS_RETURN) return;
   Errhandler* eh;
-  if (lookup_errhandler(handle, "", &eh).is_ok()) ++eh->refs;
+  if (lookup(handle, "", &eh).is_ok()) ++eh->refs;
 }
 
 }  // namespace gasket::mpi::comm

@@ -79,10 +79,27 @@ struct Communicator {
   Communicator local() const;
 };
 
+// Error handlers (MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN are predefined). One table per
+// process, outside the runtime (mpi/context's ProcessTables): MPI_Session_create_errhandler may
+// run before MPI_Init and MPI_Errhandler_free after MPI_Finalize.
+class ErrhandlerTable {
+ public:
+  ErrhandlerTable();
+  MPI_Errhandler add(MPI_Comm_errhandler_function* function);
+  Error lookup(MPI_Errhandler handle, const char* call, Errhandler** eh);
+  Error free(MPI_Errhandler* handle, const char* call);
+  // One more user reference (MPI_Comm_get_errhandler / MPI_Win_get_errhandler hand one out).
+  void retain(MPI_Errhandler handle);
+
+ private:
+  std::vector<std::unique_ptr<Errhandler>> errhandlers_;
+};
+
 class CommTable {
  public:
-  // MPI_COMM_WORLD (context 0) and MPI_COMM_SELF (context 2) for this PE.
-  CommTable(int my_pe, int n_pes);
+  // MPI_COMM_WORLD (context 0) and MPI_COMM_SELF (context 2) for this PE; the error handlers of
+  // `errhandlers` (which outlives this table).
+  CommTable(int my_pe, int n_pes, ErrhandlerTable& errhandlers);
   Error lookup(MPI_Comm handle, const char* call, Communicator** comm);
   // The communicator behind `handle`, or null (the hot path; lookup() explains failures).
   Communicator* find(MPI_Comm handle) {
@@ -92,12 +109,13 @@ class CommTable {
   MPI_Comm add(Communicator comm);
   Error free(MPI_Comm* handle, const char* call);
 
-  // Error handlers (MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN are predefined).
-  MPI_Errhandler add_errhandler(MPI_Comm_errhandler_function* function);
-  Error lookup_errhandler(MPI_Errhandler handle, const char* call, Errhandler** eh);
-  Error free_errhandler(MPI_Errhandler* handle, const char* call);
-  // One more user reference (MPI_Comm_get_errhandler / MPI_Win_get_errhandler hand one out).
-  void retain_errhandler(MPI_Errhandler handle);
+  // The error handlers' table (ErrhandlerTable).
+  MPI_Errhandler add_errhandler(MPI_Comm_errhandler_function* function) { return errhandlers_.add(function); }
+  Error lookup_errhandler(MPI_Errhandler handle, const char* call, Errhandler** eh) {
+    return errhandlers_.lookup(handle, call, eh);
+  }
+  Error free_errhandler(MPI_Errhandler* handle, const char* call) { return errhandlers_.free(handle, call); }
+  void retain_errhandler(MPI_Errhandler handle) { errhandlers_.retain(handle); }
 
   // Groups (MPI_GROUP_EMPTY is predefined).
   MPI_Group add_group(std::shared_ptr<const Group> group);
@@ -123,7 +141,7 @@ class CommTable {
   std::vector<std::shared_ptr<const Group>> groups_;
   std::vector<Keyval> keyvals_;
   std::vector<std::unique_ptr<Communicator>> comms_;
-  std::vector<std::unique_ptr<Errhandler>> errhandlers_;
+  ErrhandlerTable& errhandlers_;
 };
 
 }  // namespace gasket::mpi::comm

@@ -97,6 +97,11 @@ void Guard::relock() {
   held_ = true;
 }
 
+ProcessTables& ProcessTables::get() {
+  static ProcessTables* tables = new ProcessTables();  // never destroyed: usable until the process ends
+  return *tables;
+}
+
 Context& Context::dormant() {
   if (instance_ == nullptr) instance_ = new Context();
   return *instance_;
@@ -201,7 +206,7 @@ Error Context::start(int required) {
     return error(MPI_ERR_OTHER, "MPI_Init: GASKET_MPI_RNDV_BOUNCE=%zu must be a multiple of 4K, at least 8K",
                  o.rndv_bounce);
   }
-  comms_ = std::make_unique<comm::CommTable>(gasket::my_pe(), gasket::n_pes());
+  comms_ = std::make_unique<comm::CommTable>(gasket::my_pe(), gasket::n_pes(), tables_.errhandlers);
   auto engine = p2p::Engine::create(o);
   if (!engine.is_ok()) return error(MPI_ERR_OTHER, "%s", engine.status().message().c_str());
   engine_ = std::move(engine.value());

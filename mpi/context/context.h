@@ -1,7 +1,7 @@
 // The MPI library's one context object: every piece of state the library keeps between calls
-// (datatypes, communicators, error handlers, the two-sided engine, message handles, the attached
-// buffer, the MPI_Alloc_mem pool, thread level) lives here, created by MPI_Init and destroyed by
-// MPI_Finalize. Calls are serialised by one lock under MPI_THREAD_MULTIPLE (Guard, re-entrant per
+// (datatypes, communicators, the two-sided engine, message handles, the attached buffer, the
+// MPI_Alloc_mem pool, thread level) lives here, created by MPI_Init and destroyed by
+// MPI_Finalize; info objects and error handlers live longer (ProcessTables). Calls are serialised by one lock under MPI_THREAD_MULTIPLE (Guard, re-entrant per
 // thread; user callbacks run with it released, run_callback). May call
 // mpi/base, mpi/datatype, mpi/op, mpi/comm, mpi/p2p and core/gasket.h.
 #pragma once
@@ -65,6 +65,20 @@ class Guard {
   void take(Context& c);  // MULTIPLE: the lock, unless this thread's call holds it already
   Context* context_ = nullptr;  // null: no lock to take (below MULTIPLE, or a re-entrant call)
   bool held_ = false;
+};
+
+// What outlives the runtime: MPI 4.1 section 11.4.1 lets info objects and session error handlers
+// be made before MPI_Init and used after MPI_Finalize, so their tables live apart from the
+// Context, one per process, made on first use and never destroyed (as MPI_T's Interface); the
+// Context reaches them (find_info, errhandlers()) under its lock.
+struct ProcessTables {
+  std::vector<std::unique_ptr<Info>> infos = [] {
+    std::vector<std::unique_ptr<Info>> v(2);  // MPI_INFO_NULL, MPI_INFO_ENV
+    v[slot_of(HandleKind::kInfo, MPI_INFO_ENV)] = std::make_unique<Info>();
+    return v;
+  }();
+  comm::ErrhandlerTable errhandlers;
+  static ProcessTables& get();
 };
 
 // The World model's state (MPI_Initialized / MPI_Finalized answer from it; sessions do not change it).
@@ -176,6 +190,9 @@ class Context {
   Info* find_info(MPI_Info handle);
   void free_info(MPI_Info handle) { entry_of(infos_, HandleKind::kInfo, handle)->reset(); }
 
+  // Error handlers (ProcessTables; comms() reaches the same table once started).
+  comm::ErrhandlerTable& errhandlers() { return tables_.errhandlers; }
+
   // MPI sessions (mpi/session).
   session::SessionTable& sessions() { return sessions_; }
 
@@ -228,11 +245,8 @@ class Context {
   win::WinTable wins_;
   io::FileTable files_;
   std::vector<std::unique_ptr<p2p::Unexpected>> messages_ = std::vector<std::unique_ptr<p2p::Unexpected>>(1);  // 0: null
-  std::vector<std::unique_ptr<Info>> infos_ = [] {
-    std::vector<std::unique_ptr<Info>> v(2);  // MPI_INFO_NULL, MPI_INFO_ENV
-    v[slot_of(HandleKind::kInfo, MPI_INFO_ENV)] = std::make_unique<Info>();
-    return v;
-  }();
+  ProcessTables& tables_ = ProcessTables::get();
+  std::vector<std::unique_ptr<Info>>& infos_ = tables_.infos;
   UserErrors user_errors_;
   session::SessionTable sessions_;
   Arena bsend_;

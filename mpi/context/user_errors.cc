@@ -49,9 +49,16 @@ Error UserErrors::set_string(int code, const char* text, const char* call) {
   return Error::ok();
 }
 
+// MPI 4.1 makes it erroneous to remove a class or code whose string is still set.
+Error UserErrors::check_no_string(std::map<int, Entry>::iterator it, const char* call) {
+  if (it->second.text.empty()) return Error::ok();
+  return error(MPI_ERR_ARG, "%s: %d still has a string (call MPI_Remove_error_string first)", call, it->first);
+}
+
 Error UserErrors::remove_class(int error_class, const char* call) {
   std::map<int, Entry>::iterator it;
   Error e = find(error_class, true, call, &it);
+  if (e.is_ok()) e = check_no_string(it, call);
   if (!e.is_ok()) return e;
   for (const auto& [code, entry] : entries_) {
     if (code != error_class && entry.error_class == error_class) {
@@ -66,6 +73,7 @@ Error UserErrors::remove_class(int error_class, const char* call) {
 Error UserErrors::remove_code(int code, const char* call) {
   std::map<int, Entry>::iterator it;
   Error e = find(code, false, call, &it);
+  if (e.is_ok()) e = check_no_string(it, call);
   if (e.is_ok()) erase(it);
   return e;
 }

@@ -36,6 +36,7 @@ class UserErrors {
   int add(int error_class);
   Error find(int code, bool want_class, const char* call, std::map<int, Entry>::iterator* it);
   void erase(std::map<int, Entry>::iterator it);
+  Error check_no_string(std::map<int, Entry>::iterator it, const char* call);
 
   std::map<int, Entry> entries_;
   int last_used_ = MPI_ERR_LASTCODE;

@@ -204,6 +204,20 @@ Error DatatypeTable::lookup_committed(int handle, const char* call, const Dataty
   return Error::ok();
 }
 
+Error DatatypeTable::lookup_data(int handle, int64_t count, const char* call, const Datatype** type) const {
+  if (handle == MPI_DATATYPE_NULL && count == 0) {
+    static const Datatype kNoData = [] {
+      Datatype t;
+      t.name = "MPI_DATATYPE_NULL";
+      t.predefined = t.committed = true;
+      return t;
+    }();
+    *type = &kNoData;
+    return Error::ok();
+  }
+  return lookup_committed(handle, call, type);
+}
+
 int DatatypeTable::parameterized(int base, Combiner combiner, const std::vector<int>& parameters) {
   auto key = std::make_pair(combiner, parameters);
   auto it = parameterized_.find(key);

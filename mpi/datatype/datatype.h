@@ -73,6 +73,9 @@ class DatatypeTable {
   Error lookup(int handle, const char* call, const Datatype** type) const;
   // Also fails for types not committed (send/recv need committed types; MPI_Type_* do not).
   Error lookup_committed(int handle, const char* call, const Datatype** type) const;
+  // The committed type of `count` elements of `handle`: MPI_DATATYPE_NULL names no data when the
+  // count is 0 (an empty type, as the other implementations accept it), else as lookup_committed.
+  Error lookup_data(int handle, int64_t count, const char* call, const Datatype** type) const;
   // The committed type behind `handle`, or null (the hot path; lookup_committed() explains).
   const Datatype* find_committed(int handle) const {
     const auto* entry = entry_of(types_, HandleKind::kDatatype, handle);

@@ -280,6 +280,8 @@ typedef void MPI_Comm_errhandler_function(MPI_Comm*, int*, ...);
 
 /* ---- communicators, groups, attributes ---- */
 #define MPI_COMM_TYPE_SHARED 1
+#define MPI_COMM_TYPE_HW_UNGUIDED 2
+#define MPI_COMM_TYPE_HW_GUIDED 3
 /* predefined attribute keys (MPI_Comm_get_attr on MPI_COMM_WORLD) */
 #define MPI_TAG_UB 1
 #define MPI_HOST 2

@@ -881,16 +881,16 @@ class FileOperation final : public p2p::Operation {
 
 // The handles of an access (the file's was looked up by file_call): the datatype, and the request
 // pointer of a non-blocking one. An invalid handle is the caller's error at the call, as in every
-// MPI call, non-blocking collectives included.
-Error check_handles(Context& c, const File& f, const Routine& k, MPI_Datatype handle, const MPI_Request* request,
-                    const Datatype** type) {
+// MPI call, non-blocking collectives included (MPI_DATATYPE_NULL is no data at count 0).
+Error check_handles(Context& c, const File& f, const Routine& k, MPI_Datatype handle, MPI_Count count,
+                    const MPI_Request* request, const Datatype** type) {
   const char* call = k.name;
   bool nonblocking = k.completion == Completion::kNonblocking || k.completion == Completion::kNonblockingCollective;
   if (nonblocking) {
     Error e = check_nonnull(request, "the request", call, f);
     if (!e.is_ok()) return e;
   }
-  Error e = c.types().lookup_committed(handle, call, type);
+  Error e = c.types().lookup_data(handle, count, call, type);
   if (!e.is_ok()) return Error(e.error_class(), e.message() + " (rank " + std::to_string(f.rank) + ")");
   return Error::ok();
 }
@@ -941,7 +941,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
   const char* call = k.name;
   bool nonblocking = k.completion == Completion::kNonblocking || k.completion == Completion::kNonblockingCollective;
   const Datatype* type = nullptr;
-  Error bad_handle = check_handles(c, f, k, handle, request, &type);
+  Error bad_handle = check_handles(c, f, k, handle, count, request, &type);
   Error e = bad_handle.is_ok() ? check_values(c, f, k, offset, buf, count, handle, type) : bad_handle;
   bool collective = k.completion != Completion::kBlocking && k.completion != Completion::kNonblocking;
   // Blocking and split collectives agree on errors: split and ordered ones here, the others in
@@ -1277,14 +1277,19 @@ Error set_view(Context& c, File& f, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
               "bytes)", call, f.rank, static_cast<long long>(ft->size), static_cast<long long>(et->size));
   }
   if (e.is_ok()) {
-    int64_t last = INT64_MIN;
+    // Displacements never decrease; only a file open for writing needs regions that do not
+    // overlap (MPI 4.1 section 14.3): a read-only file may read a byte twice.
+    bool writable = !(f.amode & MPI_MODE_RDONLY);
+    int64_t last_offset = INT64_MIN, last_end = INT64_MIN;
     for (const datatype::Block& b : ft->blocks) {
-      if (b.offset < 0 || b.offset < last) {
-        e = error(MPI_ERR_TYPE, "%s: rank %d: the filetype's displacements must be non-negative and non-decreasing "
-                  "(a block at %lld)", call, f.rank, static_cast<long long>(b.offset));
+      if (b.offset < 0 || b.offset < last_offset || (writable && b.offset < last_end)) {
+        e = error(MPI_ERR_TYPE, "%s: rank %d: the filetype's displacements must be non-negative and non-decreasing%s "
+                  "(a block at %lld)", call, f.rank, writable ? ", its regions apart (the file is open for writing)" : "",
+                  static_cast<long long>(b.offset));
         break;
       }
-      last = b.offset + b.length;
+      last_offset = b.offset;
+      last_end = std::max(last_end, b.offset + b.length);
     }
   }
   if (e.is_ok() && disp == MPI_DISPLACEMENT_CURRENT && !(f.amode & MPI_MODE_SEQUENTIAL)) {

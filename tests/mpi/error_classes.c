@@ -108,13 +108,13 @@ static void check_match_size(int size) {
   MPI_OK(MPI_Allreduce(&one, &total, 1, t, MPI_SUM, MPI_COMM_WORLD));
   CHECK_EQ(total, size);
   MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 8, &t));
-  CHECK_EQ(t, MPI_INT64_T);
+  CHECK_EQ(t, MPI_INTEGER8);
   MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_REAL, sizeof(double), &t));
-  CHECK_EQ(t, MPI_DOUBLE);
+  CHECK_EQ(t, MPI_REAL8);
   MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_REAL, sizeof(float), &t));
-  CHECK_EQ(t, MPI_FLOAT);
+  CHECK_EQ(t, MPI_REAL4);
   MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 2 * sizeof(double), &t));
-  CHECK_EQ(t, MPI_C_DOUBLE_COMPLEX);
+  CHECK_EQ(t, MPI_COMPLEX16);
   /* MPI_Type_create_f90_*: the smallest type holding the range / precision asked, reported as
    * MPI_COMBINER_F90_* with its arguments, one handle per argument list */
   MPI_OK(MPI_Type_create_f90_integer(3, &t));

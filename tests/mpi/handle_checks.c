@@ -83,6 +83,8 @@ static int significant_at_one_process(const Row* row) {
 /* Null is an error except where the standard makes it a valid value. */
 static int null_is_invalid(const Row* row) {
   const char* b = row->binding;
+  /* MPI_Comm/Type/Win_get_name answer a null handle's name (tests/mpi/conformance). */
+  if (strstr(b, "_get_name") != NULL) return 0;
   if (row->kind == INFO) return strncmp(b, "MPI_Info_", 9) == 0;
   /* MPI_FILE_NULL names the default file error handler (open, delete). */
   if (row->kind == FH) return strncmp(b, "MPI_File_", 9) || !strstr(b, "_errhandler");
