@@ -159,6 +159,23 @@ STRING_ARRAYS = {
 }
 
 
+def is_position(proc, p):
+    """An output the Forum marks INDEX in a procedure taking an array of handles: a position in that
+    array (MPI_Waitany's index, MPI_Testsome's array_of_indices), 1-based in Fortran. The other
+    INDEX parameters are numbers of the same value in both languages: MPI_Cart_shift's direction
+    (dimensions numbered from 0), MPI_Graph_create/get's index (cumulative degrees)."""
+    return p["kind"] == "INDEX" and p["param_direction"] == "out" and any(
+        q["kind"] in HANDLE_KINDS and derive.is_array(q) for q in proc["parameters"])
+
+
+def position_count(proc, p):
+    """How many of an array of positions C wrote: the procedure's output count (outcount)."""
+    if not derive.is_array(p):
+        return None
+    return next(q["name"] for q in proc["parameters"]
+                if q["kind"] == "ARRAY_LENGTH" and q["param_direction"] == "out")
+
+
 def c_wrapper(proc, large, profiling):
     """mpi_x_ (or pmpi_x_): every argument by reference as Fortran passes it."""
     name = proc["name"]
@@ -170,7 +187,12 @@ def c_wrapper(proc, large, profiling):
         kind, n = p["kind"], p["name"]
         t = ctype(p, large)
         array = derive.is_array(p)
-        if kind in BUFFER_KINDS:
+        if is_position(proc, p):  # C's 0-based positions -> Fortran's 1-based, MPI_UNDEFINED kept
+            args.append("MPI_Fint* " + n)
+            call.append(n)
+            count = position_count(proc, p)
+            post.append("gasket_f_positions(e, %s, *%s);" % (n, count) if count else "gasket_f_position(%s);" % n)
+        elif kind in BUFFER_KINDS:
             args.append("void* " + n)
             call.append("gasket_f_buffer(%s)" % n)
         elif kind in ("C_BUFFER", "C_BUFFER2"):  # out: the address, written as an integer

@@ -39,6 +39,20 @@ static inline int* gasket_f_weights(MPI_Fint* w) {
   if (w == mpi_fortran_weights_empty_) return MPI_WEIGHTS_EMPTY;
   return w;
 }
+/* Positions in an array of handles (MPI_Waitany's index, MPI_Waitsome's array_of_indices): C
+ * counts from 0, Fortran from 1 (MPI 4.1 section 19.1.7 and the procedures' Fortran bindings);
+ * MPI_UNDEFINED (no active request, or outcount MPI_UNDEFINED) stays as it is. An array is
+ * converted when the call wrote it (success, or MPI_ERR_IN_STATUS: an error found before leaves it,
+ * and outcount, unset); a single position whatever the error (a failed request's is reported). */
+static inline void gasket_f_position(MPI_Fint* position) {
+  if (*position != MPI_UNDEFINED) *position += 1;
+}
+static inline void gasket_f_positions(int e, MPI_Fint* positions, int count) {
+  if (e != MPI_SUCCESS && e != MPI_ERR_IN_STATUS) return;
+  for (int i = 0; i < count && count != MPI_UNDEFINED; i++) {
+    if (positions[i] != MPI_UNDEFINED) positions[i] += 1;
+  }
+}
 static inline int* gasket_f_errcodes(MPI_Fint* e) { return e == mpi_fortran_errcodes_ignore_ ? NULL : e; }
 
 /* CHARACTER arguments: an input copied without its trailing blanks and null-terminated (free()
