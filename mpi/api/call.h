@@ -71,6 +71,9 @@ Error check_errhandler(Context& c, MPI_Errhandler handle, const char* call);
 Error connect_to_parent();
 
 void fill_status(MPI_Status* status, int source, int tag, int error, int64_t bytes, bool cancelled);
+// The MPI_ERROR a call completing one operation leaves in `status`: the caller's (MPI 4.1 section
+// 3.2.5: only the calls returning several statuses set it); MPI_SUCCESS when the status is ignored.
+inline int kept_error(const MPI_Status* status) { return status != MPI_STATUS_IGNORE ? status->MPI_ERROR : MPI_SUCCESS; }
 void empty_status(MPI_Status* status);  // what a null or inactive request reports
 
 }  // namespace gasket::mpi::api

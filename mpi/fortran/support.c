@@ -34,6 +34,11 @@ char* gasket_f_string_in(const char* s, size_t len) {
   return c;
 }
 
+char* gasket_f_info_string_in(const char* s, size_t len) {
+  while (len > 0 && s[0] == ' ') ++s, --len;
+  return gasket_f_string_in(s, len);
+}
+
 char* gasket_f_string_buffer(size_t len) {
   size_t most = MPI_MAX_INFO_VAL;  /* the longest MPI_MAX_* string a C binding writes */
   if (most < MPI_MAX_ERROR_STRING) most = MPI_MAX_ERROR_STRING;

@@ -58,6 +58,9 @@ static inline int* gasket_f_errcodes(MPI_Fint* e) { return e == mpi_fortran_errc
 /* CHARACTER arguments: an input copied without its trailing blanks and null-terminated (free()
  * it); an output buffer large enough for any MPI_MAX_* string or `len`, copied back blank-padded. */
 char* gasket_f_string_in(const char* s, size_t len);
+/* An info key or value: leading blanks are stripped too (MPI 4.1 section 10: "In Fortran, leading
+ * and trailing spaces are stripped from both"). */
+char* gasket_f_info_string_in(const char* s, size_t len);
 char* gasket_f_string_buffer(size_t len);
 void gasket_f_string_out(char* dst, size_t len, const char* src);
 
