@@ -248,7 +248,10 @@ def c_wrapper(proc, large, profiling):
         elif kind in ("F90_STATUS", "F08_STATUS"):
             args.append("MPI_Fint* " + n)
             call.append("(%s*)%s" % (t, n))
-        elif kind in ("EXTRA_STATE", "ATTRIBUTE_VAL") and p["param_direction"] == "in":
+        elif kind == "ATTRIBUTE_VAL" and p["param_direction"] == "in":  # C gets a pointer to the value
+            args.append("MPI_Aint* " + n)
+            call.append("gasket_f_attribute_in(*%s)" % n)
+        elif kind == "EXTRA_STATE" and p["param_direction"] == "in":
             args.append("MPI_Aint* " + n)
             call.append("(void*)*" + n)
         elif kind in ("FUNCTION", "POLYFUNCTION"):

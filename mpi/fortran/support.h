@@ -55,6 +55,12 @@ static inline void gasket_f_positions(int e, MPI_Fint* positions, int count) {
 }
 static inline int* gasket_f_errcodes(MPI_Fint* e) { return e == mpi_fortran_errcodes_ignore_ ? NULL : e; }
 
+/* Attribute values set from Fortran are cached as the address of a cell holding the value (C's
+ * MPI_*_get_attr gets a pointer to it, MPI 4.1 section 19.3.7); _out gives Fortran the value of
+ * a cell, or what C cached (a pointer) as an integer. */
+void* gasket_f_attribute_in(MPI_Aint value);
+MPI_Aint gasket_f_attribute_out(void* cached);
+
 /* CHARACTER arguments: an input copied without its trailing blanks and null-terminated (free()
  * it); an output buffer large enough for any MPI_MAX_* string or `len`, copied back blank-padded. */
 char* gasket_f_string_in(const char* s, size_t len);
