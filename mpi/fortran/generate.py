@@ -715,6 +715,7 @@ def module_mpi(standard, missing, values):
     out += ["  " + l for l in fortran_only_lines(values) + constant_lines(values, False)]
     out += ["  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.",
             "  LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE."]
+    out.append(STATUS_TYPE)  # `mpi` has TYPE(MPI_Status) too, for MPI_Status_f082f / f2f08
     for n, decl, _, sym in SENTINELS:
         out += ["  %s" % decl.replace("CHARACTER*1", "CHARACTER(LEN=1) ::").replace("INTEGER ", "INTEGER :: "),
                 "  COMMON /%s/ %s" % (sym, n)]
@@ -722,9 +723,8 @@ def module_mpi(standard, missing, values):
     out.append("  INTERFACE")
     procs, _ = procedures(standard, missing)
     for proc, large in procs:
-        if large or not proc["attributes"]["f90_expressible"] or \
-                any(p["kind"] == "F08_STATUS" for p in proc["parameters"]):
-            continue  # the large-count forms and TYPE(MPI_Status) are mpi_f08's (MPI 4.1 section 19.2)
+        if large or not proc["attributes"]["f90_expressible"]:
+            continue  # the large-count forms are mpi_f08's (MPI 4.1 section 19.2)
         for prefix in ("MPI_", "PMPI_"):
             name = prefix + proc["name"][4:]
             if has_cptr_form(proc):  # generic over the INTEGER(KIND=MPI_ADDRESS_KIND) and TYPE(C_PTR) forms
@@ -756,14 +756,16 @@ def sizeof_interface():
     return out
 
 
+STATUS_TYPE = ("  TYPE, BIND(C) :: MPI_Status\n    INTEGER :: MPI_SOURCE, MPI_TAG, MPI_ERROR\n"
+               "    INTEGER, PRIVATE :: gasket_internal(3)\n  END TYPE MPI_Status")
+
 F08_TYPES = ["MPI_Comm", "MPI_Datatype", "MPI_Errhandler", "MPI_File", "MPI_Group", "MPI_Info", "MPI_Message",
              "MPI_Op", "MPI_Request", "MPI_Session", "MPI_Win"]
 
 
 def f08_header():
     out = ["  TYPE, BIND(C) :: %s\n    INTEGER :: MPI_VAL\n  END TYPE %s" % (t, t) for t in F08_TYPES]
-    out.append("  TYPE, BIND(C) :: MPI_Status\n    INTEGER :: MPI_SOURCE, MPI_TAG, MPI_ERROR\n"
-               "    INTEGER, PRIVATE :: gasket_internal(3)\n  END TYPE MPI_Status")
+    out.append(STATUS_TYPE)
     out.append("""  ABSTRACT INTERFACE
     SUBROUTINE MPI_User_function(invec, inoutvec, len, datatype) BIND(C)
       IMPORT

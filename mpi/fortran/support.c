@@ -220,6 +220,9 @@ void gasket_f_sizeof(CFI_cdesc_t* x, MPI_Fint* size, MPI_Fint* ierror) {
 /* MPI_F_sync_reg: an external procedure the compiler cannot see into, so it must assume `buf` is
  * read and written here and cannot keep it in a register across the call. Nothing to do. */
 void gasket_f_sync_reg(CFI_cdesc_t* buf) { (void)buf; }
+/* and mpif.h's MPI_F_SYNC_REG (no interface: the buffer's address) */
+void mpi_f_sync_reg_(void* buf) { (void)buf; }
+void pmpi_f_sync_reg_(void* buf) { (void)buf; }
 
 /* ---- wrappers written by hand ---- */
 

@@ -1,7 +1,7 @@
 ! `use mpi`: MPI_DISPLACEMENT_CURRENT passes as INTEGER(KIND=MPI_OFFSET_KIND); MPI_ALLOC_MEM's
 ! TYPE(C_PTR) form (and MPI_WIN_ALLOCATE's) next to the address-sized integer one; MPI_BUFFER_ATTACH
 ! takes any buffer; info strings follow the Fortran string rules; MPI_MPROBE / MPI_MRECV leave
-! the status's MPI_ERROR alone.
+! the status's MPI_ERROR alone; TYPE(MPI_Status) and MPI_STATUS_F2F08 / F082F.
 program conversions_mpi
   use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer, c_associated
   use mpi
@@ -105,7 +105,8 @@ contains
   end subroutine
 
   subroutine matched_probe_status()
-    integer :: st(MPI_STATUS_SIZE), msg, req, got
+    integer :: st(MPI_STATUS_SIZE), back(MPI_STATUS_SIZE), msg, req, got
+    type(MPI_Status) :: typed
     call MPI_ISEND(30 + me, 1, MPI_INTEGER, mod(me + 1, np), 4, MPI_COMM_WORLD, req, ierr)
     st(MPI_ERROR) = 99
     call MPI_MPROBE(mod(me + np - 1, np), 4, MPI_COMM_WORLD, msg, st, ierr)
@@ -114,6 +115,14 @@ contains
     call MPI_MRECV(got, 1, MPI_INTEGER, msg, st, ierr)
     call expect(st(MPI_ERROR) == 98 .and. got == 30 + mod(me + np - 1, np), 'MPI_MRECV leaves MPI_ERROR', st(MPI_ERROR))
     call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    ! `mpi` has TYPE(MPI_Status) and the conversions to and from it
+    call MPI_MPROBE(MPI_PROC_NULL, 4, MPI_COMM_WORLD, msg, st, ierr)
+    call MPI_MRECV(got, 0, MPI_INTEGER, msg, st, ierr)
+    call MPI_STATUS_F2F08(st, typed, ierr)
+    call expect(ierr == MPI_SUCCESS .and. typed%MPI_SOURCE == MPI_PROC_NULL .and. typed%MPI_TAG == MPI_ANY_TAG, &
+                'MPI_STATUS_F2F08', typed%MPI_SOURCE)
+    call MPI_STATUS_F082F(typed, back, ierr)
+    call expect(all(back == st), 'MPI_STATUS_F082F gives the same status back', back(MPI_SOURCE))
   end subroutine
 
   subroutine expect(ok, what, value)
