@@ -3,7 +3,7 @@
 interface the standard gives it, checked against what the build made -- not against the
 generator's own list, so a procedure the generator drops (or a hand-written one forgotten) shows.
 
-  standard_coverage.py JSON LIBRARY_SYMBOLS MPIF_H MPI_F90 MPI_F08_F90
+  standard_coverage.py JSON LIBRARY_SYMBOLS MPIF_H MPI_F90 MPI_F08_F90 README
 
 Per procedure of the list (attributes f90_expressible / f08_expressible / not_with_mpif):
   mpif.h   (f90, not not_with_mpif): the linker name mpi_x_ is defined (predefined callbacks:
@@ -11,6 +11,7 @@ Per procedure of the list (attributes f90_expressible / f08_expressible / not_wi
   mpi      (f90): an explicit interface or generic named MPI_x (predefined callbacks: EXTERNAL)
   mpi_f08  (f08): a specific MPI_x_f08 / MPI_x_f08ts or a generic MPI_x; callbacks: the abstract
            interface MPI_x; predefined callbacks: a procedure MPI_X
+and every parameter kind of the list has its row in README.md's audit table.
 Prints the table (procedures x interfaces bound) and every gap; exits 1 on a gap.
 """
 import json
@@ -25,7 +26,7 @@ EXCEPTIONS = {
 
 
 def main():
-    json_path, symbols_path, mpif_h, mpi_f90, f08_f90 = sys.argv[1:6]
+    json_path, symbols_path, mpif_h, mpi_f90, f08_f90, readme = sys.argv[1:7]
     with open(json_path) as f:
         standard = json.load(f)
     with open(symbols_path) as f:
@@ -84,7 +85,15 @@ def main():
               (interface, bound, n))
     for name, interface in gaps:
         print("FAILED: %s has a Fortran binding in the standard's %s interface, none in gasket" % (name, interface))
-    return 1 if gaps else 0
+    with open(readme) as f:
+        text = f.read()
+    audit = text[text.index("## Audit"):]
+    audit = audit[:audit.index("\n## ", 1)]
+    unaudited = sorted({q["kind"] for p in standard.values() for q in p["parameters"]} -
+                       set(re.findall(r"`([A-Z0-9_]+)`", audit)))
+    for kind in unaudited:
+        print("FAILED: parameter kind %s has no row in README.md's audit table" % kind)
+    return 1 if gaps or unaudited else 0
 
 
 if __name__ == "__main__":
