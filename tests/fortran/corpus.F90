@@ -57,6 +57,13 @@ program corpus
   call persistent_collectives()
   call send_modes()
   call one_sided()
+  call files()
+  call topologies()
+  call windows()
+  call error_classes()
+  call intercommunicators()
+  call more_types()
+  call more_nonblocking()
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   if (me == 0) print '(2a,i0,a)', LABEL, ': ', np, ' ranks OK'
   call MPI_FINALIZE(ierr)
@@ -460,5 +467,326 @@ contains
     call expect(window(1) == 1 .and. window(2) == prev + 5, 'MPI_FETCH_AND_OP / COMPARE_AND_SWAP landed', window(2))
     call MPI_WIN_FREE(win, ierr)
     call expect(four == 4, 'constants', 0)
+  end subroutine
+  subroutine files()
+    HANDLE(MPI_File) :: fh
+    HANDLE(MPI_Group) :: group
+    HANDLE(MPI_Info) :: info
+    HANDLE(MPI_Request) :: req
+    HANDLE(MPI_Errhandler) :: eh
+    integer(kind=MPI_OFFSET_KIND) :: size, position, byte
+    integer(kind=MPI_ADDRESS_KIND) :: extent
+    integer :: amode, n, got(4), length, status, v(2), class
+    integer, asynchronous :: pending(2)
+    logical :: atomic
+    character(len=4096) :: dir
+    character(len=:), allocatable :: path
+    call get_environment_variable('TEST_TMPDIR', dir, length, status)
+    if (status /= 0) dir = '/tmp'
+    path = trim(dir) // '/' // LABEL // '.data'
+    call MPI_FILE_OPEN(MPI_COMM_WORLD, path, MPI_MODE_CREATE + MPI_MODE_RDWR, MPI_INFO_NULL, fh, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_FILE_OPEN', ierr)
+    call MPI_FILE_SET_ERRHANDLER(fh, MPI_ERRORS_RETURN, ierr)
+    call MPI_FILE_GET_ERRHANDLER(fh, eh, ierr)
+    call expect(eh == MPI_ERRORS_RETURN, 'MPI_FILE_GET_ERRHANDLER', 0)
+    call MPI_FILE_GET_AMODE(fh, amode, ierr)
+    call expect(amode == MPI_MODE_CREATE + MPI_MODE_RDWR, 'MPI_FILE_GET_AMODE', amode)
+    call MPI_FILE_GET_GROUP(fh, group, ierr)
+    call MPI_GROUP_SIZE(group, n, ierr)
+    call expect(n == np, 'MPI_FILE_GET_GROUP', n)
+    call MPI_GROUP_FREE(group, ierr)
+    call MPI_FILE_SET_SIZE(fh, 0_MPI_OFFSET_KIND, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_FILE_SET_SIZE', ierr)
+    call MPI_FILE_PREALLOCATE(fh, 16_MPI_OFFSET_KIND * np, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_FILE_PREALLOCATE', ierr)
+    call MPI_FILE_GET_SIZE(fh, size, ierr)
+    call expect(size >= 16 * np, 'MPI_FILE_PREALLOCATE / GET_SIZE', int(size))
+    call MPI_FILE_SET_ATOMICITY(fh, .true., ierr)
+    call MPI_FILE_GET_ATOMICITY(fh, atomic, ierr)
+    call expect(atomic, 'MPI_FILE_GET_ATOMICITY', 0)
+    call MPI_FILE_SET_ATOMICITY(fh, .false., ierr)
+    call MPI_FILE_GET_TYPE_EXTENT(fh, MPI_INTEGER, extent, ierr)
+    call expect(extent == 4, 'MPI_FILE_GET_TYPE_EXTENT', int(extent))
+    ! each rank owns 4 integers at 16 * rank: explicit offsets, individual pointer, non-blocking
+    v = [me, 10 + me]
+    call MPI_FILE_WRITE_AT(fh, 16_MPI_OFFSET_KIND * me, v, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_FILE_WRITE_AT', ierr)
+    call MPI_FILE_SEEK(fh, 16_MPI_OFFSET_KIND * me + 8, MPI_SEEK_SET, ierr)
+    call MPI_FILE_GET_POSITION(fh, position, ierr)
+    call MPI_FILE_GET_BYTE_OFFSET(fh, position, byte, ierr)
+    call expect(byte == 16 * me + 8, 'MPI_FILE_SEEK / GET_POSITION / GET_BYTE_OFFSET', int(byte))
+    pending = [20 + me, 30 + me]
+    call MPI_FILE_IWRITE(fh, pending, 2, MPI_INTEGER, req, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_FILE_IWRITE', ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_FILE_SYNC(fh, ierr)
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+    call MPI_FILE_SYNC(fh, ierr)
+    got = -1
+    call MPI_FILE_READ_AT_ALL(fh, 16_MPI_OFFSET_KIND * prev, got, 4, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+    call expect(all(got == [prev, 10 + prev, 20 + prev, 30 + prev]), 'the neighbour''s 4 integers', got(4))
+    got = -1
+    call MPI_FILE_IREAD_AT(fh, 16_MPI_OFFSET_KIND * prev + 4, pending, 2, MPI_INTEGER, req, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_FILE_IREAD_AT', ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call expect(pending(1) == 10 + prev .and. pending(2) == 20 + prev, 'MPI_FILE_IREAD_AT', pending(2))
+    call MPI_FILE_SEEK(fh, 16_MPI_OFFSET_KIND * next, MPI_SEEK_SET, ierr)
+    call MPI_FILE_READ(fh, got, 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+    call expect(got(1) == next, 'MPI_FILE_READ at the individual pointer', got(1))
+    call MPI_FILE_SEEK(fh, 16_MPI_OFFSET_KIND * me, MPI_SEEK_SET, ierr)
+    call MPI_FILE_READ_ALL(fh, got, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+    call expect(got(2) == 10 + me, 'MPI_FILE_READ_ALL', got(2))
+    call MPI_FILE_GET_INFO(fh, info, ierr)
+    call MPI_INFO_GET_NKEYS(info, n, ierr)
+    call expect(n >= 0, 'MPI_FILE_GET_INFO', n)
+    call MPI_INFO_FREE(info, ierr)
+    ! the shared pointer: ordered writes after everything else
+    call MPI_FILE_SEEK_SHARED(fh, 16_MPI_OFFSET_KIND * np, MPI_SEEK_SET, ierr)
+    call MPI_FILE_WRITE_ORDERED(fh, [100 + me], 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+    call MPI_FILE_GET_POSITION_SHARED(fh, position, ierr)
+    call expect(position == 16 * np + 4 * np, 'MPI_FILE_GET_POSITION_SHARED after ordered writes', int(position))
+    call MPI_FILE_SEEK_SHARED(fh, 16_MPI_OFFSET_KIND * np, MPI_SEEK_SET, ierr)
+    call MPI_FILE_READ_ORDERED(fh, got, 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+    call expect(got(1) == 100 + me, 'MPI_FILE_READ_ORDERED', got(1))
+    call MPI_FILE_CLOSE(fh, ierr)
+    call expect(fh == MPI_FILE_NULL, 'MPI_FILE_CLOSE sets MPI_FILE_NULL', 0)
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+    if (me == 0) call MPI_FILE_DELETE(path, MPI_INFO_NULL, ierr)
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+    call MPI_FILE_OPEN(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, fh, ierr)
+    call MPI_ERROR_CLASS(ierr, class, ierr)
+    call expect(class == MPI_ERR_NO_SUCH_FILE, 'MPI_FILE_DELETE removed it', class)
+  end subroutine
+
+  subroutine topologies()
+    HANDLE(MPI_Comm) :: cart, row, graph, dist
+    integer :: dims(2), coords(2), ndims, rank, n, nodes, edges, status, neighbours(2), got(4)
+    integer :: index(np), links(2 * np), indeg, outdeg, sources(2), dests(2), i
+    logical :: periods(2), weighted, keep(2)
+    dims = 0
+    call MPI_DIMS_CREATE(np, 2, dims, ierr)
+    call MPI_CART_CREATE(MPI_COMM_WORLD, 2, dims, [.true., .false.], .false., cart, ierr)
+    call MPI_CARTDIM_GET(cart, ndims, ierr)
+    call expect(ndims == 2, 'MPI_CARTDIM_GET', ndims)
+    call MPI_CART_GET(cart, 2, dims, periods, coords, ierr)
+    call expect(periods(1) .and. .not. periods(2), 'MPI_CART_GET periods', 0)
+    call MPI_CART_RANK(cart, coords, rank, ierr)
+    call expect(rank == me, 'MPI_CART_RANK of my coordinates', rank)
+    call MPI_CART_MAP(MPI_COMM_WORLD, 2, dims, [.true., .false.], rank, ierr)
+    call expect(rank == me, 'MPI_CART_MAP keeps the ranks', rank)
+    call MPI_TOPO_TEST(cart, status, ierr)
+    call expect(status == MPI_CART, 'MPI_TOPO_TEST', status)
+    keep = [.false., .true.]
+    call MPI_CART_SUB(cart, keep, row, ierr)
+    call MPI_COMM_SIZE(row, n, ierr)
+    call expect(n == dims(2), 'MPI_CART_SUB size', n)
+    call MPI_COMM_FREE(row, ierr)
+    call MPI_COMM_FREE(cart, ierr)
+    ! a ring as a graph: node i's neighbours are i-1 and i+1
+    do i = 1, np
+      index(i) = 2 * i
+      links(2 * i - 1) = mod(i - 2 + np, np)
+      links(2 * i) = mod(i, np)
+    end do
+    call MPI_GRAPH_CREATE(MPI_COMM_WORLD, np, index, links, .false., graph, ierr)
+    call MPI_GRAPHDIMS_GET(graph, nodes, edges, ierr)
+    call expect(nodes == np .and. edges == 2 * np, 'MPI_GRAPHDIMS_GET', edges)
+    call MPI_GRAPH_GET(graph, np, 2 * np, index, links, ierr)
+    call expect(index(1) == 2 .and. index(np) == 2 * np, 'MPI_GRAPH_GET index: cumulative degrees', index(np))
+    call MPI_GRAPH_NEIGHBORS_COUNT(graph, me, n, ierr)
+    call MPI_GRAPH_NEIGHBORS(graph, me, 2, neighbours, ierr)
+    call expect(n == 2 .and. neighbours(1) == prev .and. neighbours(2) == next, 'MPI_GRAPH_NEIGHBORS', neighbours(1))
+    call MPI_GRAPH_MAP(MPI_COMM_WORLD, np, index, links, rank, ierr)
+    call expect(rank == me, 'MPI_GRAPH_MAP', rank)
+    call MPI_COMM_FREE(graph, ierr)
+    ! the same ring, distributed: neighbourhood collectives
+    sources = [prev, next]
+    dests = [prev, next]
+    call MPI_DIST_GRAPH_CREATE_ADJACENT(MPI_COMM_WORLD, 2, sources, MPI_UNWEIGHTED, 2, dests, MPI_UNWEIGHTED, &
+                                        MPI_INFO_NULL, .false., dist, ierr)
+    call MPI_DIST_GRAPH_NEIGHBORS_COUNT(dist, indeg, outdeg, weighted, ierr)
+    call expect(indeg == 2 .and. outdeg == 2 .and. .not. weighted, 'MPI_DIST_GRAPH_NEIGHBORS_COUNT', indeg)
+    call MPI_DIST_GRAPH_NEIGHBORS(dist, 2, sources, MPI_UNWEIGHTED, 2, dests, MPI_UNWEIGHTED, ierr)
+    call expect(sources(1) == prev .and. dests(2) == next, 'MPI_DIST_GRAPH_NEIGHBORS', sources(1))
+    got = -1
+    call MPI_NEIGHBOR_ALLGATHER(me, 1, MPI_INTEGER, got, 1, MPI_INTEGER, dist, ierr)
+    call expect(got(1) == prev .and. got(2) == next, 'MPI_NEIGHBOR_ALLGATHER', got(1))
+    call MPI_NEIGHBOR_ALLTOALL([10 * me + 1, 10 * me + 2], 1, MPI_INTEGER, got, 1, MPI_INTEGER, dist, ierr)
+    ! from prev: what prev sent to its second neighbour (me when np > 2)
+    if (np > 2) call expect(got(1) == 10 * prev + 2 .and. got(2) == 10 * next + 1, 'MPI_NEIGHBOR_ALLTOALL', got(1))
+    call MPI_COMM_FREE(dist, ierr)
+    call MPI_DIST_GRAPH_CREATE(MPI_COMM_WORLD, 1, [me], [1], [next], MPI_UNWEIGHTED, MPI_INFO_NULL, .false., &
+                               dist, ierr)
+    call MPI_DIST_GRAPH_NEIGHBORS_COUNT(dist, indeg, outdeg, weighted, ierr)
+    call expect(indeg == 1 .and. outdeg == 1, 'MPI_DIST_GRAPH_CREATE: one edge in, one out', indeg)
+    call MPI_COMM_FREE(dist, ierr)
+  end subroutine
+
+  subroutine windows()
+    HANDLE(MPI_Win) :: win
+    HANDLE(MPI_Group) :: world, peers
+    HANDLE(MPI_Request) :: req
+    HANDLE(MPI_Errhandler) :: eh
+    HANDLE(MPI_Info) :: info
+    integer, asynchronous :: window(4), fetched
+    integer :: n, length
+    logical :: flag
+    character(len=MPI_MAX_OBJECT_NAME) :: name
+    window = 0
+    call MPI_WIN_CREATE(window, 16_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+    call MPI_WIN_SET_NAME(win, 'corpus window', ierr)
+    call MPI_WIN_GET_NAME(win, name, length, ierr)
+    call expect(name == 'corpus window' .and. length == 13, 'MPI_WIN_SET_NAME / GET_NAME', length)
+    call MPI_WIN_SET_ERRHANDLER(win, MPI_ERRORS_RETURN, ierr)
+    call MPI_WIN_GET_ERRHANDLER(win, eh, ierr)
+    call expect(eh == MPI_ERRORS_RETURN, 'MPI_WIN_GET_ERRHANDLER', 0)
+    call MPI_WIN_GET_INFO(win, info, ierr)
+    call MPI_INFO_GET_NKEYS(info, n, ierr)
+    call expect(n >= 0, 'MPI_WIN_GET_INFO', n)
+    call MPI_WIN_SET_INFO(win, info, ierr)
+    call MPI_INFO_FREE(info, ierr)
+    ! general active target: each rank exposes to prev and accesses next
+    call MPI_COMM_GROUP(MPI_COMM_WORLD, world, ierr)
+    call MPI_GROUP_INCL(world, 1, [prev], peers, ierr)
+    call MPI_WIN_POST(peers, 0, win, ierr)
+    call MPI_GROUP_FREE(peers, ierr)
+    call MPI_GROUP_INCL(world, 1, [next], peers, ierr)
+    call MPI_WIN_START(peers, 0, win, ierr)
+    call MPI_ACCUMULATE([5], 1, MPI_INTEGER, next, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, MPI_SUM, win, ierr)
+    call MPI_PUT([me], 1, MPI_INTEGER, next, 1_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_COMPLETE(win, ierr)
+    flag = .false.
+    do while (.not. flag)
+      call MPI_WIN_TEST(win, flag, ierr)
+    end do
+    call expect(window(1) == 5 .and. window(2) == prev, 'MPI_WIN_POST/START/COMPLETE/TEST epoch', window(2))
+    call MPI_GROUP_FREE(peers, ierr)
+    call MPI_GROUP_FREE(world, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    call MPI_GET_ACCUMULATE([1], 1, MPI_INTEGER, fetched, 1, MPI_INTEGER, next, 0_MPI_ADDRESS_KIND, 1, &
+                            MPI_INTEGER, MPI_SUM, win, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    call expect(fetched == 5 .and. window(1) == 6, 'MPI_GET_ACCUMULATE', fetched)
+    call MPI_WIN_LOCK(MPI_LOCK_EXCLUSIVE, next, 0, win, ierr)
+    call MPI_RPUT([100 + me], 1, MPI_INTEGER, next, 2_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, req, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_RPUT under a lock', ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_WIN_FLUSH(next, win, ierr)
+    call MPI_RGET(fetched, 1, MPI_INTEGER, next, 1_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, req, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_RGET under a lock', ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_WIN_UNLOCK(next, win, ierr)
+    call expect(fetched == me, 'MPI_RGET under a lock', fetched)
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+    call MPI_WIN_LOCK(MPI_LOCK_SHARED, me, 0, win, ierr)
+    call expect(window(3) == 100 + prev, 'MPI_RPUT landed', window(3))
+    call MPI_WIN_UNLOCK(me, win, ierr)
+    call MPI_WIN_FREE(win, ierr)
+  end subroutine
+
+  subroutine error_classes()
+    integer :: class, code, got, length
+    character(len=MPI_MAX_ERROR_STRING) :: text
+    call MPI_ADD_ERROR_CLASS(class, ierr)
+    call MPI_ADD_ERROR_CODE(class, code, ierr)
+    call MPI_ADD_ERROR_STRING(code, 'corpus: a code of its own', ierr)
+    call MPI_ERROR_CLASS(code, got, ierr)
+    call expect(got == class, 'MPI_ADD_ERROR_CODE''s class', got)
+    call MPI_ERROR_STRING(code, text, length, ierr)
+    call expect(text == 'corpus: a code of its own' .and. length == 25, 'MPI_ADD_ERROR_STRING', length)
+    call MPI_COMM_SET_ERRHANDLER(MPI_COMM_SELF, MPI_ERRORS_RETURN, ierr)
+    call MPI_COMM_CALL_ERRHANDLER(MPI_COMM_SELF, code, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_COMM_CALL_ERRHANDLER with MPI_ERRORS_RETURN', ierr)
+    call MPI_COMM_SET_ERRHANDLER(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL, ierr)
+  end subroutine
+
+  subroutine intercommunicators()
+    HANDLE(MPI_Comm) :: half, inter, merged
+    HANDLE(MPI_Group) :: remote
+    integer :: color, n, rank
+    logical :: flag
+    if (np < 2) return
+    color = mod(me, 2)
+    call MPI_COMM_SPLIT(MPI_COMM_WORLD, color, me, half, ierr)
+    call MPI_INTERCOMM_CREATE(half, 0, MPI_COMM_WORLD, 1 - color, 21, inter, ierr)
+    call MPI_COMM_TEST_INTER(inter, flag, ierr)
+    call expect(flag, 'MPI_INTERCOMM_CREATE gives an intercommunicator', 0)
+    call MPI_COMM_REMOTE_SIZE(inter, n, ierr)
+    call expect(n == merge(np / 2, (np + 1) / 2, color == 0), 'MPI_COMM_REMOTE_SIZE', n)
+    call MPI_COMM_REMOTE_GROUP(inter, remote, ierr)
+    call MPI_GROUP_SIZE(remote, rank, ierr)
+    call expect(rank == n, 'MPI_COMM_REMOTE_GROUP', rank)
+    call MPI_GROUP_FREE(remote, ierr)
+    call MPI_INTERCOMM_MERGE(inter, color == 1, merged, ierr)
+    call MPI_COMM_SIZE(merged, n, ierr)
+    call MPI_COMM_RANK(merged, rank, ierr)
+    call expect(n == np .and. (color == 1 .eqv. rank >= (np + 1) / 2), 'MPI_INTERCOMM_MERGE (odds high)', rank)
+    call MPI_COMM_FREE(merged, ierr)
+    call MPI_COMM_FREE(inter, ierr)
+    call MPI_COMM_FREE(half, ierr)
+  end subroutine
+
+  subroutine more_types()
+    HANDLE(MPI_Datatype) :: t, r8, i8, darray, hindexed
+    integer :: size, values(4), pair(2)
+    integer(kind=MPI_COUNT_KIND) :: count, lb, extent
+    STATUS :: st
+    call MPI_TYPE_MATCH_SIZE(MPI_TYPECLASS_REAL, 8, t, ierr)
+    call MPI_TYPE_SIZE(t, size, ierr)
+    call expect(size == 8, 'MPI_TYPE_MATCH_SIZE(REAL, 8)', size)
+    call MPI_TYPE_CREATE_F90_REAL(15, 300, r8, ierr)
+    call MPI_TYPE_SIZE(r8, size, ierr)
+    call expect(size == 8, 'MPI_TYPE_CREATE_F90_REAL(15, 300)', size)
+    call MPI_TYPE_CREATE_F90_INTEGER(18, i8, ierr)
+    call MPI_TYPE_SIZE_X(i8, count, ierr)
+    call expect(count == 8, 'MPI_TYPE_CREATE_F90_INTEGER(18) / MPI_TYPE_SIZE_X', int(count))
+    call MPI_TYPE_CREATE_F90_COMPLEX(6, 30, t, ierr)
+    call MPI_TYPE_SIZE(t, size, ierr)
+    call expect(size == 8, 'MPI_TYPE_CREATE_F90_COMPLEX(6, 30)', size)
+    call MPI_TYPE_CREATE_DARRAY(np, me, 1, [4 * np], [MPI_DISTRIBUTE_BLOCK], [MPI_DISTRIBUTE_DFLT_DARG], [np], &
+                                MPI_ORDER_FORTRAN, MPI_INTEGER, darray, ierr)
+    call MPI_TYPE_SIZE(darray, size, ierr)
+    call expect(size == 16, 'MPI_TYPE_CREATE_DARRAY: a block of 4 integers', size)
+    call MPI_TYPE_GET_EXTENT_X(darray, lb, extent, ierr)
+    call expect(extent == 16 * np, 'MPI_TYPE_GET_EXTENT_X of the darray', int(extent))
+    call MPI_TYPE_GET_TRUE_EXTENT_X(darray, lb, extent, ierr)
+    call expect(lb == 16 * me .and. extent == 16, 'MPI_TYPE_GET_TRUE_EXTENT_X', int(lb))
+    call MPI_TYPE_FREE(darray, ierr)
+    call MPI_TYPE_CREATE_HINDEXED(2, [1, 1], [0_MPI_ADDRESS_KIND, 12_MPI_ADDRESS_KIND], MPI_INTEGER, hindexed, ierr)
+    call MPI_TYPE_COMMIT(hindexed, ierr)
+    values = [(10 * me + size, size = 1, 4)]
+    call MPI_SENDRECV(values, 1, hindexed, next, 3, pair, 2, MPI_INTEGER, prev, 3, MPI_COMM_WORLD, st, ierr)
+    call expect(pair(1) == 10 * prev + 1 .and. pair(2) == 10 * prev + 4, 'MPI_TYPE_CREATE_HINDEXED', pair(1))
+    call MPI_GET_ELEMENTS_X(st, MPI_INTEGER, count, ierr)
+    call expect(count == 2, 'MPI_GET_ELEMENTS_X', int(count))
+    call MPI_TYPE_FREE(hindexed, ierr)
+  end subroutine
+
+  subroutine more_nonblocking()
+    HANDLE(MPI_Request) :: reqs(6)
+    integer, asynchronous :: root_all(np), one, g(np), counts(np), displs(np), sc, rs, rsb, gathered(np), exchanged(np)
+    integer :: i
+    root_all = [(7 * i, i = 1, np)]
+    counts = 1
+    displs = [(i - 1, i = 1, np)]
+    call MPI_IGATHER(me, 1, MPI_INTEGER, g, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, reqs(1), ierr)
+    call MPI_ISCATTER(root_all, 1, MPI_INTEGER, one, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, reqs(2), ierr)
+    call MPI_WAITALL(2, reqs, MPI_STATUSES_IGNORE, ierr)
+    if (me == 0) call expect(g(np) == np - 1, 'MPI_IGATHER', g(np))
+    call expect(one == 7 * (me + 1), 'MPI_ISCATTER', one)
+    call MPI_IGATHERV(me, 1, MPI_INTEGER, g, counts, displs, MPI_INTEGER, 0, MPI_COMM_WORLD, reqs(1), ierr)
+    call MPI_ISCATTERV(root_all, counts, displs, MPI_INTEGER, sc, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, reqs(2), ierr)
+    call MPI_IALLGATHERV(me, 1, MPI_INTEGER, gathered, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, reqs(3), ierr)
+    call MPI_IREDUCE_SCATTER_BLOCK(counts, rsb, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, reqs(4), ierr)
+    call MPI_IREDUCE_SCATTER(displs, rs, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, reqs(5), ierr)
+    call MPI_IALLTOALLV(displs, counts, displs, MPI_INTEGER, exchanged, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, &
+                        reqs(6), ierr)
+    call MPI_WAITALL(6, reqs, MPI_STATUSES_IGNORE, ierr)
+    call expect(sc == 7 * (me + 1), 'MPI_ISCATTERV', sc)
+    call expect(gathered(np) == np - 1, 'MPI_IALLGATHERV', gathered(np))
+    call expect(rsb == np, 'MPI_IREDUCE_SCATTER_BLOCK', rsb)
+    call expect(rs == np * me, 'MPI_IREDUCE_SCATTER', rs)
+    call expect(exchanged(np) == me, 'MPI_IALLTOALLV', exchanged(np))
+    if (me == 0) call expect(g(np) == np - 1, 'MPI_IGATHERV', g(np))
   end subroutine
 end program
