@@ -2,40 +2,8 @@
 ! neither: mpif.h): groups, communicators, datatypes and packing, every blocking, non-blocking and
 ! persistent collective, the send modes and request calls, probes, one-sided synchronisation and
 ! the environment queries, each result checked against what the standard says it is.
-#if defined(F08)
-#define HEAD_USE use mpi_f08
-#define HEAD_INCLUDE
-#define HANDLE(t) type(t)
-#define STATUS type(MPI_Status)
-#define STATUSES(n) type(MPI_Status), dimension(n)
-#define SOURCE_OF(s) s%MPI_SOURCE
-#define TAG_OF(s) s%MPI_TAG
-#define TAG_AT(s, i) s(i)%MPI_TAG
-#define LABEL 'corpus_f08'
-#define ADDRESS_OUT type(c_ptr)
-#elif defined(MODULE)
-#define HEAD_USE use mpi
-#define HEAD_INCLUDE
-#define HANDLE(t) integer
-#define STATUS integer, dimension(MPI_STATUS_SIZE)
-#define STATUSES(n) integer, dimension(MPI_STATUS_SIZE, n)
-#define SOURCE_OF(s) s(MPI_SOURCE)
-#define TAG_OF(s) s(MPI_TAG)
-#define TAG_AT(s, i) s(MPI_TAG, i)
-#define LABEL 'corpus_mpi'
-#define ADDRESS_OUT integer(kind=MPI_ADDRESS_KIND)
-#else
-#define HEAD_USE
-#define HEAD_INCLUDE include 'mpif.h'
-#define HANDLE(t) integer
-#define STATUS integer, dimension(MPI_STATUS_SIZE)
-#define STATUSES(n) integer, dimension(MPI_STATUS_SIZE, n)
-#define SOURCE_OF(s) s(MPI_SOURCE)
-#define TAG_OF(s) s(MPI_TAG)
-#define TAG_AT(s, i) s(MPI_TAG, i)
-#define LABEL 'corpus_mpif'
-#define ADDRESS_OUT integer(kind=MPI_ADDRESS_KIND)
-#endif
+#define PROGRAM_NAME 'corpus'
+#include "interface.inc"
 program corpus
   HEAD_USE
   implicit none
@@ -68,15 +36,7 @@ program corpus
   if (me == 0) print '(2a,i0,a)', LABEL, ': ', np, ' ranks OK'
   call MPI_FINALIZE(ierr)
 contains
-  subroutine expect(ok, what, value)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    integer, intent(in) :: value
-    if (.not. ok) then
-      print '(a,a,i0,3a,i0)', LABEL, ': rank ', me, ': FAILED: ', what, ': got ', value
-      call MPI_ABORT(MPI_COMM_WORLD, 1, ierr)
-    end if
-  end subroutine
+#include "expect.inc"
 
   subroutine environment()
     integer :: version, subversion, length, provided, class
