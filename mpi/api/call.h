@@ -79,6 +79,9 @@ Error connect_to_parent();
 int name_of_null(const char* call, const char* null_name, char* name, int* resultlen);
 
 void fill_status(MPI_Status* status, int source, int tag, int error, int64_t bytes, bool cancelled);
+// The MPI_ERROR a call completing one operation leaves in `status`: the caller's (MPI 4.1 section
+// 3.2.5: only the calls returning several statuses set it); MPI_SUCCESS when the status is ignored.
+inline int kept_error(const MPI_Status* status) { return status != MPI_STATUS_IGNORE ? status->MPI_ERROR : MPI_SUCCESS; }
 void empty_status(MPI_Status* status);  // what a null or inactive request reports
 
 }  // namespace gasket::mpi::api

@@ -351,7 +351,8 @@ int probe(const char* call, bool blocking, bool take, int source, int tag, MPI_C
     if (flag) *flag = res.found ? 1 : 0;
     if (!res.found) return Error::ok();
     if (take) *message = c.add_message(std::move(msg));
-    api::fill_status(status, res.source, res.tag, MPI_SUCCESS, res.bytes, false);
+    // one operation completed: MPI_ERROR stays the caller's
+    api::fill_status(status, res.source, res.tag, api::kept_error(status), res.bytes, false);
     return Error::ok();
   });
 }
@@ -359,7 +360,8 @@ int probe(const char* call, bool blocking, bool take, int source, int tag, MPI_C
 int matched_receive(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message,
                     MPI_Request* request, MPI_Status* status) {
   MPI_Comm ec = MPI_COMM_WORLD;
-  return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
+  int kept = api::kept_error(status);  // MPI_Mrecv completes one operation: MPI_ERROR stays the caller's
+  int rc = api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
     if (message != nullptr && *message == MPI_MESSAGE_NO_PROC) {
       const gasket::mpi::datatype::Datatype* type;
       Error checked = c.types().lookup_data(dt, count, call, &type);  // a valid type even for no process
@@ -413,6 +415,8 @@ int matched_receive(const char* call, void* buf, MPI_Count count, MPI_Datatype d
     api::conclude(c, g, &h, r, status, &op, call);
     return op;
   });
+  if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = kept;
+  return rc;
 }
 }  // namespace
 extern "C" {

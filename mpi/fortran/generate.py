@@ -159,6 +159,43 @@ STRING_ARRAYS = {
 }
 
 
+def is_position(proc, p):
+    """An output the Forum marks INDEX in a procedure taking an array of handles: a position in that
+    array (MPI_Waitany's index, MPI_Testsome's array_of_indices), 1-based in Fortran. The other
+    INDEX parameters are numbers of the same value in both languages: MPI_Cart_shift's direction
+    (dimensions numbered from 0), MPI_Graph_create/get's index (cumulative degrees)."""
+    return p["kind"] == "INDEX" and p["param_direction"] == "out" and any(
+        q["kind"] in HANDLE_KINDS and derive.is_array(q) for q in proc["parameters"])
+
+
+def position_count(proc, p):
+    """How many of an array of positions C wrote: the procedure's output count (outcount)."""
+    if not derive.is_array(p):
+        return None
+    return next(q["name"] for q in proc["parameters"]
+                if q["kind"] == "ARRAY_LENGTH" and q["param_direction"] == "out")
+
+
+def is_terminated_length(p):
+    """The length of a string output that the caller gives and the call sets (MPI_Info_get_string's
+    buflen, MPI_Session_get_nth_pset's pset_len): in C it counts the terminating null, in Fortran
+    the characters only (the standard's Fortran string rules)."""
+    return p["kind"] in ("INFO_VALUE_LENGTH", "STRING_LENGTH") and p["param_direction"] == "inout"
+
+
+def string_written(proc):
+    """When an output string is copied back (blank-padded): the call succeeded, its flag (if any)
+    says the value exists, and a caller-given length (if any) was not 0 -- otherwise the standard
+    leaves the Fortran variable unchanged (MPI_Info_get, MPI_Info_get_string)."""
+    conditions = ["e == MPI_SUCCESS"]
+    for p in proc["parameters"]:
+        if p["kind"] == "LOGICAL" and p["param_direction"] == "out":
+            conditions.append("*" + p["name"])
+        if is_terminated_length(p):
+            conditions.append("in_%s > 0" % p["name"])
+    return " && ".join(conditions)
+
+
 def c_wrapper(proc, large, profiling):
     """mpi_x_ (or pmpi_x_): every argument by reference as Fortran passes it."""
     name = proc["name"]
@@ -170,7 +207,12 @@ def c_wrapper(proc, large, profiling):
         kind, n = p["kind"], p["name"]
         t = ctype(p, large)
         array = derive.is_array(p)
-        if kind in BUFFER_KINDS:
+        if is_position(proc, p):  # C's 0-based positions -> Fortran's 1-based, MPI_UNDEFINED kept
+            args.append("MPI_Fint* " + n)
+            call.append(n)
+            count = position_count(proc, p)
+            post.append("gasket_f_positions(e, %s, *%s);" % (n, count) if count else "gasket_f_position(%s);" % n)
+        elif kind in BUFFER_KINDS:
             args.append("void* " + n)
             call.append("gasket_f_buffer(%s)" % n)
         elif kind in ("C_BUFFER", "C_BUFFER2"):  # out: the address, written as an integer
@@ -180,12 +222,19 @@ def c_wrapper(proc, large, profiling):
             args.append("char* " + n)
             hidden.append("size_t %s_len" % n)
             if p["param_direction"] == "in":
-                pre.append("char* c_%s = gasket_f_string_in(%s, %s_len);" % (n, n, n))
+                strip = "gasket_f_info_string_in" if name.startswith("MPI_Info_") else "gasket_f_string_in"
+                pre.append("char* c_%s = %s(%s, %s_len);" % (n, strip, n, n))
                 post.append("free(c_%s);" % n)
             else:
                 pre.append("char* c_%s = gasket_f_string_buffer(%s_len);" % (n, n))
-                post.append("gasket_f_string_out(%s, %s_len, c_%s); free(c_%s);" % (n, n, n, n))
+                post.append("if (%s) gasket_f_string_out(%s, %s_len, c_%s);" % (string_written(proc), n, n, n))
+                post.append("free(c_%s);" % n)
             call.append("c_" + n)
+        elif is_terminated_length(p):  # C counts the null, Fortran does not
+            args.append("int* " + n)
+            pre.append("int in_%s = *%s, c_%s = in_%s > 0 ? in_%s + 1 : 0;" % (n, n, n, n, n))
+            call.append("&c_" + n)
+            post.append("if (e == MPI_SUCCESS) *%s = c_%s > 0 ? c_%s - 1 : 0;" % (n, n, n))
         elif is_character(p):
             ct, make = STRING_ARRAYS[n]
             args.append("char* " + n)
@@ -199,7 +248,10 @@ def c_wrapper(proc, large, profiling):
         elif kind in ("F90_STATUS", "F08_STATUS"):
             args.append("MPI_Fint* " + n)
             call.append("(%s*)%s" % (t, n))
-        elif kind in ("EXTRA_STATE", "ATTRIBUTE_VAL") and p["param_direction"] == "in":
+        elif kind == "ATTRIBUTE_VAL" and p["param_direction"] == "in":  # C gets a pointer to the value
+            args.append("MPI_Aint* " + n)
+            call.append("gasket_f_attribute_in(*%s)" % n)
+        elif kind == "EXTRA_STATE" and p["param_direction"] == "in":
             args.append("MPI_Aint* " + n)
             call.append("(void*)*" + n)
         elif kind in ("FUNCTION", "POLYFUNCTION"):
@@ -273,6 +325,19 @@ def buffer_pairs(proc, large):
     # A count shared by two buffers cannot become 1 for only one of them.
     used = [v[0] for v in pairs.values() if v]
     return {b: (v if v and used.count(v[0]) == 1 else None) for b, v in pairs.items()}
+
+
+def has_cptr_form(proc):
+    """`mpi` gives the procedures returning the address of memory the library provides
+    (MPI_Alloc_mem, MPI_Win_allocate(_shared), MPI_Win_shared_query) a second specific,
+    MPI_x_CPTR, whose baseptr is TYPE(C_PTR) (MPI 4.1 sections 9.2 and 12.2): the same C function
+    (an address either way)."""
+    return proc["attributes"]["f90_expressible"] and any(
+        p["kind"] == "C_BUFFER" and p["param_direction"] == "out" for p in proc["parameters"])
+
+
+def cptr_symbol(proc, profiling):
+    return symbol(proc, False, profiling)[:-1] + "_cptr_"
 
 
 def needs_f08_adapter(proc):
@@ -364,6 +429,10 @@ def wrappers(standard, missing):
             out.append(c_wrapper(proc, large, profiling))
     for proc, large in procs:
         for profiling in (False, True):
+            if not large and has_cptr_form(proc):
+                out.append('extern __typeof__(%s) %s __attribute__((%salias("%s")));' %
+                           (symbol(proc, large, profiling), cptr_symbol(proc, profiling),
+                            "" if profiling else "weak, ", symbol(proc, large, profiling)))
             if needs_f08_adapter(proc):
                 out.append(f08_adapter(proc, large, profiling))
             elif proc["name"] not in HAND_WRITTEN and proc["attributes"]["f08_expressible"]:
@@ -433,6 +502,10 @@ HANDLE_CONSTANTS = {
         "MPI_CXX_BOOL", "MPI_CXX_FLOAT_COMPLEX", "MPI_CXX_DOUBLE_COMPLEX", "MPI_CXX_LONG_DOUBLE_COMPLEX"],
 }
 HANDLE_KIND_OF = {n: k for k, names in HANDLE_CONSTANTS.items() for n in names}
+# Constants a Fortran program passes where the standard's argument is not a default INTEGER:
+# MPI_DISPLACEMENT_CURRENT is MPI_FILE_SET_VIEW's disp, INTEGER(KIND=MPI_OFFSET_KIND) (without an
+# interface, mpif.h's callers pass its storage as it is: 4 bytes would be read as 8).
+CONSTANT_KINDS = {"MPI_DISPLACEMENT_CURRENT": "MPI_OFFSET_KIND"}
 # C-only constants that have no Fortran meaning.
 C_ONLY = {"MPI_F_SOURCE", "MPI_F_TAG", "MPI_F_ERROR"}
 
@@ -468,6 +541,8 @@ def constant_lines(values, f08):
         if f08 and n in HANDLE_KIND_OF:
             kind = HANDLE_KIND_OF[n]
             lines.append("TYPE(%s), PARAMETER :: %s = %s(%s)" % (kind, n, kind, fortran_value(v)))
+        elif n in CONSTANT_KINDS:
+            lines.append("INTEGER(KIND=%s), PARAMETER :: %s = %d_%s" % (CONSTANT_KINDS[n], n, v, CONSTANT_KINDS[n]))
         else:
             lines.append("INTEGER, PARAMETER :: %s = %s" % (n, fortran_value(v)))
     return lines
@@ -507,8 +582,9 @@ def mpif(standard, missing, values):
     out = ["! mpif.h: gasket's MPI for Fortran 77-style programs. Generated by mpi/fortran/generate.py",
            "! from mpi.h's values and the MPI Forum's list: do not edit."]
     for line in fortran_only_lines(values) + constant_lines(values, False):
-        n, v = line.split(" :: ")[1].split(" = ")
-        out += ["      INTEGER %s" % n, "      PARAMETER (%s=%s)" % (n, v)]
+        declaration, definition = line.split(" :: ")
+        n, v = definition.split(" = ")
+        out += ["      %s %s" % (declaration.split(",")[0], n), "      PARAMETER (%s=%s)" % (n, v)]
     for n, decl, _, sym in SENTINELS:
         out += ["      %s" % decl, "      COMMON /%s/ %s" % (sym, n)]
     out += ["      EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK",
@@ -521,7 +597,7 @@ def mpif(standard, missing, values):
 
 # ---------------------------------------------------------------- Fortran declarations
 
-def fortran_type(p, large, f08):
+def fortran_type(p, large, f08, cptr=False):
     kind = p["kind"]
     if kind in HANDLE_KINDS:
         return "TYPE(%s)" % HANDLE_KINDS[kind] if f08 else "INTEGER"
@@ -540,7 +616,7 @@ def fortran_type(p, large, f08):
     if kind in ("EXTRA_STATE2", "ATTRIBUTE_VAL_10"):  # the deprecated MPI-1 attribute procedures
         return "INTEGER"
     if kind in ("C_BUFFER", "C_BUFFER2"):
-        return "TYPE(C_PTR)" if f08 else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+        return "TYPE(C_PTR)" if f08 or (cptr and kind == "C_BUFFER") else "INTEGER(KIND=MPI_ADDRESS_KIND)"
     t = ctype(p, large).replace("const ", "").strip()
     k = INTEGER_KIND.get(t)
     if k is None:
@@ -569,8 +645,8 @@ def intent(p):
     return {"in": "IN", "out": "OUT", "inout": "INOUT"}[p["param_direction"]]
 
 
-def declarations(proc, large, f08):
-    """(dummy names, declaration lines) of one procedure's interface."""
+def declarations(proc, large, f08, cptr=False):
+    """(dummy names, declaration lines) of one procedure's interface (cptr: `mpi`'s MPI_x_CPTR)."""
     names, lines = [], []
     for p in params_of(proc):
         if not present(p, large):
@@ -590,7 +666,7 @@ def declarations(proc, large, f08):
             ft = p["func_type"] + ("_c" if large and kind == "POLYFUNCTION" else "")
             lines.append("PROCEDURE(%s) :: %s" % (ft, n) if f08 else "EXTERNAL :: %s" % n)
         else:
-            attrs = [fortran_type(p, large, f08), "INTENT(%s)" % intent(p)]
+            attrs = [fortran_type(p, large, f08, cptr), "INTENT(%s)" % intent(p)]
             if f08 and p["asynchronous"]:
                 attrs.append("ASYNCHRONOUS")
             lines.append("%s :: %s%s" % (", ".join(attrs), n, dimension(p, f08)))
@@ -600,8 +676,8 @@ def declarations(proc, large, f08):
     return names, lines
 
 
-def interface_body(fname, proc, large, f08, bind=None):
-    names, decls = declarations(proc, large, f08)
+def interface_body(fname, proc, large, f08, bind=None, cptr=False):
+    names, decls = declarations(proc, large, f08, cptr)
     ret = proc["return_kind"]
     bind_clause = ' BIND(C, NAME="%s")' % bind if bind else ""
     if ret == "ERROR_CODE":
@@ -634,10 +710,12 @@ def wrap(line, indent="  "):
 
 def module_mpi(standard, missing, values):
     out = ["! The `mpi` module: generated by mpi/fortran/generate.py (do not edit).",
-           "MODULE mpi", "  IMPLICIT NONE", "  PRIVATE :: gasket_dummy", "  INTEGER :: gasket_dummy"]
+           "MODULE mpi", "  USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR", "  IMPLICIT NONE",
+           "  PRIVATE :: gasket_dummy", "  INTEGER :: gasket_dummy"]
     out += ["  " + l for l in fortran_only_lines(values) + constant_lines(values, False)]
     out += ["  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.",
             "  LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE."]
+    out.append(STATUS_TYPE)  # `mpi` has TYPE(MPI_Status) too, for MPI_Status_f082f / f2f08
     for n, decl, _, sym in SENTINELS:
         out += ["  %s" % decl.replace("CHARACTER*1", "CHARACTER(LEN=1) ::").replace("INTEGER ", "INTEGER :: "),
                 "  COMMON /%s/ %s" % (sym, n)]
@@ -645,12 +723,20 @@ def module_mpi(standard, missing, values):
     out.append("  INTERFACE")
     procs, _ = procedures(standard, missing)
     for proc, large in procs:
-        if large or not proc["attributes"]["f90_expressible"] or \
-                any(p["kind"] == "F08_STATUS" for p in proc["parameters"]):
-            continue  # the large-count forms and TYPE(MPI_Status) are mpi_f08's (MPI 4.1 section 19.2)
+        if large or not proc["attributes"]["f90_expressible"]:
+            continue  # the large-count forms are mpi_f08's (MPI 4.1 section 19.2)
         for prefix in ("MPI_", "PMPI_"):
-            for line in interface_body(prefix + proc["name"][4:], proc, False, False):
+            name = prefix + proc["name"][4:]
+            if has_cptr_form(proc):  # generic over the INTEGER(KIND=MPI_ADDRESS_KIND) and TYPE(C_PTR) forms
+                out.append("  END INTERFACE")
+                out.append("  INTERFACE %s" % name)
+            for line in interface_body(name, proc, False, False):
                 out += wrap(line, "    ")
+            if has_cptr_form(proc):
+                for line in interface_body(name + "_CPTR", proc, False, False, cptr=True):
+                    out += wrap(line, "    ")
+                out.append("  END INTERFACE")
+                out.append("  INTERFACE")
     out += sizeof_interface()
     out += ["  END INTERFACE", "END MODULE mpi"]
     return "\n".join(out) + "\n"
@@ -670,14 +756,16 @@ def sizeof_interface():
     return out
 
 
+STATUS_TYPE = ("  TYPE, BIND(C) :: MPI_Status\n    INTEGER :: MPI_SOURCE, MPI_TAG, MPI_ERROR\n"
+               "    INTEGER, PRIVATE :: gasket_internal(3)\n  END TYPE MPI_Status")
+
 F08_TYPES = ["MPI_Comm", "MPI_Datatype", "MPI_Errhandler", "MPI_File", "MPI_Group", "MPI_Info", "MPI_Message",
              "MPI_Op", "MPI_Request", "MPI_Session", "MPI_Win"]
 
 
 def f08_header():
     out = ["  TYPE, BIND(C) :: %s\n    INTEGER :: MPI_VAL\n  END TYPE %s" % (t, t) for t in F08_TYPES]
-    out.append("  TYPE, BIND(C) :: MPI_Status\n    INTEGER :: MPI_SOURCE, MPI_TAG, MPI_ERROR\n"
-               "    INTEGER, PRIVATE :: gasket_internal(3)\n  END TYPE MPI_Status")
+    out.append(STATUS_TYPE)
     out.append("""  ABSTRACT INTERFACE
     SUBROUTINE MPI_User_function(invec, inoutvec, len, datatype) BIND(C)
       IMPORT
@@ -837,6 +925,8 @@ def symbols(standard, missing):
     for proc, large in procedures(standard, missing)[0]:
         for profiling in (False, True):
             names.append(symbol(proc, large, profiling))
+            if not large and has_cptr_form(proc):
+                names.append(cptr_symbol(proc, profiling))
             if proc["attributes"]["f08_expressible"]:
                 names.append(symbol(proc, large, profiling, f08=True))
     names += ["%s_" % n.lower() for n, _ in PREDEFINED_CALLBACKS] + ["%s_" % s for _, _, _, s in SENTINELS]

@@ -1,6 +1,7 @@
 /* The Fortran bindings' C helpers and the wrappers written by hand (mpi/fortran/README.md). */
 #include "mpi/fortran/support.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,11 @@ char* gasket_f_string_in(const char* s, size_t len) {
   memcpy(c, s, len);
   c[len] = '\0';
   return c;
+}
+
+char* gasket_f_info_string_in(const char* s, size_t len) {
+  while (len > 0 && s[0] == ' ') ++s, --len;
+  return gasket_f_string_in(s, len);
 }
 
 char* gasket_f_string_buffer(size_t len) {
@@ -214,6 +220,9 @@ void gasket_f_sizeof(CFI_cdesc_t* x, MPI_Fint* size, MPI_Fint* ierror) {
 /* MPI_F_sync_reg: an external procedure the compiler cannot see into, so it must assume `buf` is
  * read and written here and cannot keep it in a register across the call. Nothing to do. */
 void gasket_f_sync_reg(CFI_cdesc_t* buf) { (void)buf; }
+/* and mpif.h's MPI_F_SYNC_REG (no interface: the buffer's address) */
+void mpi_f_sync_reg_(void* buf) { (void)buf; }
+void pmpi_f_sync_reg_(void* buf) { (void)buf; }
 
 /* ---- wrappers written by hand ---- */
 
@@ -262,7 +271,7 @@ struct FortranKeyval {
 static int copy_adapter(int old, int keyval, void* extra, void* in, void* out, int* flag) {
   struct FortranKeyval* k = extra;
   MPI_Fint o = old, kv = keyval, f = 0, ierror = MPI_SUCCESS;
-  MPI_Aint value_in = (MPI_Aint)in, value_out = 0;
+  MPI_Aint value_in = gasket_f_attribute_out(in), value_out = 0;
   if (k->integer_values) {
     MPI_Fint extra1 = (MPI_Fint)k->extra_state, in1 = (MPI_Fint)value_in, out1 = 0;
     ((FortranCopyFn1*)k->copy)(&o, &kv, &extra1, &in1, &out1, &f, &ierror);
@@ -270,7 +279,7 @@ static int copy_adapter(int old, int keyval, void* extra, void* in, void* out, i
   } else {
     ((FortranCopyFn*)k->copy)(&o, &kv, &k->extra_state, &value_in, &value_out, &f, &ierror);
   }
-  *(void**)out = (void*)value_out;
+  if (f != 0) *(void**)out = gasket_f_attribute_in(value_out);
   *flag = f != 0;
   return ierror;
 }
@@ -278,7 +287,7 @@ static int copy_adapter(int old, int keyval, void* extra, void* in, void* out, i
 static int delete_adapter(int handle, int keyval, void* value, void* extra) {
   struct FortranKeyval* k = extra;
   MPI_Fint h = handle, kv = keyval, ierror = MPI_SUCCESS;
-  MPI_Aint v = (MPI_Aint)value;
+  MPI_Aint v = gasket_f_attribute_out(value);
   if (k->integer_values) {
     MPI_Fint extra1 = (MPI_Fint)k->extra_state, v1 = (MPI_Fint)v;
     ((FortranDeleteFn1*)k->del)(&h, &kv, &v1, &extra1, &ierror);
@@ -372,8 +381,51 @@ void mpi_null_delete_fn_(MPI_Fint* handle, MPI_Fint* keyval, MPI_Fint* value, MP
   *ierror = MPI_SUCCESS;
 }
 
+/* Attribute values across languages (MPI 4.1 section 19.3.7): a value set from Fortran (an
+ * address-sized integer, or MPI_ATTR_PUT's INTEGER sign-extended) is cached as the address of a
+ * cell holding it, so that C's MPI_*_get_attr gets a pointer to the stored value; Fortran gets the
+ * cell's value back, and the value itself of what C set (a pointer, as an integer). Cells are
+ * never written after they are made and live as long as the process (attributes are copied by C
+ * callbacks as they are, and may outlive their keyval): one cell per distinct value. */
+enum { kCellBuckets = 1024 };
+struct AttributeCell {
+  MPI_Aint value;  /* first: the address C gets is the value's */
+  struct AttributeCell* next_by_value;
+  struct AttributeCell* next_by_address;
+};
+static struct AttributeCell* cells_by_value[kCellBuckets];
+static struct AttributeCell* cells_by_address[kCellBuckets];
+static pthread_mutex_t cells_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t cell_bucket(uintptr_t key) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 54) % kCellBuckets; }
+
+void* gasket_f_attribute_in(MPI_Aint value) {
+  pthread_mutex_lock(&cells_lock);
+  struct AttributeCell** chain = &cells_by_value[cell_bucket((uintptr_t)value)];
+  struct AttributeCell* c = *chain;
+  while (c != NULL && c->value != value) c = c->next_by_value;
+  if (c == NULL && (c = malloc(sizeof *c)) != NULL) {
+    c->value = value;
+    c->next_by_value = *chain;
+    *chain = c;
+    struct AttributeCell** by_address = &cells_by_address[cell_bucket((uintptr_t)c)];
+    c->next_by_address = *by_address;
+    *by_address = c;
+  }
+  pthread_mutex_unlock(&cells_lock);
+  return c != NULL ? (void*)&c->value : (void*)value;  /* out of memory: the value itself */
+}
+
+MPI_Aint gasket_f_attribute_out(void* cached) {
+  pthread_mutex_lock(&cells_lock);
+  struct AttributeCell* c = cells_by_address[cell_bucket((uintptr_t)cached)];
+  while (c != NULL && (void*)&c->value != cached) c = c->next_by_address;
+  pthread_mutex_unlock(&cells_lock);
+  return c != NULL ? c->value : (MPI_Aint)cached;
+}
+
 /* MPI_*_get_attr: Fortran gets the attribute's value. C hands predefined attributes out as
- * pointers to the value (MPI_WIN_BASE: the base itself), user attributes as the value stored. */
+ * pointers to the value (MPI_WIN_BASE: the base itself), user attributes as cached (above). */
 typedef int GetAttr(int, int, void*, int*);
 static int get_attr(GetAttr* get, int handle, int keyval, MPI_Aint* value, MPI_Fint* flag, int pointer_to_int,
                     int pointer_to_aint) {
@@ -387,7 +439,7 @@ static int get_attr(GetAttr* get, int handle, int keyval, MPI_Aint* value, MPI_F
   } else if (pointer_to_aint) {
     *value = *(MPI_Aint*)c_value;
   } else {
-    *value = (MPI_Aint)c_value;
+    *value = gasket_f_attribute_out(c_value);
   }
   return e;
 }
@@ -420,10 +472,10 @@ void pmpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint*
   GASKET_F_RETURN(attr_get((GetAttr*)PMPI_Attr_get, *comm, *keyval, value, flag));
 }
 void mpi_attr_put_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* ierror) {
-  GASKET_F_RETURN(MPI_Attr_put(*comm, *keyval, (void*)(MPI_Aint)*value));
+  GASKET_F_RETURN(MPI_Attr_put(*comm, *keyval, gasket_f_attribute_in(*value)));
 }
 void pmpi_attr_put_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* ierror) {
-  GASKET_F_RETURN(PMPI_Attr_put(*comm, *keyval, (void*)(MPI_Aint)*value));
+  GASKET_F_RETURN(PMPI_Attr_put(*comm, *keyval, gasket_f_attribute_in(*value)));
 }
 
 /* Fortran's MPI_Info_create_env has no argc/argv: the command line comes from /proc/self/cmdline. */

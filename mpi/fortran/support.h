@@ -39,11 +39,34 @@ static inline int* gasket_f_weights(MPI_Fint* w) {
   if (w == mpi_fortran_weights_empty_) return MPI_WEIGHTS_EMPTY;
   return w;
 }
+/* Positions in an array of handles (MPI_Waitany's index, MPI_Waitsome's array_of_indices): C
+ * counts from 0, Fortran from 1 (MPI 4.1 section 19.1.7 and the procedures' Fortran bindings);
+ * MPI_UNDEFINED (no active request, or outcount MPI_UNDEFINED) stays as it is. An array is
+ * converted when the call wrote it (success, or MPI_ERR_IN_STATUS: an error found before leaves it,
+ * and outcount, unset); a single position whatever the error (a failed request's is reported). */
+static inline void gasket_f_position(MPI_Fint* position) {
+  if (*position != MPI_UNDEFINED) *position += 1;
+}
+static inline void gasket_f_positions(int e, MPI_Fint* positions, int count) {
+  if (e != MPI_SUCCESS && e != MPI_ERR_IN_STATUS) return;
+  for (int i = 0; i < count && count != MPI_UNDEFINED; i++) {
+    if (positions[i] != MPI_UNDEFINED) positions[i] += 1;
+  }
+}
 static inline int* gasket_f_errcodes(MPI_Fint* e) { return e == mpi_fortran_errcodes_ignore_ ? NULL : e; }
+
+/* Attribute values set from Fortran are cached as the address of a cell holding the value (C's
+ * MPI_*_get_attr gets a pointer to it, MPI 4.1 section 19.3.7); _out gives Fortran the value of
+ * a cell, or what C cached (a pointer) as an integer. */
+void* gasket_f_attribute_in(MPI_Aint value);
+MPI_Aint gasket_f_attribute_out(void* cached);
 
 /* CHARACTER arguments: an input copied without its trailing blanks and null-terminated (free()
  * it); an output buffer large enough for any MPI_MAX_* string or `len`, copied back blank-padded. */
 char* gasket_f_string_in(const char* s, size_t len);
+/* An info key or value: leading blanks are stripped too (MPI 4.1 section 10: "In Fortran, leading
+ * and trailing spaces are stripped from both"). */
+char* gasket_f_info_string_in(const char* s, size_t len);
 char* gasket_f_string_buffer(size_t len);
 void gasket_f_string_out(char* dst, size_t len, const char* src);
 

@@ -49,3 +49,23 @@ int c_make_handles(MPI_Fint f_comm, MPI_Fint* f_dup, MPI_Fint* f_type, MPI_Fint*
   expect(status.MPI_TAG == 9, "the Fortran status's tag");
   return failures;
 }
+
+/* Attributes across languages (MPI 4.1 section 19.3.7): one set from Fortran (MPI_COMM_SET_ATTR's
+ * address-sized value, or MPI_ATTR_PUT's INTEGER) reads in C as a pointer to the stored value,
+ * sign-extended to MPI_Aint. Returns 0 when `comm` has `keyval` set to `expected` that way. */
+int c_attribute_points_to(MPI_Fint comm, MPI_Fint keyval, MPI_Aint expected) {
+  void* p = NULL;
+  int flag = 0;
+  if (MPI_Comm_get_attr(MPI_Comm_f2c(comm), keyval, &p, &flag) != MPI_SUCCESS || !flag || p == NULL) return 1;
+  if (*(MPI_Aint*)p != expected) return 2;
+  p = NULL, flag = 0; /* the deprecated C form reads the same */
+  if (MPI_Attr_get(MPI_Comm_f2c(comm), keyval, &p, &flag) != MPI_SUCCESS || !flag || *(MPI_Aint*)p != expected) return 3;
+  return 0;
+}
+
+/* A C attribute is a pointer: Fortran reads the address as an integer. Returns that address. */
+static double c_attribute_target = 2.5;
+MPI_Aint c_attribute_set_pointer(MPI_Fint comm, MPI_Fint keyval) {
+  if (MPI_Comm_set_attr(MPI_Comm_f2c(comm), keyval, &c_attribute_target) != MPI_SUCCESS) return 0;
+  return (MPI_Aint)&c_attribute_target;
+}

@@ -16,6 +16,15 @@ program mixed_suite
       integer(c_int), value :: comm
       integer(c_int) :: dup, datatype, status(*)
     end function
+    integer(c_int) function c_attribute_points_to(comm, keyval, expected) bind(C)
+      import :: c_int, MPI_ADDRESS_KIND
+      integer(c_int), value :: comm, keyval
+      integer(kind=MPI_ADDRESS_KIND), value :: expected
+    end function
+    integer(kind=MPI_ADDRESS_KIND) function c_attribute_set_pointer(comm, keyval) bind(C)
+      import :: c_int, MPI_ADDRESS_KIND
+      integer(c_int), value :: comm, keyval
+    end function
   end interface
   integer :: me, np, values(23), f_dup, f_type, f_status(MPI_STATUS_SIZE), got(4), n_sub, name_len
   type(MPI_Comm) :: dup
@@ -52,10 +61,46 @@ program mixed_suite
               'a datatype made in C used from Fortran')
   call MPI_Type_free(pair)
   call MPI_Comm_free(dup)
+  call attributes_across_languages()
   call MPI_Barrier(MPI_COMM_WORLD)
   if (me == 0) print '(a,i0,a)', 'mixed_suite: ', np, ' ranks OK'
   call MPI_Finalize()
 contains
+  ! MPI 4.1 section 19.3.7: Fortran's values read in C as pointers to them, C's pointers read in
+  ! Fortran as addresses, MPI_ATTR_PUT's INTEGER sign-extended; a Fortran copy callback's value too
+  subroutine attributes_across_languages()
+    integer :: keyval, ierr, old_value
+    integer(kind=MPI_ADDRESS_KIND) :: value, address
+    logical :: flag
+    type(MPI_Comm) :: comm, copy
+    call MPI_Comm_dup(MPI_COMM_WORLD, comm)
+    call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, keyval, 0_MPI_ADDRESS_KIND)
+    call MPI_Comm_set_attr(comm, keyval, 1234567890123_MPI_ADDRESS_KIND + me)
+    call expect(c_attribute_points_to(comm%MPI_VAL, keyval, 1234567890123_MPI_ADDRESS_KIND + me) == 0, &
+                'MPI_COMM_SET_ATTR from Fortran: C gets a pointer to the value')
+    call MPI_Comm_get_attr(comm, keyval, value, flag)
+    call expect(flag .and. value == 1234567890123_MPI_ADDRESS_KIND + me, 'and Fortran the value')
+    call MPI_Comm_dup(comm, copy)
+    call expect(c_attribute_points_to(copy%MPI_VAL, keyval, 1234567890123_MPI_ADDRESS_KIND + me) == 0, &
+                'MPI_COMM_DUP_FN copied it: C gets a pointer to the value on the copy')
+    call MPI_Comm_free(copy)
+    ! the deprecated INTEGER forms (mpif.h's and mpi's; called here without an interface)
+    call MPI_ATTR_PUT(comm%MPI_VAL, keyval, -7 - me, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_ATTR_PUT')
+    call expect(c_attribute_points_to(comm%MPI_VAL, keyval, int(-7 - me, MPI_ADDRESS_KIND)) == 0, &
+                'MPI_ATTR_PUT from Fortran: C gets a pointer to the value sign-extended')
+    call MPI_ATTR_GET(comm%MPI_VAL, keyval, old_value, flag, ierr)
+    call expect(flag .and. old_value == -7 - me, 'MPI_ATTR_GET gets the INTEGER back')
+    call MPI_Comm_get_attr(comm, keyval, value, flag)
+    call expect(flag .and. value == -7 - me, 'MPI_COMM_GET_ATTR gets it sign-extended')
+    address = c_attribute_set_pointer(comm%MPI_VAL, keyval)
+    call expect(address /= 0, 'C set a pointer')
+    call MPI_Comm_get_attr(comm, keyval, value, flag)
+    call expect(flag .and. value == address, 'a pointer set in C reads in Fortran as its address')
+    call MPI_Comm_free(comm)
+    call MPI_Comm_free_keyval(keyval)
+  end subroutine
+
   subroutine expect(ok, what)
     logical, intent(in) :: ok
     character(len=*), intent(in) :: what

@@ -108,6 +108,43 @@ int main(int argc, char** argv) {
       CHECK_EQ(y, 2);
     }
   }
+  /* Calls completing one operation leave the status's MPI_ERROR as the caller set it (MPI 4.1
+   * section 3.2.5): probe, iprobe, mprobe, improbe, mrecv. */
+  {
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    int v = 40 + rank, got = -1, flag = 0;
+    MPI_Request r;
+    MPI_Message m;
+    MPI_Status st;
+    MPI_Comm comm; /* its own: the wildcard receive above cannot take these */
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    MPI_OK(MPI_Isend(&v, 1, MPI_INT, next, 7, comm, &r));
+    st.MPI_ERROR = 12345;
+    MPI_OK(MPI_Probe(prev, 7, comm, &st));
+    CHECK_EQ(st.MPI_ERROR, 12345);
+    st.MPI_ERROR = 12346;
+    while (!flag) MPI_OK(MPI_Iprobe(prev, 7, comm, &flag, &st));
+    CHECK_EQ(st.MPI_ERROR, 12346);
+    st.MPI_ERROR = 12347;
+    MPI_OK(MPI_Mprobe(prev, 7, comm, &m, &st));
+    CHECK_EQ(st.MPI_ERROR, 12347);
+    CHECK_EQ(st.MPI_SOURCE, prev);
+    st.MPI_ERROR = 12348;
+    MPI_OK(MPI_Mrecv(&got, 1, MPI_INT, &m, &st));
+    CHECK_EQ(st.MPI_ERROR, 12348);
+    CHECK_EQ(got, 40 + prev);
+    CHECK_EQ(st.MPI_TAG, 7);
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Isend(&v, 1, MPI_INT, next, 8, comm, &r));
+    flag = 0;
+    st.MPI_ERROR = 12349;
+    while (!flag) MPI_OK(MPI_Improbe(prev, 8, comm, &flag, &m, &st));
+    CHECK_EQ(st.MPI_ERROR, 12349);
+    MPI_OK(MPI_Mrecv(&got, 1, MPI_INT, &m, MPI_STATUS_IGNORE));
+    CHECK_EQ(got, 40 + prev);
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Comm_free(&comm));
+  }
   MPI_OK(MPI_Finalize());
   if (rank == 0) printf("probe: ok on %d ranks\n", size);
   return 0;

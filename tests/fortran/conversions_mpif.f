@@ -1,0 +1,141 @@
+! mpif.h (no interfaces: arguments pass as they are stored): MPI_DISPLACEMENT_CURRENT is an
+! INTEGER(KIND=MPI_OFFSET_KIND) (a view set with it starts at the shared pointer); info strings
+! follow the Fortran string rules; MPI_MPROBE / MPI_MRECV leave the status's MPI_ERROR alone;
+! a generalized request's Fortran query and free functions run with Fortran arguments.
+      PROGRAM CONVMPIF
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      EXTERNAL GRQUERY, GRFREE, GRCANCEL
+      INTEGER IERR, ME, NP, FH, ETYPE, FTYPE, I, LENGTH, ISTAT
+      INTEGER GOT(16), INFO, BUFLEN, VLEN, MSG, REQ, V
+      INTEGER ST(MPI_STATUS_SIZE), NQUERY, NFREE
+      INTEGER(KIND=MPI_OFFSET_KIND) DISP
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      CHARACTER*(MPI_MAX_DATAREP_STRING) REP
+      CHARACTER*1024 DIR
+      CHARACTER*20 VAL
+      LOGICAL FLAG
+      COMMON /GRCALLS/ NQUERY, NFREE
+      NQUERY = 0
+      NFREE = 0
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, ME, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NP, IERR)
+! MPI_DISPLACEMENT_CURRENT
+      CALL GET_ENVIRONMENT_VARIABLE('TEST_TMPDIR', DIR, LENGTH, ISTAT)
+      IF (ISTAT .NE. 0) DIR = '/tmp'
+      CALL MPI_FILE_OPEN(MPI_COMM_WORLD,
+     &     TRIM(DIR) // '/conversions_mpif.sequential',
+     &     MPI_MODE_CREATE + MPI_MODE_WRONLY + MPI_MODE_SEQUENTIAL,
+     &     MPI_INFO_NULL, FH, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS, 'MPI_FILE_OPEN', IERR, ME)
+      CALL MPI_FILE_WRITE_ORDERED(FH, 100 + ME, 1, MPI_INTEGER,
+     &     MPI_STATUS_IGNORE, IERR)
+      CALL MPI_FILE_SET_VIEW(FH, MPI_DISPLACEMENT_CURRENT, MPI_INTEGER,
+     &     MPI_INTEGER, 'native', MPI_INFO_NULL, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS, 'MPI_FILE_SET_VIEW', IERR, ME)
+      CALL MPI_FILE_GET_VIEW(FH, DISP, ETYPE, FTYPE, REP, IERR)
+      CALL CHECK(DISP .EQ. 4 * NP, 'view at the shared pointer',
+     &     INT(DISP), ME)
+      CALL MPI_FILE_WRITE_ORDERED(FH, 200 + ME, 1, MPI_INTEGER,
+     &     MPI_STATUS_IGNORE, IERR)
+      CALL MPI_FILE_CLOSE(FH, IERR)
+      CALL MPI_FILE_OPEN(MPI_COMM_WORLD,
+     &     TRIM(DIR) // '/conversions_mpif.sequential',
+     &     MPI_MODE_RDONLY, MPI_INFO_NULL, FH, IERR)
+      CALL MPI_FILE_READ_AT_ALL(FH, 0_MPI_OFFSET_KIND, GOT, 2 * NP,
+     &     MPI_INTEGER, MPI_STATUS_IGNORE, IERR)
+      DO I = 1, NP
+        CALL CHECK(GOT(I) .EQ. 99 + I .AND. GOT(NP + I) .EQ. 199 + I,
+     &       'the file: both writes in rank order', GOT(I), ME)
+      END DO
+      CALL MPI_FILE_CLOSE(FH, IERR)
+! info strings
+      CALL MPI_INFO_CREATE(INFO, IERR)
+      CALL MPI_INFO_SET(INFO, '  color ', '  deep blue  ', IERR)
+      CALL MPI_INFO_GET_VALUELEN(INFO, 'color', VLEN, FLAG, IERR)
+      CALL CHECK(FLAG .AND. VLEN .EQ. 9, 'MPI_INFO_GET_VALUELEN',
+     &     VLEN, ME)
+      BUFLEN = 20
+      CALL MPI_INFO_GET_STRING(INFO, 'color', BUFLEN, VAL, FLAG, IERR)
+      CALL CHECK(FLAG .AND. VAL .EQ. 'deep blue' .AND. BUFLEN .EQ. 9,
+     &     'MPI_INFO_GET_STRING', BUFLEN, ME)
+      VAL = 'unchanged'
+      CALL MPI_INFO_GET(INFO, 'shape', 20, VAL, FLAG, IERR)
+      CALL CHECK(.NOT. FLAG .AND. VAL .EQ. 'unchanged',
+     &     'MPI_INFO_GET of an absent key', 0, ME)
+      CALL MPI_INFO_FREE(INFO, IERR)
+! MPI_MPROBE / MPI_MRECV
+      CALL MPI_ISEND(50 + ME, 1, MPI_INTEGER, MOD(ME + 1, NP), 2,
+     &     MPI_COMM_WORLD, REQ, IERR)
+      ST(MPI_ERROR) = 77
+      CALL MPI_MPROBE(MOD(ME + NP - 1, NP), 2, MPI_COMM_WORLD, MSG, ST,
+     &     IERR)
+      CALL CHECK(ST(MPI_ERROR) .EQ. 77, 'MPI_MPROBE keeps MPI_ERROR',
+     &     ST(MPI_ERROR), ME)
+      ST(MPI_ERROR) = 76
+      CALL MPI_MRECV(V, 1, MPI_INTEGER, MSG, ST, IERR)
+      CALL CHECK(ST(MPI_ERROR) .EQ. 76 .AND.
+     &     V .EQ. 50 + MOD(ME + NP - 1, NP), 'MPI_MRECV', V, ME)
+      CALL MPI_WAIT(REQ, MPI_STATUS_IGNORE, IERR)
+! a generalized request with Fortran callbacks
+      EXTRA = 5
+      CALL MPI_GREQUEST_START(GRQUERY, GRFREE, GRCANCEL, EXTRA, REQ,
+     &     IERR)
+      CALL MPI_GREQUEST_COMPLETE(REQ, IERR)
+      CALL MPI_WAIT(REQ, ST, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. REQ .EQ. MPI_REQUEST_NULL,
+     &     'MPI_WAIT on the generalized request', IERR, ME)
+      CALL CHECK(ST(MPI_TAG) .EQ. 5 .AND. NQUERY .EQ. 1,
+     &     'the query function set the status', ST(MPI_TAG), ME)
+      CALL CHECK(NFREE .EQ. 1, 'the free function ran once', NFREE, ME)
+      CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)
+      IF (ME .EQ. 0) PRINT '(A)', 'conversions_mpif: OK'
+      CALL MPI_FINALIZE(IERR)
+      END
+
+      SUBROUTINE GRQUERY(EXTRA, STATUS, IERR)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      INTEGER STATUS(MPI_STATUS_SIZE), IERR, NQUERY, NFREE
+      COMMON /GRCALLS/ NQUERY, NFREE
+      NQUERY = NQUERY + 1
+      STATUS(MPI_SOURCE) = MPI_UNDEFINED
+      STATUS(MPI_TAG) = INT(EXTRA)
+      CALL MPI_STATUS_SET_ELEMENTS(STATUS, MPI_BYTE, 0, IERR)
+      CALL MPI_STATUS_SET_CANCELLED(STATUS, .FALSE., IERR)
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE GRFREE(EXTRA, IERR)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      INTEGER IERR, NQUERY, NFREE
+      COMMON /GRCALLS/ NQUERY, NFREE
+      IF (EXTRA .EQ. 5) NFREE = NFREE + 1
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE GRCANCEL(EXTRA, COMPLETE, IERR)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      LOGICAL COMPLETE
+      INTEGER IERR
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE CHECK(OK, WHAT, VALUE, ME)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      LOGICAL OK
+      CHARACTER*(*) WHAT
+      INTEGER VALUE, ME, IERR
+      IF (.NOT. OK) THEN
+        PRINT '(A,I0,3A,I0)', 'conversions_mpif: rank ', ME,
+     &        ': FAILED: ', WHAT, ': got ', VALUE
+        CALL MPI_ABORT(MPI_COMM_WORLD, 1, IERR)
+      END IF
+      END
