@@ -909,4 +909,18 @@ int PMPI_Buffer_detach(void* buffer_addr, int* size) {
   return rc;
 }
 
+int PMPI_Psend_init_c(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gasket::mpi::large_count::Psend_init("MPI_Psend_init_c", buf, partitions, count, datatype, dest, tag, comm, info, request);
+}
+int PMPI_Psend_init(const void* buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gasket::mpi::large_count::Psend_init("MPI_Psend_init", buf, partitions, count, datatype, dest, tag, comm, info, request);
+}
+
+int PMPI_Precv_init_c(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gasket::mpi::large_count::Precv_init("MPI_Precv_init_c", buf, partitions, count, datatype, dest, tag, comm, info, request);
+}
+int PMPI_Precv_init(void* buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gasket::mpi::large_count::Precv_init("MPI_Precv_init", buf, partitions, count, datatype, dest, tag, comm, info, request);
+}
+
 }  // extern "C"

@@ -526,16 +526,6 @@ typedef void MPI_T_event_dropped_cb_function(MPI_Count count, MPI_T_event_regist
  * mpi/bindings/missing.txt) are declared unavailable: calling one does not compile. */
 #include "mpi_proto.h"
 
-/* MPI 4.1's removal of user error classes, codes and strings (section 9.5): absent from the Forum's
- * machine-readable list that mpi_proto.h is generated from, so declared here, with the same
- * profiling interface (MPI_x weak, calling PMPI_x: mpi/api/error_classes.cc). */
-int MPI_Remove_error_class(int errorclass);
-int PMPI_Remove_error_class(int errorclass);
-int MPI_Remove_error_code(int errorcode);
-int PMPI_Remove_error_code(int errorcode);
-int MPI_Remove_error_string(int errorcode);
-int PMPI_Remove_error_string(int errorcode);
-
 #ifdef __cplusplus
 }
 #endif
