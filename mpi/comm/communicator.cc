@@ -30,6 +30,7 @@ CommTable::CommTable(int my_pe, int n_pes) {
   errhandlers_.resize(3);
   errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_ARE_FATAL)] = std::make_unique<Errhandler>();
   errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_RETURN)] = std::make_unique<Errhandler>();
+  errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_ABORT)] = std::make_unique<Errhandler>();
 }
 
 Communicator Communicator::local() const {
@@ -148,7 +149,7 @@ Error CommTable::free_errhandler(MPI_Errhandler* handle, const char* call) {
   Errhandler* eh;
   Error e = lookup_errhandler(*handle, call, &eh);
   if (!e.is_ok()) return e;
-  if (*handle == MPI_ERRORS_ARE_FATAL || *handle == MPI_ERRORS_RETURN) {
+  if (predefined_errhandler(*handle)) {
     *handle = MPI_ERRHANDLER_NULL;  // freeing a predefined handler only drops the reference
     return Error::ok();
   }
@@ -161,7 +162,7 @@ Error CommTable::free_errhandler(MPI_Errhandler* handle, const char* call) {
 }
 
 void CommTable::retain_errhandler(MPI_Errhandler handle) {
-  if (handle == MPI_ERRORS_ARE_FATAL || handle == MPI_ERRORS_RETURN) return;
+  if (predefined_errhandler(handle)) return;
   Errhandler* eh;
   if (lookup_errhandler(handle, "", &eh).is_ok()) ++eh->refs;
 }
