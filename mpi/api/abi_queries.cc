@@ -2,7 +2,6 @@
 // the ABI queries (section 20.4: MPI_Abi_*), as this native library answers them; libmpi_abi.so.1
 // (mpi/abi) answers for the standard ABI. And two MPI 4.1 queries: MPI_Get_hw_resource_info
 // (section 11.4.4; from hwloc) and MPI_Type_get_value_index (section 6.9.4).
-#include <cstdio>
 #include <cstring>
 #include <string>
 
