@@ -112,7 +112,9 @@ int PMPI_Abi_get_fortran_info(MPI_Info* info) {
 
 // gasket has its own Fortran layer: its sizes and booleans are fixed, not the application's to set.
 int PMPI_Abi_set_fortran_info(MPI_Info info) {
-  return api::info_call("MPI_Abi_set_fortran_info", [&](Context&, Guard&) -> Error {
+  return api::info_call("MPI_Abi_set_fortran_info", [&](Context& c, Guard&) -> Error {
+    Error e = api::check_info(c, info, "MPI_Abi_set_fortran_info");
+    if (!e.is_ok()) return e;
     return error(MPI_ERR_ABI, "MPI_Abi_set_fortran_info: info %d refused: gasket's own Fortran bindings fix the "
                  "Fortran sizes (MPI_Abi_get_fortran_info)", info);
   });

@@ -27,7 +27,7 @@ CommTable::CommTable(int my_pe, int n_pes) {
   comms_[slot_of(HandleKind::kComm, MPI_COMM_SELF)] = std::make_unique<Communicator>(std::move(self));
   groups_.resize(2);
   groups_[slot_of(HandleKind::kGroup, MPI_GROUP_EMPTY)] = std::make_shared<Group>();
-  errhandlers_.resize(3);
+  errhandlers_.resize(4);
   errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_ARE_FATAL)] = std::make_unique<Errhandler>();
   errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_RETURN)] = std::make_unique<Errhandler>();
   errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_ABORT)] = std::make_unique<Errhandler>();

@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   CHECK_EQ(sts[0].MPI_TAG, 11);
   MPI_OK(MPI_Request_get_status_all(kN, reqs, &flag, MPI_STATUSES_IGNORE));
   CHECK_EQ(flag, 0);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every rank has checked before tags 10 and 12 leave */
   out[0] = 100 * rank, out[2] = 100 * rank + 2;
   MPI_OK(MPI_Send(&out[0], 1, MPI_INT, next, 10, MPI_COMM_WORLD));
   MPI_OK(MPI_Send(&out[2], 1, MPI_INT, next, 12, MPI_COMM_WORLD));
