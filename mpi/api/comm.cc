@@ -448,7 +448,9 @@ int split_by_instance(MPI_Comm node, int instance, int key, MPI_Comm* out) {
   return PMPI_Comm_split(node, instance < 0 ? MPI_UNDEFINED : instance, key, out);
 }
 
-// MPI_COMM_TYPE_HW_GUIDED and HW_UNGUIDED (MPI 4.1 section 7.4.2), made of public calls over
+// MPI_COMM_TYPE_HW_GUIDED and HW_UNGUIDED (MPI 4.1 section 7.4.2), and MPI 5.0's
+// MPI_COMM_TYPE_RESOURCE_GUIDED (guided by mpi_hw_resource_type as HW_GUIDED; the key
+// mpi_pset_name is not acted on: MPI_COMM_NULL, as for any guide not recognised), made of public calls over
 // `comm`'s node communicators: the processes of one node whose CPU bindings lie in the same
 // object of a hardware level (topology::Placement). Guided, the level is the info key's value
 // ("mpi_shared_memory" is MPI_COMM_TYPE_SHARED's split); no info, no key or a level the machine
@@ -473,7 +475,7 @@ int hardware_split(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Co
   MPI_Comm node;
   rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &node);
   if (rc != MPI_SUCCESS) return rc;
-  if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+  if (split_type != MPI_COMM_TYPE_HW_UNGUIDED) {
     char level[MPI_MAX_INFO_VAL + 1] = "";
     int length = sizeof level, flag = 0;
     if (info != MPI_INFO_NULL) rc = PMPI_Info_get_string(info, kHardwareKey, &length, level, &flag);
@@ -510,13 +512,14 @@ int hardware_split(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Co
 }  // namespace
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
-  if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+  if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED ||
+      split_type == MPI_COMM_TYPE_RESOURCE_GUIDED) {
     return hardware_split(comm, split_type, key, info, newcomm);
   }
   return api::call("MPI_Comm_split_type", comm, [&](Context& c, Guard& g) -> Error {
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
       return error(MPI_ERR_ARG, "MPI_Comm_split_type: split type %d is not MPI_COMM_TYPE_SHARED, "
-                   "MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED", split_type);
+                   "MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_RESOURCE_GUIDED or MPI_UNDEFINED", split_type);
     }
     Error e = api::check_info(c, info, "MPI_Comm_split_type");
     if (!e.is_ok()) return e;

@@ -96,6 +96,9 @@ int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int coun
 int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   return set_elements("MPI_Status_set_elements_x", status, datatype, count);
 }
+int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  return set_elements("MPI_Status_set_elements_c", status, datatype, count);
+}
 
 
 

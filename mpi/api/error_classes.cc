@@ -51,9 +51,4 @@ int PMPI_Remove_error_string(int errorcode) {
   });
 }
 
-// Not in the Forum's list that bindings/profiling.cc is generated from: their weak MPI_ names.
-__attribute__((weak)) int MPI_Remove_error_class(int errorclass) { return PMPI_Remove_error_class(errorclass); }
-__attribute__((weak)) int MPI_Remove_error_code(int errorcode) { return PMPI_Remove_error_code(errorcode); }
-__attribute__((weak)) int MPI_Remove_error_string(int errorcode) { return PMPI_Remove_error_string(errorcode); }
-
 }  // extern "C"

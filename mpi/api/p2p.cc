@@ -275,26 +275,13 @@ int Sendrecv_replace(const char* call, void* buf, MPI_Count count, MPI_Datatype 
 
 int Buffer_attach(const char* call, void* buffer, MPI_Count size) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
-    if (size < 0) return error(MPI_ERR_ARG, "%s: size %lld is negative", call, static_cast<long long>(size));
-    if (buffer == nullptr && size > 0) return error(MPI_ERR_BUFFER, "%s: the buffer is NULL", call);
-    if (c.bsend_buffer().base() != nullptr) {
-      return error(MPI_ERR_BUFFER, "%s: a buffer of %zu bytes is already attached (detach it first)", call,
-                   c.bsend_buffer().size());
-    }
-    c.bsend_buffer() = gasket::mpi::Arena(static_cast<char*>(buffer), static_cast<size_t>(size));
-    return Error::ok();
+    return c.bsend_buffers().attach(BsendBuffers::process(), buffer, size, call);
   });
 }
 
 int Buffer_detach(const char* call, void* buffer_addr, MPI_Count* size) {
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
-    if (buffer_addr == nullptr || size == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
-    // Blocks until every buffered message has left the buffer.
-    c.wait(g, [&] { return c.bsend_buffer().in_use() == 0; });
-    *static_cast<void**>(buffer_addr) = c.bsend_buffer().base();
-    *size = static_cast<MPI_Count>(c.bsend_buffer().size());
-    c.bsend_buffer() = gasket::mpi::Arena();
-    return Error::ok();
+    return api::detach_buffer(c, g, BsendBuffers::process(), buffer_addr, size, call);
   });
 }
 
@@ -698,17 +685,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     Error e = api::lookup_request(c, request, "MPI_Request_get_status", &r);
     if (!e.is_ok()) return e;
     c.engine().progress();
-    if (api::inactive(r)) {
-      *flag = 1;
-      api::empty_status(status);
-      return Error::ok();
-    }
-    *flag = r->complete ? 1 : 0;
-    if (r->complete && r->kind != RequestKind::kGeneralized) {
-      api::fill_status(status, r->kind == RequestKind::kSend ? MPI_ANY_SOURCE : r->status_source,
-                       r->kind == RequestKind::kSend ? MPI_ANY_TAG : r->status_tag, r->status_error, r->status_bytes,
-                       r->cancelled);
-    }
+    *flag = api::peek(r, status) ? 1 : 0;
     return Error::ok();
   });
 }

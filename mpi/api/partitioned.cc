@@ -25,6 +25,7 @@
 #include "mpi.h"
 #include "mpi/api/call.h"
 #include "mpi/api/requests.h"
+#include "mpi/bindings/large_count.h"
 
 using gasket::mpi::Context;
 using gasket::mpi::Error;
@@ -272,8 +273,8 @@ class Partitioned final : public gasket::mpi::p2p::Operation {
 };
 
 // Psend_init / Precv_init.
-Error init(Context& c, bool send, const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int peer,
-           int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request, const char* call) {
+Error partitioned_init(Context& c, bool send, const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int peer,
+                       int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request, const char* call) {
   cm::Communicator* cmm;
   const dt::Datatype* type;
   Error e = api::check_comm(c, comm, call, &cmm);
@@ -356,21 +357,25 @@ int pready(MPI_Request request, int n, Parts parts, const char* call, const char
 
 }  // namespace
 
+namespace gasket::mpi::large_count {
+
+int Psend_init(const char* call, const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return api::call(call, comm, [&](Context& c, Guard&) {
+    return partitioned_init(c, true, buf, partitions, count, datatype, dest, tag, comm, info, request, call);
+  });
+}
+
+int Precv_init(const char* call, void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+               int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return api::call(call, comm, [&](Context& c, Guard&) {
+    return partitioned_init(c, false, buf, partitions, count, datatype, source, tag, comm, info, request, call);
+  });
+}
+
+}  // namespace gasket::mpi::large_count
+
 extern "C" {
-
-int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return api::call("MPI_Psend_init", comm, [&](Context& c, Guard&) {
-    return init(c, true, buf, partitions, count, datatype, dest, tag, comm, info, request, "MPI_Psend_init");
-  });
-}
-
-int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return api::call("MPI_Precv_init", comm, [&](Context& c, Guard&) {
-    return init(c, false, buf, partitions, count, datatype, source, tag, comm, info, request, "MPI_Precv_init");
-  });
-}
 
 int PMPI_Pready(int partition, MPI_Request request) {
   return pready(request, 1, [&](int) { return partition; }, "MPI_Pready");

@@ -48,13 +48,14 @@ namespace {
 // the user's request is complete at once.
 Error start_buffered(Context& c, Request* r, const char* call) {
   int64_t bytes = r->count * r->type->size;
-  Arena& buffer = c.bsend_buffer();
-  char* block = buffer.allocate(static_cast<size_t>(bytes));
+  BsendBuffers& buffers = c.bsend_buffers();
+  const comm::Communicator* cm = c.comms().find(r->comm);
+  BsendBuffers::Owner owner = buffers.owner_for(r->comm, cm != nullptr ? cm->session : MPI_SESSION_NULL);
+  char* block = buffers.allocate(owner, static_cast<size_t>(bytes));
   if (block == nullptr) {
-    return error(MPI_ERR_BUFFER,
-                 "%s: rank %d: the attached buffer (%zu bytes, %zu in use) has no room for a %lld-byte message%s",
-                 call, r->my_rank, buffer.size(), buffer.in_use(), static_cast<long long>(bytes),
-                 buffer.base() == nullptr ? " (no buffer is attached: MPI_Buffer_attach)" : "");
+    return error(MPI_ERR_BUFFER, "%s: rank %d: the attached buffer (%s) has no room for a %lld-byte message%s", call,
+                 r->my_rank, buffers.describe(owner).c_str(), static_cast<long long>(bytes),
+                 buffers.attached(owner) ? "" : " (no buffer is attached: MPI_Buffer_attach)");
   }
   datatype::pack(*r->type, r->buf, r->count, block);
   Request* inner = c.engine().requests().create(RequestKind::kSend);

@@ -79,6 +79,13 @@ Error start(Context& c, p2p::Request* r, const char* call);
 p2p::Request* new_internal(Context& c, p2p::RequestKind kind, void* buf, int64_t bytes, int peer_rank,
                            int tag, const comm::Communicator& comm, uint32_t context);
 
+// The buffers of buffered sends (buffers.cc): detach (waits until the owner's messages have left),
+// flush (the same wait), iflush (a request completing then).
+Error detach_buffer(Context& c, Guard& g, BsendBuffers::Owner owner, void* buffer_addr, MPI_Count* size,
+                    const char* call);
+Error flush_buffer(Context& c, Guard& g, BsendBuffers::Owner owner);
+Error iflush_buffer(Context& c, BsendBuffers::Owner owner, MPI_Request* request, const char* call);
+
 // MPI_ERR_TRUNCATE naming the call, the rank, the message and the buffer.
 Error truncation_error(const char* call, int my_rank, int64_t message_bytes, int source, int tag, int64_t capacity);
 
@@ -93,6 +100,9 @@ inline Error lookup_request(Context& c, MPI_Request handle, const char* call, p2
   return *r != nullptr ? Error::ok() : request_not_found(handle, call);
 }
 inline bool inactive(const p2p::Request* r) { return r == nullptr || (r->persistent && !r->active); }
+// What MPI_Request_get_status reports, changing nothing (status_access.cc): true when complete
+// (a null or inactive request: with an empty status); the status is filled when complete.
+bool peek(const p2p::Request* r, MPI_Status* status);
 // conclude() of the common request (a send or receive, not persistent, that succeeded) whose
 // status is ignored: released, the handle nulled (the built-in completed send is a plain send,
 // which release() leaves alone). False: nothing done, conclude() it.

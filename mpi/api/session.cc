@@ -16,6 +16,8 @@
 #include "core/gasket.h"
 #include "mpi.h"
 #include "mpi/api/call.h"
+#include "mpi/api/requests.h"
+#include "mpi/bindings/large_count.h"
 
 using gasket::mpi::Context;
 using gasket::mpi::Error;
@@ -309,6 +311,19 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) {
   return MPI_SUCCESS;
 }
 
+int PMPI_Session_flush_buffer(MPI_Session session) {
+  return session_call("MPI_Session_flush_buffer", session, [&](Context& c, Guard& g, ss::Session&) {
+    return api::flush_buffer(c, g, gasket::mpi::BsendBuffers::of_session(session));
+  });
+}
+
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) {
+  const char* call = "MPI_Session_iflush_buffer";
+  return session_call(call, session, [&](Context& c, Guard&, ss::Session&) {
+    return api::iflush_buffer(c, gasket::mpi::BsendBuffers::of_session(session), request, call);
+  });
+}
+
 int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup) {
   const char* call = "MPI_Group_from_session_pset";
   return session_call(call, session, [&](Context& c, Guard&, ss::Session&) -> Error {
@@ -318,6 +333,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI
                    gasket::my_pe(), pset_name ? pset_name : "(null)");
     }
     if (newgroup == nullptr) return error(MPI_ERR_ARG, "%s: PE %d: newgroup is NULL", call, gasket::my_pe());
+    group->session = session;
     *newgroup = c.comms().add_group(std::move(group));
     return Error::ok();
   });
@@ -328,6 +344,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
   const char* call = "MPI_Comm_create_from_group";
   Context& c = api::context(call);
   MPI_Comm boot;
+  MPI_Session session;
   {
     Guard g(c);
     std::shared_ptr<const cm::Group> members;
@@ -341,8 +358,13 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
       return MPI_SUCCESS;
     }
     boot = bootstrap(c);
+    session = members->session;
   }
   int rc = PMPI_Comm_create_group(boot, group, stringtag_tag(stringtag), newcomm);
+  if (rc == MPI_SUCCESS) {  // its buffered sends use the session's buffer when it has none
+    Guard g(c);
+    if (cm::Communicator* made = c.comms().find(*newcomm)) made->session = session;
+  }
   if (rc == MPI_SUCCESS) rc = adopt(*newcomm, errhandler, info);
   if (rc != MPI_SUCCESS) {
     return raise(c, errhandler, MPI_COMM_NULL, error(rc, "%s: PE %d: making the communicator of group %d failed",
@@ -399,3 +421,20 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
 }
 
 }  // extern "C"
+
+// The session's buffer for buffered sends (buffers.cc shares the detach).
+namespace gasket::mpi::large_count {
+
+int Session_attach_buffer(const char* call, MPI_Session session, void* buffer, MPI_Count size) {
+  return session_call(call, session, [&](Context& c, Guard&, ss::Session&) {
+    return c.bsend_buffers().attach(BsendBuffers::of_session(session), buffer, size, call);
+  });
+}
+
+int Session_detach_buffer(const char* call, MPI_Session session, void* buffer_addr, MPI_Count* size) {
+  return session_call(call, session, [&](Context& c, Guard& g, ss::Session&) {
+    return api::detach_buffer(c, g, BsendBuffers::of_session(session), buffer_addr, size, call);
+  });
+}
+
+}  // namespace gasket::mpi::large_count

@@ -99,6 +99,9 @@ const char* error_class_string(int error_class) {
       "MPI_T_ERR_NOT_SUPPORTED: the requested functionality is not supported",
       "MPI_T_ERR_NOT_ACCESSIBLE: the requested functionality is not accessible",
       "MPI_ERR_VALUE_TOO_LARGE: value is too large to store",
+      "MPI_ERR_PROC_ABORTED: operation failed because a peer process has aborted",
+      "MPI_ERR_ERRHANDLER: invalid errhandler argument",
+      "MPI_ERR_ABI: the ABI query or setting is refused",
   };
   if (error_class < 0 || error_class >= static_cast<int>(sizeof kStrings / sizeof kStrings[0])) return nullptr;
   return kStrings[error_class];

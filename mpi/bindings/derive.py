@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
-"""derive: the MPI Forum's list of procedures (standard/mpi-4.1-apis.json) -> procedures.tsv.
+"""derive: the MPI 5.0 procedures -> procedures.tsv.
 
-Keeps every procedure a C program can call (c_expressible, not a callback type, not a predefined
-callback like MPI_COMM_DUP_FN) and writes its C signature in one line:
+The procedure list is the MPI 5.0 standard ABI header (standard/mpi-5.0-abi-mpi.h: every C
+procedure of MPI 5.0), plus the C procedures of the Forum's list (standard/mpi-4.1-apis.json) that
+the ABI leaves to the Fortran layer (MPI_x_c2f / MPI_x_f2c, the status conversions): gasket's
+native mpi.h declares them. A procedure's signature comes from the Forum's list where it has it
+(the parameters' semantic kinds decide the C types and the large-count forms); from the header
+otherwise (MPI 4.1 and 5.0 additions: the int and _c declarations side by side give the
+large-count types). Where both have a procedure and the header's C types differ from the
+Forum's (MPI_Psend_init's count: int in the standard, MPI_Count in the Forum's list), the header
+wins. Each line:
 
     name <TAB> return type <TAB> parameters separated by '; '
 
@@ -10,9 +17,10 @@ A type written {small|large} differs between the int form and the large-count _c
 (MPI_Count / MPI_Aint); a procedure has a _c form exactly when one of its parameters has such a
 type. {|large} marks a parameter that only the _c form has (MPI_Type_get_contents_c).
 
-Usage: derive.py standard.json > procedures.tsv
+Usage: derive.py standard.json abi-header.h > procedures.tsv
 """
 import json
+import re
 import sys
 
 # Semantic kind -> C type of the int form. Kinds absent here are decided in c_base_type().
@@ -149,28 +157,103 @@ def wanted(proc):
     return a["c_expressible"] and not a["callback"] and not a["predefined_function"]
 
 
-def derive(standard):
-    lines = []
-    for proc in sorted(standard.values(), key=lambda p: p["name"]):
-        if not wanted(proc):
+ABI_DECLARATION = re.compile(r"^([A-Za-z_][A-Za-z_0-9 ]*?)\s+(MPI_[A-Za-z0-9_]+)\((.*)\);", re.M)
+
+
+def abi_procedures(header_text):
+    """name -> (return type, [parameter declarations]) of every MPI_ procedure of the ABI header
+    (its PMPI_ declarations repeat them)."""
+    procs = {}
+    for m in ABI_DECLARATION.finditer(header_text):
+        ret, name, params = m.group(1).strip(), m.group(2), m.group(3)
+        params = [] if params.strip() == "void" else [p.strip() for p in params.split(",")]
+        procs[name] = (ret, params)
+    return procs
+
+
+PARAMETER = re.compile(r"^(const )?([A-Za-z_][A-Za-z_0-9]*)(.*)$")
+
+
+def paired(small, large):
+    """One parameter of the int form and of the _c form -> the table's declaration."""
+    s, l = PARAMETER.match(small), PARAMETER.match(large)
+    if small == large:
+        return small
+    if s.group(1) != l.group(1) or s.group(3) != l.group(3):
+        raise SystemExit("derive: %s and %s differ by more than their type" % (small, large))
+    return "%s{%s|%s}%s" % (s.group(1) or "", s.group(2), l.group(2), s.group(3))
+
+
+def from_header(name, abi):
+    """The table line of a procedure the Forum's list lacks, from the ABI header's declarations."""
+    ret, params = abi[name]
+    if name + "_c" in abi:
+        _, large = abi[name + "_c"]
+        if len(large) != len(params):
+            raise SystemExit("derive: %s and %s_c differ in their parameters" % (name, name))
+        params = [paired(s, l) for s, l in zip(params, large)]
+    return ret, params
+
+
+def type_words(declaration):
+    """The type names of a C parameter declaration (not its name, not const): 'int *count' -> ['int']."""
+    words = [w for w in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", declaration) if w != "const"]
+    return words[:-1] if len(words) > 1 else words
+
+
+def same_types(line, abi):
+    """Whether every form of a table line has the C types the ABI header declares."""
+    name, _, params = line.split("\t")
+    params = [] if params == "void" else params.split("; ")
+    small = [TYPE_CHOICE.sub(r"\1", p) for p in params if not p.startswith("{|")]
+    large = [TYPE_CHOICE.sub(r"\2", p) for p in params]
+    if (name + "_c" in abi) != (large != small):
+        return False  # one has a large-count form, the other not (MPI_Status_set_elements_c)
+    for form, decls in ((name, small), (name + "_c", large if large != small else None)):
+        if decls is None:
             continue
-        params = [declaration(p) for p in proc["parameters"] if "c_parameter" not in p["suppress"]]
-        ret = KIND_TYPE[proc["return_kind"]] if proc["return_kind"] != "ERROR_CODE" else "int"
-        lines.append("%s\t%s\t%s" % (proc["name"], ret, "; ".join(params) if params else "void"))
+        if form not in abi or [type_words(d) for d in decls] != [type_words(d) for d in abi[form][1]]:
+            return False
+    return True
+
+
+TYPE_CHOICE = re.compile(r"\{([^|}]*)\|([^}]*)\}")
+
+
+def derive(standard, abi):
+    forum = {p["name"]: p for p in standard.values() if wanted(p)}
+    names = {n for n in abi if not n.endswith("_c") or n[:-2] not in abi} | set(forum)
+    lines = []
+    for name in sorted(names):
+        line = None
+        if name in forum:
+            proc = forum[name]
+            params = [declaration(p) for p in proc["parameters"] if "c_parameter" not in p["suppress"]]
+            ret = KIND_TYPE[proc["return_kind"]] if proc["return_kind"] != "ERROR_CODE" else "int"
+            line = "%s\t%s\t%s" % (name, ret, "; ".join(params) if params else "void")
+        # The header's C types win where the Forum's list says otherwise (MPI_Psend_init's count is
+        # int, with an MPI_Count _c form) or has no entry.
+        if name in abi and (line is None or not same_types(line, abi)):
+            ret, params = from_header(name, abi)
+            line = "%s\t%s\t%s" % (name, ret, "; ".join(params) if params else "void")
+        lines.append(line)
     return lines
 
 
-HEADER = """# The C procedures of MPI 4.1: one line each, derived from the MPI Forum's list by derive.py
-# (do not edit: run `python3 mpi/bindings/derive.py mpi/bindings/standard/mpi-4.1-apis.json`).
-# name<TAB>return type<TAB>parameters separated by '; '. {int form|_c form}: a large-count type;
-# {|_c form}: a parameter only the _c form has. A line with such a type has a _c procedure.
+HEADER = """# The C procedures of MPI 5.0: one line each, derived by derive.py from the standard ABI header
+# (the list) and the MPI Forum's list (signatures where it has them) (do not edit: run
+# mpi/bindings/update.sh). name<TAB>return type<TAB>parameters separated by '; '.
+# {int form|_c form}: a large-count type; {|_c form}: a parameter only the _c form has. A line
+# with such a type has a _c procedure.
 """
 
 
 def main():
     with open(sys.argv[1]) as f:
         standard = json.load(f)
-    sys.stdout.write(HEADER + "\n".join(derive(standard)) + "\n")
+    with open(sys.argv[2]) as f:
+        abi = abi_procedures(f.read())
+    sys.stdout.write(HEADER + "\n".join(derive(standard, abi)) + "\n")
 
 
 if __name__ == "__main__":

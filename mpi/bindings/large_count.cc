@@ -909,4 +909,52 @@ int PMPI_Buffer_detach(void* buffer_addr, int* size) {
   return rc;
 }
 
+int PMPI_Psend_init_c(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gasket::mpi::large_count::Psend_init("MPI_Psend_init_c", buf, partitions, count, datatype, dest, tag, comm, info, request);
+}
+int PMPI_Psend_init(const void* buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gasket::mpi::large_count::Psend_init("MPI_Psend_init", buf, partitions, count, datatype, dest, tag, comm, info, request);
+}
+
+int PMPI_Precv_init_c(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gasket::mpi::large_count::Precv_init("MPI_Precv_init_c", buf, partitions, count, datatype, dest, tag, comm, info, request);
+}
+int PMPI_Precv_init(void* buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gasket::mpi::large_count::Precv_init("MPI_Precv_init", buf, partitions, count, datatype, dest, tag, comm, info, request);
+}
+
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size) {
+  return gasket::mpi::large_count::Comm_attach_buffer("MPI_Comm_attach_buffer_c", comm, buffer, size);
+}
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
+  return gasket::mpi::large_count::Comm_attach_buffer("MPI_Comm_attach_buffer", comm, buffer, size);
+}
+
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) {
+  return gasket::mpi::large_count::Comm_detach_buffer("MPI_Comm_detach_buffer_c", comm, buffer_addr, size);
+}
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) {
+  MPI_Count size_wide = 0;
+  int rc = gasket::mpi::large_count::Comm_detach_buffer("MPI_Comm_detach_buffer", comm, buffer_addr, size ? &size_wide : nullptr);
+  if (rc == MPI_SUCCESS && size) rc = gasket::mpi::large_count::narrow("MPI_Comm_detach_buffer", "size", size_wide, size, false);
+  return rc;
+}
+
+int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size) {
+  return gasket::mpi::large_count::Session_attach_buffer("MPI_Session_attach_buffer_c", session, buffer, size);
+}
+int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) {
+  return gasket::mpi::large_count::Session_attach_buffer("MPI_Session_attach_buffer", session, buffer, size);
+}
+
+int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size) {
+  return gasket::mpi::large_count::Session_detach_buffer("MPI_Session_detach_buffer_c", session, buffer_addr, size);
+}
+int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) {
+  MPI_Count size_wide = 0;
+  int rc = gasket::mpi::large_count::Session_detach_buffer("MPI_Session_detach_buffer", session, buffer_addr, size ? &size_wide : nullptr);
+  if (rc == MPI_SUCCESS && size) rc = gasket::mpi::large_count::narrow("MPI_Session_detach_buffer", "size", size_wide, size, false);
+  return rc;
+}
+
 }  // extern "C"

@@ -91,5 +91,11 @@ int Pack_size(const char* call, MPI_Count incount, MPI_Datatype datatype, MPI_Co
 int Pack_external_size(const char* call, const char* datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count* size);
 int Buffer_attach(const char* call, void* buffer, MPI_Count size);
 int Buffer_detach(const char* call, void* buffer_addr, MPI_Count* size);
+int Psend_init(const char* call, const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int Precv_init(const char* call, void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int Comm_attach_buffer(const char* call, MPI_Comm comm, void* buffer, MPI_Count size);
+int Comm_detach_buffer(const char* call, MPI_Comm comm, void* buffer_addr, MPI_Count* size);
+int Session_attach_buffer(const char* call, MPI_Session session, void* buffer, MPI_Count size);
+int Session_detach_buffer(const char* call, MPI_Session session, void* buffer_addr, MPI_Count* size);
 
 }  // namespace gasket::mpi::large_count

@@ -4,6 +4,12 @@
 #include "mpi.h"
 
 extern "C" {
+__attribute__((weak)) int MPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set) { return PMPI_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set); }
+__attribute__((weak)) int MPI_Abi_get_fortran_info(MPI_Info* info) { return PMPI_Abi_get_fortran_info(info); }
+__attribute__((weak)) int MPI_Abi_get_info(MPI_Info* info) { return PMPI_Abi_get_info(info); }
+__attribute__((weak)) int MPI_Abi_get_version(int* abi_major, int* abi_minor) { return PMPI_Abi_get_version(abi_major, abi_minor); }
+__attribute__((weak)) int MPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* logical_false) { return PMPI_Abi_set_fortran_booleans(logical_size, logical_true, logical_false); }
+__attribute__((weak)) int MPI_Abi_set_fortran_info(MPI_Info info) { return PMPI_Abi_set_fortran_info(info); }
 __attribute__((weak)) int MPI_Abort(MPI_Comm comm, int errorcode) { return PMPI_Abort(comm, errorcode); }
 __attribute__((weak)) int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
 __attribute__((weak)) int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
@@ -54,6 +60,8 @@ __attribute__((weak)) int MPI_Buffer_attach(void* buffer, int size) { return PMP
 __attribute__((weak)) int MPI_Buffer_attach_c(void* buffer, MPI_Count size) { return PMPI_Buffer_attach_c(buffer, size); }
 __attribute__((weak)) int MPI_Buffer_detach(void* buffer_addr, int* size) { return PMPI_Buffer_detach(buffer_addr, size); }
 __attribute__((weak)) int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) { return PMPI_Buffer_detach_c(buffer_addr, size); }
+__attribute__((weak)) int MPI_Buffer_flush(void) { return PMPI_Buffer_flush(); }
+__attribute__((weak)) int MPI_Buffer_iflush(MPI_Request* request) { return PMPI_Buffer_iflush(request); }
 __attribute__((weak)) int MPI_Cancel(MPI_Request* request) { return PMPI_Cancel(request); }
 __attribute__((weak)) int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) { return PMPI_Cart_coords(comm, rank, maxdims, coords); }
 __attribute__((weak)) int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart) { return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart); }
@@ -65,6 +73,8 @@ __attribute__((weak)) int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], M
 __attribute__((weak)) int MPI_Cartdim_get(MPI_Comm comm, int* ndims) { return PMPI_Cartdim_get(comm, ndims); }
 __attribute__((weak)) int MPI_Close_port(const char* port_name) { return PMPI_Close_port(port_name); }
 __attribute__((weak)) int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) { return PMPI_Comm_accept(port_name, info, root, comm, newcomm); }
+__attribute__((weak)) int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) { return PMPI_Comm_attach_buffer(comm, buffer, size); }
+__attribute__((weak)) int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size) { return PMPI_Comm_attach_buffer_c(comm, buffer, size); }
 __attribute__((weak)) MPI_Fint MPI_Comm_c2f(MPI_Comm comm) { return PMPI_Comm_c2f(comm); }
 __attribute__((weak)) int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) { return PMPI_Comm_call_errhandler(comm, errorcode); }
 __attribute__((weak)) int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) { return PMPI_Comm_compare(comm1, comm2, result); }
@@ -75,12 +85,16 @@ __attribute__((weak)) int MPI_Comm_create_from_group(MPI_Group group, const char
 __attribute__((weak)) int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) { return PMPI_Comm_create_group(comm, group, tag, newcomm); }
 __attribute__((weak)) int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state) { return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state); }
 __attribute__((weak)) int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) { return PMPI_Comm_delete_attr(comm, comm_keyval); }
+__attribute__((weak)) int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) { return PMPI_Comm_detach_buffer(comm, buffer_addr, size); }
+__attribute__((weak)) int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) { return PMPI_Comm_detach_buffer_c(comm, buffer_addr, size); }
 __attribute__((weak)) int MPI_Comm_disconnect(MPI_Comm* comm) { return PMPI_Comm_disconnect(comm); }
 __attribute__((weak)) int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) { return PMPI_Comm_dup(comm, newcomm); }
 __attribute__((weak)) int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) { return PMPI_Comm_dup_with_info(comm, info, newcomm); }
 __attribute__((weak)) MPI_Comm MPI_Comm_f2c(MPI_Fint comm) { return PMPI_Comm_f2c(comm); }
+__attribute__((weak)) int MPI_Comm_flush_buffer(MPI_Comm comm) { return PMPI_Comm_flush_buffer(comm); }
 __attribute__((weak)) int MPI_Comm_free(MPI_Comm* comm) { return PMPI_Comm_free(comm); }
 __attribute__((weak)) int MPI_Comm_free_keyval(int* comm_keyval) { return PMPI_Comm_free_keyval(comm_keyval); }
+__attribute__((weak)) MPI_Comm MPI_Comm_fromint(int comm) { return PMPI_Comm_fromint(comm); }
 __attribute__((weak)) int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) { return PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag); }
 __attribute__((weak)) int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) { return PMPI_Comm_get_errhandler(comm, errhandler); }
 __attribute__((weak)) int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) { return PMPI_Comm_get_info(comm, info_used); }
@@ -89,6 +103,7 @@ __attribute__((weak)) int MPI_Comm_get_parent(MPI_Comm* parent) { return PMPI_Co
 __attribute__((weak)) int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) { return PMPI_Comm_group(comm, group); }
 __attribute__((weak)) int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) { return PMPI_Comm_idup(comm, newcomm, request); }
 __attribute__((weak)) int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) { return PMPI_Comm_idup_with_info(comm, info, newcomm, request); }
+__attribute__((weak)) int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) { return PMPI_Comm_iflush_buffer(comm, request); }
 __attribute__((weak)) int MPI_Comm_join(int fd, MPI_Comm* intercomm) { return PMPI_Comm_join(fd, intercomm); }
 __attribute__((weak)) int MPI_Comm_rank(MPI_Comm comm, int* rank) { return PMPI_Comm_rank(comm, rank); }
 __attribute__((weak)) int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) { return PMPI_Comm_remote_group(comm, group); }
@@ -103,6 +118,7 @@ __attribute__((weak)) int MPI_Comm_spawn_multiple(int count, char* array_of_comm
 __attribute__((weak)) int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) { return PMPI_Comm_split(comm, color, key, newcomm); }
 __attribute__((weak)) int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) { return PMPI_Comm_split_type(comm, split_type, key, info, newcomm); }
 __attribute__((weak)) int MPI_Comm_test_inter(MPI_Comm comm, int* flag) { return PMPI_Comm_test_inter(comm, flag); }
+__attribute__((weak)) int MPI_Comm_toint(MPI_Comm comm) { return PMPI_Comm_toint(comm); }
 __attribute__((weak)) int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win); }
 __attribute__((weak)) int MPI_Dims_create(int nnodes, int ndims, int dims[]) { return PMPI_Dims_create(nnodes, ndims, dims); }
 __attribute__((weak)) int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) { return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph); }
@@ -112,6 +128,8 @@ __attribute__((weak)) int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* ind
 __attribute__((weak)) MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler) { return PMPI_Errhandler_c2f(errhandler); }
 __attribute__((weak)) MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler) { return PMPI_Errhandler_f2c(errhandler); }
 __attribute__((weak)) int MPI_Errhandler_free(MPI_Errhandler* errhandler) { return PMPI_Errhandler_free(errhandler); }
+__attribute__((weak)) MPI_Errhandler MPI_Errhandler_fromint(int errhandler) { return PMPI_Errhandler_fromint(errhandler); }
+__attribute__((weak)) int MPI_Errhandler_toint(MPI_Errhandler errhandler) { return PMPI_Errhandler_toint(errhandler); }
 __attribute__((weak)) int MPI_Error_class(int errorcode, int* errorclass) { return PMPI_Error_class(errorcode, errorclass); }
 __attribute__((weak)) int MPI_Error_string(int errorcode, char* string, int* resultlen) { return PMPI_Error_string(errorcode, string, resultlen); }
 __attribute__((weak)) int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm); }
@@ -125,6 +143,7 @@ __attribute__((weak)) int MPI_File_close(MPI_File* fh) { return PMPI_File_close(
 __attribute__((weak)) int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_File_create_errhandler(file_errhandler_fn, errhandler); }
 __attribute__((weak)) int MPI_File_delete(const char* filename, MPI_Info info) { return PMPI_File_delete(filename, info); }
 __attribute__((weak)) MPI_File MPI_File_f2c(MPI_Fint file) { return PMPI_File_f2c(file); }
+__attribute__((weak)) MPI_File MPI_File_fromint(int file) { return PMPI_File_fromint(file); }
 __attribute__((weak)) int MPI_File_get_amode(MPI_File fh, int* amode) { return PMPI_File_get_amode(fh, amode); }
 __attribute__((weak)) int MPI_File_get_atomicity(MPI_File fh, int* flag) { return PMPI_File_get_atomicity(fh, flag); }
 __attribute__((weak)) int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) { return PMPI_File_get_byte_offset(fh, offset, disp); }
@@ -188,6 +207,7 @@ __attribute__((weak)) int MPI_File_set_info(MPI_File fh, MPI_Info info) { return
 __attribute__((weak)) int MPI_File_set_size(MPI_File fh, MPI_Offset size) { return PMPI_File_set_size(fh, size); }
 __attribute__((weak)) int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info) { return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info); }
 __attribute__((weak)) int MPI_File_sync(MPI_File fh) { return PMPI_File_sync(fh); }
+__attribute__((weak)) int MPI_File_toint(MPI_File file) { return PMPI_File_toint(file); }
 __attribute__((weak)) int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write(fh, buf, count, datatype, status); }
 __attribute__((weak)) int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_c(fh, buf, count, datatype, status); }
 __attribute__((weak)) int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_all(fh, buf, count, datatype, status); }
@@ -230,6 +250,7 @@ __attribute__((weak)) int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype
 __attribute__((weak)) int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) { return PMPI_Get_elements(status, datatype, count); }
 __attribute__((weak)) int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) { return PMPI_Get_elements_c(status, datatype, count); }
 __attribute__((weak)) int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) { return PMPI_Get_elements_x(status, datatype, count); }
+__attribute__((weak)) int MPI_Get_hw_resource_info(MPI_Info* hw_info) { return PMPI_Get_hw_resource_info(hw_info); }
 __attribute__((weak)) int MPI_Get_library_version(char* version, int* resultlen) { return PMPI_Get_library_version(version, resultlen); }
 __attribute__((weak)) int MPI_Get_processor_name(char* name, int* resultlen) { return PMPI_Get_processor_name(name, resultlen); }
 __attribute__((weak)) int MPI_Get_version(int* version, int* subversion) { return PMPI_Get_version(version, subversion); }
@@ -248,12 +269,14 @@ __attribute__((weak)) int MPI_Group_excl(MPI_Group group, int n, const int ranks
 __attribute__((weak)) MPI_Group MPI_Group_f2c(MPI_Fint group) { return PMPI_Group_f2c(group); }
 __attribute__((weak)) int MPI_Group_free(MPI_Group* group) { return PMPI_Group_free(group); }
 __attribute__((weak)) int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup) { return PMPI_Group_from_session_pset(session, pset_name, newgroup); }
+__attribute__((weak)) MPI_Group MPI_Group_fromint(int group) { return PMPI_Group_fromint(group); }
 __attribute__((weak)) int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { return PMPI_Group_incl(group, n, ranks, newgroup); }
 __attribute__((weak)) int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { return PMPI_Group_intersection(group1, group2, newgroup); }
 __attribute__((weak)) int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) { return PMPI_Group_range_excl(group, n, ranges, newgroup); }
 __attribute__((weak)) int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) { return PMPI_Group_range_incl(group, n, ranges, newgroup); }
 __attribute__((weak)) int MPI_Group_rank(MPI_Group group, int* rank) { return PMPI_Group_rank(group, rank); }
 __attribute__((weak)) int MPI_Group_size(MPI_Group group, int* size) { return PMPI_Group_size(group, size); }
+__attribute__((weak)) int MPI_Group_toint(MPI_Group group) { return PMPI_Group_toint(group); }
 __attribute__((weak)) int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) { return PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2); }
 __attribute__((weak)) int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { return PMPI_Group_union(group1, group2, newgroup); }
 __attribute__((weak)) int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
@@ -299,12 +322,14 @@ __attribute__((weak)) int MPI_Info_delete(MPI_Info info, const char* key) { retu
 __attribute__((weak)) int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) { return PMPI_Info_dup(info, newinfo); }
 __attribute__((weak)) MPI_Info MPI_Info_f2c(MPI_Fint info) { return PMPI_Info_f2c(info); }
 __attribute__((weak)) int MPI_Info_free(MPI_Info* info) { return PMPI_Info_free(info); }
+__attribute__((weak)) MPI_Info MPI_Info_fromint(int info) { return PMPI_Info_fromint(info); }
 __attribute__((weak)) int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) { return PMPI_Info_get(info, key, valuelen, value, flag); }
 __attribute__((weak)) int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) { return PMPI_Info_get_nkeys(info, nkeys); }
 __attribute__((weak)) int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) { return PMPI_Info_get_nthkey(info, n, key); }
 __attribute__((weak)) int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) { return PMPI_Info_get_string(info, key, buflen, value, flag); }
 __attribute__((weak)) int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) { return PMPI_Info_get_valuelen(info, key, valuelen, flag); }
 __attribute__((weak)) int MPI_Info_set(MPI_Info info, const char* key, const char* value) { return PMPI_Info_set(info, key, value); }
+__attribute__((weak)) int MPI_Info_toint(MPI_Info info) { return PMPI_Info_toint(info); }
 __attribute__((weak)) int MPI_Init(int* argc, char*** argv) { return PMPI_Init(argc, argv); }
 __attribute__((weak)) int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) { return PMPI_Init_thread(argc, argv, required, provided); }
 __attribute__((weak)) int MPI_Initialized(int* flag) { return PMPI_Initialized(flag); }
@@ -342,6 +367,8 @@ __attribute__((weak)) int MPI_Keyval_free(int* keyval) { return PMPI_Keyval_free
 __attribute__((weak)) int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) { return PMPI_Lookup_name(service_name, info, port_name); }
 __attribute__((weak)) MPI_Fint MPI_Message_c2f(MPI_Message message) { return PMPI_Message_c2f(message); }
 __attribute__((weak)) MPI_Message MPI_Message_f2c(MPI_Fint message) { return PMPI_Message_f2c(message); }
+__attribute__((weak)) MPI_Message MPI_Message_fromint(int message) { return PMPI_Message_fromint(message); }
+__attribute__((weak)) int MPI_Message_toint(MPI_Message message) { return PMPI_Message_toint(message); }
 __attribute__((weak)) int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) { return PMPI_Mprobe(source, tag, comm, message, status); }
 __attribute__((weak)) int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) { return PMPI_Mrecv(buf, count, datatype, message, status); }
 __attribute__((weak)) int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) { return PMPI_Mrecv_c(buf, count, datatype, message, status); }
@@ -371,6 +398,8 @@ __attribute__((weak)) int MPI_Op_create(MPI_User_function* user_fn, int commute,
 __attribute__((weak)) int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) { return PMPI_Op_create_c(user_fn, commute, op); }
 __attribute__((weak)) MPI_Op MPI_Op_f2c(MPI_Fint op) { return PMPI_Op_f2c(op); }
 __attribute__((weak)) int MPI_Op_free(MPI_Op* op) { return PMPI_Op_free(op); }
+__attribute__((weak)) MPI_Op MPI_Op_fromint(int op) { return PMPI_Op_fromint(op); }
+__attribute__((weak)) int MPI_Op_toint(MPI_Op op) { return PMPI_Op_toint(op); }
 __attribute__((weak)) int MPI_Open_port(MPI_Info info, char* port_name) { return PMPI_Open_port(info, port_name); }
 __attribute__((weak)) int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm) { return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm); }
 __attribute__((weak)) int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm) { return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm); }
@@ -385,9 +414,11 @@ __attribute__((weak)) int MPI_Pcontrol(int level, ...) { return PMPI_Pcontrol(le
 __attribute__((weak)) int MPI_Pready(int partition, MPI_Request request) { return PMPI_Pready(partition, request); }
 __attribute__((weak)) int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) { return PMPI_Pready_list(length, array_of_partitions, request); }
 __attribute__((weak)) int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) { return PMPI_Pready_range(partition_low, partition_high, request); }
-__attribute__((weak)) int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request); }
+__attribute__((weak)) int MPI_Precv_init(void* buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request); }
+__attribute__((weak)) int MPI_Precv_init_c(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Precv_init_c(buf, partitions, count, datatype, dest, tag, comm, info, request); }
 __attribute__((weak)) int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) { return PMPI_Probe(source, tag, comm, status); }
-__attribute__((weak)) int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request); }
+__attribute__((weak)) int MPI_Psend_init(const void* buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request); }
+__attribute__((weak)) int MPI_Psend_init_c(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Psend_init_c(buf, partitions, count, datatype, dest, tag, comm, info, request); }
 __attribute__((weak)) int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name) { return PMPI_Publish_name(service_name, info, port_name); }
 __attribute__((weak)) int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
 __attribute__((weak)) int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
@@ -414,10 +445,18 @@ __attribute__((weak)) int MPI_Reduce_scatter_init(const void* sendbuf, void* rec
 __attribute__((weak)) int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); }
 __attribute__((weak)) int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) { return PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state); }
 __attribute__((weak)) int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) { return PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state); }
+__attribute__((weak)) int MPI_Remove_error_class(int errorclass) { return PMPI_Remove_error_class(errorclass); }
+__attribute__((weak)) int MPI_Remove_error_code(int errorcode) { return PMPI_Remove_error_code(errorcode); }
+__attribute__((weak)) int MPI_Remove_error_string(int errorcode) { return PMPI_Remove_error_string(errorcode); }
 __attribute__((weak)) MPI_Fint MPI_Request_c2f(MPI_Request request) { return PMPI_Request_c2f(request); }
 __attribute__((weak)) MPI_Request MPI_Request_f2c(MPI_Fint request) { return PMPI_Request_f2c(request); }
 __attribute__((weak)) int MPI_Request_free(MPI_Request* request) { return PMPI_Request_free(request); }
+__attribute__((weak)) MPI_Request MPI_Request_fromint(int request) { return PMPI_Request_fromint(request); }
 __attribute__((weak)) int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) { return PMPI_Request_get_status(request, flag, status); }
+__attribute__((weak)) int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status* array_of_statuses) { return PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses); }
+__attribute__((weak)) int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* indx, int* flag, MPI_Status* status) { return PMPI_Request_get_status_any(count, array_of_requests, indx, flag, status); }
+__attribute__((weak)) int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status* array_of_statuses) { return PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses); }
+__attribute__((weak)) int MPI_Request_toint(MPI_Request request) { return PMPI_Request_toint(request); }
 __attribute__((weak)) int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
 __attribute__((weak)) int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
 __attribute__((weak)) int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
@@ -448,18 +487,26 @@ __attribute__((weak)) int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_D
 __attribute__((weak)) int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); }
 __attribute__((weak)) int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
 __attribute__((weak)) int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
+__attribute__((weak)) int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) { return PMPI_Session_attach_buffer(session, buffer, size); }
+__attribute__((weak)) int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size) { return PMPI_Session_attach_buffer_c(session, buffer, size); }
 __attribute__((weak)) MPI_Fint MPI_Session_c2f(MPI_Session session) { return PMPI_Session_c2f(session); }
 __attribute__((weak)) int MPI_Session_call_errhandler(MPI_Session session, int errorcode) { return PMPI_Session_call_errhandler(session, errorcode); }
 __attribute__((weak)) int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler); }
+__attribute__((weak)) int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) { return PMPI_Session_detach_buffer(session, buffer_addr, size); }
+__attribute__((weak)) int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size) { return PMPI_Session_detach_buffer_c(session, buffer_addr, size); }
 __attribute__((weak)) MPI_Session MPI_Session_f2c(MPI_Fint session) { return PMPI_Session_f2c(session); }
 __attribute__((weak)) int MPI_Session_finalize(MPI_Session* session) { return PMPI_Session_finalize(session); }
+__attribute__((weak)) int MPI_Session_flush_buffer(MPI_Session session) { return PMPI_Session_flush_buffer(session); }
+__attribute__((weak)) MPI_Session MPI_Session_fromint(int session) { return PMPI_Session_fromint(session); }
 __attribute__((weak)) int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler) { return PMPI_Session_get_errhandler(session, errhandler); }
 __attribute__((weak)) int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) { return PMPI_Session_get_info(session, info_used); }
 __attribute__((weak)) int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name) { return PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name); }
 __attribute__((weak)) int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names) { return PMPI_Session_get_num_psets(session, info, npset_names); }
 __attribute__((weak)) int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info) { return PMPI_Session_get_pset_info(session, pset_name, info); }
+__attribute__((weak)) int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) { return PMPI_Session_iflush_buffer(session, request); }
 __attribute__((weak)) int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) { return PMPI_Session_init(info, errhandler, session); }
 __attribute__((weak)) int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) { return PMPI_Session_set_errhandler(session, errhandler); }
+__attribute__((weak)) int MPI_Session_toint(MPI_Session session) { return PMPI_Session_toint(session); }
 __attribute__((weak)) int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend(buf, count, datatype, dest, tag, comm); }
 __attribute__((weak)) int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm); }
 __attribute__((weak)) int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request); }
@@ -472,9 +519,16 @@ __attribute__((weak)) int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI
 __attribute__((weak)) int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) { return PMPI_Status_f082f(f08_status, f_status); }
 __attribute__((weak)) int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) { return PMPI_Status_f2c(f_status, c_status); }
 __attribute__((weak)) int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status) { return PMPI_Status_f2f08(f_status, f08_status); }
+__attribute__((weak)) int MPI_Status_get_error(const MPI_Status* status, int* error) { return PMPI_Status_get_error(status, error); }
+__attribute__((weak)) int MPI_Status_get_source(const MPI_Status* status, int* source) { return PMPI_Status_get_source(status, source); }
+__attribute__((weak)) int MPI_Status_get_tag(const MPI_Status* status, int* tag) { return PMPI_Status_get_tag(status, tag); }
 __attribute__((weak)) int MPI_Status_set_cancelled(MPI_Status* status, int flag) { return PMPI_Status_set_cancelled(status, flag); }
 __attribute__((weak)) int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) { return PMPI_Status_set_elements(status, datatype, count); }
+__attribute__((weak)) int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) { return PMPI_Status_set_elements_c(status, datatype, count); }
 __attribute__((weak)) int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) { return PMPI_Status_set_elements_x(status, datatype, count); }
+__attribute__((weak)) int MPI_Status_set_error(MPI_Status* status, int error) { return PMPI_Status_set_error(status, error); }
+__attribute__((weak)) int MPI_Status_set_source(MPI_Status* status, int source) { return PMPI_Status_set_source(status, source); }
+__attribute__((weak)) int MPI_Status_set_tag(MPI_Status* status, int tag) { return PMPI_Status_set_tag(status, tag); }
 __attribute__((weak)) int MPI_T_category_changed(int* update_number) { return PMPI_T_category_changed(update_number); }
 __attribute__((weak)) int MPI_T_category_get_categories(int cat_index, int len, int indices[]) { return PMPI_T_category_get_categories(cat_index, len, indices); }
 __attribute__((weak)) int MPI_T_category_get_cvars(int cat_index, int len, int indices[]) { return PMPI_T_category_get_cvars(cat_index, len, indices); }
@@ -561,6 +615,7 @@ __attribute__((weak)) int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newty
 __attribute__((weak)) MPI_Datatype MPI_Type_f2c(MPI_Fint datatype) { return PMPI_Type_f2c(datatype); }
 __attribute__((weak)) int MPI_Type_free(MPI_Datatype* datatype) { return PMPI_Type_free(datatype); }
 __attribute__((weak)) int MPI_Type_free_keyval(int* type_keyval) { return PMPI_Type_free_keyval(type_keyval); }
+__attribute__((weak)) MPI_Datatype MPI_Type_fromint(int datatype) { return PMPI_Type_fromint(datatype); }
 __attribute__((weak)) int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) { return PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag); }
 __attribute__((weak)) int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) { return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes); }
 __attribute__((weak)) int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) { return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes); }
@@ -573,6 +628,7 @@ __attribute__((weak)) int MPI_Type_get_name(MPI_Datatype datatype, char* type_na
 __attribute__((weak)) int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) { return PMPI_Type_get_true_extent(datatype, true_lb, true_extent); }
 __attribute__((weak)) int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) { return PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent); }
 __attribute__((weak)) int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) { return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent); }
+__attribute__((weak)) int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type) { return PMPI_Type_get_value_index(value_type, index_type, pair_type); }
 __attribute__((weak)) int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) { return PMPI_Type_match_size(typeclass, size, datatype); }
@@ -581,6 +637,7 @@ __attribute__((weak)) int MPI_Type_set_name(MPI_Datatype datatype, const char* t
 __attribute__((weak)) int MPI_Type_size(MPI_Datatype datatype, int* size) { return PMPI_Type_size(datatype, size); }
 __attribute__((weak)) int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) { return PMPI_Type_size_c(datatype, size); }
 __attribute__((weak)) int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) { return PMPI_Type_size_x(datatype, size); }
+__attribute__((weak)) int MPI_Type_toint(MPI_Datatype datatype) { return PMPI_Type_toint(datatype); }
 __attribute__((weak)) int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_vector(count, blocklength, stride, oldtype, newtype); }
 __attribute__((weak)) int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype); }
 __attribute__((weak)) int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm) { return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm); }
@@ -615,6 +672,7 @@ __attribute__((weak)) int MPI_Win_flush_local(int rank, MPI_Win win) { return PM
 __attribute__((weak)) int MPI_Win_flush_local_all(MPI_Win win) { return PMPI_Win_flush_local_all(win); }
 __attribute__((weak)) int MPI_Win_free(MPI_Win* win) { return PMPI_Win_free(win); }
 __attribute__((weak)) int MPI_Win_free_keyval(int* win_keyval) { return PMPI_Win_free_keyval(win_keyval); }
+__attribute__((weak)) MPI_Win MPI_Win_fromint(int win) { return PMPI_Win_fromint(win); }
 __attribute__((weak)) int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) { return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag); }
 __attribute__((weak)) int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) { return PMPI_Win_get_errhandler(win, errhandler); }
 __attribute__((weak)) int MPI_Win_get_group(MPI_Win win, MPI_Group* group) { return PMPI_Win_get_group(win, group); }
@@ -632,6 +690,7 @@ __attribute__((weak)) int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint
 __attribute__((weak)) int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) { return PMPI_Win_start(group, assert, win); }
 __attribute__((weak)) int MPI_Win_sync(MPI_Win win) { return PMPI_Win_sync(win); }
 __attribute__((weak)) int MPI_Win_test(MPI_Win win, int* flag) { return PMPI_Win_test(win, flag); }
+__attribute__((weak)) int MPI_Win_toint(MPI_Win win) { return PMPI_Win_toint(win); }
 __attribute__((weak)) int MPI_Win_unlock(int rank, MPI_Win win) { return PMPI_Win_unlock(rank, win); }
 __attribute__((weak)) int MPI_Win_unlock_all(MPI_Win win) { return PMPI_Win_unlock_all(win); }
 __attribute__((weak)) int MPI_Win_wait(MPI_Win win) { return PMPI_Win_wait(win); }

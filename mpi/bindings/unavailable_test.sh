@@ -10,9 +10,9 @@ program() {  # the address of procedure $1
   printf '#include <mpi.h>\nint main(void) { void (*volatile p)(void) = (void (*)(void))%s; return p == 0; }\n' "$1" \
     > "$tmp/uses_$1.c"
 }
-missing=$(grep -v '^#' "$dir/mpi/bindings/missing.txt" | grep -m1 . || true)
+missing=$(grep -m1 -E '^MPI_[A-Z][a-z]' "$dir/mpi/bindings/missing.txt" || true)
 if [ -z "$missing" ]; then
-  echo "ok: missing.txt is empty, every procedure is provided"
+  echo "ok: missing.txt lists no procedure, every one is provided"
   exit 0
 fi
 program MPI_Send

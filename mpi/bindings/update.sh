@@ -9,7 +9,7 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=${1:-$src}
 here=$src/mpi/bindings
 mkdir -p "$out/mpi/bindings" "$out/mpi/include"
-python3 "$here/derive.py" "$here/standard/mpi-4.1-apis.json" > "$out/mpi/bindings/procedures.tsv"
+python3 "$here/derive.py" "$here/standard/mpi-4.1-apis.json" "$here/standard/mpi-5.0-abi-mpi.h" > "$out/mpi/bindings/procedures.tsv"
 python3 "$here/generate.py" proto "$out/mpi/bindings/procedures.tsv" "$here/missing.txt" \
   > "$out/mpi/include/mpi_proto.h"
 python3 "$here/generate.py" weak "$out/mpi/bindings/procedures.tsv" "$here/missing.txt" \

@@ -30,9 +30,10 @@ CommTable::CommTable(int my_pe, int n_pes, ErrhandlerTable& errhandlers) : errha
 }
 
 ErrhandlerTable::ErrhandlerTable() {
-  errhandlers_.resize(3);
+  errhandlers_.resize(4);
   errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_ARE_FATAL)] = std::make_unique<Errhandler>();
   errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_RETURN)] = std::make_unique<Errhandler>();
+  errhandlers_[slot_of(HandleKind::kErrhandler, MPI_ERRORS_ABORT)] = std::make_unique<Errhandler>();
 }
 
 Communicator Communicator::local() const {
@@ -151,7 +152,7 @@ Error ErrhandlerTable::free(MPI_Errhandler* handle, const char* call) {
   Errhandler* eh;
   Error e = lookup(*handle, call, &eh);
   if (!e.is_ok()) return e;
-  if (*handle == MPI_ERRORS_ARE_FATAL || *handle == MPI_ERRORS_RETURN) {
+  if (predefined_errhandler(*handle)) {
     *handle = MPI_ERRHANDLER_NULL;  // freeing a predefined handler only drops the reference
     return Error::ok();
   }
@@ -164,7 +165,7 @@ Error ErrhandlerTable::free(MPI_Errhandler* handle, const char* call) {
 }
 
 void ErrhandlerTable::retain(MPI_Errhandler handle) {
-  if (handle == MPI_ERRORS_ARE_FATAL || handle == MPI_ERRORS_RETURN) return;
+  if (predefined_errhandler(handle)) return;
   Errhandler* eh;
   if (lookup(handle, "", &eh).is_ok()) ++eh->refs;
 }

@@ -27,6 +27,7 @@ namespace gasket::mpi::comm {
 
 struct Group {
   std::vector<int> pes;  // rank -> PE
+  MPI_Session session = MPI_SESSION_NULL;  // MPI_Group_from_session_pset's session
   int rank_of_pe(int pe) const;  // MPI_UNDEFINED when absent
 };
 
@@ -38,6 +39,11 @@ struct Errhandler {
 // Each communicator takes kContextStride context ids: c (point-to-point), c + 1 (its
 // collectives), and for an intercommunicator c + 2 / c + 3 for its local group's own traffic.
 constexpr uint32_t kContextStride = 4;
+
+// MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, MPI_ERRORS_ABORT: never freed, not reference counted.
+inline bool predefined_errhandler(MPI_Errhandler h) {
+  return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT;
+}
 
 struct Keyval {
   MPI_Comm_copy_attr_function* copy_fn = nullptr;
@@ -52,6 +58,9 @@ struct Communicator {
   std::shared_ptr<const Group> remote_group;  // null for an intracommunicator
   int rank = 0;  // in group
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  // The session whose process set it was made from (MPI_Comm_create_from_group): buffered sends
+  // use that session's buffer when the communicator has none (MPI_SESSION_NULL: none).
+  MPI_Session session = MPI_SESSION_NULL;
   std::string name;
   AttributeList attributes;  // keyval -> value, in the order set
   // Info hints (MPI_Comm_set_info, MPI_Comm_dup_with_info): every key set, in order; MPI_Comm_dup keeps them.

@@ -259,7 +259,7 @@ void Context::stop() {
   // Outstanding buffered sends complete before the job's PEs leave (MPI_Finalize's promise).
   {
     Guard g(*this);
-    wait(g, [this] { return bsend_.in_use() == 0; });
+    wait(g, [this] { return bsend_.total_in_use() == 0; });
   }
   GASKET_DEBUG("%s", engine_->describe().c_str());
   engine_->shutdown();

@@ -23,6 +23,7 @@
 #include "mpi/coll/area.h"
 #include "mpi/coll/scratch.h"
 #include "mpi/comm/communicator.h"
+#include "mpi/context/bsend_buffers.h"
 #include "mpi/context/user_errors.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/io/file.h"
@@ -199,8 +200,8 @@ class Context {
   // Error classes, codes and strings added by the application.
   UserErrors& user_errors() { return user_errors_; }
 
-  // MPI_Buffer_attach/detach and the blocks of buffered sends.
-  Arena& bsend_buffer() { return bsend_; }
+  // The buffers of buffered sends (process, communicators, sessions) and their blocks.
+  BsendBuffers& bsend_buffers() { return bsend_; }
   // MPI_Alloc_mem's pool in the symmetric heap.
   Arena& alloc_pool() { return alloc_pool_; }
 
@@ -249,7 +250,7 @@ class Context {
   std::vector<std::unique_ptr<Info>>& infos_ = tables_.infos;
   UserErrors user_errors_;
   session::SessionTable sessions_;
-  Arena bsend_;
+  BsendBuffers bsend_;
   Arena alloc_pool_;
   char* alloc_pool_base_ = nullptr;
   unsigned spin_count_ = 1000;

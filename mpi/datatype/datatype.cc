@@ -183,6 +183,16 @@ DatatypeTable::DatatypeTable() {
   set(MPI_COMPLEX8, basic("MPI_COMPLEX8", 4, 2));
   set(MPI_COMPLEX16, basic("MPI_COMPLEX16", 8, 2));
   set(MPI_COMPLEX32, basic("MPI_COMPLEX32", 16, 2));
+  // C++'s bool and std::complex (the layout of C's _Bool and _Complex), Fortran's LOGICAL*n.
+  set(MPI_CXX_BOOL, basic("MPI_CXX_BOOL", sizeof(bool), 1, 1, false, false));
+  set(MPI_CXX_FLOAT_COMPLEX, basic("MPI_CXX_FLOAT_COMPLEX", sizeof(float), 2));
+  set(MPI_CXX_DOUBLE_COMPLEX, basic("MPI_CXX_DOUBLE_COMPLEX", sizeof(double), 2));
+  set(MPI_CXX_LONG_DOUBLE_COMPLEX, basic("MPI_CXX_LONG_DOUBLE_COMPLEX", sizeof(long double), 2));
+  set(MPI_LOGICAL1, basic("MPI_LOGICAL1", 1, 1, 1, false, false));
+  set(MPI_LOGICAL2, basic("MPI_LOGICAL2", 2, 1, 2, false));
+  set(MPI_LOGICAL4, basic("MPI_LOGICAL4", 4, 1, 4, false));
+  set(MPI_LOGICAL8, basic("MPI_LOGICAL8", 8, 1, 8, false));
+  set(MPI_LOGICAL16, basic("MPI_LOGICAL16", 16, 1, 16, false));
 }
 
 Error DatatypeTable::lookup(int handle, const char* call, const Datatype** type) const {

@@ -27,8 +27,11 @@ Kind kind_of(MPI_Datatype t) {
       return Kind::kFloat;
     case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_COMPLEX:
     case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX8: case MPI_COMPLEX16: case MPI_COMPLEX32:
+    case MPI_CXX_FLOAT_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX:
       return Kind::kComplex;
-    case MPI_C_BOOL: case MPI_LOGICAL: return Kind::kBool;
+    case MPI_C_BOOL: case MPI_LOGICAL: case MPI_CXX_BOOL: case MPI_LOGICAL1: case MPI_LOGICAL2: case MPI_LOGICAL4:
+    case MPI_LOGICAL8: case MPI_LOGICAL16:
+      return Kind::kBool;
     case MPI_BYTE: case MPI_PACKED: return Kind::kByte;
     case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_2INT: case MPI_SHORT_INT:
     case MPI_LONG_DOUBLE_INT: case MPI_2REAL: case MPI_2DOUBLE_PRECISION: case MPI_2INTEGER:
@@ -158,12 +161,16 @@ int64_t element_bytes(MPI_Datatype t, bool packed) {
     case MPI_SHORT_INT: return packed ? sizeof(short) + 4 : sizeof(Pair<short>);
     case MPI_LONG_DOUBLE_INT: return packed ? sizeof(long double) + 4 : sizeof(Pair<long double>);
     case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_PACKED: case MPI_INT8_T:
-    case MPI_UINT8_T: case MPI_C_BOOL: case MPI_CHARACTER: case MPI_INTEGER1:
+    case MPI_UINT8_T: case MPI_C_BOOL: case MPI_CHARACTER: case MPI_INTEGER1: case MPI_CXX_BOOL: case MPI_LOGICAL1:
       return 1;
-    case MPI_INTEGER2: return 2;
-    case MPI_INTEGER: case MPI_INTEGER4: case MPI_REAL: case MPI_REAL4: case MPI_LOGICAL: return 4;
-    case MPI_INTEGER8: case MPI_DOUBLE_PRECISION: case MPI_REAL8: case MPI_COMPLEX: case MPI_COMPLEX8: return 8;
-    case MPI_INTEGER16: case MPI_REAL16: case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16: return 16;
+    case MPI_INTEGER2: case MPI_LOGICAL2: return 2;
+    case MPI_INTEGER: case MPI_INTEGER4: case MPI_REAL: case MPI_REAL4: case MPI_LOGICAL: case MPI_LOGICAL4: return 4;
+    case MPI_INTEGER8: case MPI_DOUBLE_PRECISION: case MPI_REAL8: case MPI_COMPLEX: case MPI_COMPLEX8:
+    case MPI_LOGICAL8: case MPI_CXX_FLOAT_COMPLEX:
+      return 8;
+    case MPI_INTEGER16: case MPI_REAL16: case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16: case MPI_LOGICAL16:
+    case MPI_CXX_DOUBLE_COMPLEX:
+      return 16;
     case MPI_COMPLEX32: return 32;
     case MPI_SHORT: case MPI_UNSIGNED_SHORT: case MPI_INT16_T: case MPI_UINT16_T: return 2;
     case MPI_INT: case MPI_UNSIGNED: case MPI_INT32_T: case MPI_UINT32_T: case MPI_FLOAT: return 4;
@@ -172,7 +179,7 @@ int64_t element_bytes(MPI_Datatype t, bool packed) {
       return 8;
     case MPI_C_DOUBLE_COMPLEX: return 16;
     case MPI_LONG_DOUBLE: return sizeof(long double);
-    case MPI_C_LONG_DOUBLE_COMPLEX: return 2 * sizeof(long double);
+    case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX: return 2 * sizeof(long double);
     default: return 0;
   }
 }
@@ -183,18 +190,19 @@ int64_t element_bytes(MPI_Datatype t, bool packed) {
 Reducer elementwise_reducer(MPI_Op op, MPI_Datatype t) {
   switch (t) {
     case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_INT8_T: case MPI_INTEGER1: return integer<int8_t>(op);
-    case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_PACKED: case MPI_UINT8_T: case MPI_C_BOOL:
+    case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_PACKED: case MPI_UINT8_T: case MPI_C_BOOL: case MPI_CXX_BOOL:
+    case MPI_LOGICAL1:
       return integer<uint8_t>(op);
-    case MPI_SHORT: case MPI_INT16_T: case MPI_INTEGER2: return integer<int16_t>(op);
+    case MPI_SHORT: case MPI_INT16_T: case MPI_INTEGER2: case MPI_LOGICAL2: return integer<int16_t>(op);
     case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: return integer<uint16_t>(op);
-    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: case MPI_INTEGER4: case MPI_LOGICAL:
+    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: case MPI_INTEGER4: case MPI_LOGICAL: case MPI_LOGICAL4:
       return integer<int32_t>(op);
     case MPI_UNSIGNED: case MPI_UINT32_T: return integer<uint32_t>(op);
     case MPI_LONG: case MPI_LONG_LONG: case MPI_INT64_T: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
-    case MPI_INTEGER8:
+    case MPI_INTEGER8: case MPI_LOGICAL8:
       return integer<int64_t>(op);
     case MPI_UNSIGNED_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: return integer<uint64_t>(op);
-    case MPI_INTEGER16: return integer<__int128>(op);
+    case MPI_INTEGER16: case MPI_LOGICAL16: return integer<__int128>(op);
     case MPI_FLOAT: case MPI_REAL: case MPI_REAL4: return arith<float>(op);
     case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8: return arith<double>(op);
     case MPI_LONG_DOUBLE: return arith<long double>(op);
@@ -207,9 +215,11 @@ Reducer elementwise_reducer(MPI_Op op, MPI_Datatype t) {
 void run(MPI_Op op, MPI_Datatype t, const void* in, void* io, int64_t n, bool packed) {
   if (Reducer r = elementwise_reducer(op, t)) return r(in, io, n);
   switch (t) {
-    case MPI_C_FLOAT_COMPLEX: case MPI_COMPLEX: case MPI_COMPLEX8: return complex<float>(op, in, io, n);
-    case MPI_C_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16: return complex<double>(op, in, io, n);
-    case MPI_C_LONG_DOUBLE_COMPLEX: return complex<long double>(op, in, io, n);
+    case MPI_C_FLOAT_COMPLEX: case MPI_COMPLEX: case MPI_COMPLEX8: case MPI_CXX_FLOAT_COMPLEX:
+      return complex<float>(op, in, io, n);
+    case MPI_C_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16: case MPI_CXX_DOUBLE_COMPLEX:
+      return complex<double>(op, in, io, n);
+    case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX: return complex<long double>(op, in, io, n);
     case MPI_COMPLEX32: return complex_quad(op, in, io, n);
     case MPI_FLOAT_INT: return loc<float>(op, in, io, n, packed);
     case MPI_DOUBLE_INT: return loc<double>(op, in, io, n, packed);

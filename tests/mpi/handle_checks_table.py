@@ -32,6 +32,8 @@ ROOT_ONLY = {("MPI_Comm_spawn", "info"), ("MPI_Comm_spawn_multiple", "array_of_i
 SKIPPED = {"MPI_Abort", "MPI_Finalize", "MPI_Init", "MPI_Init_thread"}  # end or start the job
 # The tools interface returns its own codes (MPI_T_ERR_*) and needs MPI_T_init_thread: not here.
 SKIPPED_PREFIX = "MPI_T_"
+# MPI_x_toint returns the handle's integer, not an error code (MPI 5.0 section 20.3).
+SKIPPED_SUFFIX = "_toint"
 COUNT_NAME = re.compile(r"(^|_)(count|incount|n|size|ndims|maxdims|maxindex|maxedges|maxneighbors|"
                         r"max_integers|max_addresses|max_datatypes|indegree|outdegree|nnodes)$")
 
@@ -108,7 +110,7 @@ def main():
     rows, functions = [], []
     for m in re.finditer(r"(?<!typedef )\b(int|double) (MPI_\w+)\(([^()]*)\);", text):
         fn, params = m.group(2), parameters(m.group(3))
-        if fn in SKIPPED or fn.startswith(SKIPPED_PREFIX):
+        if fn in SKIPPED or fn.startswith(SKIPPED_PREFIX) or fn.endswith(SKIPPED_SUFFIX):
             continue
         for i, (ctype, name, array) in enumerate(params):
             kind = handle_of(ctype)

@@ -80,6 +80,17 @@ static void check_hw_guided(void) {
   MPI_OK(MPI_Comm_rank(shared, &shared_rank));
   CHECK_EQ(hw_rank, shared_rank);
   MPI_OK(MPI_Comm_free(&hw));
+
+  /* MPI 5.0's MPI_COMM_TYPE_RESOURCE_GUIDED takes the same mpi_hw_resource_type guide. */
+  MPI_Info resource;
+  MPI_Comm by_resource = MPI_COMM_NULL;
+  MPI_OK(MPI_Info_create(&resource));
+  MPI_OK(MPI_Info_set(resource, "mpi_hw_resource_type", "mpi_shared_memory"));
+  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, rank, resource, &by_resource));
+  MPI_OK(MPI_Info_free(&resource));
+  CHECK(by_resource != MPI_COMM_NULL);
+  CHECK(same_group(by_resource, shared));
+  MPI_OK(MPI_Comm_free(&by_resource));
   MPI_OK(MPI_Comm_free(&shared));
 
   /* No info, no key, a value the implementation does not know: MPI_COMM_NULL everywhere. */
