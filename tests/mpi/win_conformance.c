@@ -20,7 +20,7 @@
 static int rank, nranks;
 
 static void whole_call_accumulates(void) {
-  enum { kMax = 64, kRounds = 4000 };
+  enum { kMax = 64, kRounds = 600 };
   const int sizes[] = {16, 64};
   for (int s = 0; s < 2; ++s) {
     int n = sizes[s];
@@ -94,7 +94,7 @@ static void windows_on_malloc_freed(void) {
 }
 
 static void accumulate_flush_local_loop(void) {
-  enum { kCount = 1 << 18, kIters = 8 };
+  enum { kCount = 1 << 12, kIters = 8 };
   int* base;
   MPI_Win win;
   MPI_OK(MPI_Win_allocate((MPI_Aint)kCount * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
