@@ -138,6 +138,13 @@ class ActiveMessages {
   virtual void set_handler(Handler handler) = 0;
   virtual size_t max_payload() const = 0;
   virtual Status send(int pe, const void* payload, size_t len) = 0;
+  // Sends only if the transport takes the message at once; `*sent` false: nothing was sent (no
+  // room until the target consumes), try again after progress. A transport that never waits
+  // keeps this default.
+  virtual Status try_send(int pe, const void* payload, size_t len, bool* sent) {
+    *sent = true;
+    return send(pe, payload, len);
+  }
 };
 
 // Optional capability: memory registered by one PE only — user buffers it exposes to peers (MPI

@@ -215,6 +215,7 @@ class UcxBackend final : public Backend,
   void set_handler(ActiveMessages::Handler handler) override;
   size_t max_payload() const override { return max_am_payload_; }
   Status send(int pe, const void* payload, size_t len) override;
+  Status try_send(int pe, const void* payload, size_t len, bool* sent) override;
 
  private:
   struct Peer {
@@ -299,6 +300,10 @@ class UcxBackend final : public Backend,
   // Returns an error only when the request failed at once; else it completes by the next quiet().
   template <typename Describe>
   Status defer(ucs_status_ptr_t request, int pe, const char* call, size_t bytes, Describe&& what);
+  // An active message; `at_once`: never waits for the peer (a copy stays in flight if needed).
+  Status am_send(int pe, const void* payload, size_t len, bool at_once, bool* sent);
+  // Frees the copies of active messages UCX has completed (all of them: `wait_all`).
+  Status reap_messages_in_flight(bool wait_all);
   // Marks an operation to `pe` posted: the next quiet flushes that endpoint.
   void issued_to(int pe) { peers_[static_cast<size_t>(pe)].issued.fetch_add(1, std::memory_order_release); }
   Status flush_endpoints();
@@ -355,6 +360,15 @@ class UcxBackend final : public Backend,
   ActiveMessages::Handler am_handler_;
   std::deque<ReceivedMessage> am_queue_;
   std::atomic<size_t> am_queued_{0};
+  // Active messages sent without waiting whose copy UCX still holds (under mutex_), in order.
+  struct MessageInFlight {
+    void* request;
+    std::unique_ptr<char[]> copy;
+    int pe;
+    size_t len;
+  };
+  std::deque<MessageInFlight> am_in_flight_;
+  std::atomic<size_t> am_in_flight_count_{0};
 };
 
 UcxBackend::UcxBackend(const StartInfo& info)
@@ -1074,7 +1088,9 @@ Status UcxBackend::fence() {
 }
 
 Status UcxBackend::quiet() {
-  Status result = flush_endpoints();
+  Status result = reap_messages_in_flight(true);
+  Status flushed = flush_endpoints();
+  if (result.is_ok()) result = flushed;
   std::vector<PendingRequest> pending;
   // Without the lock when nothing is posted: a get this thread issued shows in pending_posted_,
   // and one another quiet took, in pending_taken_ (counted before pending_posted_ is cleared).
@@ -1101,6 +1117,10 @@ Status UcxBackend::quiet() {
 
 void UcxBackend::progress() {
   ucp_worker_progress(worker_);
+  if (am_in_flight_count_.load(std::memory_order_acquire) != 0) {
+    Status st = reap_messages_in_flight(false);
+    if (!st.is_ok()) log::fatal("%s", st.message().c_str());
+  }
   if (am_queued_.load(std::memory_order_acquire) != 0) deliver_active_messages();
 }
 
@@ -1158,6 +1178,16 @@ void UcxBackend::set_handler(ActiveMessages::Handler handler) {
 }
 
 Status UcxBackend::send(int pe, const void* payload, size_t len) {
+  bool sent = false;
+  return am_send(pe, payload, len, false, &sent);
+}
+
+Status UcxBackend::try_send(int pe, const void* payload, size_t len, bool* sent) {
+  return am_send(pe, payload, len, true, sent);
+}
+
+Status UcxBackend::am_send(int pe, const void* payload, size_t len, bool at_once, bool* sent) {
+  *sent = false;
   if (len > max_am_payload_) {
     return invalid_argument("ucx: active message of " + std::to_string(len) + " bytes to PE " + std::to_string(pe) +
                             " exceeds max_payload() = " + std::to_string(max_am_payload_) +
@@ -1169,12 +1199,65 @@ Status UcxBackend::send(int pe, const void* payload, size_t len) {
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   param.flags = UCP_AM_SEND_FLAG_EAGER;
+  auto what = [&] { return "ucp_am_send_nbx of " + std::to_string(len) + " bytes to PE " + std::to_string(pe); };
+  if (at_once) {
+    // UCX sends now (UCS_ERR_NO_RESOURCE: its queue to the peer is full, or the endpoint is
+    // still being wired up). Else a copy goes, completed by progress() or quiet(): the caller
+    // never waits for the peer. Behind a message in flight, the copy at once (fewer reorders).
+    ucs_status_ptr_t req = UCS_STATUS_PTR(UCS_ERR_NO_RESOURCE);
+    if (am_in_flight_count_.load(std::memory_order_acquire) == 0) {
+      ucp_request_param_t now = param;
+      now.op_attr_mask |= UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+      req = ucp_am_send_nbx(ep, kAmId, &am_header_, sizeof am_header_, payload, len, &now);
+    }
+    if (!UCS_PTR_IS_ERR(req) || UCS_PTR_STATUS(req) != UCS_ERR_NO_RESOURCE) {
+      issued_to(pe);
+      Status st = complete(req, what);
+      *sent = st.is_ok();
+      return st;
+    }
+    std::unique_ptr<char[]> copy(new char[len]);
+    std::memcpy(copy.get(), payload, len);
+    req = ucp_am_send_nbx(ep, kAmId, &am_header_, sizeof am_header_, copy.get(), len, &param);
+    issued_to(pe);
+    if (UCS_PTR_IS_ERR(req)) return ucx_error(UCS_PTR_STATUS(req), what());
+    *sent = true;
+    if (req == nullptr) return Status::ok();
+    std::lock_guard<std::mutex> lock(mutex_);
+    am_in_flight_.push_back(MessageInFlight{req, std::move(copy), pe, len});
+    am_in_flight_count_.store(am_in_flight_.size(), std::memory_order_release);
+    return Status::ok();
+  }
   ucs_status_ptr_t req = ucp_am_send_nbx(ep, kAmId, &am_header_, sizeof am_header_, payload, len, &param);
   issued_to(pe);
   // The payload is reusable on return.
-  return complete(req, [&] {
-    return "ucp_am_send_nbx of " + std::to_string(len) + " bytes to PE " + std::to_string(pe);
-  });
+  Status st = complete(req, what);
+  *sent = st.is_ok();
+  return st;
+}
+
+Status UcxBackend::reap_messages_in_flight(bool wait_all) {
+  Status result = Status::ok();
+  unsigned idle = 0;
+  while (am_in_flight_count_.load(std::memory_order_acquire) != 0) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      while (!am_in_flight_.empty()) {
+        MessageInFlight& m = am_in_flight_.front();
+        ucs_status_t st = ucp_request_check_status(m.request);
+        if (st == UCS_INPROGRESS) break;
+        ucp_request_free(m.request);
+        if (st != UCS_OK && result.is_ok()) {
+          result = ucx_error(st, "ucp_am_send_nbx of " + std::to_string(m.len) + " bytes to PE " + std::to_string(m.pe));
+        }
+        am_in_flight_.pop_front();
+      }
+      am_in_flight_count_.store(am_in_flight_.size(), std::memory_order_release);
+    }
+    if (!wait_all) break;
+    poll(&idle);
+  }
+  return result;
 }
 
 // ---- state ----

@@ -110,34 +110,39 @@ size_t MailboxRings::max_payload() const {
   return layout_.slot_bytes - sizeof(SlotHeader);
 }
 
-Status MailboxRings::send(int pe, HandlerId id, const void* payload, size_t len) {
+Status MailboxRings::try_send(int pe, HandlerId id, const void* payload, size_t len, bool* sent) {
+  *sent = false;
   if (len > max_payload()) {
     return invalid_argument("am::send: PE " + std::to_string(my_pe_) + ": a " + std::to_string(len) +
                             "-byte message to PE " + std::to_string(pe) + " exceeds the mailbox slot payload of " +
                             std::to_string(max_payload()) + " bytes (GASKET_AM_SLOT_BYTES)");
   }
+  std::lock_guard<std::mutex> lock(send_mutex_);
+  uint64_t seq = sent_[static_cast<size_t>(pe)];
+  if (seq - acked_[pe].load(std::memory_order_acquire) >= layout_.slots) return Status::ok();
+  SlotHeader h{seq, received_[pe].load(std::memory_order_relaxed), static_cast<uint32_t>(len), id, 0, 0};
+  std::memcpy(out_.data(), &h, sizeof h);
+  if (len > 0) std::memcpy(out_.data() + sizeof h, payload, len);
+  uint64_t offset = layout_.ring_offset(my_pe_) + (seq % layout_.slots) * layout_.slot_bytes;
+  Status st = notify_.put_notify(pe, backend::RemoteAddress{segment_, offset}, out_.data(), sizeof h + len,
+                                 static_cast<uint32_t>(seq) & kSeqMask);
+  if (!st.is_ok()) return st;
+  sent_[static_cast<size_t>(pe)] = seq + 1;
+  // The ack just travelled: the explicit credit is due only after another half ring.
+  uint64_t prev = credit_returned_[pe].load(std::memory_order_relaxed);
+  while (prev < h.ack && !credit_returned_[pe].compare_exchange_weak(prev, h.ack)) {
+  }
+  ++sent_total_;
+  *sent = true;
+  return Status::ok();
+}
+
+Status MailboxRings::send(int pe, HandlerId id, const void* payload, size_t len) {
   bool starved = false;
   for (;;) {
-    {
-      std::lock_guard<std::mutex> lock(send_mutex_);
-      uint64_t seq = sent_[static_cast<size_t>(pe)];
-      if (seq - acked_[pe].load(std::memory_order_acquire) < layout_.slots) {
-        SlotHeader h{seq, received_[pe].load(std::memory_order_relaxed), static_cast<uint32_t>(len), id, 0, 0};
-        std::memcpy(out_.data(), &h, sizeof h);
-        if (len > 0) std::memcpy(out_.data() + sizeof h, payload, len);
-        uint64_t offset = layout_.ring_offset(my_pe_) + (seq % layout_.slots) * layout_.slot_bytes;
-        Status st = notify_.put_notify(pe, backend::RemoteAddress{segment_, offset}, out_.data(), sizeof h + len,
-                                       static_cast<uint32_t>(seq) & kSeqMask);
-        if (!st.is_ok()) return st;
-        sent_[static_cast<size_t>(pe)] = seq + 1;
-        // The ack just travelled: the explicit credit is due only after another half ring.
-        uint64_t prev = credit_returned_[pe].load(std::memory_order_relaxed);
-        while (prev < h.ack && !credit_returned_[pe].compare_exchange_weak(prev, h.ack)) {
-        }
-        ++sent_total_;
-        return Status::ok();
-      }
-    }
+    bool sent = false;
+    Status st = try_send(pe, id, payload, len, &sent);
+    if (!st.is_ok() || sent) return st;
     if (!starved) ++starved_sends_;
     starved = true;
     // Serves our own rings too meanwhile: the target may be waiting on us.
@@ -211,16 +216,33 @@ NativeMessages::NativeMessages(backend::ActiveMessages& am) : am_(am) {
 
 size_t NativeMessages::max_payload() const { return am_.max_payload() - kNativeHeaderBytes; }
 
-Status NativeMessages::send(int pe, HandlerId id, const void* payload, size_t len) {
+Status NativeMessages::framed(int pe, HandlerId id, const void* payload, size_t len, std::vector<char>* out) const {
   if (len > max_payload()) {
     return invalid_argument("am::send: a " + std::to_string(len) + "-byte message to PE " + std::to_string(pe) +
                             " exceeds the backend's active-message payload of " + std::to_string(max_payload()) + " bytes");
   }
-  std::vector<char> buf(kNativeHeaderBytes + len);
-  std::memcpy(buf.data(), &id, sizeof id);
-  if (len > 0) std::memcpy(buf.data() + kNativeHeaderBytes, payload, len);
+  out->resize(kNativeHeaderBytes + len);
+  std::memcpy(out->data(), &id, sizeof id);
+  if (len > 0) std::memcpy(out->data() + kNativeHeaderBytes, payload, len);
+  return Status::ok();
+}
+
+Status NativeMessages::send(int pe, HandlerId id, const void* payload, size_t len) {
+  std::vector<char> buf;
+  Status st = framed(pe, id, payload, len, &buf);
+  if (!st.is_ok()) return st;
   ++sent_;
   return am_.send(pe, buf.data(), buf.size());
+}
+
+Status NativeMessages::try_send(int pe, HandlerId id, const void* payload, size_t len, bool* sent) {
+  *sent = false;
+  std::vector<char> buf;
+  Status st = framed(pe, id, payload, len, &buf);
+  if (!st.is_ok()) return st;
+  st = am_.try_send(pe, buf.data(), buf.size(), sent);
+  if (*sent) ++sent_;
+  return st;
 }
 
 std::string NativeMessages::describe() const {

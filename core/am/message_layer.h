@@ -66,6 +66,10 @@ class MessageLayer {
   void register_handler(HandlerId id, Handler handler);
   // Delivers `payload` to handler `id` on `pe`; waits (progressing) while out of credits.
   virtual Status send(int pe, HandlerId id, const void* payload, size_t len) = 0;
+  // Like send, but never waits: `*sent` false when the channel to `pe` has no room now (no
+  // credit); nothing was sent then, and the caller retries after progress (MPI's non-blocking
+  // sends queue such packets rather than wait for a receiver that may not be calling).
+  virtual Status try_send(int pe, HandlerId id, const void* payload, size_t len, bool* sent) = 0;
   virtual size_t max_payload() const = 0;
   virtual std::string describe() const = 0;
   // Runs the handlers of messages received so far (not when already inside a handler).
@@ -100,6 +104,7 @@ class MailboxRings final : public MessageLayer {
   MailboxRings(backend::Backend& backend, backend::RemoteNotify& notify, backend::SegmentId segment,
                char* internal_base, const MailboxLayout& layout, int my_pe, WaitUntil wait_until);
   Status send(int pe, HandlerId id, const void* payload, size_t len) override;
+  Status try_send(int pe, HandlerId id, const void* payload, size_t len, bool* sent) override;
   size_t max_payload() const override;
   std::string describe() const override;
   MailboxStats stats() const;
@@ -129,10 +134,13 @@ class NativeMessages final : public MessageLayer {
  public:
   explicit NativeMessages(backend::ActiveMessages& am);
   Status send(int pe, HandlerId id, const void* payload, size_t len) override;
+  Status try_send(int pe, HandlerId id, const void* payload, size_t len, bool* sent) override;
   size_t max_payload() const override;
   std::string describe() const override;
 
  private:
+  // The message with its header in front (the handler id), for the backend.
+  Status framed(int pe, HandlerId id, const void* payload, size_t len, std::vector<char>* out) const;
   backend::ActiveMessages& am_;
   std::atomic<uint64_t> sent_{0};
 };

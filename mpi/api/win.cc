@@ -696,16 +696,21 @@ int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, voi
   const char* call = "MPI_Compare_and_swap";
   return api::win_call(call, win, [&](Context& c, Guard&, Window& w) -> Error {
     const dt::Datatype* t = c.types().find_committed(datatype);
-    if (t != nullptr && t->predefined && origin_addr != nullptr && compare_addr != nullptr && result_addr != nullptr &&
+    // MPI 4.1 12.3.4: C and Fortran integers, logicals, multi-language types and bytes only.
+    alignas(16) char probe[32] = {};
+    bool allowed = t != nullptr && t->predefined && t->size > 0 && t->size <= 16 &&
+                   (gasket::mpi::op::apply_predefined(MPI_BOR, datatype, probe, probe, 0) ||
+                    gasket::mpi::op::apply_predefined(MPI_LOR, datatype, probe, probe, 0));
+    if (allowed && origin_addr != nullptr && compare_addr != nullptr && result_addr != nullptr &&
         target_rank >= 0 && target_rank < w.size() &&
         w.atomic_direct(MPI_REPLACE, datatype, static_cast<int>(t->size), 1, origin_addr, result_addr, target_rank,
                         target_disp, compare_addr)) {
       return Error::ok();
     }
     Error e = api::check_target(w, target_rank, call);
-    if (e.is_ok() && (t == nullptr || !t->predefined || t->size == 0 || t->size > 16)) {
-      e = error(MPI_ERR_TYPE, "%s: rank %d: %s: datatype %d is not a predefined type of at most 16 bytes", call, w.rank(),
-                w.label().c_str(), datatype);
+    if (e.is_ok() && !allowed) {
+      e = error(MPI_ERR_TYPE, "%s: rank %d: %s: datatype %d is not a predefined integer, logical, multi-language or byte type",
+                call, w.rank(), w.label().c_str(), datatype);
     }
     if (e.is_ok() && (origin_addr == nullptr || compare_addr == nullptr || result_addr == nullptr)) {
       e = error(MPI_ERR_BUFFER, "%s: rank %d: a NULL buffer", call, w.rank());
@@ -833,7 +838,12 @@ int PMPI_Win_flush_all(MPI_Win win) { return flush("MPI_Win_flush_all", -1, win)
 int PMPI_Win_flush_local_all(MPI_Win win) { return flush("MPI_Win_flush_local_all", -1, win); }
 
 int PMPI_Win_sync(MPI_Win win) {
-  return api::win_call("MPI_Win_sync", win, [&](Context&, Guard&, Window&) -> Error {
+  return api::win_call("MPI_Win_sync", win, [&](Context&, Guard&, Window& w) -> Error {
+    // Only inside an epoch (MPI_ERR_RMA_SYNC otherwise, listed in mpi/win/README.md).
+    if (!w.any_epoch()) {
+      return error(MPI_ERR_RMA_SYNC, "MPI_Win_sync: rank %d: %s: no epoch is open (lock, lock_all, fence, start or post)",
+                   w.rank(), w.label().c_str());
+    }
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return Error::ok();
   });

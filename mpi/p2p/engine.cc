@@ -128,9 +128,9 @@ void Engine::shutdown() {
 bool Engine::send_packet(int pe, Header h, const void* body, size_t body_len, const void* data, size_t data_len,
                          Request* complete_on_send) {
   h.len = static_cast<uint32_t>(body_len + data_len);
-  if (shm(pe)) {
+  if (!late(pe)) {
     auto& q = pending_[static_cast<size_t>(pe)];
-    if (q.empty() && rings_->try_send(pe, h, body, body_len, data, data_len)) {
+    if (q.empty() && try_channel(pe, h, body, body_len, data, data_len)) {
       if (complete_on_send != nullptr) complete_send(complete_on_send);
       return true;
     }
@@ -142,7 +142,7 @@ bool Engine::send_packet(int pe, Header h, const void* body, size_t body_len, co
   }
   h.seq = am_sent_seq_[static_cast<size_t>(pe)]++;
   size_t len = sizeof h + body_len + data_len;
-  if (late(pe)) {
+  {
     std::vector<char> packet(len);
     std::memcpy(packet.data(), &h, sizeof h);
     if (body_len > 0) std::memcpy(packet.data() + sizeof h, body, body_len);
@@ -152,13 +152,20 @@ bool Engine::send_packet(int pe, Header h, const void* body, size_t body_len, co
     if (complete_on_send != nullptr) complete_send(complete_on_send);
     return true;
   }
+}
+
+bool Engine::try_channel(int pe, Header h, const void* body, size_t body_len, const void* data, size_t data_len) {
+  if (shm(pe)) return rings_->try_send(pe, h, body, body_len, data, data_len);
+  h.seq = am_sent_seq_[static_cast<size_t>(pe)];
+  size_t len = sizeof h + body_len + data_len;
   std::memcpy(am_out_.data(), &h, sizeof h);
   if (body_len > 0) std::memcpy(am_out_.data() + sizeof h, body, body_len);
   if (data_len > 0) std::memcpy(am_out_.data() + sizeof h + body_len, data, data_len);
-  Status st = core::Runtime::get()->messages()->send(pe, kMpiHandler, am_out_.data(), len);
+  bool sent = false;
+  Status st = core::Runtime::get()->messages()->try_send(pe, kMpiHandler, am_out_.data(), len, &sent);
   if (!st.is_ok()) log::fatal("MPI: sending a %zu-byte packet to PE %d failed: %s", len, pe, st.message().c_str());
-  if (complete_on_send != nullptr) complete_send(complete_on_send);
-  return true;
+  if (sent) ++am_sent_seq_[static_cast<size_t>(pe)];
+  return sent;
 }
 
 // Every per-peer table covers PEs [0, n): new entries start empty (no credit used, sequence 0).
@@ -190,7 +197,7 @@ void Engine::drain_pending(int pe) {
   auto& q = pending_[static_cast<size_t>(pe)];
   while (!q.empty()) {
     PendingPacket& p = q.front();
-    if (!rings_->try_send(pe, p.header, p.body.data(), p.body.size(), p.data, p.data_len)) return;
+    if (!try_channel(pe, p.header, p.body.data(), p.body.size(), p.data, p.data_len)) return;
     Request* r = p.complete_on_send;
     q.pop_front();
     if (r != nullptr) complete_send(r);
@@ -799,11 +806,11 @@ bool Engine::send_now(int pe, uint32_t context, int src_rank, int tag, const voi
   h.tag = tag;
   h.context = context;
   h.src_rank = src_rank;
-  if (shm(pe)) {
-    h.len = static_cast<uint32_t>(bytes);
-    if (!pending_[static_cast<size_t>(pe)].empty() || !rings_->try_send(pe, h, nullptr, 0, data, bytes)) return false;
-  } else {
+  h.len = static_cast<uint32_t>(bytes);
+  if (late(pe)) {
     send_packet(pe, h, nullptr, 0, data, bytes, nullptr);
+  } else if (!pending_[static_cast<size_t>(pe)].empty() || !try_channel(pe, h, nullptr, 0, data, bytes)) {
+    return false;  // the channel is full: the caller's request queues the packet
   }
   outstanding += cost;
   return true;

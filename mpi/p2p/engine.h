@@ -171,9 +171,12 @@ class Engine {
   size_t eager_limit(int pe) const { return late(pe) ? kLateEagerLimit : shm(pe) ? shm_eager_ : am_eager_; }
   // A receiver's budget of unexpected eager bytes from this sender (unbounded across jobs).
   size_t eager_budget(int pe) const { return late(pe) ? SIZE_MAX / 2 : eager_budget_; }
-  // Sends (or queues behind earlier packets while the ring is full). True when sent now.
+  // Sends (or queues behind earlier packets while the channel — the ring, or the active
+  // messages' credit — is full: never waits for the receiver). True when sent now.
   bool send_packet(int pe, Header h, const void* body, size_t body_len, const void* data, size_t data_len,
                    Request* complete_on_send);
+  // One packet into the channel of `pe` (not a late peer) if it takes it now; false: not sent.
+  bool try_channel(int pe, Header h, const void* body, size_t body_len, const void* data, size_t data_len);
   void send_control(int pe, Kind kind, const void* body, size_t body_len);
   void drain_pending(int pe);
   // Sizes every per-peer table (pending packets, credit, sequences, zones) for PEs [0, n): from
@@ -317,7 +320,7 @@ class Engine {
   size_t split_pull_ = 0;    // GASKET_MPI_SPLIT_PULL
   std::vector<int32_t> pids_;
 
-  std::vector<std::deque<PendingPacket>> pending_;  // per target, behind a full ring
+  std::vector<std::deque<PendingPacket>> pending_;  // per target, behind a full channel (in order)
   std::vector<int> pending_targets_;
 
   // Eager budget (see the top): bytes this PE may have outstanding to each receiver, those

@@ -142,6 +142,9 @@ uint64_t update_word(char* alias, char* cpu, int pe, size_t width, MPI_Op op, MP
 // Element widths CPU atomics take (a narrower element changes inside its aligned 8-byte word).
 bool cpu_width(size_t width) { return width == 1 || width == 2 || width == 4 || width == 8; }
 
+// `bytes` at address `at` touch more than one aligned 8-byte word (UINT64_MAX: several pieces).
+bool spans_words(uint64_t at, uint64_t bytes) { return bytes == UINT64_MAX || (bytes > 0 && at / 8 != (at + bytes - 1) / 8); }
+
 // A 4- or 8-byte element as a word (little-endian: the low bytes) and back; fixed-size copies
 // the compiler inlines (a copy of `width` bytes is a library call).
 uint64_t word_of(const char* p, size_t width) {
@@ -244,6 +247,7 @@ struct Window::Location {
   const Region* region = nullptr;
   int64_t offset = 0;  // of the target buffer's start within the region (may be < 0 with a negative lb)
   bool empty = false;
+  bool spans = false;  // the range goes on into adjacent attached regions (dynamic windows)
 };
 
 Window::Window(int flavor, MPI_Comm comm, std::shared_ptr<const comm::Group> group, int rank,
@@ -484,7 +488,11 @@ bool Window::atomic_direct(MPI_Op op, MPI_Datatype basic, int width, int64_t cou
     uint64_t old = update_word(nullptr, p, t.pe, w, op, basic, operand, result != nullptr, "");
     if (result != nullptr) store_word(static_cast<char*>(result), old, w);
   } else {
+    // Wider than one word: whole for concurrent accumulates of the same elements (accumulate()).
+    bool whole = locks_[static_cast<size_t>(rank)] != LockState::kExclusive && spans_words(reinterpret_cast<uintptr_t>(p), bytes);
+    if (whole) acquire_acc_lock(rank);
     update_elements(p, w, count, op, basic, static_cast<const char*>(origin), static_cast<char*>(result));
+    if (whole) release_acc_lock(rank);
   }
   return true;
 }
@@ -601,6 +609,7 @@ Error Window::resolve(int rank, int64_t disp, int64_t target_count, const dataty
       if (r.contains(addr, len) || spans_from(r)) {
         loc->region = &r;
         loc->offset = static_cast<int64_t>(start - r.base);
+        loc->spans = !r.contains(addr, len);
         if (dynamic) set_fast(t, r);
         return Error::ok();
       }
@@ -794,31 +803,90 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
   Error e = check_access(rank, call);
   if (e.is_ok()) e = check_signature(elements * basic_size, target_count * target_type.size, call, rank_);
   Location loc;
-  if (e.is_ok()) e = resolve(rank, disp, target_count, target_type, call, &loc);
+  if (e.is_ok()) e = resolve(rank, disp, target_count, target_type, call, &loc, true);
   if (!e.is_ok() || loc.empty) return e;
   // The target's pieces: one for a contiguous type (no allocation on this path).
   Chunks listed;
-  std::pair<int64_t, int64_t> whole{target_type.true_lb, target_count * target_type.size};
+  std::pair<int64_t, int64_t> one_piece{target_type.true_lb, target_count * target_type.size};
   if (!target_type.contiguous()) listed = chunks_of(target_type, target_count);
-  const std::pair<int64_t, int64_t>* first = target_type.contiguous() ? &whole : listed.data();
+  const std::pair<int64_t, int64_t>* first = target_type.contiguous() ? &one_piece : listed.data();
   size_t pieces = target_type.contiguous() ? 1 : listed.size();
   const Region& r = *loc.region;
   size_t width = static_cast<size_t>(basic_size);
-  // Per element, one atomic: the CPU's (cpu_word) or the core's on a 4/8-byte word of a segment
-  // (every path).
+  // Under an exclusive lock nobody else touches the target: whole chunks at once. Elements that
+  // are not words take the target's accumulate lock — decided per element location, so that
+  // every origin treats one location alike.
+  bool exclusive = locks_[static_cast<size_t>(rank)] == LockState::kExclusive;
+  bool chunks_at_once = !cpu_width(width) || (exclusive && elements > 1);
+  // A call wider than one word holds the accumulate lock throughout, so that a concurrent
+  // accumulate or get_accumulate of the same elements sees it whole (each element still updated
+  // atomically, for the single-word atomics that take no lock).
+  bool whole = !exclusive && (loc.spans || (!chunks_at_once && spans_words(r.base + static_cast<uint64_t>(loc.offset + first[0].first),
+                                                                            pieces == 1 ? static_cast<uint64_t>(first[0].second) : UINT64_MAX)));
+  // Pieces [f, f + n) in `at`'s region, from packed element k on.
+  auto apply = [&](const Location& at, const std::pair<int64_t, int64_t>* f, size_t n, int64_t k) {
+    const char* in = origin_packed != nullptr ? origin_packed + k * basic_size : nullptr;
+    char* out = result_packed != nullptr ? result_packed + k * basic_size : nullptr;
+    if (chunks_at_once) return accumulate_locked(at, Chunks(f, f + n), in, basic, basic_size, op, out, !exclusive && !whole, call);
+    return accumulate_elements(at, f, n, in, basic, basic_size, op, out, !exclusive && !whole, call);
+  };
+  if (!loc.spans) {
+    if (whole) acquire_acc_lock(rank);
+    e = apply(loc, first, pieces, 0);
+    if (whole) release_acc_lock(rank);
+    return e;
+  }
+  // A dynamic window's range over adjacent attached regions: each run of pieces in one region is
+  // applied there (an element may not straddle two regions).
+  const Target& t = targets_[static_cast<size_t>(rank)];
+  uint64_t start = r.base + static_cast<uint64_t>(loc.offset);
+  struct Run {
+    Location at;
+    Chunks pieces;
+    int64_t first_element;
+  };
+  std::vector<Run> runs;
+  int64_t k = 0;
+  for (size_t i = 0; i < pieces && e.is_ok(); ++i) {
+    auto [off, len] = first[i];
+    while (len > 0) {
+      const Region* in = region_at(t, start + static_cast<uint64_t>(off));
+      int64_t n = in == nullptr ? 0 : std::min<int64_t>(len, static_cast<int64_t>(in->base + in->size - (start + static_cast<uint64_t>(off))));
+      if (in == nullptr || n % basic_size != 0) {
+        return error(MPI_ERR_RMA_RANGE, "%s: rank %d: %s: target rank %d: an element at 0x%llx straddles two attached regions",
+                     call, rank_, label().c_str(), rank, static_cast<unsigned long long>(start + static_cast<uint64_t>(off)));
+      }
+      if (runs.empty() || runs.back().at.region != in) {
+        Location at = loc;
+        at.region = in;
+        at.offset = static_cast<int64_t>(start - in->base);
+        runs.push_back(Run{at, {}, k});
+      }
+      runs.back().pieces.emplace_back(off, n);
+      off += n;
+      len -= n;
+      k += n / basic_size;
+    }
+  }
+  if (whole) acquire_acc_lock(rank);
+  for (const Run& run : runs) {
+    e = apply(run.at, run.pieces.data(), run.pieces.size(), run.first_element);
+    if (!e.is_ok()) break;
+  }
+  if (whole) release_acc_lock(rank);
+  return e;
+}
+
+Error Window::accumulate_elements(const Location& loc, const std::pair<int64_t, int64_t>* first, size_t pieces,
+                                  const char* origin_packed, MPI_Datatype basic, int basic_size, MPI_Op op,
+                                  char* result_packed, bool take_lock, const char* call) {
+  const Region& r = *loc.region;
+  size_t width = static_cast<size_t>(basic_size);
   auto word_at = [&](int64_t off, char** alias, char** cpu) {
     *alias = r.alias != nullptr ? r.alias + loc.offset + off : nullptr;
     *cpu = cpu_word(loc, loc.offset + off, width);
     return (*alias != nullptr && width >= 4 && reinterpret_cast<uintptr_t>(*alias) % width == 0) || *cpu != nullptr;
   };
-  // Under an exclusive lock nobody else touches the target: whole chunks at once. Elements that
-  // are not words take the target's accumulate lock — decided per element location, so that
-  // every origin treats one location alike.
-  bool exclusive = locks_[static_cast<size_t>(rank)] == LockState::kExclusive;
-  if (!cpu_width(width) || (exclusive && elements > 1)) {
-    return accumulate_locked(loc, Chunks(first, first + pieces), origin_packed, basic, basic_size, op, result_packed,
-                             !exclusive, call);
-  }
   int pe = r.pe;
   int64_t k = 0;
   for (size_t piece = 0; piece < pieces; ++piece) {
@@ -831,7 +899,7 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
         while (b + run < len && !word_at(off + b + run, &alias, &cpu)) run += basic_size;
         Error e = accumulate_locked(loc, {{off + b, run}}, origin_packed ? origin_packed + k * basic_size : nullptr,
                                     basic, basic_size, op, result_packed ? result_packed + k * basic_size : nullptr,
-                                    !exclusive, call);
+                                    take_lock, call);
         if (!e.is_ok()) return e;
         b += run - basic_size;
         k += run / basic_size - 1;

@@ -194,6 +194,8 @@ class Window {
   Error flush(int rank);
   // In a passive-target epoch on `rank` (request-based operations need one).
   bool passive_epoch(int rank) const { return lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone; }
+  // Some epoch is open: a lock or lock_all, a fence's, a start or a post.
+  bool any_epoch() const { return lock_all_ || locks_held_ > 0 || fence_epoch_ || access_epoch_ || exposure_size_ >= 0; }
   // Collective end of the window: completes, waits for every member, releases the memory.
   Error free(const Waiter& wait, Arena& pool, const char* call);
 
@@ -216,6 +218,11 @@ class Window {
   Error accumulate_locked(const Location& loc, const std::vector<std::pair<int64_t, int64_t>>& chunks,
                           const char* origin, MPI_Datatype basic, int basic_size, MPI_Op op, char* result,
                           bool take_lock, const char* call);
+  // accumulate()'s element loop: one atomic per element (CPU or core), runs of elements that are
+  // not words under the accumulate lock (`take_lock`: not already held for the call).
+  Error accumulate_elements(const Location& loc, const std::pair<int64_t, int64_t>* first, size_t pieces,
+                            const char* origin_packed, MPI_Datatype basic, int basic_size, MPI_Op op,
+                            char* result_packed, bool take_lock, const char* call);
   uint64_t* control_word(int rank, size_t offset) const {
     return reinterpret_cast<uint64_t*>(targets_[static_cast<size_t>(rank)].control + offset);
   }
