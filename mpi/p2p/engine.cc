@@ -57,16 +57,27 @@ Status Engine::init() {
   // Same-node rings: room for shm_slots of the largest packet (the header, a rendezvous body and
   // the largest eager message); smaller packets take only their own lines.
   size_t max_packet = round_up(sizeof(Header) + sizeof(RtsBody) + options_.shm_eager_limit, ShmRings::kLine);
-  rings_bytes_ = round_up(ShmRings::region_bytes(n_pes_, options_.shm_slots, max_packet), 4096);
+  // Rings for the PEs of the largest node only: PEs of other nodes never write them.
+  std::vector<int> node_of_pe(n);
+  for (int pe = 0; pe < n_pes_; ++pe) node_of_pe[static_cast<size_t>(pe)] = rt->node_of(pe);
+  int node_pes = 1;
+  std::vector<uint32_t> node_slot = ShmRings::node_slots(node_of_pe, &node_pes);
+  rings_bytes_ = round_up(ShmRings::region_bytes(node_pes, options_.shm_slots, max_packet), 4096);
   size_t zones = n * options_.rndv_bounce;
   size_t total = rings_bytes_ + zones + round_up(n * kPidBytes, 64);
-  region_ = static_cast<char*>(gasket::sym_calloc(1, total, "MPI_Init"));
+  // Not sym_calloc: only the rings must start zeroed (their flag words). The rendezvous zones, one
+  // per peer, are written by a sender before they are read, so they take memory only once a
+  // rendezvous with that peer uses one (where the heap cannot give pages back, ucx, zeroing them
+  // made every peer cost its zone's 256 KiB at MPI_Init).
+  region_ = static_cast<char*>(gasket::sym_malloc(total, "MPI_Init"));
   if (region_ == nullptr) {
     return Status(StatusCode::kOutOfMemory,
                   "MPI_Init: the symmetric heap has no room for the " + std::to_string(total) +
                       " bytes of MPI rings and rendezvous zones (raise GASKET_HEAP_SIZE, or lower "
                       "GASKET_MPI_SHM_EAGER_LIMIT / GASKET_MPI_SHM_SLOTS / GASKET_MPI_RNDV_BOUNCE)");
   }
+  std::memset(region_, 0, rings_bytes_);
+  gasket::barrier_all();  // every PE's rings are zeroed before a peer writes into them
   std::vector<char*> peers(n, nullptr);
   for (int pe = 0; pe < n_pes_; ++pe) {
     peers[static_cast<size_t>(pe)] = static_cast<char*>(gasket::peer_pointer(region_, pe));
@@ -76,7 +87,8 @@ Status Engine::init() {
       any_backend_peer_ = true;
     }
   }
-  rings_ = std::make_unique<ShmRings>(std::move(peers), my_pe_, options_.shm_slots, max_packet, options_.shm_hot);
+  rings_ = std::make_unique<ShmRings>(std::move(peers), std::move(node_slot), node_pes, my_pe_, options_.shm_slots,
+                                      max_packet, options_.shm_hot);
   shm_eager_ = shm_eager_max_ = options_.shm_eager_limit;
   // Active messages exist when some peer is reached through a backend (else the core starts none).
   if (core::am::MessageLayer* am = rt->messages()) {
@@ -101,10 +113,12 @@ Status Engine::init() {
   eager_budget_ = options_.unexpected_limit / n;
   grow_peer_tables(n);
 
-  // Every PE's pid, for same-node single copy by process_vm_readv.
+  // The pids of this node's PEs, for same-node single copy by process_vm_readv. Written through
+  // the mappings only: a put to every PE would open a backend endpoint to each remote one at init.
   auto* pid_table = reinterpret_cast<int32_t*>(region_ + rings_bytes_ + zones);
   int32_t pid = static_cast<int32_t>(getpid());
-  for (int pe = 0; pe < n_pes_; ++pe) gasket::put(&pid_table[my_pe_], &pid, sizeof pid, pe, "MPI_Init");
+  pid_table[my_pe_] = pid;
+  for (int pe : shm_peers_) gasket::put(&pid_table[my_pe_], &pid, sizeof pid, pe, "MPI_Init");
   gasket::barrier_all();
   pids_.assign(pid_table, pid_table + n);
   return Status::ok();
