@@ -115,6 +115,8 @@ int main(int argc, char** argv) {
   int *out, *in;
   MPI_Init(&argc, &argv);
   measure(after_init); /* first, before any call of the probe's own can contact a peer */
+  /* No PE starts the all-to-all (contacting this one) before every PE has measured. */
+  MPI_Barrier(MPI_COMM_WORLD);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   out = malloc(sizeof(int) * 16 * (size_t)size);
