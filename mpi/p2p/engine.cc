@@ -64,20 +64,19 @@ Status Engine::init() {
   std::vector<uint32_t> node_slot = ShmRings::node_slots(node_of_pe, &node_pes);
   rings_bytes_ = round_up(ShmRings::region_bytes(node_pes, options_.shm_slots, max_packet), 4096);
   size_t zones = n * options_.rndv_bounce;
-  size_t total = rings_bytes_ + zones + round_up(n * kPidBytes, 64);
-  // Not sym_calloc: only the rings must start zeroed (their flag words). The rendezvous zones, one
-  // per peer, are written by a sender before they are read, so they take memory only once a
-  // rendezvous with that peer uses one (where the heap cannot give pages back, ucx, zeroing them
-  // made every peer cost its zone's 256 KiB at MPI_Init).
-  region_ = static_cast<char*>(gasket::sym_malloc(total, "MPI_Init"));
-  if (region_ == nullptr) {
+  // Two blocks: the rings start zeroed (their flag words; sym_calloc gives a large block's pages
+  // back instead of writing them where it can). The rendezvous zones, one per peer, and the pids
+  // are written before they are read, so they are not cleared: they take memory only once used
+  // (where the heap cannot give pages back, ucx, clearing them cost every peer 256 KiB at MPI_Init).
+  region_ = static_cast<char*>(gasket::sym_calloc(1, rings_bytes_, "MPI_Init"));
+  zones_ = static_cast<char*>(gasket::sym_malloc(zones + round_up(n * kPidBytes, 64), "MPI_Init"));
+  if (region_ == nullptr || zones_ == nullptr) {
     return Status(StatusCode::kOutOfMemory,
-                  "MPI_Init: the symmetric heap has no room for the " + std::to_string(total) +
-                      " bytes of MPI rings and rendezvous zones (raise GASKET_HEAP_SIZE, or lower "
+                  "MPI_Init: the symmetric heap has no room for the " + std::to_string(rings_bytes_) +
+                      " bytes of MPI rings and the " + std::to_string(zones) +
+                      " bytes of rendezvous zones (raise GASKET_HEAP_SIZE, or lower "
                       "GASKET_MPI_SHM_EAGER_LIMIT / GASKET_MPI_SHM_SLOTS / GASKET_MPI_RNDV_BOUNCE)");
   }
-  std::memset(region_, 0, rings_bytes_);
-  gasket::barrier_all();  // every PE's rings are zeroed before a peer writes into them
   std::vector<char*> peers(n, nullptr);
   for (int pe = 0; pe < n_pes_; ++pe) {
     peers[static_cast<size_t>(pe)] = static_cast<char*>(gasket::peer_pointer(region_, pe));
@@ -115,7 +114,7 @@ Status Engine::init() {
 
   // The pids of this node's PEs, for same-node single copy by process_vm_readv. Written through
   // the mappings only: a put to every PE would open a backend endpoint to each remote one at init.
-  auto* pid_table = reinterpret_cast<int32_t*>(region_ + rings_bytes_ + zones);
+  auto* pid_table = reinterpret_cast<int32_t*>(zones_ + zones);
   int32_t pid = static_cast<int32_t>(getpid());
   pid_table[my_pe_] = pid;
   for (int pe : shm_peers_) gasket::put(&pid_table[my_pe_], &pid, sizeof pid, pe, "MPI_Init");
@@ -133,8 +132,9 @@ void Engine::shutdown() {
   }
   // Processes of other jobs may still return credit: nothing to do with it now.
   core::Runtime::get()->late_peers().register_handler(kMpiHandler, [](int, const void*, size_t) {});
+  gasket::sym_free(zones_, "MPI_Finalize");
   gasket::sym_free(region_, "MPI_Finalize");
-  region_ = nullptr;
+  region_ = zones_ = nullptr;
 }
 
 // ---- channels ----
@@ -1144,7 +1144,7 @@ Engine::Destination Engine::register_destination(Request* r, int src, char* dst,
 void Engine::grant_bounce(Request* r) {
   int64_t half = static_cast<int64_t>(options_.rndv_bounce / 2);
   size_t s = static_cast<size_t>(r->rndv_src_pe);
-  char* zone = region_ + rings_bytes_ + s * options_.rndv_bounce;
+  char* zone = zones_ + s * options_.rndv_bounce;
   while (r->rndv_granted < r->rndv_bytes && r->rndv_granted - r->rndv_received < 2 * half) {
     int64_t len = std::min(half, r->rndv_bytes - r->rndv_granted);
     char* dst = zone + ((r->rndv_granted / half) % 2) * half;
