@@ -39,6 +39,10 @@ def main():
     rows = parse(sys.argv[1])
     md = "--markdown" in sys.argv
     sep = " | " if md else "  "
+
+    def row(cells):
+        print(("| %s |" if md else "%s") % sep.join(cells))
+
     impls = []
     for impl, _ in rows:
         if impl not in impls:
@@ -46,17 +50,17 @@ def main():
     for phase in ("init", "alltoall"):
         print("\n## memory per PE after %s (means over PEs; KiB, counts)\n" % ("MPI_Init" if phase == "init" else "MPI_Init + MPI_Alltoall"))
         header = ["impl", "PEs"] + FIGURES
-        print(sep.join(header))
+        row(header)
         if md:
-            print("|".join(["---"] * len(header)))
+            row(["---"] * len(header))
         for impl in impls:
             for pes, v in sorted(rows.get((impl, phase), {}).items()):
-                print(sep.join([impl, str(pes)] + [cell(v[f]) for f in FIGURES]))
+                row([impl, str(pes)] + [cell(v[f]) for f in FIGURES])
         print("\n## per-peer slope after %s (least squares over the PE counts; KiB or count per added PE)\n" % phase)
         header = ["impl", "counts"] + FIGURES
-        print(sep.join(header))
+        row(header)
         if md:
-            print("|".join(["---"] * len(header)))
+            row(["---"] * len(header))
         for impl in impls:
             points = rows.get((impl, phase), {})
             if not points:
@@ -66,7 +70,7 @@ def main():
                 pts = [(p, v[f]) for p, v in points.items()]
                 s = slope(pts) if all(y >= 0 for _, y in pts) else None
                 cells.append("-" if s is None else "%.2f" % s)
-            print(sep.join([impl, ",".join(str(p) for p in sorted(points))] + cells))
+            row([impl, ",".join(str(p) for p in sorted(points))] + cells)
 
 
 if __name__ == "__main__":
