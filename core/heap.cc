@@ -37,14 +37,17 @@ void Runtime::check_collective_call(uint64_t kind, size_t bytes, size_t alignmen
   InternalArea::AllocRecord mine{seq, bytes, alignment, kind};
   *slot = mine;
   barrier_all();
+  // Each PE compares with the one before it, so all agree with PE 0 without PE 0 answering (and
+  // opening a backend endpoint or connection to) every PE of the job.
   if (my_pe_ == 0) return;
+  const int before = my_pe_ - 1;
   InternalArea::AllocRecord first{};
-  gasket::get(&first, slot, sizeof first, 0, call);
+  gasket::get(&first, slot, sizeof first, before, call);
   if (std::memcmp(&first, &mine, sizeof mine) != 0) {
     log::fatal("%s: mismatched collective allocation: this PE's call #%llu is %s(%zu bytes, "
-               "alignment %zu) but PE 0's call #%llu is %s(%llu bytes, alignment %llu); every PE "
+               "alignment %zu) but PE %d's call #%llu is %s(%llu bytes, alignment %llu); every PE "
                "must make the same symmetric-heap calls in the same order",
-               call, static_cast<unsigned long long>(seq), kind_name(kind), bytes, alignment,
+               call, static_cast<unsigned long long>(seq), kind_name(kind), bytes, alignment, before,
                static_cast<unsigned long long>(first.sequence), kind_name(first.kind),
                static_cast<unsigned long long>(first.bytes),
                static_cast<unsigned long long>(first.alignment));

@@ -57,14 +57,24 @@ Status Engine::init() {
   // Same-node rings: room for shm_slots of the largest packet (the header, a rendezvous body and
   // the largest eager message); smaller packets take only their own lines.
   size_t max_packet = round_up(sizeof(Header) + sizeof(RtsBody) + options_.shm_eager_limit, ShmRings::kLine);
-  rings_bytes_ = round_up(ShmRings::region_bytes(n_pes_, options_.shm_slots, max_packet), 4096);
+  // Rings for the PEs of the largest node only: PEs of other nodes never write them.
+  std::vector<int> node_of_pe(n);
+  for (int pe = 0; pe < n_pes_; ++pe) node_of_pe[static_cast<size_t>(pe)] = rt->node_of(pe);
+  int node_pes = 1;
+  std::vector<uint32_t> node_slot = ShmRings::node_slots(node_of_pe, &node_pes);
+  rings_bytes_ = round_up(ShmRings::region_bytes(node_pes, options_.shm_slots, max_packet), 4096);
   size_t zones = n * options_.rndv_bounce;
-  size_t total = rings_bytes_ + zones + round_up(n * kPidBytes, 64);
-  region_ = static_cast<char*>(gasket::sym_calloc(1, total, "MPI_Init"));
-  if (region_ == nullptr) {
+  // Two blocks: the rings start zeroed (their flag words; sym_calloc gives a large block's pages
+  // back instead of writing them where it can). The rendezvous zones, one per peer, and the pids
+  // are written before they are read, so they are not cleared: they take memory only once used
+  // (where the heap cannot give pages back, ucx, clearing them cost every peer 256 KiB at MPI_Init).
+  region_ = static_cast<char*>(gasket::sym_calloc(1, rings_bytes_, "MPI_Init"));
+  zones_ = static_cast<char*>(gasket::sym_malloc(zones + round_up(n * kPidBytes, 64), "MPI_Init"));
+  if (region_ == nullptr || zones_ == nullptr) {
     return Status(StatusCode::kOutOfMemory,
-                  "MPI_Init: the symmetric heap has no room for the " + std::to_string(total) +
-                      " bytes of MPI rings and rendezvous zones (raise GASKET_HEAP_SIZE, or lower "
+                  "MPI_Init: the symmetric heap has no room for the " + std::to_string(rings_bytes_) +
+                      " bytes of MPI rings and the " + std::to_string(zones) +
+                      " bytes of rendezvous zones (raise GASKET_HEAP_SIZE, or lower "
                       "GASKET_MPI_SHM_EAGER_LIMIT / GASKET_MPI_SHM_SLOTS / GASKET_MPI_RNDV_BOUNCE)");
   }
   std::vector<char*> peers(n, nullptr);
@@ -76,7 +86,8 @@ Status Engine::init() {
       any_backend_peer_ = true;
     }
   }
-  rings_ = std::make_unique<ShmRings>(std::move(peers), my_pe_, options_.shm_slots, max_packet, options_.shm_hot);
+  rings_ = std::make_unique<ShmRings>(std::move(peers), std::move(node_slot), node_pes, my_pe_, options_.shm_slots,
+                                      max_packet, options_.shm_hot);
   shm_eager_ = shm_eager_max_ = options_.shm_eager_limit;
   // Active messages exist when some peer is reached through a backend (else the core starts none).
   if (core::am::MessageLayer* am = rt->messages()) {
@@ -101,10 +112,12 @@ Status Engine::init() {
   eager_budget_ = options_.unexpected_limit / n;
   grow_peer_tables(n);
 
-  // Every PE's pid, for same-node single copy by process_vm_readv.
-  auto* pid_table = reinterpret_cast<int32_t*>(region_ + rings_bytes_ + zones);
+  // The pids of this node's PEs, for same-node single copy by process_vm_readv. Written through
+  // the mappings only: a put to every PE would open a backend endpoint to each remote one at init.
+  auto* pid_table = reinterpret_cast<int32_t*>(zones_ + zones);
   int32_t pid = static_cast<int32_t>(getpid());
-  for (int pe = 0; pe < n_pes_; ++pe) gasket::put(&pid_table[my_pe_], &pid, sizeof pid, pe, "MPI_Init");
+  pid_table[my_pe_] = pid;
+  for (int pe : shm_peers_) gasket::put(&pid_table[my_pe_], &pid, sizeof pid, pe, "MPI_Init");
   gasket::barrier_all();
   pids_.assign(pid_table, pid_table + n);
   return Status::ok();
@@ -119,8 +132,9 @@ void Engine::shutdown() {
   }
   // Processes of other jobs may still return credit: nothing to do with it now.
   core::Runtime::get()->late_peers().register_handler(kMpiHandler, [](int, const void*, size_t) {});
+  gasket::sym_free(zones_, "MPI_Finalize");
   gasket::sym_free(region_, "MPI_Finalize");
-  region_ = nullptr;
+  region_ = zones_ = nullptr;
 }
 
 // ---- channels ----
@@ -1137,7 +1151,7 @@ Engine::Destination Engine::register_destination(Request* r, int src, char* dst,
 void Engine::grant_bounce(Request* r) {
   int64_t half = static_cast<int64_t>(options_.rndv_bounce / 2);
   size_t s = static_cast<size_t>(r->rndv_src_pe);
-  char* zone = region_ + rings_bytes_ + s * options_.rndv_bounce;
+  char* zone = zones_ + s * options_.rndv_bounce;
   while (r->rndv_granted < r->rndv_bytes && r->rndv_granted - r->rndv_received < 2 * half) {
     int64_t len = std::min(half, r->rndv_bytes - r->rndv_granted);
     char* dst = zone + ((r->rndv_granted / half) % 2) * half;

@@ -302,7 +302,8 @@ class Engine {
   EngineOptions options_;
   RequestPool pool_;
   int my_pe_ = 0, n_pes_ = 1;
-  char* region_ = nullptr;  // symmetric: [rings][bounce zones][pids]
+  char* region_ = nullptr;  // symmetric: the rings
+  char* zones_ = nullptr;   // symmetric: [bounce zones][pids]
   size_t rings_bytes_ = 0;
   std::unique_ptr<ShmRings> rings_;
   std::vector<int> shm_peers_;

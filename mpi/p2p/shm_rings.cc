@@ -9,21 +9,36 @@ namespace gasket::mpi::p2p {
 
 size_t ShmRings::ring_bytes(size_t slots, size_t max_packet) { return std::max<size_t>(slots, 2) * max_packet; }
 
-size_t ShmRings::region_bytes(int n_pes, size_t slots, size_t max_packet) {
-  return (kLine + ring_bytes(slots, max_packet)) * static_cast<size_t>(n_pes);
+size_t ShmRings::region_bytes(int node_pes, size_t slots, size_t max_packet) {
+  return (kLine + ring_bytes(slots, max_packet)) * static_cast<size_t>(node_pes);
+}
+
+std::vector<uint32_t> ShmRings::node_slots(const std::vector<int>& node_of_pe, int* node_pes) {
+  std::vector<uint32_t> slot(node_of_pe.size());
+  std::vector<uint32_t> taken;  // per node: its PEs numbered so far
+  *node_pes = 1;
+  for (size_t pe = 0; pe < node_of_pe.size(); ++pe) {
+    size_t node = static_cast<size_t>(node_of_pe[pe]);
+    if (taken.size() <= node) taken.resize(node + 1, 0);
+    slot[pe] = taken[node]++;
+    *node_pes = std::max(*node_pes, static_cast<int>(taken[node]));
+  }
+  return slot;
 }
 
 // Credit every quarter ring, unless a sender short of room for its largest need (a pad before
 // the end and the packet: 2 max_packet) could then wait for bytes the receiver consumed but did
 // not report: the quarter is bounded by what is left beside that need. With a hot area, every
 // quarter of it (the sender's choice to start over needs a recent figure).
-ShmRings::ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, size_t max_packet, size_t hot)
+ShmRings::ShmRings(std::vector<char*> peer_regions, std::vector<uint32_t> node_slot, int node_pes, int my_pe,
+                   size_t slots, size_t max_packet, size_t hot)
     : peers_(std::move(peer_regions)),
+      node_slot_(std::move(node_slot)),
       my_pe_(my_pe),
       max_packet_(max_packet),
       ring_bytes_(ring_bytes(slots, max_packet)),
       hot_(hot >= kLine * 4 && hot <= ring_bytes_ / 2 ? line_up(hot) : 0),
-      ack_bytes_(kLine * peers_.size()),
+      ack_bytes_(kLine * static_cast<size_t>(node_pes)),
       ack_every_(std::min({ring_bytes_ / 4, ring_bytes_ - 2 * max_packet, hot_ > 0 ? hot_ / 4 : SIZE_MAX})),
       to_(peers_.size()),
       from_(peers_.size()) {}

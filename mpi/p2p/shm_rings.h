@@ -1,6 +1,8 @@
 // Same-node rings for two-sided MPI: for every (sender, receiver) pair on a node, a ring of bytes
 // in the receiver's part of a symmetric-heap region, written by the sender through its mapping of
-// that region (plain stores, no system call). Packets (wire.h) lie one after the other, each
+// that region (plain stores, no system call). A region holds one ring (and one credit line) per
+// PE of the largest node, indexed by the sender's place among its node's PEs (`node_slot`): its
+// size does not grow with the PEs of other nodes, which never write it. Packets (wire.h) lie one after the other, each
 // rounded up to a 64-byte line, so a ring sized for `slots` of the largest packet holds hundreds
 // of small ones (a window of small non-blocking sends never waits for room). A packet that would
 // run past the end leaves a pad marker and starts over at offset 0 (packets never wrap).
@@ -67,11 +69,17 @@ class ShmRings {
   static constexpr uint8_t kPadKind = 0;  // a pad marker: the rest of the ring is skipped (no Kind is 0)
   // Bytes of one ring: `slots` packets of `max_packet` bytes.
   static size_t ring_bytes(size_t slots, size_t max_packet);
-  static size_t region_bytes(int n_pes, size_t slots, size_t max_packet);
+  // Bytes of a region with rings for `node_pes` senders (the PEs of the largest node).
+  static size_t region_bytes(int node_pes, size_t slots, size_t max_packet);
+  // Per PE of the job, its place among the PEs of its node (0 .. that node's PEs - 1), from the
+  // node of every PE; the largest place + 1 is `*node_pes`.
+  static std::vector<uint32_t> node_slots(const std::vector<int>& node_of_pe, int* node_pes);
   // `peer_regions[pe]`: pe's copy of the region mapped here, or null (not on this node).
+  // `node_slot`: node_slots() of the job; the region holds rings for `node_pes` senders.
   // `max_packet` (a multiple of kLine) bounds header + body + data of one packet; slots >= 2.
   // `hot`: bytes of the hot area (0, under 4 lines or more than half the ring: none).
-  ShmRings(std::vector<char*> peer_regions, int my_pe, size_t slots, size_t max_packet, size_t hot);
+  ShmRings(std::vector<char*> peer_regions, std::vector<uint32_t> node_slot, int node_pes, int my_pe, size_t slots,
+           size_t max_packet, size_t hot);
 
   bool reaches(int pe) const { return peers_[static_cast<size_t>(pe)] != nullptr; }
   size_t max_packet() const { return max_packet_; }
@@ -135,10 +143,10 @@ class ShmRings {
   // The offset after a packet of `len` bytes at `at` (one that ends the ring leads back to 0).
   size_t after(size_t at, size_t len) const { return at + len == ring_bytes_ ? 0 : at + len; }
   char* ring(int receiver, int sender) const {
-    return peers_[static_cast<size_t>(receiver)] + ack_bytes_ + static_cast<size_t>(sender) * ring_bytes_;
+    return peers_[static_cast<size_t>(receiver)] + ack_bytes_ + node_slot_[static_cast<size_t>(sender)] * ring_bytes_;
   }
   uint64_t* ack_word(int owner, int from) const {
-    return reinterpret_cast<uint64_t*>(peers_[static_cast<size_t>(owner)] + kLine * static_cast<size_t>(from));
+    return reinterpret_cast<uint64_t*>(peers_[static_cast<size_t>(owner)] + kLine * node_slot_[static_cast<size_t>(from)]);
   }
   // reserve()/commit()'s steps, inline (try_send's too).
   char* reserve_packet(int pe, size_t payload_len);
@@ -156,6 +164,7 @@ class ShmRings {
   }
 
   std::vector<char*> peers_;
+  std::vector<uint32_t> node_slot_;
   int my_pe_;
   size_t max_packet_, ring_bytes_, hot_, ack_bytes_, ack_every_;
   std::vector<Sender> to_;

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Memory per PE as a job grows, from the sizes of the structures the code allocates per peer
+(README.md, "The model", names each one and where it lives), checked against bench/memory's
+measured slopes and extrapolated to 1,000 and 10,000 PEs on nodes of 16 PEs.
+   model.py [MEMORY_FILE]      (MEMORY_FILE: run.sh's output, for the check against measurement)"""
+import sys
+
+KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
+
+# Defaults of the knobs involved (core/config/knobs.def).
+AM_SLOTS, AM_SLOT_BYTES, AM_GET_BOUNCE = 32, 256, 64 * KiB
+MEMREG_BOUNCE = 64 * KiB
+MPI_SHM_EAGER_LIMIT, MPI_SHM_SLOTS, MPI_RNDV_BOUNCE = 32 * KiB, 16, 256 * KiB
+MPI_HEADER, MPI_RTS_BODY = 24, 48  # sizeof(mpi::p2p::Header), sizeof(RtsBody) (mpi/p2p/wire.h)
+
+
+def round_up(x, to):
+    return (x + to - 1) // to * to
+
+
+# Per peer, in this PE's own shared-memory files (sparse: resident only where written).
+INTERNAL_PER_PEER = 64 + AM_SLOTS * AM_SLOT_BYTES + 2 * AM_GET_BOUNCE  # MailboxLayout: credit word, ring, bounce + scatter zone
+BOUNCE_PER_PEER = 256 + 4 * MEMREG_BOUNCE                               # memreg::UserMemory channel: header + 4 stages
+FILES_PER_PEER = INTERNAL_PER_PEER + BOUNCE_PER_PEER
+# MPI's symmetric-heap region (mpi/p2p/engine.cc): a ring per PE of the node, a zone per peer.
+MPI_MAX_PACKET = round_up(MPI_HEADER + MPI_RTS_BODY + MPI_SHM_EAGER_LIMIT, 64)
+MPI_RING = 64 + MPI_SHM_SLOTS * MPI_MAX_PACKET                          # credit line + ring (ShmRings::region_bytes)
+MPI_ZONE = MPI_RNDV_BOUNCE + 4                                          # rendezvous bounce zone + pid slot
+# Tables indexed by PE in private memory, measured (pciddc-tcp-nodes' private slope after init,
+# 2..64 PEs): paths, node map, segment peer bases, mailbox counters, MPI peer tables, ucx peers
+# and keys, the bootstrap's cached records.
+TABLES_PER_PEER = 2.5 * KiB
+
+
+def per_pe(n, node, before, ucx, contacted, endpoint_cost):
+    """Bytes per PE: (virtual files, MPI heap, resident)."""
+    files = n * FILES_PER_PEER
+    if before:  # rings and zones for every PE of the job, all zeroed where the heap keeps its pages (ucx)
+        heap = n * (MPI_RING + MPI_ZONE)
+        resident = heap if ucx else 0
+    else:  # rings for the node's PEs only; zones untouched until a rendezvous through them
+        heap = node * MPI_RING + n * MPI_ZONE
+        resident = node * MPI_RING if ucx else 0
+    resident += n * TABLES_PER_PEER + contacted * endpoint_cost
+    return files, heap, resident
+
+
+def fmt(b):
+    return "%.1f GiB" % (b / GiB) if b >= GiB else "%.1f MiB" % (b / MiB) if b >= MiB else "%.1f KiB" % (b / KiB)
+
+
+def measured_slopes(path):
+    sys.path.insert(0, __file__.rsplit("/", 1)[0])
+    import fit
+    rows = fit.parse(path)
+    out = {}
+    for (impl, phase), pts in rows.items():
+        for f in ("registered", "shm_rss", "private", "endpoints"):
+            p = [(n, v[f]) for n, v in pts.items()]
+            if len(p) > 1 and all(y >= 0 for _, y in p):
+                out[(impl, phase, f)] = fit.slope(p)
+    return out
+
+
+def main():
+    print("structure sizes per peer: core files %s (internal %s + memreg bounce %s); MPI ring %s per node PE, "
+          "rendezvous zone %s per peer; tables %s" % (fmt(FILES_PER_PEER), fmt(INTERNAL_PER_PEER), fmt(BOUNCE_PER_PEER),
+                                                      fmt(MPI_RING), fmt(MPI_ZONE), fmt(TABLES_PER_PEER)))
+    endpoint_cost = 0.0
+    if len(sys.argv) > 1:
+        m = measured_slopes(sys.argv[1])
+        print("\ncheck against %s (KiB per added PE: model / measured)" % sys.argv[1])
+        checks = [
+            ("registered (core files, any backend path)", FILES_PER_PEER, ("pciddc-tcp", "init", "registered")),
+            # every PE on one node: a zeroed ring per PE (and, before, a zeroed zone too)
+            ("ucx-tcp, shm resident after init: ring", MPI_RING, ("ucx-tcp", "init", "shm_rss")),
+            ("ucx-tcp-nodes, shm resident after init: none", 0, ("ucx-tcp-nodes", "init", "shm_rss")),
+            ("pciddc-tcp-nodes, private after init (tables)", TABLES_PER_PEER, ("pciddc-tcp-nodes", "init", "private")),
+        ]
+        for label, model, key in checks:
+            got = m.get(key)
+            print("  %-52s %8.2f / %s" % (label, model / KiB, "-" if got is None else "%.2f" % got))
+        a, i = m.get(("ucx-tcp-nodes", "alltoall", "private")), m.get(("ucx-tcp-nodes", "init", "private"))
+        if a is not None and i is not None:
+            endpoint_cost = max(0.0, (a - i)) * KiB
+            print("  ucx endpoint (tcp) per contacted peer, measured: %.2f KiB" % (endpoint_cost / KiB))
+    node = 16
+    print("\nper PE on nodes of %d PEs (virtual file size / MPI heap taken / resident; ucx path)" % node)
+    print("%-8s %-40s %-40s" % ("PEs", "before: eager per-peer state", "now, nobody contacted | everybody contacted"))
+    for n in (64, 1000, 10000):
+        fb, hb, rb = per_pe(n, node, True, True, n - node, endpoint_cost)
+        fa, ha, ra = per_pe(n, node, False, True, 0, endpoint_cost)
+        _, _, rc = per_pe(n, node, False, True, n - node, endpoint_cost)
+        print("%-8d %-40s %-40s" % (n, "%s / %s / %s" % (fmt(fb), fmt(hb), fmt(rb)),
+                                    "%s / %s / %s | %s" % (fmt(fa), fmt(ha), fmt(ra), fmt(rc))))
+
+
+if __name__ == "__main__":
+    main()
