@@ -90,15 +90,14 @@ int name_of_null(const char* call, const char* null_name, char* name, int* resul
   });
 }
 
-void fill_status(MPI_Status* status, int source, int tag, int error, int64_t bytes, bool cancelled) {
+void fill_status(MPI_Status* status, int source, int tag, int64_t bytes, bool cancelled) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = source;
   status->MPI_TAG = tag;
-  status->MPI_ERROR = error;
   status->gasket_cancelled = cancelled ? 1 : 0;
   status->gasket_bytes = bytes;
 }
 
-void empty_status(MPI_Status* status) { fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, false); }
+void empty_status(MPI_Status* status) { fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, false); }
 
 }  // namespace gasket::mpi::api

@@ -78,10 +78,10 @@ Error connect_to_parent();
 // its own name, as Open MPI answers (the standard names every predefined handle).
 int name_of_null(const char* call, const char* null_name, char* name, int* resultlen);
 
-void fill_status(MPI_Status* status, int source, int tag, int error, int64_t bytes, bool cancelled);
-// The MPI_ERROR a call completing one operation leaves in `status`: the caller's (MPI 4.1 section
-// 3.2.5: only the calls returning several statuses set it); MPI_SUCCESS when the status is ignored.
-inline int kept_error(const MPI_Status* status) { return status != MPI_STATUS_IGNORE ? status->MPI_ERROR : MPI_SUCCESS; }
+// Source, tag, count and cancellation; never MPI_ERROR, which stays the caller's (MPI 4.1 section
+// 3.2.5: only a call returning several statuses sets it, and only when it returns
+// MPI_ERR_IN_STATUS: set_errors_in_status).
+void fill_status(MPI_Status* status, int source, int tag, int64_t bytes, bool cancelled);
 void empty_status(MPI_Status* status);  // what a null or inactive request reports
 
 }  // namespace gasket::mpi::api

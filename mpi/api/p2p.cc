@@ -92,7 +92,7 @@ bool direct(Context& c, Guard& g, RequestKind kind, SendMode mode, const void* b
     api::conclude(c, g, &h, d.request, status, result, call);
     return true;
   }
-  api::fill_status(status, d.status_source, d.status_tag, d.status_error, d.status_bytes, false);
+  api::fill_status(status, d.status_source, d.status_tag, d.status_bytes, false);
   if (d.status_error == MPI_ERR_TRUNCATE) {
     *result = api::truncation_error(call, d.my_rank, d.message_bytes, d.status_source, d.status_tag,
                                     count * type->size);
@@ -300,7 +300,7 @@ Error check_probe(Context& c, int source, int tag, MPI_Comm comm, const char* ca
 }
 
 void proc_null_status(MPI_Status* status) {
-  api::fill_status(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, false);
+  api::fill_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, false);
 }
 
 int probe(const char* call, bool blocking, bool take, int source, int tag, MPI_Comm comm, int* flag,
@@ -338,8 +338,7 @@ int probe(const char* call, bool blocking, bool take, int source, int tag, MPI_C
     if (flag) *flag = res.found ? 1 : 0;
     if (!res.found) return Error::ok();
     if (take) *message = c.add_message(std::move(msg));
-    // one operation completed: MPI_ERROR stays the caller's
-    api::fill_status(status, res.source, res.tag, api::kept_error(status), res.bytes, false);
+    api::fill_status(status, res.source, res.tag, res.bytes, false);
     return Error::ok();
   });
 }
@@ -347,7 +346,6 @@ int probe(const char* call, bool blocking, bool take, int source, int tag, MPI_C
 int matched_receive(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, MPI_Message* message,
                     MPI_Request* request, MPI_Status* status) {
   MPI_Comm ec = MPI_COMM_WORLD;
-  int kept = api::kept_error(status);  // MPI_Mrecv completes one operation: MPI_ERROR stays the caller's
   int rc = api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
     if (message != nullptr && *message == MPI_MESSAGE_NO_PROC) {
       const gasket::mpi::datatype::Datatype* type;
@@ -402,7 +400,6 @@ int matched_receive(const char* call, void* buf, MPI_Count count, MPI_Datatype d
     api::conclude(c, g, &h, r, status, &op, call);
     return op;
   });
-  if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = kept;
   return rc;
 }
 }  // namespace
@@ -486,6 +483,29 @@ MPI_Status* status_at(MPI_Status* statuses, int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
+// The error codes of a call returning several statuses. MPI 4.1 section 3.2.5: the MPI_ERROR
+// fields are written if and only if the call returns MPI_ERR_IN_STATUS, then every one of them
+// (MPI_SUCCESS for the operations that succeeded); otherwise they stay the caller's. Nothing is
+// kept until the first failure: the entries before it all succeeded.
+class ErrorsInStatus {
+ public:
+  bool failed() const { return !codes_.empty(); }
+  void record(int at, int code) {  // entries skipped before `at` (null requests) succeeded
+    if (code == MPI_SUCCESS && codes_.empty()) return;
+    codes_.resize(static_cast<size_t>(at), MPI_SUCCESS);
+    codes_.push_back(code);
+  }
+  void write(MPI_Status statuses[], int n) const {
+    if (statuses == MPI_STATUSES_IGNORE) return;
+    for (int i = 0; i < n; ++i) {
+      statuses[i].MPI_ERROR = static_cast<size_t>(i) < codes_.size() ? codes_[static_cast<size_t>(i)] : MPI_SUCCESS;
+    }
+  }
+
+ private:
+  std::vector<int> codes_;
+};
+
 // wait/test over all: returns MPI_ERR_IN_STATUS when an operation failed (its status says which).
 int all(const char* call, bool blocking, int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   MPI_Comm ec = MPI_COMM_WORLD;
@@ -515,7 +535,7 @@ int all(const char* call, bool blocking, int count, MPI_Request requests[], int*
       if (!*flag) return Error::ok();
     }
     Error first;
-    bool failed = false;
+    ErrorsInStatus errors;
     for (int i = 0; i < count; ++i) {
       Request* r = rs[static_cast<size_t>(i)];
       if (api::inactive(r)) {
@@ -525,14 +545,16 @@ int all(const char* call, bool blocking, int count, MPI_Request requests[], int*
       if (statuses == MPI_STATUSES_IGNORE && api::conclude_plain(c, &requests[i], r)) continue;
       Error op;
       MPI_Comm comm = r->comm;
-      if (api::conclude(c, g, &requests[i], r, status_at(statuses, i), &op, call) != MPI_SUCCESS && !failed) {
-        failed = true;
+      int code = api::conclude(c, g, &requests[i], r, status_at(statuses, i), &op, call);
+      if (code != MPI_SUCCESS && !errors.failed()) {
         first = op;
         if (comm != MPI_COMM_NULL) ec = comm;  // the first failed request's handler reports
       }
+      errors.record(i, code);
     }
-    if (failed) return Error(MPI_ERR_IN_STATUS, first.message());
-    return Error::ok();
+    if (!errors.failed()) return Error::ok();
+    errors.write(statuses, count);
+    return Error(MPI_ERR_IN_STATUS, first.message());
   });
 }
 
@@ -613,22 +635,24 @@ int some(const char* call, bool blocking, int incount, MPI_Request requests[], i
     }
     int n = 0;
     Error first;
-    bool failed = false;
+    ErrorsInStatus errors;
     for (int i = 0; i < incount; ++i) {
       Request* r = rs[static_cast<size_t>(i)];
       if (api::inactive(r) || !r->complete) continue;
       Error op;
       MPI_Comm comm = r->comm;
-      if (api::conclude(c, g, &requests[i], r, status_at(statuses, n), &op, call) != MPI_SUCCESS && !failed) {
-        failed = true;
+      int code = api::conclude(c, g, &requests[i], r, status_at(statuses, n), &op, call);
+      if (code != MPI_SUCCESS && !errors.failed()) {
         first = op;
         if (comm != MPI_COMM_NULL) ec = comm;  // the first failed request's handler reports
       }
+      errors.record(n, code);
       indices[n++] = i;
     }
     *outcount = n;
-    if (failed) return Error(MPI_ERR_IN_STATUS, first.message());
-    return Error::ok();
+    if (!errors.failed()) return Error::ok();
+    errors.write(statuses, n);
+    return Error(MPI_ERR_IN_STATUS, first.message());
   });
 }
 

@@ -129,19 +129,18 @@ int conclude(Context& c, Guard& g, MPI_Request* handle, Request* r, MPI_Status* 
     code = c.run_callback(g, [&] { return r->query_fn(r->extra_state, st); });
     int free_code = c.run_callback(g, [&] { return r->free_fn(r->extra_state); });
     if (code == MPI_SUCCESS) code = free_code;
-    st->MPI_ERROR = code;
     if (code != MPI_SUCCESS) *err = error(code, "%s: the generalized request's query or free function returned %d", call, code);
     c.engine().requests().release(r);
     *handle = MPI_REQUEST_NULL;
     return code;
   }
   if (r->kind == RequestKind::kOperation) {  // the status an operation recorded (MPI_Isendrecv's receive), else empty
-    fill_status(status, r->status_source, r->status_tag, code, r->status_bytes, false);
+    fill_status(status, r->status_source, r->status_tag, r->status_bytes, false);
     if (code != MPI_SUCCESS) *err = r->operation_error;
   } else if (r->kind == RequestKind::kSend && !r->proc_null) {
-    fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, r->cancelled);
+    fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
   } else {
-    fill_status(status, r->status_source, r->status_tag, code, r->status_bytes, r->cancelled);
+    fill_status(status, r->status_source, r->status_tag, r->status_bytes, r->cancelled);
   }
   if (code == MPI_ERR_TRUNCATE) {
     *err = truncation_error(call, r->my_rank, r->message_bytes, r->status_source, r->status_tag, r->capacity);

@@ -24,8 +24,7 @@ bool peek(const p2p::Request* r, MPI_Status* status) {
   }
   if (r->complete && r->kind != RequestKind::kGeneralized) {
     fill_status(status, r->kind == RequestKind::kSend ? MPI_ANY_SOURCE : r->status_source,
-                r->kind == RequestKind::kSend ? MPI_ANY_TAG : r->status_tag, r->status_error, r->status_bytes,
-                r->cancelled);
+                r->kind == RequestKind::kSend ? MPI_ANY_TAG : r->status_tag, r->status_bytes, r->cancelled);
   }
   return r->complete;
 }

@@ -1051,7 +1051,7 @@ Error access(Context& c, Guard& g, File& f, MPI_File fh, const Routine& k, MPI_O
   }
   if (k.position == Position::kIndividual) f.pointer -= (bytes - moved) / esz;
   if (!e.is_ok()) return e;
-  fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, memory_bytes(c, *f.view, *type, handle, moved), false);
+  fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, memory_bytes(c, *f.view, *type, handle, moved), false);
   return Error::ok();
 }
 

@@ -27,6 +27,66 @@ static void check_msg(const int* b, int n, int src, int i) {
   for (int k = 1; k < n; ++k) CHECK_EQ(b[k], src * 7 + i * 3 + k);
 }
 
+/* Every completion call that returns one status (recv, sendrecv, wait, test, waitany, testany,
+ * request_get_status, and a null request's empty status) and every call returning several that
+ * does not return MPI_ERR_IN_STATUS (waitall, testall, waitsome, testsome) leaves each status's
+ * MPI_ERROR as the caller set it (MPI 4.1 section 3.2.5: the field is written if and only if
+ * MPI_ERR_IN_STATUS is returned). Each case receives one message from the left neighbour and
+ * checks its source and tag too. */
+enum { kKeptCases = 11 };
+
+static void completion_keeps_error_field(int rank, int size) {
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  MPI_Comm comm;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+  for (int k = 0; k < kKeptCases; ++k) {
+    int v = 1000 * k + rank, got = -1, flag = 0, index = -1, outcount = -1, indices[2];
+    MPI_Request send, recv[2];
+    MPI_Status st[2];
+    const int sentinel = 7000 + k;
+    st[0].MPI_ERROR = st[1].MPI_ERROR = sentinel;
+    if (k != 1) MPI_OK(MPI_Isend(&v, 1, MPI_INT, next, 200 + k, comm, &send));
+    if (k >= 2) MPI_OK(MPI_Irecv(&got, 1, MPI_INT, prev, 200 + k, comm, &recv[0]));
+    recv[1] = MPI_REQUEST_NULL;
+    switch (k) {
+      case 0: MPI_OK(MPI_Recv(&got, 1, MPI_INT, prev, 200, comm, &st[0])); break;
+      case 1:
+        MPI_OK(MPI_Sendrecv(&v, 1, MPI_INT, next, 201, &got, 1, MPI_INT, prev, 201, comm, &st[0]));
+        break;
+      case 2: MPI_OK(MPI_Wait(&recv[0], &st[0])); break;
+      case 3: while (!flag) MPI_OK(MPI_Test(&recv[0], &flag, &st[0])); break;
+      case 4: MPI_OK(MPI_Waitany(2, recv, &index, &st[0])); CHECK_EQ(index, 0); break;
+      case 5:
+        while (!flag) MPI_OK(MPI_Testany(2, recv, &index, &flag, &st[0]));
+        CHECK_EQ(index, 0);
+        break;
+      case 6: MPI_OK(MPI_Waitall(2, recv, st)); break;
+      case 7: while (!flag) MPI_OK(MPI_Testall(2, recv, &flag, st)); break;
+      case 8: MPI_OK(MPI_Waitsome(2, recv, &outcount, indices, st)); CHECK_EQ(outcount, 1); break;
+      case 9:
+        do MPI_OK(MPI_Testsome(2, recv, &outcount, indices, st)); while (outcount == 0);
+        CHECK_EQ(outcount, 1);
+        break;
+      case 10:
+        while (!flag) MPI_OK(MPI_Request_get_status(recv[0], &flag, &st[0]));
+        CHECK_EQ(st[0].MPI_ERROR, sentinel);
+        MPI_OK(MPI_Wait(&recv[0], MPI_STATUS_IGNORE));
+        /* A null request's empty status: source and tag are the wildcards, MPI_ERROR kept. */
+        MPI_OK(MPI_Wait(&recv[1], &st[1]));
+        CHECK_EQ(st[1].MPI_SOURCE, MPI_ANY_SOURCE);
+        CHECK_EQ(st[1].MPI_TAG, MPI_ANY_TAG);
+        break;
+    }
+    CHECK_EQ(got, 1000 * k + prev);
+    CHECK_EQ(st[0].MPI_SOURCE, prev);
+    CHECK_EQ(st[0].MPI_TAG, 200 + k);
+    CHECK_EQ(st[0].MPI_ERROR, sentinel);
+    CHECK_EQ(st[1].MPI_ERROR, sentinel);
+    if (k != 1) MPI_OK(MPI_Wait(&send, MPI_STATUS_IGNORE));
+  }
+  MPI_OK(MPI_Comm_free(&comm));
+}
+
 int main(int argc, char** argv) {
   MPI_OK(MPI_Init(&argc, &argv));
   int rank, size;
@@ -145,6 +205,7 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     MPI_OK(MPI_Comm_free(&comm));
   }
+  completion_keeps_error_field(rank, size);
   MPI_OK(MPI_Finalize());
   if (rank == 0) printf("probe: ok on %d ranks\n", size);
   return 0;
