@@ -85,7 +85,7 @@ static long huge_kb_at(const void* p) {
   return kb;
 }
 
-static void print_stats(int rank, const char* name, int bytes, const double* a, const double* b, int cpu_before,
+static void print_stats(int rank, const char* name, int bytes, const void* a, const void* b, int cpu_before,
                         const struct rusage* before) {
   struct rusage now;
   getrusage(RUSAGE_SELF, &now);
@@ -132,7 +132,7 @@ static double alone_mean(int op, char* s, char* r, int bytes, const int* counts,
   return total / iters * 1e6;
 }
 
-static void run_alone(int rank, int size, int reps, int quick, const char* only) {
+static void run_alone(int rank, int size, int reps, int quick, int stats, const char* only) {
   static const int kSizes[] = {8, 64, 1024, 8192, 65536, 1 << 20};
   const size_t most = (size_t)size << 20;
   char* s = malloc(most);
@@ -152,6 +152,9 @@ static void run_alone(int rank, int size, int reps, int quick, const char* only)
       char this_case[64];
       snprintf(this_case, sizeof this_case, "%s:%d", kAloneNames[op], bytes);
       if (only != NULL && strcmp(only, this_case) != 0) continue;
+      struct rusage before;
+      getrusage(RUSAGE_SELF, &before);
+      int cpu_before = sched_getcpu();
       int floats = bytes / (int)sizeof(float);
       for (int q = 0; q < size; ++q) counts[q] = floats / size + (q < floats % size);
       /* warm-up, then calls per repetition: about 20 ms worth, 3 to 1000 (100 past 8 KiB), rank 0's */
@@ -179,6 +182,7 @@ static void run_alone(int rank, int size, int reps, int quick, const char* only)
         snprintf(figure, sizeof figure, "mpi_%s_alone_max_latency_%dranks", kAloneNames[op], size);
         bench_result(figure, x, max[reps / 2], "us");
       }
+      if (stats) print_stats(rank, kAloneNames[op], bytes, s, r, cpu_before, &before);
     }
   }
   free(counts);
@@ -202,7 +206,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (alone) {
-    run_alone(rank, size, quick ? 5 : kReps, quick, only);
+    run_alone(rank, size, quick ? 5 : kReps, quick, stats, only);
     MPI_Finalize();
     return 0;
   }
