@@ -395,6 +395,12 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, MPI_Count
                      static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, root);
     return Error::ok();
   }
+  if (form.blocking() && r.type->contiguous() && coll::shm_blocks_apply(c, *comm, r.bytes(count))) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_staged_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                            static_cast<char*>(recvbuf) + r.type->true_lb, count, {}, op, type, *r.type, root);
+    return Error::ok();
+  }
   auto s = reducing(c, *comm, r, call);
   char* out = is_root ? output(*s, r, recvbuf, count) : s->scratch(r.bytes(count));
   if (!inter) {
@@ -502,6 +508,12 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, l
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = api::check_buffer(sendbuf, total, *r.type, call, *comm);
   if (e.is_ok()) e = api::check_buffer(recvbuf, mine, *r.type, call, *comm);
   if (!e.is_ok()) return e;
+  if (form.blocking() && r.type->contiguous() && coll::shm_blocks_apply(c, *comm, r.bytes(total))) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_staged_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                            static_cast<char*>(recvbuf) + r.type->true_lb, total, parts, op, type, *r.type, -1);
+    return Error::ok();
+  }
   auto s = reducing(c, *comm, r, call);
   char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total);
   char* out = output(*s, r, recvbuf, mine);

@@ -541,4 +541,30 @@ void shm_staged_alltoall(Context& c, Guard& g, const comm::Communicator& comm, c
   }
 }
 
+void shm_staged_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
+                       const std::vector<int64_t>& parts, MPI_Op op, int type_handle, const datatype::Datatype& type,
+                       int root) {
+  Waiting w(c, g);
+  CellRound round(set_of(comm), slot_of(c, comm), w.wait);
+  const int n = comm.size(), me = comm.rank;
+  const int64_t elem = type.size;
+  if (count > 0) std::memcpy(round_staging(c, comm, me, round.seq()), in, static_cast<size_t>(count * elem));
+  round.publish(nullptr, 0);
+  // My part: the whole vector at the root of a reduce, part `me` of a reduce_scatter.
+  int64_t first = 0, mine = count;
+  if (!parts.empty()) {
+    for (int q = 0; q < me; ++q) first += parts[static_cast<size_t>(q)];
+    mine = parts[static_cast<size_t>(me)];
+  } else if (me != root) {
+    return;  // the buffer is rewritten only once the root has entered a later round (step 1)
+  }
+  round.wait_all();
+  if (mine == 0) return;
+  const auto bytes = static_cast<size_t>(mine * elem);
+  auto staged = [&](int r) { return round_staging(c, comm, r, round.seq()) + first * elem; };
+  std::memcpy(out, staged(n - 1), bytes);
+  const op::Combiner combine(c.ops(), op, type_handle, type);
+  for (int r = n - 2; r >= 0; --r) combine(staged(r), out, mine);
+}
+
 }  // namespace gasket::mpi::coll

@@ -89,6 +89,17 @@ void shm_staged_allgather(Context& c, Guard& g, const comm::Communicator& comm, 
 void shm_staged_alltoall(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& to,
                          const std::vector<Typed>& from);
 
+// Blocking MPI_Reduce (past the cells' 2 KiB) and MPI_Reduce_scatter(_block) of contiguous data
+// on the same node, one staged round: every member copies its input (`count` elements, at most a
+// buffer: shm_blocks_apply on count * type.size) into its buffer and publishes; the member that
+// owns part q (the root, or rank q of a reduce_scatter: `parts` elements each) combines it out of
+// every staged input in rank order, x0 op (x1 op ... x_{n-1}) (non-commutative ops too), into
+// `out`. `in` may equal `out` (staged before anything is written). `parts` empty: a reduce to
+// `root`.
+void shm_staged_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
+                       const std::vector<int64_t>& parts, MPI_Op op, int type_handle, const datatype::Datatype& type,
+                       int root);
+
 void shm_barrier(Context& c, Guard& g, const comm::Communicator& comm);
 void shm_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root);
 // `count` elements of `type` (contiguous) from `in` reduced into `out` at `root` (every rank

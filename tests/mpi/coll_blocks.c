@@ -1,5 +1,7 @@
 /* Blocking MPI_Gather, MPI_Scatter, MPI_Allgather and MPI_Alltoall of equal blocks, every byte
- * checked against the value its sender wrote (sender, receiver, round and position encoded):
+ * checked against the value its sender wrote (sender, receiver, round and position encoded), and
+ * blocking MPI_Reduce / MPI_Reduce_scatter / MPI_Reduce_scatter_block checked against serial
+ * references (MPI_SUM of ints, and a non-commutative user op right only in rank order):
  *  - block sizes 0 B, 1 B, 7 B, 1 KiB, 4 KiB + 1, 64 KiB, and around the 1 MiB a member may stage
  *    (an alltoall's n blocks just fitting and one byte past; a 1 MiB gather block);
  *  - the operations interleaved over rounds with rotating roots, so every buffer is rewritten
@@ -111,6 +113,93 @@ static void strided_alltoall(MPI_Comm comm, int round, int ints) {
   MPI_OK(MPI_Type_free(&vec));
 }
 
+/* x -> a x + b (mod 2^64): composition is associative, not commutative. */
+typedef struct {
+  uint64_t a, b;
+} Affine;
+
+static Affine affine_of(int rank, int round, int64_t i) {
+  Affine f = {2u * (uint64_t)rank + 3u + (uint64_t)i, (uint64_t)rank * 7u + (uint64_t)round + (uint64_t)i + 1u};
+  return f;
+}
+
+/* MPI's user function: inout = in op inout (`in` from the lower ranks: applied first). */
+static void affine_op(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  Affine* x = in;
+  Affine* y = inout;
+  for (int i = 0; i < *len; ++i) {
+    Affine r = {x[i].a * y[i].a, y[i].a * x[i].b + y[i].b};
+    y[i] = r;
+  }
+}
+
+/* Rank order: rank 0's map applied first. */
+static Affine affine_reference(int n, int round, int64_t i) {
+  Affine acc = affine_of(0, round, i);
+  for (int r = 1; r < n; ++r) {
+    Affine f = affine_of(r, round, i);
+    Affine next = {acc.a * f.a, f.a * acc.b + f.b};
+    acc = next;
+  }
+  return acc;
+}
+
+static int int_of(int rank, int round, int64_t i) { return rank * 1000 + round * 17 + (int)(i % 1000) - 500; }
+
+/* `count` elements: MPI_Reduce at a rotating root (in place every other round), MPI_Reduce_scatter
+ * with uneven parts (rank q gets count * (q + 1) / total-weight, the rest to the last) and
+ * MPI_Reduce_scatter_block (in place every other round). */
+static void reductions(MPI_Comm comm, int round, int count, MPI_Op affine, MPI_Datatype affine_type) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  int in_place = round % 2 == 1, root = (round + 2) % n;
+  int* in = malloc(sizeof(int) * (size_t)count + 1);
+  int* out = malloc(sizeof(int) * (size_t)count + 1);
+  for (int64_t i = 0; i < count; ++i) (rank == root && in_place ? out : in)[i] = int_of(rank, round, i);
+  MPI_OK(MPI_Reduce(rank == root && in_place ? MPI_IN_PLACE : in, out, count, MPI_INT, MPI_SUM, root, comm));
+  if (rank == root) {
+    for (int64_t i = 0; i < count; ++i) {
+      long long sum = 0;
+      for (int r = 0; r < n; ++r) sum += int_of(r, round, i);
+      CHECK_EQ(out[i], sum);
+    }
+  }
+  /* reduce_scatter: uneven parts */
+  int* counts = malloc(sizeof(int) * (size_t)n);
+  int given = 0, first = 0;
+  for (int q = 0; q < n; ++q) {
+    counts[q] = q == n - 1 ? count - given : count / (2 * n) * (q % 2 + 1);
+    given += counts[q];
+  }
+  for (int q = 0; q < rank; ++q) first += counts[q];
+  for (int64_t i = 0; i < count; ++i) in[i] = int_of(rank, round, i);
+  MPI_OK(MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, comm));
+  for (int64_t i = 0; i < counts[rank]; ++i) {
+    long long sum = 0;
+    for (int r = 0; r < n; ++r) sum += int_of(r, round, first + i);
+    CHECK_EQ(out[i], sum);
+  }
+  free(counts);
+  free(out);
+  free(in);
+  /* reduce_scatter_block of a non-commutative op, `count` / n maps each */
+  int each = count / n;
+  Affine* maps = malloc(sizeof(Affine) * (size_t)(each * n) + 1);
+  Affine* mine = malloc(sizeof(Affine) * (size_t)each + 1);
+  for (int64_t i = 0; i < (int64_t)each * n; ++i) maps[i] = affine_of(rank, round, i);
+  MPI_OK(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : maps, in_place ? maps : mine, each, affine_type, affine,
+                                  comm));
+  const Affine* got = in_place ? maps : mine;
+  for (int64_t i = 0; i < each; ++i) {
+    Affine want = affine_reference(n, round, (int64_t)rank * each + i);
+    CHECK(got[i].a == want.a && got[i].b == want.b);
+  }
+  free(mine);
+  free(maps);
+}
+
 static void run_all(MPI_Comm comm) {
   int n;
   MPI_Comm_size(comm, &n);
@@ -126,6 +215,20 @@ static void run_all(MPI_Comm comm) {
     for (int round = 0; round < rounds; ++round) run_round(comm, round, blocks[k], send, recv);
   }
   for (int round = 0; round < kRounds; ++round) strided_alltoall(comm, round, 1 + 300 * round);
+  MPI_Op affine;
+  MPI_Datatype affine_type;
+  MPI_OK(MPI_Op_create(affine_op, 0, &affine));
+  MPI_OK(MPI_Type_contiguous(2, MPI_UINT64_T, &affine_type));
+  MPI_OK(MPI_Type_commit(&affine_type));
+  /* ints: the cells' 2 KiB and past it, 64 KiB, a whole buffer and one element past */
+  const int counts[] = {7, 512, 513, 16384, (1 << 20) / 4, (1 << 20) / 4 + 1};
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k) {
+    for (int round = 0; round < (counts[k] > 16384 ? 2 : kRounds); ++round) {
+      reductions(comm, round, counts[k], affine, affine_type);
+    }
+  }
+  MPI_OK(MPI_Type_free(&affine_type));
+  MPI_OK(MPI_Op_free(&affine));
   free(recv);
   free(send);
 }
