@@ -57,7 +57,8 @@ void shm_retire(Context& c, const comm::Communicator& comm) {
 namespace {
 
 // Waiting inside an MPI call: the engine's progress and the context's backoff (which lets other
-// threads in under MPI_THREAD_MULTIPLE; no futex sleep then).
+// threads in under MPI_THREAD_MULTIPLE). The futex sleep releases the lock under MULTIPLE: the
+// cell's owner wakes the sleeper, and the other threads run their own progress meanwhile.
 struct Waiting {
   Context& c;
   Guard& g;
@@ -68,8 +69,12 @@ struct Waiting {
       auto* w = static_cast<Waiting*>(ctx);
       w->c.backoff(w->g, polls);
     };
+    if (c.thread_level() == MPI_THREAD_MULTIPLE) {
+      wait.release = [](void* ctx) { static_cast<Waiting*>(ctx)->g.unlock(); };
+      wait.retake = [](void* ctx) { static_cast<Waiting*>(ctx)->g.relock(); };
+    }
     wait.ctx = this;
-    wait.may_sleep = c.thread_level() != MPI_THREAD_MULTIPLE;
+    wait.may_sleep = true;
   }
 };
 
