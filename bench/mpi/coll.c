@@ -18,7 +18,9 @@
  * alltoall, gather, scatter and reduce_scatter at 8 B, 64 B, 1 KiB, 8 KiB, 64 KiB and 1 MiB (per
  * rank for allgather, alltoall, gather and scatter; the whole vector for reduce_scatter, split
  * evenly). Prints "operation/alone bytes average" and "operation/alone-max bytes maximum" lines;
- * --case NAME:BYTES and --quick apply). */
+ * --case NAME:BYTES and --quick apply);
+ * --multiple (MPI_Init_thread with MPI_THREAD_MULTIPLE, what mpi4py asks by default: the waiting
+ * policy of a threaded program, with one thread calling). */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <sched.h>
@@ -191,7 +193,9 @@ static void run_alone(int rank, int size, int reps, int quick, int stats, const 
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  int multiple = 0, provided;
+  for (int i = 1; i < argc; ++i) multiple = multiple || strcmp(argv[i], "--multiple") == 0;
+  MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
   int rank, size, quick = 0, sweep = 0, small = 0, stats = 0, rounds = 1, alone = 0;
   const char* only = NULL; /* NAME:BYTES */
   for (int i = 1; i < argc; ++i) {
