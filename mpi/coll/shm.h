@@ -75,8 +75,8 @@ void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
 // handshakes). Packed data in between, so each side's datatype may differ (signatures match).
 // Applies to intracommunicators of 2 or more members that shm_staged_applies serves (the staging
 // knob nonzero), every size while the most one member stages, `staged_bytes` (an alltoall's or a
-// scatter root's n blocks, a gather's or allgather's one), fits a buffer: the same answer on
-// every member. `mine` null: MPI_IN_PLACE (at the root of gather/scatter; allgather: the block is
+// scatter root's n blocks, a gather's or allgather's one), fits a buffer — at 2 members only up to
+// a cell's 2 KiB: the same answer on every member. `mine` null: MPI_IN_PLACE (at the root of gather/scatter; allgather: the block is
 // already in all[rank]); an alltoall's `to` empty: in place (the blocks are staged before any
 // is read, so `from` may be the send buffer). `all` of gather/scatter: the root's blocks only.
 bool shm_blocks_apply(Context& c, const comm::Communicator& comm, int64_t staged_bytes);
