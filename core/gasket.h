@@ -30,6 +30,10 @@ namespace gasket {
 
 struct InitOptions {
   bool thread_multiple = false;  // several threads will call the runtime at once
+  // With thread_multiple: the caller rings this PE's doorbell (detail::ring(my_pe())) whenever one
+  // thread may have completed what another waits for (MPI: at every release of its lock while a
+  // thread naps), so waits on backend paths may sleep in poll() as with one thread.
+  bool threads_woken = false;
 };
 
 // Collective. Fails (with a message) on bad configuration or when peers cannot be reached.

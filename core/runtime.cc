@@ -47,6 +47,8 @@ Status Runtime::start(const InitOptions& options) {
     // Another programming model of the same program (MPI and OpenSHMEM together) already started
     // the runtime: share it; the last finalize stops it.
     ++instance_->users_;
+    // Its threads may take input a poll nap of another thread waits for, with nobody ringing.
+    if (options.thread_multiple && !options.threads_woken) instance_->poll_naps_ = false;
     return Status::ok();
   }
   if (g_finalized.load()) {
@@ -119,7 +121,7 @@ Status Runtime::start_impl(const InitOptions& options) {
   heap_ = segments_.find(segments::kHeapSegment);
   allocator_ = segments::SymmetricAllocator(heap_bytes);
   if (!(st = map_peer_segments()).is_ok()) return st;
-  open_bell_socket(options.thread_multiple);
+  open_bell_socket(options.thread_multiple && !options.threads_woken);
   st = start_backend();
   unlink_segment_files();
   if (!st.is_ok()) return st;
@@ -284,9 +286,10 @@ Status Runtime::map_peer_segments() {
 // sweeps gasket-<job>-* as well, for jobs that die earlier).
 // Poll naps (backend paths, late peers) sleep on this PE's doorbell socket, which the same-node
 // peers that ring the doorbell reach by name (every PE opens one: it rings its peers' through it).
-// Only a PE with one thread calling the runtime and no progress thread naps so: a sleeper does not
-// see input another thread took for it.
-void Runtime::open_bell_socket(bool thread_multiple) {
+// Only a PE without a progress thread, and with one thread calling the runtime or threads whose
+// caller rings for them (InitOptions::threads_woken), naps so: a sleeper does not see input
+// another thread took for it.
+void Runtime::open_bell_socket(bool unwoken_threads) {
   std::vector<std::string> names(static_cast<size_t>(n_pes_));
   for (int pe = 0; pe < n_pes_; ++pe) {
     if (doorbells_[static_cast<size_t>(pe)] != nullptr) names[static_cast<size_t>(pe)] = segment_file(pe, "bell");
@@ -296,7 +299,7 @@ void Runtime::open_bell_socket(bool thread_multiple) {
     GASKET_WARN("PE %d: %s; waits on backend paths yield instead of sleeping", my_pe_, st.message().c_str());
     return;
   }
-  poll_naps_ = !thread_multiple && !config_.boolean(config::Knob::PROGRESS_THREAD);
+  poll_naps_ = !unwoken_threads && !config_.boolean(config::Knob::PROGRESS_THREAD);
 }
 
 bool Runtime::prepare_sleep(std::vector<pollfd>* fds) const {

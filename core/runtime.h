@@ -262,7 +262,7 @@ class Runtime {
   // the direct path maps the core's memory files).
   backend::SegmentMemory* segment_provider() const;
   Status start_backend();
-  void open_bell_socket(bool thread_multiple);
+  void open_bell_socket(bool unwoken_threads);
   Status start_active_messages();
   void start_user_memory();
   void print_statistics() const;
@@ -290,7 +290,7 @@ class Runtime {
   unsigned nap_limit_us_ = 0;
   std::vector<InternalArea::Doorbell*> doorbells_;  // per PE, null where not mapped (other nodes)
   BellSocket bell_;
-  bool poll_naps_ = false;  // one thread calls the runtime, no progress thread: poll naps may sleep
+  bool poll_naps_ = false;  // one thread calls the runtime (or its threads are woken), no progress thread: poll naps may sleep
   backend::InputSignal* input_signal_ = nullptr;
 
   segments::SegmentTable segments_;

@@ -19,6 +19,8 @@ for figure in memcpy_bandwidth cache_line_one_way core_put_latency core_get_late
               shmem_get_latency_heap shmem_8byte_latency_heap shmem_8byte_latency_global \
               shmem_barrier_latency shmem_sum_to_all_8B_latency shmem_put_wait_latency_2PEs \
               mpi_barrier_latency_2ranks mpi_bcast_latency_4ranks mpi_allreduce_latency_4ranks \
+              mpi_allreduce_alone_latency_2ranks mpi_bcast_alone_latency_4ranks \
+              mpi_alltoall_alone_max_latency_4ranks mpi_reduce_scatter_alone_latency_2ranks \
               mpi_rma_8B_latency_create_window mpi_rma_8B_latency_allocate_window \
               mpi_rma_8B_latency_shared_window mpi_rma_8B_latency_dynamic_window \
               mpi_io_bandwidth_2ranks mpi_io_bandwidth_4ranks; do

@@ -43,6 +43,14 @@ cases_for() {
   case_line "$impl" mpi_coll "$two" "$dir" coll $quick
   case_line "$impl" mpi_coll-4 "$four" "$dir" coll $quick
   case_line "$impl" mpi_wavefront "$two" "$dir" wavefront
+  # the public micro-benchmarks' shape (each call alone after a barrier) at 2, 4, 8 and 16 ranks;
+  # beyond the cores only the quick form (5 repetitions), reduced mode 2 and 4 ranks
+  case_line "$impl" mpi_coll_alone "$two" "$dir" coll --alone $quick
+  case_line "$impl" mpi_coll_alone-4 "$four" "$dir" coll --alone $quick
+  if [ -z "$quick" ]; then
+    case_line "$impl" mpi_coll_alone-8 "${launch//NP/8}" "$dir" coll --alone --quick
+    case_line "$impl" mpi_coll_alone-16 "${launch//NP/16}" "$dir" coll --alone --quick
+  fi
   # latency under load (issue 21): the wavefront beside 4 CPU burners (a loaded ping-pong over a
   # backend path, whose waits still yield, outlasts the 150 s limit), and 8 ranks' collectives
   case_line "$impl" mpi_wavefront-loaded "$burners $two" "$dir" wavefront

@@ -11,7 +11,16 @@
  * --rounds K (run the cases K times over, one line each: does a job change mode as it runs?);
  * --stats (per rank, to stderr after each case: the CPUs it ran on, page faults and context
  * switches during the case, the buffers' addresses modulo 4 KiB and 2 MiB and their transparent
- * huge pages: what makes a job slow for its whole life). */
+ * huge pages: what makes a job slow for its whole life);
+ * --alone (the public micro-benchmarks' shape instead: each call timed by itself with MPI_Barrier
+ * between calls, the per-rank average and the slowest rank's average, MPI_FLOAT for reductions
+ * (MPI_SUM) and MPI_CHAR for data, root 0, for barrier, bcast, reduce, allreduce, allgather,
+ * alltoall, gather, scatter and reduce_scatter at 8 B, 64 B, 1 KiB, 8 KiB, 64 KiB and 1 MiB (per
+ * rank for allgather, alltoall, gather and scatter; the whole vector for reduce_scatter, split
+ * evenly). Prints "operation/alone bytes average" and "operation/alone-max bytes maximum" lines;
+ * --case NAME:BYTES and --quick apply);
+ * --multiple (MPI_Init_thread with MPI_THREAD_MULTIPLE, what mpi4py asks by default: the waiting
+ * policy of a threaded program, with one thread calling). */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <sched.h>
@@ -78,7 +87,7 @@ static long huge_kb_at(const void* p) {
   return kb;
 }
 
-static void print_stats(int rank, const char* name, int bytes, const double* a, const double* b, int cpu_before,
+static void print_stats(int rank, const char* name, int bytes, const void* a, const void* b, int cpu_before,
                         const struct rusage* before) {
   struct rusage now;
   getrusage(RUSAGE_SELF, &now);
@@ -92,20 +101,119 @@ static void print_stats(int rank, const char* name, int bytes, const double* a, 
           huge_kb_at(b));
 }
 
+/* The public micro-benchmarks' shape (--alone). */
+enum AloneOp { kBarrier, kBcast, kReduce, kAllreduce, kAllgather, kAlltoall, kGather, kScatter, kReduceScatter };
+static const char* const kAloneNames[] = {"barrier", "bcast",   "reduce",  "allreduce",     "allgather",
+                                          "alltoall", "gather", "scatter", "reduce_scatter"};
+
+/* One call of `op` moving `bytes` (per rank for the data movers, the whole vector for reductions). */
+static void alone_call(int op, char* s, char* r, int bytes, const int* counts) {
+  int floats = bytes / (int)sizeof(float);
+  switch (op) {
+    case kBarrier: MPI_Barrier(MPI_COMM_WORLD); break;
+    case kBcast: MPI_Bcast(s, bytes, MPI_CHAR, 0, MPI_COMM_WORLD); break;
+    case kReduce: MPI_Reduce(s, r, floats, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD); break;
+    case kAllreduce: MPI_Allreduce(s, r, floats, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
+    case kAllgather: MPI_Allgather(s, bytes, MPI_CHAR, r, bytes, MPI_CHAR, MPI_COMM_WORLD); break;
+    case kAlltoall: MPI_Alltoall(s, bytes, MPI_CHAR, r, bytes, MPI_CHAR, MPI_COMM_WORLD); break;
+    case kGather: MPI_Gather(s, bytes, MPI_CHAR, r, bytes, MPI_CHAR, 0, MPI_COMM_WORLD); break;
+    case kScatter: MPI_Scatter(s, bytes, MPI_CHAR, r, bytes, MPI_CHAR, 0, MPI_COMM_WORLD); break;
+    case kReduceScatter: MPI_Reduce_scatter(s, r, counts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
+  }
+}
+
+/* Mean time of one call timed by itself (a barrier before each, untimed), this rank's. */
+static double alone_mean(int op, char* s, char* r, int bytes, const int* counts, int iters) {
+  double total = 0;
+  for (int i = 0; i < iters; ++i) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    alone_call(op, s, r, bytes, counts);
+    total += MPI_Wtime() - t0;
+  }
+  return total / iters * 1e6;
+}
+
+static void run_alone(int rank, int size, int reps, int quick, int stats, const char* only) {
+  static const int kSizes[] = {8, 64, 1024, 8192, 65536, 1 << 20};
+  const size_t most = (size_t)size << 20;
+  char* s = malloc(most);
+  char* r = malloc(most);
+  int* counts = malloc(sizeof(int) * (size_t)size);
+  for (size_t i = 0; i < most; ++i) s[i] = (char)(rank + i);
+  memset(r, 0, most);
+  if (rank == 0) {
+    printf("# one call timed alone after a barrier, %d ranks: operation/alone bytes average-over-ranks us, "
+           "operation/alone-max bytes slowest-rank us (median of %d)\n",
+           size, reps);
+  }
+  for (int op = kBarrier; op <= kReduceScatter; ++op) {
+    for (size_t z = 0; z < sizeof kSizes / sizeof kSizes[0]; ++z) {
+      int bytes = op == kBarrier ? 0 : kSizes[z];
+      if (op == kBarrier && z > 0) break;
+      char this_case[64];
+      snprintf(this_case, sizeof this_case, "%s:%d", kAloneNames[op], bytes);
+      if (only != NULL && strcmp(only, this_case) != 0) continue;
+      struct rusage before;
+      getrusage(RUSAGE_SELF, &before);
+      int cpu_before = sched_getcpu();
+      int floats = bytes / (int)sizeof(float);
+      for (int q = 0; q < size; ++q) counts[q] = floats / size + (q < floats % size);
+      /* warm-up, then calls per repetition: about 20 ms worth, 3 to 1000 (100 past 8 KiB), rank 0's */
+      double us = alone_mean(op, s, r, bytes, counts, quick ? 3 : 10);
+      int iters = us > 0 ? (int)(20000.0 / us) : 1000, cap = bytes > 8192 ? 100 : 1000;
+      if (iters > cap) iters = cap;
+      if (iters < 3) iters = 3;
+      MPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      double avg[kReps], max[kReps];
+      for (int rep = 0; rep < reps; ++rep) {
+        double mine = alone_mean(op, s, r, bytes, counts, iters), sum;
+        MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(&mine, &max[rep], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        avg[rep] = sum / size;
+      }
+      qsort(avg, (size_t)reps, sizeof avg[0], cmp);
+      qsort(max, (size_t)reps, sizeof max[0], cmp);
+      if (rank == 0) {
+        printf("%s/alone %d %.3f\n%s/alone-max %d %.3f\n", kAloneNames[op], bytes, avg[reps / 2], kAloneNames[op],
+               bytes, max[reps / 2]);
+        char figure[96], x[32];
+        snprintf(x, sizeof x, "%d", bytes);
+        snprintf(figure, sizeof figure, "mpi_%s_alone_latency_%dranks", kAloneNames[op], size);
+        bench_result(figure, x, avg[reps / 2], "us");
+        snprintf(figure, sizeof figure, "mpi_%s_alone_max_latency_%dranks", kAloneNames[op], size);
+        bench_result(figure, x, max[reps / 2], "us");
+      }
+      if (stats) print_stats(rank, kAloneNames[op], bytes, s, r, cpu_before, &before);
+    }
+  }
+  free(counts);
+  free(r);
+  free(s);
+}
+
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank, size, quick = 0, sweep = 0, small = 0, stats = 0, rounds = 1;
+  int multiple = 0, provided;
+  for (int i = 1; i < argc; ++i) multiple = multiple || strcmp(argv[i], "--multiple") == 0;
+  MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+  int rank, size, quick = 0, sweep = 0, small = 0, stats = 0, rounds = 1, alone = 0;
   const char* only = NULL; /* NAME:BYTES */
   for (int i = 1; i < argc; ++i) {
     quick = quick || strcmp(argv[i], "--quick") == 0;
     sweep = sweep || strcmp(argv[i], "--sweep") == 0;
     small = small || strcmp(argv[i], "--small") == 0;
     stats = stats || strcmp(argv[i], "--stats") == 0;
+    alone = alone || strcmp(argv[i], "--alone") == 0;
     if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) only = argv[++i];
     if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (alone) {
+    run_alone(rank, size, quick ? 5 : kReps, quick, stats, only);
+    MPI_Finalize();
+    return 0;
+  }
   const int big = (sweep ? 4 << 20 : 1 << 20) / (int)sizeof(double);
   double* a = malloc(sizeof(double) * big);
   double* b = malloc(sizeof(double) * big);

@@ -2,7 +2,9 @@
 # Runs the collective benchmark (bench/mpi/coll.c) built with gasket's mpicc, Open MPI's and
 # MPICH's (each when installed) at 2 and 4 ranks on this machine (4 ranks oversubscribe a 2-core
 # machine), and prints one table of latencies side by side.
-#   bench/mpi/coll_compare.sh [--quick]
+#   bench/mpi/coll_compare.sh [--quick] [--alone]
+# (--alone: the public micro-benchmarks' shape, each call timed alone after a barrier; with
+# RANKS="2 4 8 16" the whole table of that shape)
 # Environment: BAZEL (default bazel), BAZEL_OUTPUT_BASE (an output base to build in), RANKS
 # (default "2 4").
 source "$(dirname "$0")/side_by_side.sh"

@@ -158,7 +158,9 @@ void CellRound::wait_for(Cell* cell, uint64_t seq) {
       uint64_t f = __atomic_load_n(&cell->flag, __ATOMIC_SEQ_CST);
       if (!reached(cell, tag_, seq)) {
         timespec limit{0, 1000000};  // 1 ms: progress other traffic now and then
+        if (wait_.release != nullptr) wait_.release(wait_.ctx);
         syscall(SYS_futex, futex_word(cell), FUTEX_WAIT, static_cast<int>(f & 0xffffffffu), &limit, nullptr, 0);
+        if (wait_.retake != nullptr) wait_.retake(wait_.ctx);
       }
       __atomic_sub_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
       // After every sleep: a sleeper may be the one peers wait for (e.g. memreg's bounce

@@ -104,9 +104,13 @@ struct CellSlot {
 // then the waiter sleeps on the flag's futex after a few polls when processes outnumber cores,
 // else past the core's spin budget when the core's policy naps. Default: gasket::progress(),
 // a yield when oversubscribed, sleeping unless MULTIPLE.
+// `release`/`retake` (optional): called around each futex sleep, so that other threads of this
+// process run meanwhile (MPI under MULTIPLE: its lock; their progress is then their own).
 struct CellWait {
   void (*progress)(void* ctx) = nullptr;
   void (*backoff)(void* ctx, unsigned* polls) = nullptr;
+  void (*release)(void* ctx) = nullptr;
+  void (*retake)(void* ctx) = nullptr;
   void* ctx = nullptr;
   bool may_sleep = false;
   static CellWait standard(bool thread_multiple);

@@ -294,6 +294,15 @@ Error rooted(Context& c, Guard& g, bool gathering, const void* sendbuf, MPI_Coun
   if (e.is_ok() && is_root) e = blocks(c, root_side, static_cast<int>(comm->peers().pes.size()), *comm, call, &all);
   if (e.is_ok() && is_root && !inter && !in_place) e = not_aliased({mine}, all, *comm, call);
   if (!e.is_ok()) return e;
+  if (form.blocking() && !inter && !root_side.counts) {
+    int64_t block = is_root ? all[0].bytes() : mine.bytes();
+    if (coll::shm_blocks_apply(c, *comm, gathering ? block : block * comm->size())) {
+      const Typed* own_block = in_place ? nullptr : &mine;
+      gathering ? coll::shm_staged_gather(c, g, *comm, own_block, all, root)
+                : coll::shm_staged_scatter(c, g, *comm, all, own_block, root);
+      return Error::ok();
+    }
+  }
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (is_root && !inter && !in_place) {
     Typed& slot = all[static_cast<size_t>(comm->rank)];
@@ -323,6 +332,10 @@ Error allgather(Context& c, Guard& g, const void* sendbuf, MPI_Count sendcount, 
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = typed(c, sendbuf, sendcount, sendtype, *comm, call, &mine);
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = not_aliased({mine}, all, *comm, call);
   if (!e.is_ok()) return e;
+  if (form.blocking() && !out.counts && coll::shm_blocks_apply(c, *comm, all[0].bytes())) {
+    coll::shm_staged_allgather(c, g, *comm, sendbuf == MPI_IN_PLACE ? nullptr : &mine, all);
+    return Error::ok();
+  }
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (!inter) {
     Typed& slot = all[static_cast<size_t>(comm->rank)];
@@ -349,6 +362,11 @@ Error alltoall(Context& c, Guard& g, Layout in, const Layout& out, MPI_Comm hand
   if (e.is_ok() && !in_place) e = blocks(c, in, n, *comm, call, &to);
   if (e.is_ok() && !in_place) e = not_aliased(to, from, *comm, call);
   if (!e.is_ok()) return e;
+  if (form.blocking() && !out.counts && out.types == nullptr &&
+      coll::shm_blocks_apply(c, *comm, from[0].bytes() * n)) {
+    coll::shm_staged_alltoall(c, g, *comm, to, from);
+    return Error::ok();
+  }
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (in_place) {
     // The blocks go out of a packed copy of the receive buffer taken when the schedule starts.
@@ -394,6 +412,12 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, MPI_Count
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     coll::shm_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
                      static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, root);
+    return Error::ok();
+  }
+  if (form.blocking() && r.type->contiguous() && coll::shm_blocks_apply(c, *comm, r.bytes(count))) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_staged_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                            static_cast<char*>(recvbuf) + r.type->true_lb, count, {}, op, type, *r.type, root);
     return Error::ok();
   }
   auto s = reducing(c, *comm, r, call);
@@ -511,6 +535,12 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, l
                     *comm, call);
   }
   if (!e.is_ok()) return e;
+  if (form.blocking() && r.type->contiguous() && coll::shm_blocks_apply(c, *comm, r.bytes(total))) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_staged_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                            static_cast<char*>(recvbuf) + r.type->true_lb, total, parts, op, type, *r.type, -1);
+    return Error::ok();
+  }
   auto s = reducing(c, *comm, r, call);
   char* acc = packed_input(*s, r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total);
   char* out = output(*s, r, recvbuf, mine);

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "mpi/coll/algorithms.h"
 #include "mpi/comm/communicator.h"
 #include "mpi/context/context.h"
 
@@ -65,6 +67,38 @@ void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void
 // member gets the same bytes.
 void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
                           int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type);
+
+// Blocking gather, scatter, allgather and alltoall of equal blocks (not the v/w forms) on the same
+// node through the staging area: one cell round, whatever the number of ranks. Members pack what
+// they send into their own buffer (round_buffer of the round), publish, and unpack what they
+// receive straight out of the senders' buffers (two memcpys per byte, no point-to-point
+// handshakes). Packed data in between, so each side's datatype may differ (signatures match).
+// Applies to intracommunicators of 2 or more members that shm_staged_applies serves (the staging
+// knob nonzero), every size while the most one member stages, `staged_bytes` (an alltoall's or a
+// scatter root's n blocks, a gather's or allgather's one), fits a buffer — at 2 members only up to
+// a cell's 2 KiB: the same answer on every member. `mine` null: MPI_IN_PLACE (at the root of gather/scatter; allgather: the block is
+// already in all[rank]); an alltoall's `to` empty: in place (the blocks are staged before any
+// is read, so `from` may be the send buffer). `all` of gather/scatter: the root's blocks only.
+bool shm_blocks_apply(Context& c, const comm::Communicator& comm, int64_t staged_bytes);
+void shm_staged_gather(Context& c, Guard& g, const comm::Communicator& comm, const Typed* mine,
+                       const std::vector<Typed>& all, int root);
+void shm_staged_scatter(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& all,
+                        const Typed* mine, int root);
+void shm_staged_allgather(Context& c, Guard& g, const comm::Communicator& comm, const Typed* mine,
+                          const std::vector<Typed>& all);
+void shm_staged_alltoall(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& to,
+                         const std::vector<Typed>& from);
+
+// Blocking MPI_Reduce (past the cells' 2 KiB) and MPI_Reduce_scatter(_block) of contiguous data
+// on the same node, one staged round: every member copies its input (`count` elements, at most a
+// buffer: shm_blocks_apply on count * type.size) into its buffer and publishes; the member that
+// owns part q (the root, or rank q of a reduce_scatter: `parts` elements each) combines it out of
+// every staged input in rank order, x0 op (x1 op ... x_{n-1}) (non-commutative ops too), into
+// `out`. `in` may equal `out` (staged before anything is written). `parts` empty: a reduce to
+// `root`.
+void shm_staged_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
+                       const std::vector<int64_t>& parts, MPI_Op op, int type_handle, const datatype::Datatype& type,
+                       int root);
 
 void shm_barrier(Context& c, Guard& g, const comm::Communicator& comm);
 void shm_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root);

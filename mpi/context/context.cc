@@ -83,11 +83,12 @@ void Guard::take(Context& c) {
   relock();
 }
 
-void Guard::unlock() {
+void Guard::unlock(bool wake_nappers) {
   if (context_ == nullptr || !held_) return;
   context_->lock_holder_.store(std::thread::id());
   held_ = false;
   context_->lock_.unlock();
+  if (wake_nappers && context_->napping_threads_.load() > 0) gasket::detail::ring(gasket::my_pe());
 }
 
 void Guard::relock() {
@@ -179,6 +180,7 @@ Error Context::start(int required) {
   main_thread_ = std::this_thread::get_id();
   InitOptions opts;
   opts.thread_multiple = thread_level_ == MPI_THREAD_MULTIPLE;
+  opts.threads_woken = true;  // Guard::unlock rings for the threads napping in Context::wait
   Status st = gasket::init(opts);
   if (!st.is_ok()) return error(MPI_ERR_OTHER, "MPI_Init: %s", st.message().c_str());
   core::Runtime* rt = core::Runtime::get();

@@ -59,7 +59,9 @@ class Guard {
   }
   Guard(const Guard&) = delete;
   Guard& operator=(const Guard&) = delete;
-  void unlock();
+  // `wake_nappers`: ring this PE's doorbell when another thread naps in Context::wait (what this
+  // call did under the lock may be what it waits for); a thread about to nap itself does not.
+  void unlock(bool wake_nappers = true);
   void relock();
 
  private:
@@ -149,8 +151,10 @@ class Context {
   }
 
   // Progresses until done() holds, with the core's waiting policy (gasket::detail::wait_turn:
-  // spin, then nap until a peer's write rings); under MULTIPLE the lock is released between polls
-  // and the waiter yields instead of napping (another thread's progress rings nobody).
+  // spin, then nap until a peer's write rings). Under MULTIPLE the lock is released between polls
+  // and around the nap; the napper counts itself in napping_threads_, so every other thread's
+  // release of the lock rings this PE's doorbell (Guard::unlock): another thread's progress may
+  // complete what the napper waits for, and no peer would ring for that.
   template <typename Done>
   void wait(Guard& g, Done done) {
     unsigned polls = 0;
@@ -158,14 +162,38 @@ class Context {
     for (;;) {
       serve();
       if (done()) return;
-      if (thread_level_ == MPI_THREAD_MULTIPLE) {
-        backoff(g, &polls);
-      } else if (gasket::detail::wait_turn(&polls, serve, done, /*pause=*/false)) {
+      if (thread_level_ != MPI_THREAD_MULTIPLE) {
+        if (gasket::detail::wait_turn(&polls, serve, done, /*pause=*/false)) return;
+      } else if (!gasket::detail::spin(&polls, /*pause=*/false)) {
+        g.unlock();
+        g.relock();
+      } else if (nap_unlocked(g, &polls, serve, done)) {
         return;
       }
     }
   }
+  // MULTIPLE, past the spin budget: wait_turn's nap with the lock released while asleep. True
+  // when the last check (under the lock) held.
+  template <typename Serve, typename Done>
+  bool nap_unlocked(Guard& g, unsigned* polls, Serve& serve, Done& done) {
+    gasket::detail::Nap nap;
+    if (!gasket::detail::nap_begin(&nap)) {
+      backoff(g, polls);
+      return false;
+    }
+    serve();
+    bool ready = done();
+    if (!ready) napping_threads_.fetch_add(1);  // before the release: any later holder rings
+    g.unlock(/*wake_nappers=*/false);
+    gasket::detail::nap_end(nap, !ready);
+    if (!ready) napping_threads_.fetch_sub(1);
+    g.relock();
+    if (!ready) *polls = 0;
+    return ready;
+  }
   void backoff(Guard& g, unsigned* polls);
+  // Threads asleep in nap_unlocked (MULTIPLE).
+  int napping_threads() const { return napping_threads_.load(); }
 
   // The error path of every call: runs `comm`'s error handler (MPI_COMM_WORLD's when `comm` is
   // not a communicator) and returns the code the call returns. Call without the lock held.
@@ -232,6 +260,7 @@ class Context {
   friend class Guard;
   std::mutex lock_;
   std::atomic<std::thread::id> lock_holder_{};  // the thread whose call holds lock_
+  std::atomic<int> napping_threads_{0};
   datatype::DatatypeTable types_;
   op::OpTable ops_;
   coll::CollectiveArea area_;

@@ -1,0 +1,249 @@
+/* Blocking MPI_Gather, MPI_Scatter, MPI_Allgather and MPI_Alltoall of equal blocks, every byte
+ * checked against the value its sender wrote (sender, receiver, round and position encoded), and
+ * blocking MPI_Reduce / MPI_Reduce_scatter / MPI_Reduce_scatter_block checked against serial
+ * references (MPI_SUM of ints, and a non-commutative user op right only in rank order):
+ *  - block sizes 0 B, 1 B, 7 B, 1 KiB, 4 KiB + 1, 64 KiB, and around the 1 MiB a member may stage
+ *    (an alltoall's n blocks just fitting and one byte past; a 1 MiB gather block);
+ *  - the operations interleaved over rounds with rotating roots, so every buffer is rewritten
+ *    while the previous users may still be reading the other one;
+ *  - MPI_IN_PLACE where the standard allows it (alltoall, allgather, the root of gather/scatter);
+ *  - a receive type of a different layout with the same signature (strided ints received from
+ *    contiguous ones): the gaps must stay untouched;
+ *  - on MPI_COMM_WORLD and on a split communicator whose rank order reverses the world's.
+ * The same-node staged path serves the local path, the schedules the backend paths. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+enum { kRounds = 6 };
+
+/* The byte at position i of the block `sender` sends `receiver` in round `round`. */
+static unsigned char value_of(int sender, int receiver, int round, int64_t i) {
+  return (unsigned char)(sender * 31 + receiver * 7 + round * 13 + i * 5 + (i >> 8) + 1);
+}
+
+static void fill(unsigned char* p, int sender, int receiver, int round, int64_t bytes) {
+  for (int64_t i = 0; i < bytes; ++i) p[i] = value_of(sender, receiver, round, i);
+}
+
+static void expect(const unsigned char* p, int sender, int receiver, int round, int64_t bytes, const char* what) {
+  for (int64_t i = 0; i < bytes; ++i) {
+    if (p[i] != value_of(sender, receiver, round, i)) {
+      fprintf(stderr, "%s: round %d, block from %d to %d, %lld bytes: byte %lld is %d, expected %d\n", what, round,
+              sender, receiver, (long long)bytes, (long long)i, p[i], value_of(sender, receiver, round, i));
+      CHECK(0);
+    }
+  }
+}
+
+/* A gather block carries the sender as receiver -1 (a scatter block: the root as sender). */
+static void run_round(MPI_Comm comm, int round, int64_t block, unsigned char* send, unsigned char* recv) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  int count = (int)block;
+  int64_t all = block * n;
+  int in_place = round % 2 == 1;
+
+  /* alltoall (in place every other round; only while n blocks fit an int count) */
+  for (int d = 0; d < n; ++d) fill((in_place ? recv : send) + d * block, rank, d, round, block);
+  if (!in_place) memset(recv, 0xee, (size_t)all);
+  MPI_OK(MPI_Alltoall(in_place ? MPI_IN_PLACE : send, count, MPI_CHAR, recv, count, MPI_CHAR, comm));
+  for (int s = 0; s < n; ++s) expect(recv + s * block, s, rank, round, block, "MPI_Alltoall");
+
+  /* gather at a rotating root (the root in place every other round) */
+  int root = round % n;
+  fill(send, rank, -1, round, block);
+  if (rank == root) {
+    memset(recv, 0xee, (size_t)all);
+    if (in_place) fill(recv + root * block, root, -1, round, block);
+  }
+  MPI_OK(MPI_Gather(rank == root && in_place ? MPI_IN_PLACE : send, count, MPI_CHAR, recv, count, MPI_CHAR, root,
+                    comm));
+  if (rank == root) {
+    for (int s = 0; s < n; ++s) expect(recv + s * block, s, -1, round, block, "MPI_Gather");
+  }
+
+  /* scatter from the next root (in place at the root every other round) */
+  root = (round + 1) % n;
+  if (rank == root) {
+    for (int d = 0; d < n; ++d) fill(send + d * block, root, d, round, block);
+  }
+  memset(recv, 0xee, (size_t)block);
+  void* into = rank == root && in_place ? MPI_IN_PLACE : recv;
+  MPI_OK(MPI_Scatter(send, count, MPI_CHAR, into, count, MPI_CHAR, root, comm));
+  if (into != MPI_IN_PLACE) expect(recv, root, rank, round, block, "MPI_Scatter");
+
+  /* allgather (in place every other round) */
+  memset(recv, 0xee, (size_t)all);
+  fill(in_place ? recv + rank * block : send, rank, -1, round, block);
+  MPI_OK(MPI_Allgather(in_place ? MPI_IN_PLACE : send, count, MPI_CHAR, recv, count, MPI_CHAR, comm));
+  for (int s = 0; s < n; ++s) expect(recv + s * block, s, -1, round, block, "MPI_Allgather");
+}
+
+/* Contiguous ints sent, received into every other int (a vector type resized to its stride):
+ * the same signature, another layout; the gaps keep their sentinel. */
+static void strided_alltoall(MPI_Comm comm, int round, int ints) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  MPI_Datatype vec, strided;
+  MPI_OK(MPI_Type_vector(ints, 1, 2, MPI_INT, &vec));
+  MPI_OK(MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * ints * sizeof(int)), &strided));
+  MPI_OK(MPI_Type_commit(&strided));
+  int* out = malloc(sizeof(int) * (size_t)(ints * n));
+  int* in = malloc(sizeof(int) * (size_t)(2 * ints * n));
+  for (int d = 0; d < n; ++d) {
+    for (int i = 0; i < ints; ++i) out[d * ints + i] = rank * 100000 + d * 1000 + i + round;
+  }
+  for (int i = 0; i < 2 * ints * n; ++i) in[i] = -7;
+  MPI_OK(MPI_Alltoall(out, ints, MPI_INT, in, 1, strided, comm));
+  for (int s = 0; s < n; ++s) {
+    for (int i = 0; i < ints; ++i) {
+      CHECK_EQ(in[s * 2 * ints + 2 * i], s * 100000 + rank * 1000 + i + round);
+      CHECK_EQ(in[s * 2 * ints + 2 * i + 1], -7);
+    }
+  }
+  free(in);
+  free(out);
+  MPI_OK(MPI_Type_free(&strided));
+  MPI_OK(MPI_Type_free(&vec));
+}
+
+/* x -> a x + b (mod 2^64): composition is associative, not commutative. */
+typedef struct {
+  uint64_t a, b;
+} Affine;
+
+static Affine affine_of(int rank, int round, int64_t i) {
+  Affine f = {2u * (uint64_t)rank + 3u + (uint64_t)i, (uint64_t)rank * 7u + (uint64_t)round + (uint64_t)i + 1u};
+  return f;
+}
+
+/* MPI's user function: inout = in op inout (`in` from the lower ranks: applied first). */
+static void affine_op(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  Affine* x = in;
+  Affine* y = inout;
+  for (int i = 0; i < *len; ++i) {
+    Affine r = {x[i].a * y[i].a, y[i].a * x[i].b + y[i].b};
+    y[i] = r;
+  }
+}
+
+/* Rank order: rank 0's map applied first. */
+static Affine affine_reference(int n, int round, int64_t i) {
+  Affine acc = affine_of(0, round, i);
+  for (int r = 1; r < n; ++r) {
+    Affine f = affine_of(r, round, i);
+    Affine next = {acc.a * f.a, f.a * acc.b + f.b};
+    acc = next;
+  }
+  return acc;
+}
+
+static int int_of(int rank, int round, int64_t i) { return rank * 1000 + round * 17 + (int)(i % 1000) - 500; }
+
+/* `count` elements: MPI_Reduce at a rotating root (in place every other round), MPI_Reduce_scatter
+ * with uneven parts (rank q gets count * (q + 1) / total-weight, the rest to the last) and
+ * MPI_Reduce_scatter_block (in place every other round). */
+static void reductions(MPI_Comm comm, int round, int count, MPI_Op affine, MPI_Datatype affine_type) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  int in_place = round % 2 == 1, root = (round + 2) % n;
+  int* in = malloc(sizeof(int) * (size_t)count + 1);
+  int* out = malloc(sizeof(int) * (size_t)count + 1);
+  for (int64_t i = 0; i < count; ++i) (rank == root && in_place ? out : in)[i] = int_of(rank, round, i);
+  MPI_OK(MPI_Reduce(rank == root && in_place ? MPI_IN_PLACE : in, out, count, MPI_INT, MPI_SUM, root, comm));
+  if (rank == root) {
+    for (int64_t i = 0; i < count; ++i) {
+      long long sum = 0;
+      for (int r = 0; r < n; ++r) sum += int_of(r, round, i);
+      CHECK_EQ(out[i], sum);
+    }
+  }
+  /* reduce_scatter: uneven parts */
+  int* counts = malloc(sizeof(int) * (size_t)n);
+  int given = 0, first = 0;
+  for (int q = 0; q < n; ++q) {
+    counts[q] = q == n - 1 ? count - given : count / (2 * n) * (q % 2 + 1);
+    given += counts[q];
+  }
+  for (int q = 0; q < rank; ++q) first += counts[q];
+  for (int64_t i = 0; i < count; ++i) in[i] = int_of(rank, round, i);
+  MPI_OK(MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, comm));
+  for (int64_t i = 0; i < counts[rank]; ++i) {
+    long long sum = 0;
+    for (int r = 0; r < n; ++r) sum += int_of(r, round, first + i);
+    CHECK_EQ(out[i], sum);
+  }
+  free(counts);
+  free(out);
+  free(in);
+  /* reduce_scatter_block of a non-commutative op, `count` / n maps each */
+  int each = count / n;
+  Affine* maps = malloc(sizeof(Affine) * (size_t)(each * n) + 1);
+  Affine* mine = malloc(sizeof(Affine) * (size_t)each + 1);
+  for (int64_t i = 0; i < (int64_t)each * n; ++i) maps[i] = affine_of(rank, round, i);
+  MPI_OK(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : maps, in_place ? maps : mine, each, affine_type, affine,
+                                  comm));
+  const Affine* got = in_place ? maps : mine;
+  for (int64_t i = 0; i < each; ++i) {
+    Affine want = affine_reference(n, round, (int64_t)rank * each + i);
+    CHECK(got[i].a == want.a && got[i].b == want.b);
+  }
+  free(mine);
+  free(maps);
+}
+
+static void run_all(MPI_Comm comm) {
+  int n;
+  MPI_Comm_size(comm, &n);
+  const int64_t mib = 1 << 20;
+  const int64_t blocks[] = {0, 1, 7, 1024, 4097, 65536, mib / n, mib / n + 1, mib};
+  int64_t most = 0;
+  for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; ++k) most = blocks[k] > most ? blocks[k] : most;
+  unsigned char* send = malloc((size_t)(most * n));
+  unsigned char* recv = malloc((size_t)(most * n));
+  CHECK(send != NULL && recv != NULL);
+  for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; ++k) {
+    int rounds = blocks[k] >= 65536 ? 2 : kRounds;
+    for (int round = 0; round < rounds; ++round) run_round(comm, round, blocks[k], send, recv);
+  }
+  for (int round = 0; round < kRounds; ++round) strided_alltoall(comm, round, 1 + 300 * round);
+  MPI_Op affine;
+  MPI_Datatype affine_type;
+  MPI_OK(MPI_Op_create(affine_op, 0, &affine));
+  MPI_OK(MPI_Type_contiguous(2, MPI_UINT64_T, &affine_type));
+  MPI_OK(MPI_Type_commit(&affine_type));
+  /* ints: the cells' 2 KiB and past it, 64 KiB, a whole buffer and one element past */
+  const int counts[] = {7, 512, 513, 16384, (1 << 20) / 4, (1 << 20) / 4 + 1};
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k) {
+    for (int round = 0; round < (counts[k] > 16384 ? 2 : kRounds); ++round) {
+      reductions(comm, round, counts[k], affine, affine_type);
+    }
+  }
+  MPI_OK(MPI_Type_free(&affine_type));
+  MPI_OK(MPI_Op_free(&affine));
+  free(recv);
+  free(send);
+}
+
+int main(int argc, char** argv) {
+  MPI_OK(MPI_Init(&argc, &argv));
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  run_all(MPI_COMM_WORLD);
+  MPI_Comm reversed;
+  MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &reversed));
+  run_all(reversed);
+  MPI_OK(MPI_Comm_free(&reversed));
+  if (rank == 0) printf("coll_blocks: %d ranks: ok\n", size);
+  MPI_OK(MPI_Finalize());
+  return 0;
+}
