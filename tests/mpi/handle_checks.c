@@ -10,6 +10,7 @@
  * datatype was taken as the datatype with the same index. Every failing row is listed before the
  * job ends. */
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -46,6 +47,8 @@ typedef struct {
   MPI_Info info_array[4];  /* MPI_Comm_spawn_multiple's array_of_info */
   int comm_keyval, win_keyval;
   long long numbers[256];
+  int ones[256];            /* counts arrays of the datatype rows: a count of 0 would make */
+  long long wide_ones[256]; /* MPI_DATATYPE_NULL valid (MPI 4.1: zero elements carry no type) */
   MPI_Status statuses[4];
   char text[MPI_MAX_INFO_VAL + 1];
   char buffer[1 << 16];
@@ -178,6 +181,7 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
 
   static Handles h;
+  for (int i = 0; i < 256; ++i) h.ones[i] = 1, h.wide_ones[i] = 1;
   h.comm = MPI_COMM_WORLD;
   int dims[1] = {size}, periods[1] = {1};
   MPI_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &h.ring));

@@ -55,10 +55,16 @@ def handle_of(ctype):
     return KINDS.get(base)
 
 
-def argument(fn, ctype, name, array, tested):
-    """C expression for one argument; `tested` when this is the handle under test."""
+def argument(fn, ctype, name, array, tested, tested_kind):
+    """C expression for one argument; `tested` when this is the handle under test, whose kind is
+    `tested_kind`."""
     kind = handle_of(ctype)
     pointer = "*" in ctype
+    if tested_kind == "TYPE" and not kind and re.search(r"count$", name) and not pointer and not array:
+        return "1"  # a count of 0 makes MPI_DATATYPE_NULL valid (no data): the type must matter
+    if tested_kind == "TYPE" and not kind and re.search(r"counts$", name) and (pointer or array):
+        wide = "int" not in ctype
+        return "(%s*)h->%s" % (ctype.replace("const", "").replace("*", "").strip(), "wide_ones" if wide else "ones")
     if kind:
         if array:
             return "bad_array(%s, bad)" % kind.lower() if tested else "h->%s_array" % kind.lower()
@@ -122,7 +128,7 @@ def main():
             if not reads or (fn, name) in ROOT_ONLY:
                 continue
             row = "row_%d" % len(rows)
-            args = ", ".join(argument(fn, c, n, a, j == i) for j, (c, n, a) in enumerate(params))
+            args = ", ".join(argument(fn, c, n, a, j == i, kind) for j, (c, n, a) in enumerate(params))
             functions.append("static int %s(Handles* h, int bad) { return (int)%s(%s); }" % (row, fn, args))
             rows.append('  {"%s", "%s", %s, %s},' % (fn, name, kind, row))
     if len(rows) < 100:
