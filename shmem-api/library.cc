@@ -25,7 +25,7 @@ namespace {
 // finalized at exit, as the standard allows, so the launcher sees a clean end. A PE that exits
 // with another status (exit(3) on an error path) leaves at once: a collective finalize would wait
 // in a barrier its peers never join, and the job would hang instead of the launcher ending it
-// with "PE n exited with status 3" (issue 18).
+// with "PE n exited with status 3".
 void finalize_at_exit(int status, void*) {
   if (status == 0 && Library::running()) shmem_finalize();
 }

@@ -419,7 +419,7 @@ Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
   }
   // Answer flush requests on every connection, not only those read just now: a request read while
   // a send to another peer was blocked (send_acks false) leaves its peer waiting in quiet(), and
-  // that peer sends nothing more that would bring this connection up in poll (issue 21's triangle
+  // that peer sends nothing more that would bring this connection up in poll (the triangle
   // hang: PE 2 in quiet() after a rendezvous put, PE 0 owing the answer and polling forever).
   for (size_t pe = 0; send_acks && st.is_ok() && pe < open_.size(); ++pe) {
     if (open_[pe] != nullptr) st = send_owed_ack_locked(*open_[pe]);

@@ -373,7 +373,7 @@ BOOST_AUTO_TEST_CASE(two_links_writing_at_once_share_one_connection_in_order) {
 
 // Every frame acknowledges the frames its sender has received (wire::FrameHeader::landed), so a
 // quiet after reverse traffic needs no flush round trip, and one without waits for an
-// acknowledgement that covers its writes (issue 21: one flush round trip per MPI_Win_flush_local).
+// acknowledgement that covers its writes (one flush round trip per MPI_Win_flush_local).
 namespace {
 wire::FrameHeader read_frame(Client& c, std::vector<char>* payload) {
   wire::FrameHeader h{};
@@ -607,7 +607,7 @@ BOOST_AUTO_TEST_CASE(burst_of_small_frames_read_in_blocks_lands_in_order) {
   BOOST_TEST(untouched(r, 8 * (kFrames + 1)));
 }
 
-// Issue 21's triangle hang: PE 0's write to PE 1 blocks (PE 1 is not reading), and while it waits
+// The triangle hang: PE 0's write to PE 1 blocks (PE 1 is not reading), and while it waits
 // PE 0 reads PE 2's flush request. Once the write completes, PE 0 must still answer PE 2, although
 // PE 2 (waiting in its quiet) sends nothing more that would make its socket readable.
 BOOST_AUTO_TEST_CASE(flush_request_read_during_a_blocked_send_is_answered) {
@@ -647,7 +647,7 @@ BOOST_AUTO_TEST_CASE(flush_request_read_during_a_blocked_send_is_answered) {
   BOOST_TEST(ack.landed == 1u);
 }
 
-// backend::InputSignal over tcp (issue 21): a waiting PE sleeps in poll() on the fds
+// backend::InputSignal over tcp: a waiting PE sleeps in poll() on the fds
 // prepare_sleep lists. A new connection and a frame arriving on an open one must each make one of
 // them readable; with nothing sent, none is (so a sleeper would sleep until its limit).
 BOOST_AUTO_TEST_CASE(prepare_sleep_lists_the_sockets_input_arrives_on) {

@@ -142,7 +142,7 @@ bool tls_include_shared_memory(const char* tls) {
   return sm || all || posix || sysv || xpmem || knem;
 }
 
-// Interface selection (issue 10, backends/netif): GASKET_NET_INTERFACES becomes UCX_NET_DEVICES,
+// Interface selection (backends/netif): GASKET_NET_INTERFACES becomes UCX_NET_DEVICES,
 // unless the user set UCX_NET_DEVICES, which then wins.
 Status select_net_devices(ucp_config_t* config, const std::string& selection) {
   if (selection.empty() || std::getenv("UCX_NET_DEVICES") != nullptr) return Status::ok();
@@ -547,7 +547,7 @@ Status UcxBackend::connect(Peer& peer) {
   return Status::ok();
 }
 
-// ---- client-server connections (issue 10) ----
+// ---- client-server connections ----
 //
 // UCX 1.13's tcp transport treats every peer as reachable from every device, so a host with
 // several data interfaces (the switchless triangle) connects from the wrong one when endpoints are

@@ -236,8 +236,8 @@ def make_plots(out_dir, results):
 def side_by_side(cases):
     """The plan's cases with each benchmark's runs next to each other (gasket's paths, Open MPI,
     MPICH, ...), in plan order otherwise: a change of the machine's state during a repetition then
-    reaches every implementation of that benchmark alike (docs/PERFORMANCE.md: this machine's two
-    states)."""
+    reaches every implementation of that benchmark alike (docs/PERFORMANCE.md, "The run": this
+    machine's two states)."""
     first = {}
     for i, c in enumerate(cases):
         first.setdefault(c.label, i)

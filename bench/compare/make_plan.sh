@@ -51,16 +51,16 @@ cases_for() {
     case_line "$impl" mpi_coll_alone-8 "${launch//NP/8}" "$dir" coll --alone --quick
     case_line "$impl" mpi_coll_alone-16 "${launch//NP/16}" "$dir" coll --alone --quick
   fi
-  # latency under load (issue 21): the wavefront beside 4 CPU burners (a loaded ping-pong over a
+  # latency under load: the wavefront beside 4 CPU burners (a loaded ping-pong over a
   # backend path, whose waits still yield, outlasts the 150 s limit), and 8 ranks' collectives
   case_line "$impl" mpi_wavefront-loaded "$burners $two" "$dir" wavefront
   case_line "$impl" mpi_coll-8 "${launch//NP/8}" "$dir" coll --quick
   case_line "$impl" mpi_rma "$two" "$dir" rma
-  # collective MPI-IO of a 3-D darray beside the file system's own writers (issue 16), in TMPDIR
+  # collective MPI-IO of a 3-D darray beside the file system's own writers, in TMPDIR
   case_line "$impl" mpi_io "$two" "$dir" io_bench $io_args
   case_line "$impl" mpi_io-4 "$four" "$dir" io_bench $io_args
   case_line "$impl" shmem_put_wait "$two" "$dir" put_wait
-  # 2x and 8x more runnable processes than the 2 cores (issue 21 item 3): 2 ranks beside 2 and 14
+  # 2x and 8x more runnable processes than the 2 cores: 2 ranks beside 2 and 14
   # CPU burners, and the job's own oversubscription (4 and 16 ranks). Not in --quick (compare_test).
   if [ -z "$quick" ]; then
     local factor n

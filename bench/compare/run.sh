@@ -3,7 +3,7 @@
 # OpenSHMEM sources against the other implementations installed here, plans every case, runs
 # them interleaved and writes out/compare/report.md (+ plots/).
 #   bash bench/compare/run.sh [--quick] [--reps N] [--paths "local ucx-shm ..."]
-# Installing Open MPI / MPICH for the side-by-side columns is optional (docs/PERFORMANCE.md).
+# Installing Open MPI / MPICH for the side-by-side columns is optional (docs/PERFORMANCE.md, "Reproduce").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 reps=5 plan_opts=() quick=()

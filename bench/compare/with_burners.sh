@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # with_burners.sh N COMMAND...: runs COMMAND beside N CPU-burning processes (`yes >/dev/null`),
 # with BENCH_CONDITION="N CPU burners" so its RESULT lines name the condition; stops the burners
-# it started (by their process ids) when COMMAND ends. Latency under load (issue 21). The burners
+# it started (by their process ids) when COMMAND ends. Latency under load. The burners
 # stay in the caller's session: with autogroup scheduling a launcher that gives each rank a
 # session of its own (Hydra; gasketrun while the PEs fit the cores) lets its ranks compete as sessions, one that keeps them
-# in the caller's (Open MPI's mpirun) as processes among the burners (docs/PERFORMANCE.md).
+# in the caller's (Open MPI's mpirun) as processes among the burners (docs/PERFORMANCE.md, "Under load").
 set -uo pipefail
 n=$1
 shift

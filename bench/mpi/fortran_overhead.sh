@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the Fortran bindings add to a small message: the ping-pong of bench/mpi/pingpong.c (C) and
-# bench/mpi/pingpong_f08.f90 through mpi_f08 and through the `mpi` module, run in ONE session,
+# bench/mpi/pingpong_f08.f90 through mpi_f08 and through the `mpi` module, all run by one invocation,
 # alternating (the order rotates each round), ROUNDS rounds; prints the medians of the 8-byte
 # latency (and its minimum) and of the per-call cost of MPI_Send to MPI_PROC_NULL, with the load
 # average.

@@ -1,4 +1,4 @@
-/* Per-operation cost of the MPI calls issue 21 names on a backend path, for bench/pciddc:
+/* Per-operation cost of common MPI calls on a backend path, for bench/pciddc:
  *   isend    a batch of 100 MPI_Isend of 100 bytes to rank 1, MPI_Waitall (rank 1 receives
  *            them with MPI_Irecv); microseconds per message
  *   acc      MPI_Accumulate of one MPI_LONG (MPI_SUM) into rank 1's window, then

@@ -2,7 +2,7 @@
 // smallest write (ping-pong, half round trip), bandwidth of streamed puts per size, the maximum
 // and the half-bandwidth size, and the cost of an (emulated, on pciddc) 8-byte get and fetch-add.
 // Then the per-operation costs on the backend path against the floor of its link, measured in
-// the same run between the same two PEs (issue 21): a raw loopback TCP round trip of 8 bytes
+// the same run between the same two PEs: a raw loopback TCP round trip of 8 bytes
 // (TCP_NODELAY, blocking send/recv), puts completed by quiet, a pipelined stream of 100 puts (one
 // quiet), gets, fetch-add and strided puts/gets; medians of 5 repetitions, in round trips.
 //

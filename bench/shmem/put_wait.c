@@ -1,7 +1,7 @@
 /* OpenSHMEM put/wait ping-pong: PE 0 writes a flag on PE n-1 with shmem_long_p and waits with
  * shmem_long_wait_until for the answer in its own flag; PE n-1 waits, then answers. Half the round
  * trip, in microseconds: the latency of the put/wait pattern every OpenSHMEM pipeline is made of
- * (issue 21 item 3: measured quiet and beside CPU burners, bench/compare). Other PEs only join the
+ * (measured quiet and beside CPU burners, bench/compare). Other PEs only join the
  * barriers. Plain OpenSHMEM 1.4 C (builds with any oshcc).
  *   oshrun -n 2 put_wait [round_trips]       (default 1000; median of 15 samples)
  * A round trip that reads a wrong value prints a WRONG line (bench/compare reports it). */

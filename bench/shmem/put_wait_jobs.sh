@@ -2,7 +2,7 @@
 # put_wait_jobs.sh JOBS PES "LABEL=COMMAND" ...: runs JOBS put/wait jobs of each command, the
 # commands alternated job by job (one round = one job of each), and prints every job's figure,
 # with the load average and the runnable/total task count after it, then per command the median, the range and how many jobs fell under 1 µs, 1-8 µs and 8 µs or
-# more. The oversubscribed put/wait figure is bimodal per job (docs/PERFORMANCE.md "waitpol2"),
+# more. The oversubscribed put/wait figure is bimodal per job (core/README.md "Measured: what the waiting policy trades"),
 # so old and new builds are compared over many jobs, not over the samples of one.
 # COMMAND is a put_wait launch without -n, e.g. "old=/tmp/gasketrun /tmp/put_wait_old 2000";
 # PES is given as -n. The load average is printed before and after.

@@ -1,4 +1,4 @@
-/* Resident memory around a large symmetric block (issue 21 item 7): after shmem_init, after a
+/* Resident memory around a large symmetric block: after shmem_init, after a
  * 200 MiB shmem_malloc, after writing all of it, after shmem_free, and after a 200 MiB
  * shmem_calloc. With a sparse heap the allocation costs nothing until written, and the free gives
  * the pages back. Plain OpenSHMEM: builds unchanged with any oshcc. */

@@ -4,8 +4,7 @@
 // glibc (2.36) copies with `rep movsb` from 2 KiB up to its rep_movsb_stop_threshold (the L2
 // size: 1 MiB on this AMD EPYC) and past it with a vector loop, short of its non-temporal
 // threshold. On CPUs with enhanced string moves (ERMS) `rep movsb` ran 5-25% faster than that
-// loop from 2 to 64 MiB on this AMD EPYC (docs/PERFORMANCE.md, "bench/ucx over shared memory: the
-// pause in a wait, and large copies"), so copies past kStringMoveFrom take it; smaller ones stay
+// loop from 2 to 64 MiB on this AMD EPYC (core/base/README.md), so copies past kStringMoveFrom take it; smaller ones stay
 // glibc's, inlined as before.
 #pragma once
 

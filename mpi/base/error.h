@@ -10,7 +10,7 @@ namespace gasket::mpi {
 
 // Every argument check of every call returns one, nearly always ok: an ok Error is a zero and a
 // null pointer, so making, moving and dropping it costs a few instructions (with a std::string
-// member each of the ~8 checks of a small collective moved and destroyed a string: issue 21). The
+// member each of the ~8 checks of a small collective moved and destroyed a string). The
 // message is on the heap, made only when something failed.
 class [[nodiscard]] Error {
  public:

@@ -409,7 +409,7 @@ void reduce_chunk_hosted(const StagedChunk& k, bool commutative) {
 void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root) {
   if (comm.size() == 2 && bytes > static_cast<int64_t>(StagingArea::kBufferBytes)) {
     // Past a buffer, two ranks' point-to-point split pull (one kernel copy, each side half) beats
-    // two memcpys in a row (4 MiB: 208 vs 265 us, docs/PERFORMANCE.md "allred").
+    // two memcpys in a row (4 MiB: 208 vs 265 us, mpi/coll/README.md "Same-node fast path").
     Schedule s(c, comm, "MPI_Bcast");
     bcast(s, s.peers(), as_bytes(s, data, bytes), root);
     (void)s.run(g);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The generator against the day missing.txt is empty (every MPI 4.1 procedure provided, as the
-# other engineers add them): the C wrappers compile against mpi.h's prototypes (with the
+# The generator against the day missing.txt is empty (every MPI 4.1 procedure provided, as they
+# are added): the C wrappers compile against mpi.h's prototypes (with the
 # "not provided" marks taken off) and both modules compile with gfortran, so a procedure arriving
 # in C never breaks the Fortran build. Prints what would still have no Fortran binding.
 #   all_procedures_test.sh GENERATE_PY JSON VALUES MPI_H MPI_PROTO_H SUPPORT_H

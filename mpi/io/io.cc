@@ -361,8 +361,8 @@ std::vector<Piece> pieces_of(const File& f, bool write, int64_t start, int64_t b
 // data moves, so a bad argument on one rank fails every rank's call. That allreduce waits the
 // core's way (spin, then sleep on the doorbell), not in allreduce_napping's fixed naps: the ranks
 // are entering the call, not in a file system call, and a nap of a few microseconds lasts 42-71 us
-// (the kernel's timer slack), as long as reading 1.5 MB from the page cache (docs/PERFORMANCE.md,
-// "MPI-IO collective read at 2 and 4 ranks").
+// (the kernel's timer slack), as long as reading 1.5 MB from the page cache (mpi/io/README.md,
+// "Performance").
 Error collective_transfer(File& f, bool write, int64_t start, char* data, int64_t bytes, int64_t* moved,
                           Error checked, const char* call) {
   std::vector<Piece> pieces;

@@ -255,7 +255,7 @@ void Engine::progress() {
   // Every ring empty: one pause before the caller polls again. A receiver polling the line a
   // sender is about to write takes it away from that sender on each poll; spaced by a pause
   // (~24 ns here) the sender keeps it for the whole packet. One pause, not more: two made the
-  // ping-pong slower (docs/PERFORMANCE.md, stream2 section).
+  // ping-pong slower (mpi/p2p/README.md, "An empty poll pauses").
   if (!any_packet && !shm_peers_.empty()) __builtin_ia32_pause();
   // The core's progress serves the backend (and other users of the runtime, e.g. OpenSHMEM);
   // with no backend peer it is needed only now and then.

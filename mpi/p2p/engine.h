@@ -189,7 +189,8 @@ class Engine {
 
   // Matching. The receiver's steps for an eager packet (match_posted, deliver_eager,
   // accept_eager, complete_recv) are inline in engine.cc: in the machine's fast state the
-  // streaming receiver bounds the rate (docs/PERFORMANCE.md, stream3 section).
+  // streaming receiver bounds the rate (mpi/p2p/README.md, "Measured: who bounds small-message
+  // streaming").
   [[gnu::always_inline]] Request* match_posted(uint32_t context, int src_rank, int tag);
   bool direct_matches(const Header& h) const;
   Request* direct_request();  // the direct receive's request, for a message that needs one

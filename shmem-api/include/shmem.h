@@ -222,7 +222,7 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team);
 
 /* 1.6 sessions: hints that the calling thread is about to issue a series of operations on ctx.
  * shmem_session_start/stop are the 1.6 names (no result: a hint that cannot be taken is ignored).
- * shmem_ctx_session_start/stop are the same calls under the names of our issue tracker, with a
+ * shmem_ctx_session_start/stop are the same calls under alternative names, with a
  * result: 0, or non-zero for SHMEM_CTX_INVALID, an unknown option or mask bit, a missing or
  * negative total_ops, a session already open on ctx. stop ends it (nothing if none is open). */
 #define SHMEM_SESSION_SAME_AMO 1L  /* option: the session's atomics are one operation on one type */

@@ -1,4 +1,4 @@
-// Large same-node puts and gets (issue 21, bigput): every byte arrives, nothing beside the target
+// Large same-node puts and gets: every byte arrives, nothing beside the target
 // range changes, at sizes around the copy routine's switches (glibc's memcpy on this machine: `rep
 // movsb` from 2112 bytes, a vector loop from 1 MiB; bench/core/copy_bench) and at source and
 // destination offsets that are not the same modulo a cache line. A PE that waits for a flag put

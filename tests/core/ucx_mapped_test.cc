@@ -1,4 +1,4 @@
-// Peers' segments mapped through the backend (issue 21 item 5): where the ucx backend allocated a
+// Peers' segments mapped through the backend: where the ucx backend allocated a
 // segment and its shared-memory transport maps a peer's copy here (ucx-shm: heap, internal,
 // bounce), the core runs put/get/atomics on that mapping itself — memcpy and CPU atomics, no
 // backend call, no flush after a blocking get — while everything else (the static data segment;

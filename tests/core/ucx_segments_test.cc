@@ -1,4 +1,4 @@
-// Segments whose memory the ucx backend allocates (backend::SegmentMemory, issue 21 item 5): with
+// Segments whose memory the ucx backend allocates (backend::SegmentMemory): with
 // UCX_TLS holding shared memory and every peer reached through UCX, the heap, internal and bounce
 // segments come from ucp_mem_map(UCP_MEM_MAP_ALLOCATE) and same-node peers' copies are mapped
 // through UCX. Elsewhere (local, ucx-tcp, a same-node peer on the direct path) they stay the

@@ -1,4 +1,4 @@
-/* RMA windows on communicators spanning jobs (issue 15): this job (the parents) spawns 1 and then
+/* RMA windows on communicators spanning jobs: this job (the parents) spawns 1 and then
  * 2 children; each time the spawn intercommunicator is merged (parents low), and so is a second
  * one made by MPI_Comm_accept (parents) / MPI_Comm_connect (children, port name sent over the
  * spawn intercommunicator). On each merged communicator:

@@ -1,4 +1,4 @@
-/* Issue 21 item 4: MPI_Win_fence on an allocated window at 4 MiB hung (osu_put_bibw -s fence,
+/* Regression: MPI_Win_fence on an allocated window at 4 MiB hung (osu_put_bibw -s fence,
  * ~2 in 16 runs under load). The same pattern: ranks in pairs (0-1, 2-3, ...), each puts a burst
  * of 4 MiB messages into its partner's MPI_Win_allocate window between two fences, both
  * directions at once, round after round; the bytes landed are checked every round. An odd last

@@ -1,4 +1,4 @@
-/* Issue 21 item 4: an emulated 1 MiB MPI_Get whose reply never arrived (the origin in the
+/* Regression: an emulated 1 MiB MPI_Get whose reply never arrived (the origin in the
  * backend's wait for the reply, the target already in MPI_Barrier; ~2 in 55 runs under load over
  * pciddc shm). Rounds of: every rank locks its right neighbour's window (memory from malloc,
  * so the get is emulated on the backends), gets 1 MiB from it, unlocks, checks every byte, then

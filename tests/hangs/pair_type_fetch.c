@@ -1,4 +1,4 @@
-/* Issue 21 item 4: a 3-rank program doing MPI_Get_accumulate and MPI_Fetch_and_op on MPI_SHORT_INT
+/* A 3-rank program doing MPI_Get_accumulate and MPI_Fetch_and_op on MPI_SHORT_INT
  * and MPI_LONG_INT windows (pair types with holes) did not finish in 300 s over pciddc tcp, while
  * MPI_2INT finished. Rounds, per pair type (MPI_2INT as the control), each with a new target:
  *   the target puts the start values into its own window (exclusive lock on itself);

@@ -521,7 +521,7 @@ BOOST_AUTO_TEST_CASE(oversubscribed_pes_are_bound_round_robin_when_even) {
 }
 
 // Each PE leads a session of its own while the PEs fit the cores, or when told to (autogroup
-// scheduling then gives a PE a session's share of the CPU beside a loaded shell: issue 21); PEs
+// scheduling then gives a PE a session's share of the CPU beside a loaded shell); PEs
 // that outnumber the cores, or told to, stay in the launcher's session.
 BOOST_AUTO_TEST_CASE(pes_lead_sessions_of_their_own) {
   auto sessions = [](const RunResult& r) {
@@ -607,7 +607,7 @@ BOOST_AUTO_TEST_CASE(command_line_errors_exit_2) {
   BOOST_TEST(contains(missing.err, "gasketrun: PE 0: cannot execute '/nonexistent/program'"));
 }
 
-// Issue 15 item 1: the conventions of both launcher families (Hydra and ORTE/PRRTE).
+// The conventions of both launcher families (Hydra and ORTE/PRRTE).
 
 // The value a PE printed on its "<tag> <pe> ..." line (the rest of the line), "" when missing.
 std::string line_of(const RunResult& r, const std::string& tag, int pe) {

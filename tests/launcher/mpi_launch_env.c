@@ -1,4 +1,4 @@
-/* What an MPI process learns about its launch (issue 15 item 1): the MPI_APPNUM and
+/* What an MPI process learns about its launch: the MPI_APPNUM and
  * MPI_UNIVERSE_SIZE attributes of MPI_COMM_WORLD and every key of MPI_INFO_ENV, checked against
  * what the test expects. Usage:
  *   mpi_launch_env APPNUM MAXPROCS UNIVERSE WDIR [args...]

@@ -1,4 +1,4 @@
-/* Every kind of user callback gasket runs calls back into MPI (issue 20 item 2: under
+/* Every kind of user callback gasket runs calls back into MPI (under
  * MPI_THREAD_MULTIPLE the context lock was not re-entrant, so an attribute delete callback
  * calling MPI_Comm_free — as mpi4py's do — blocked forever):
  * - communicator attributes: copy (MPI_Comm_dup) and delete (MPI_Comm_free, MPI_Comm_delete_attr,

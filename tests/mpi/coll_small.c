@@ -1,4 +1,4 @@
-/* Small blocking collectives (issue 21, coll2): MPI_Barrier, MPI_Bcast, MPI_Reduce and
+/* Small blocking collectives: MPI_Barrier, MPI_Bcast, MPI_Reduce and
  * MPI_Allreduce up to and just past the same-node cells' 2 KiB, interleaved in long loops so the
  * cells' two parities are reused thousands of times, with every result checked against a serial
  * reference computed by every rank:

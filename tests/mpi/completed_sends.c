@@ -1,4 +1,4 @@
-/* Sends that complete as they start (issue 21, stream3; mpi/p2p/README.md): an MPI_Isend or
+/* Sends that complete as they start (mpi/p2p/README.md): an MPI_Isend or
  * MPI_Irsend of contiguous data that the channel takes at once gets no request of its own, but
  * the handle of the pool's built-in complete send. Every request entry point must treat that
  * handle as it treated the full request:

@@ -1,4 +1,4 @@
-/* Every handle argument of every binding (issue 20 item 4), table-driven: the rows come from
+/* Every handle argument of every binding, table-driven: the rows come from
  * mpi.h (handle_checks_table.py: one row per binding and handle it reads). Each row is called,
  * with MPI_ERRORS_RETURN on every object, with the kind's null handle (where null is not a valid
  * value: MPI_INFO_NULL and MPI_REQUEST_NULL mostly are) and with a handle of the right kind that

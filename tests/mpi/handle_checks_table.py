@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The rows of tests/mpi/handle_checks.c, generated from mpi.h (issue 20 item 4).
+"""The rows of tests/mpi/handle_checks.c, generated from mpi.h.
 
 Reads mpi.h after the C preprocessor (stdin) and writes C: for every binding and every handle it
 takes as input (by value, through a pointer it reads, or in an array), one function calling the

@@ -1,4 +1,4 @@
-/* Issue 21 item 7: with default settings, 64 windows of 512 KiB made by MPI_Win_allocate, and 64
+/* With default settings, 64 windows of 512 KiB made by MPI_Win_allocate, and 64
  * made by MPI_Win_create over 512 KiB blocks of MPI_Alloc_mem, all live at once on every rank;
  * each rank puts into its right neighbour's copy of every window (the first 64 KiB and the last
  * word) and gets its left neighbour's data back; then everything is freed and made again. */

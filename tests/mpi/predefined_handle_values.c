@@ -1,4 +1,4 @@
-/* Regression (issue 20 item 6): MPI_MESSAGE_NO_PROC was -1, which does not survive a round trip
+/* Regression: MPI_MESSAGE_NO_PROC was -1, which does not survive a round trip
  * through unsigned types (mpi4py holds handles as unsigned integers and compared 0xffffffff with
  * the sign-extended value). Every predefined handle is non-negative and keeps its value through
  * unsigned int and uintptr_t; the nulls are 0; no predefined handle of a kind equals its null; and

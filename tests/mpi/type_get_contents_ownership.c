@@ -1,4 +1,4 @@
-/* Regression (issue 20 item 3): MPI_Type_get_contents returned the derived types a type was built
+/* Regression: MPI_Type_get_contents returned the derived types a type was built
  * from without taking a reference; the caller freed them, as the standard requires, and the
  * original type became invalid (MPI_ERR_TYPE at its next use). Returned handles are references of
  * their own: the original and the returned handle both stay usable until each is freed, and a

@@ -1,5 +1,5 @@
 /* Accumulates of every predefined op on every predefined type of 1, 2, 4 or 8 bytes (the types
- * gasket's direct path runs as CPU atomics, issue 21 item 2), with checked values:
+ * gasket's direct path runs as CPU atomics), with checked values:
  *  - ordered: each rank in turn applies its operands to a run of elements of the last rank's
  *    window (MPI_Get_accumulate on even ranks, MPI_Accumulate on odd ones, MPI_Fetch_and_op on
  *    one more element); every rank follows the expected contents and checks what it fetched, the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A gasket program started by a launcher it cannot bootstrap through must stop at MPI_Init with a
-# message naming the launcher's variables (issue 20 item 5: it ran as N independent singletons
+# message naming the launcher's variables (it ran as N independent singletons
 # and exited 0). GASKET_BOOTSTRAP=local still runs it as a singleton; a PMI_FD that is not open,
 # a PMI_PORT nobody listens on and other bad PMI values are named. Each case runs one process directly, as a launcher would start each of its copies.
 #   foreign_launcher_refused_test.sh PROGRAM

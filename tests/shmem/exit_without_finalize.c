@@ -1,4 +1,4 @@
-/* A PE that leaves with exit(status) without shmem_finalize (issue 18). Usage:
+/* A PE that leaves with exit(status) without shmem_finalize. Usage:
  * exit_without_finalize STATUS -- the other PEs wait for a flag from the last PE, then finalize.
  * With a non-zero STATUS the last PE exits at once without setting the flags (an error path): the
  * job must end at once with "PE n ... exited with status STATUS" (the finalize at exit used to

@@ -1,5 +1,5 @@
 /* shmem_global_exit(STATUS) from the last PE while the others wait for a flag nobody sets: the
- * job must end at once and oshrun/gasketrun exit with STATUS's low 8 bits (issue 18), checked by
+ * job must end at once and oshrun/gasketrun exit with STATUS's low 8 bits, checked by
  * global_exit_status_test.sh. */
 #include <unistd.h>
 #include "check.h"

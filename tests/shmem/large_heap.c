@@ -1,4 +1,4 @@
-/* Issue 21 item 7: with the default heap (no GASKET_HEAP_SIZE / SHMEM_SYMMETRIC_SIZE set) a
+/* With the default heap (no GASKET_HEAP_SIZE / SHMEM_SYMMETRIC_SIZE set) a
  * 200 MiB shmem_malloc succeeds on every PE and every byte range of it is reachable by a peer;
  * the block freed, a 200 MiB shmem_calloc reads zeros where the old block was written (its pages
  * went back to the system or were cleared); a request no heap can hold returns NULL on every PE. */

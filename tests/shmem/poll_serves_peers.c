@@ -1,4 +1,4 @@
-/* Regression (issue 18): a PE that polls -- shmem_test_all/any/some and their _vector forms, a loop
+/* Regression: a PE that polls -- shmem_test_all/any/some and their _vector forms, a loop
  * of shmem_atomic_fetch on its own variable, shmem_test_lock on a lock it holds the word of -- must
  * keep serving the operations its peers aim at it that need its help: atomics emulated by the core
  * (pciddc: active messages run by the target) or by UCX (shm/tcp: run in the target's worker

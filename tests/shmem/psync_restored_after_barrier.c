@@ -1,5 +1,5 @@
-/* Regression test for the pSync barrier leaving word 0 of its pSync at 1 (seen by collbig in
- * world_collectives_cells, issue 21): after shmem_barrier / shmem_sync on a user pSync return and
+/* Regression test for the pSync barrier leaving word 0 of its pSync at 1 (seen in
+ * world_collectives_cells): after shmem_barrier / shmem_sync on a user pSync return and
  * a barrier_all (which uses no user pSync) separates them from the next call, every word of the
  * pSync must be back at SHMEM_SYNC_VALUE on every PE, round after round. */
 #include <shmem.h>

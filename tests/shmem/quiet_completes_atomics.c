@@ -1,4 +1,4 @@
-/* Regression (issue 18, the ucx race of thread_init): atomics that every PE adds to PE 0 must all
+/* Regression (the ucx race of thread_init): atomics that every PE adds to PE 0 must all
  * be visible there once the adders have called shmem_quiet and passed shmem_barrier_all. On
  * ucx-shm at 4 PEs (oversubscribed) UCX's worker flush returned while some of one PE's
  * software-emulated adds were still unexecuted at PE 0, which read e.g. 82 of a PE's 100. Each PE

@@ -4,7 +4,7 @@
  * adjacent and overlapping source blocks; 1- to 16-byte elements; into symmetric and private
  * memory. Each PE gets from its left neighbour and puts to its right one; every byte of the
  * destination (blocks and gaps) is compared with the result computed locally from the source
- * pattern. Written for the pipelined blocked get (issue 21: one round trip per block before), then
+ * pattern. Written for the pipelined blocked get (one round trip per block before), then
  * extended for the packed blocked put over pciddc tcp (a frame per block before): block counts at
  * its threshold, blocks of half a zone and one byte under, 1 MiB of 8-byte elements, odd offsets
  * on both sides, and every PE putting interleaved blocks into PE 0 at once (each sender's blocks

@@ -1,5 +1,5 @@
 /* shmem_set_lock/shmem_clear_lock from two threads per PE (SHMEM_THREAD_MULTIPLE), the mt_lock
- * pattern of issue 18 ("hangs intermittently on ucx"). Inside the lock each thread reads a
+ * pattern (it hung intermittently on ucx). Inside the lock each thread reads a
  * counter on PE 0 with shmem_long_g and writes it back incremented with shmem_long_p: a plain
  * read-modify-write that only the lock keeps exact, so the final count checks mutual exclusion as
  * well as progress. shmem_test_lock is mixed in. An alarm turns a hang into a message. */

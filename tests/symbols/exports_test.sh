@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every dynamic symbol a gasket shared library defines is API (issue 20 item 1): libgasket_mpi.so
+# Every dynamic symbol a gasket shared library defines is API: libgasket_mpi.so
 # exports MPI_*/PMPI_*/MPIX_*, the callback functions mpi.h's macros name, the Fortran bindings'
 # mpi_x_/pmpi_x_/mpi_x_f08(ts)_ (mpi/fortran) and the C++ API of
 # core/gasket.h (gasket::am included); libgasket_shmem.so exports shmem_*/pshmem_*/shmemx_*, OpenSHMEM's deprecated
@@ -39,7 +39,7 @@ check "$dir/shmem-api/libgasket_shmem.so" "$shmem_c" shmem_init shmem_putmem psh
 # the installed library holds both APIs (tools/install)
 check "$dir/tools/install/libgasket.so" "${mpi_c%)\$}|${shmem_c#^(}" MPI_Init PMPI_Send shmem_init pshmem_putmem \
   _ZN6gasket4initERKNS_11InitOptionsE
-# the names issue 20 found leaking stay local
+# the names once found leaking stay local
 for name in select flush all any some probe gather set_op status_at check_probe complete_pair \
   matched_receive proc_null_status delete_win_attr lock_word; do
   for lib in "$dir/mpi/libgasket_mpi.so" "$dir/shmem-api/libgasket_shmem.so" "$dir/tools/install/libgasket.so"; do

@@ -1,4 +1,4 @@
-/* Regression (issue 20 item 1): libgasket_mpi.so exported its group helper under the plain C name
+/* Regression: libgasket_mpi.so exported its group helper under the plain C name
  * `select`, so a program calling libc's select() after MPI_Init got gasket's helper and aborted
  * with "the group is MPI_GROUP_NULL". Here select() must be libc's: a 10 ms sleep returning 0, and
  * MPI keeps working after it. */

@@ -1,4 +1,4 @@
-/* OpenSHMEM's profiling interface (issue 20 item 1): a tool's shmem_putmem replaces the library's,
+/* OpenSHMEM's profiling interface: a tool's shmem_putmem replaces the library's,
  * the tool reaches the library by pshmem_putmem, and the data still arrives. Each PE puts a
  * pattern into its right neighbour through shmem_putmem (counted by the tool) and once through
  * pshmem_putmem directly (not counted), then checks the bytes it received and the tool's counts. */

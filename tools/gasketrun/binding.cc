@@ -32,8 +32,8 @@ BindingPlan plan_binding(int num_pes, BindPolicy policy) {
     // PE i -> core i while the PEs fit; past that PE i -> core i mod cores when every core gets
     // the same number of PEs (else nothing is bound: the kernel balances an uneven job better
     // than fixed pins). Unbound, 4 PEs on 2 cores ran their first 0.3-1 s 2-3x slower in MPI_Barrier
-    // while the kernel moved them apart (docs/PERFORMANCE.md,
-    // "Comparison of session 12").
+    // while the kernel moved them apart (tools/gasketrun/README.md,
+    // "What a job does").
     if (policy == BindPolicy::kCore && cores > 0 && (num_pes <= cores || num_pes % cores == 0)) {
       plan.cpusets.resize(static_cast<size_t>(num_pes));
       for (int i = 0; i < num_pes; ++i) {

@@ -28,11 +28,11 @@ enum class BindPolicy { kCore, kNone };
 // Whether each PE leads a session of its own (setsid before exec) or stays in the launcher's.
 // Where the kernel shares the CPU between sessions first (autogroup scheduling,
 // /proc/sys/kernel/sched_autogroup_enabled), a PE of its own session gets a session's share
-// beside a loaded shell, not a share within it (issue 21: MPICH's Hydra starts its ranks so).
+// beside a loaded shell, not a share within it (MPICH's Hydra starts its ranks so).
 // kAuto: a session per PE while the job's PEs fit the cores, else the launcher's: PEs that
 // outnumber the cores pass the CPU between them at every wait, and the scheduler hands it over
 // more slowly between sessions than within one (16 PEs on 2 cores: small collectives 2.5x slower
-// in sessions of their own, docs/PERFORMANCE.md "Sessions when the job oversubscribes").
+// in sessions of their own, tools/gasketrun/README.md "What a job does").
 enum class SessionPolicy { kAuto, kPe, kLauncher };
 
 // One part of an MPMD command line (`-n 1 ./a : -n 3 ./b`): its PEs get MPI_APPNUM = its index.

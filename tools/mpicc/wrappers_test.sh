@@ -41,7 +41,7 @@ echo "$out"
 out=$("$dir/tools/mpicc/mpirun" -np 2 --quiet "$tmp/hello")
 echo "$out"
 [[ $out == *"hello from C++ on 2 ranks, sum 1"* ]] || fail "mpirun -np 2 hello: $out"
-# Regression (issue 14): mpicc re-split its arguments, so -DMSG='"a b"' reached gcc as two words.
+# Regression: mpicc re-split its arguments, so -DMSG='"a b"' reached gcc as two words.
 cat > "$tmp/message.c" <<'C'
 #include <mpi.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* The bugs real clients hit (issue 19 item 4), one function each, named after what broke; each
+/* The bugs real clients hit, one function each, named after what broke; each
  * asserts values moved, flags and error codes. Run at 2, 4 and 8 ranks. */
 #include <stdint.h>
 #include <stdio.h>
@@ -482,7 +482,7 @@ static void file_set_info_of_its_own_get_info(void) {
 }
 
 int main(int argc, char** argv) {
-  /* The pool's default grew with the heap (issue 21 item 7): win_allocate_beyond_the_alloc_mem_pool
+  /* The pool's default grew with the heap: win_allocate_beyond_the_alloc_mem_pool
    * fills the 32 MiB pool it was written against. */
   setenv("GASKET_MPI_ALLOC_MEM_POOL", "32M", 0);
   init_at_level_arg(&argc, &argv);
