@@ -511,7 +511,6 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, l
   cm::Communicator* comm;
   Reduction r;
   Error e = api::check_comm(c, handle, call, &comm);
-  if (e.is_ok()) e = reduction(c, counts ? 0 : count, type, op, *comm, call, &r);
   if (!e.is_ok()) return e;
   int n = comm->size();
   std::vector<int64_t> parts(static_cast<size_t>(n), count);
@@ -525,6 +524,9 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, l
     }
   }
   int64_t total = std::accumulate(parts.begin(), parts.end(), int64_t{0});
+  // The type is checked against the elements moved: MPI_DATATYPE_NULL only when there are none.
+  e = reduction(c, counts ? total : count, type, op, *comm, call, &r);
+  if (!e.is_ok()) return e;
   int64_t mine = parts[static_cast<size_t>(comm->rank)];
   if (comm->is_inter()) e = no_in_place(sendbuf, "sendbuf", *comm, call);
   if (e.is_ok()) e = no_in_place(recvbuf, "recvbuf", *comm, call);
