@@ -151,9 +151,10 @@ BOOST_AUTO_TEST_CASE(limits_are_reported) {
   Setup s;
   am::Limits l = am::limits(right());
   PE_TEST(l.max_args == 64u);
-  PE_TEST(l.max_medium >= 1024u);
+  // The same on every path (one implementation): core/am/README.md's figures.
+  PE_TEST(l.max_medium == 1936u);
   PE_TEST(l.max_long == gasket::sym_heap_size());
-  PE_TEST(l.credits >= 2u);
+  PE_TEST(l.credits == 32u);
 }
 
 BOOST_AUTO_TEST_CASE(ping_pong) {
@@ -249,8 +250,8 @@ BOOST_AUTO_TEST_CASE(completion_by_event_and_by_callback) {
   am::request(am::Completion::event(e), right(), handlers().bump);
   e.wait();
   PE_TEST(e.done());
-  // The handler has run at the target: its effect is there.
-  PE_TEST(gasket::atomic_fetch(bump_counter, right()) >= 1);
+  // The handler has run at the target, once: its effect is there (only this PE bumps its right).
+  PE_TEST(gasket::atomic_fetch(bump_counter, right()) == 1);
   bool called = false;
   am::request(am::Completion::callback([&] { called = true; }), right(), handlers().bump);
   gasket::poll(true, [&] { return called; });
