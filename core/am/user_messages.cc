@@ -80,6 +80,8 @@ struct State {
   std::unordered_map<uint64_t, std::shared_ptr<detail::CompletionState>> ops;
   std::mutex queue_mutex;
   std::deque<Queued> queued;
+  // queued.size(), read by serve() without the lock: an idle progress does not take queue_mutex.
+  std::atomic<size_t> queued_count{0};
   std::atomic<uint64_t> delivered{0}, sent_total{0}, waited{0}, replies_queued{0};
 
   uint64_t* credit_word(int target) { return reinterpret_cast<uint64_t*>(region + 8 * static_cast<size_t>(target)); }
@@ -182,6 +184,7 @@ void post_or_queue(State& s, const detail::Outgoing& m, uint8_t flags, uint64_t 
              std::vector<char>()};
     if (m.body_len > 0) e.body.assign(static_cast<const char*>(m.body), static_cast<const char*>(m.body) + m.body_len);
     s.queued.push_back(std::move(e));
+    s.queued_count.store(s.queued.size(), std::memory_order_release);
   }
   s.replies_queued.fetch_add(1, std::memory_order_relaxed);
 }
@@ -197,6 +200,7 @@ void flush_queued(State& s) {
     std::unique_lock<std::mutex> lock(s.send_mutex);
     if (!post(s, lock, m, e.flags, e.op, false, "gasket::am (queued reply)")) return;
     s.queued.pop_front();
+    s.queued_count.store(s.queued.size(), std::memory_order_release);
   }
 }
 
@@ -258,7 +262,7 @@ void serve() {
   if (sp == nullptr || t_handler != nullptr || t_posting) return;  // handlers never nest
   State& s = *sp;
   if (s.dispatching.exchange(true, std::memory_order_acquire)) return;  // one dispatcher at a time
-  flush_queued(s);
+  if (s.queued_count.load(std::memory_order_acquire) != 0) flush_queued(s);
   for (int source = 0; source < s.n; ++source) {
     uint64_t& consumed = s.consumed[static_cast<size_t>(source)];
     for (size_t k = 0; k < kSlots; ++k) {

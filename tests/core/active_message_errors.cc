@@ -50,14 +50,7 @@ int main(int argc, char** argv) {
       am::register_short<int>([](am::Token&, int) {});
     }
   }
-  if (me == 0) {
-    if (mode == "medium_too_big") {
-      auto h = am::register_medium<>([](am::Token&, void*, size_t) {});
-      (void)h;
-    }
-  } else if (mode == "medium_too_big") {
-    am::register_medium<>([](am::Token&, void*, size_t) {});
-  }
+  if (mode == "medium_too_big") am::register_medium<>([](am::Token&, void*, size_t) {});
   barrier_all();
   if (me == 0) {
     if (mode == "mismatched_registration") {
