@@ -93,11 +93,15 @@ struct Layout {
   MPI_Count count;
   MPI_Datatype type;
   bool byte_displs;
+  // A v- or w-form: one count per rank (count < 0), whether or not `counts` is given. The
+  // algorithm is chosen from this, never from `counts`, which is significant at the root alone in
+  // the rooted forms: a non-root may pass NULL, and every rank must take the same algorithm.
+  bool per_rank() const { return count < 0; }
 };
 
 Error blocks(Context& c, const Layout& l, int n, const cm::Communicator& comm, const char* call,
              std::vector<Typed>* out) {
-  if (!l.counts && l.count < 0) {
+  if (!l.counts && l.per_rank()) {
     return error(MPI_ERR_ARG, "%s: rank %d: the counts array is NULL", call, comm.rank);
   }
   out->clear();
@@ -240,17 +244,24 @@ Error bcast(Context& c, Guard& g, void* buf, MPI_Count count, MPI_Datatype type,
   if (e.is_ok()) e = check_root(root, *comm, call);
   if (e.is_ok() && root != MPI_PROC_NULL) e = typed(c, buf, count, type, *comm, call, &d);
   if (!e.is_ok()) return e;
-  if (form.blocking() && !comm->is_inter() && d.type->contiguous() && coll::shm_applies(c, *comm, d.bytes())) {
-    coll::shm_bcast(c, g, *comm, static_cast<char*>(buf) + d.type->true_lb, d.bytes(), root);
-    return Error::ok();
-  }
-  if (form.blocking() && !comm->is_inter() && d.type->contiguous() && coll::shm_staged_applies(c, *comm, d.bytes(), 1)) {
-    coll::shm_staged_bcast(c, g, *comm, static_cast<char*>(buf) + d.type->true_lb, d.bytes(), root);
-    return Error::ok();
-  }
-  if (form.blocking() && !comm->is_inter() && d.type->contiguous() && coll::shm_direct_applies(c, *comm, d.bytes())) {
-    coll::shm_direct_bcast(c, g, *comm, static_cast<char*>(buf) + d.type->true_lb, d.bytes(), root);
-    return Error::ok();
+  if (form.blocking() && !comm->is_inter()) {
+    // The path is chosen from the byte count alone: the ranks' type signatures match, their types
+    // need not (the root's vector against the others' contiguous ints), so a rank whose type is
+    // not contiguous moves a packed copy along the same path.
+    using Path = void (*)(Context&, Guard&, const cm::Communicator&, void*, int64_t, int);
+    int64_t bytes = d.bytes();
+    Path path = coll::shm_applies(c, *comm, bytes)                   ? coll::shm_bcast
+                : coll::shm_staged_applies(c, *comm, bytes, 1)      ? coll::shm_staged_bcast
+                : coll::shm_direct_applies(c, *comm, bytes)         ? coll::shm_direct_bcast
+                                                                     : nullptr;
+    if (path != nullptr) {
+      bool packed = !d.type->contiguous();
+      std::vector<char> copy(packed ? static_cast<size_t>(bytes) : 0);
+      if (packed && comm->rank == root) dt::pack(*d.type, d.buf, d.count, copy.data());
+      path(c, g, *comm, packed ? copy.data() : static_cast<char*>(buf) + d.type->true_lb, bytes, root);
+      if (packed && comm->rank != root) dt::unpack(*d.type, copy.data(), bytes, d.buf, d.count);
+      return Error::ok();
+    }
   }
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (!comm->is_inter()) {
@@ -294,7 +305,7 @@ Error rooted(Context& c, Guard& g, bool gathering, const void* sendbuf, MPI_Coun
   if (e.is_ok() && is_root) e = blocks(c, root_side, static_cast<int>(comm->peers().pes.size()), *comm, call, &all);
   if (e.is_ok() && is_root && !inter && !in_place) e = not_aliased({mine}, all, *comm, call);
   if (!e.is_ok()) return e;
-  if (form.blocking() && !inter && !root_side.counts) {
+  if (form.blocking() && !inter && !root_side.per_rank()) {
     int64_t block = is_root ? all[0].bytes() : mine.bytes();
     if (coll::shm_blocks_apply(c, *comm, gathering ? block : block * comm->size())) {
       const Typed* own_block = in_place ? nullptr : &mine;
@@ -332,7 +343,7 @@ Error allgather(Context& c, Guard& g, const void* sendbuf, MPI_Count sendcount, 
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = typed(c, sendbuf, sendcount, sendtype, *comm, call, &mine);
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = not_aliased({mine}, all, *comm, call);
   if (!e.is_ok()) return e;
-  if (form.blocking() && !out.counts && coll::shm_blocks_apply(c, *comm, all[0].bytes())) {
+  if (form.blocking() && !out.per_rank() && coll::shm_blocks_apply(c, *comm, all[0].bytes())) {
     coll::shm_staged_allgather(c, g, *comm, sendbuf == MPI_IN_PLACE ? nullptr : &mine, all);
     return Error::ok();
   }
@@ -362,7 +373,7 @@ Error alltoall(Context& c, Guard& g, Layout in, const Layout& out, MPI_Comm hand
   if (e.is_ok() && !in_place) e = blocks(c, in, n, *comm, call, &to);
   if (e.is_ok() && !in_place) e = not_aliased(to, from, *comm, call);
   if (!e.is_ok()) return e;
-  if (form.blocking() && !out.counts && out.types == nullptr &&
+  if (form.blocking() && !out.per_rank() &&
       coll::shm_blocks_apply(c, *comm, from[0].bytes() * n)) {
     coll::shm_staged_alltoall(c, g, *comm, to, from);
     return Error::ok();

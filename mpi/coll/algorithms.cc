@@ -96,12 +96,17 @@ void ring_allgather(Schedule& s, const Ranks& g, char* buf, const std::vector<in
 void bcast(Schedule& s, const Ranks& g, const Typed& d, int root) {
   int n = g.size;
   if (n == 1 || d.bytes() == 0) return;
-  if (n == 2 || d.bytes() < kLargeBytes || !d.type->contiguous()) {
+  // The algorithm follows from the byte count alone: the ranks' types share a signature, not a
+  // layout, so a rank whose type is not contiguous moves a packed copy (packed at the root before
+  // the first round, unpacked elsewhere after the last).
+  if (n == 2 || d.bytes() < kLargeBytes) {
     bcast_tree(s, g, d, root);
     return;
   }
+  bool packed = !d.type->contiguous();
+  char* base = packed ? s.scratch(d.bytes()) : static_cast<char*>(d.buf) + d.type->true_lb;
+  if (packed && g.rank == root) s.local([d, base] { datatype::pack(*d.type, d.buf, d.count, base); });
   // Scatter the chunks from the root (binomial), then a ring allgather of them.
-  char* base = static_cast<char*>(d.buf) + d.type->true_lb;
   std::vector<int64_t> len = split(d.bytes(), n), off = offsets(len, 1);
   // Chunk of relative rank v is chunk (v + root) % n; the subtree of v holds [v, v + 2^k).
   int vr = wrap(g.rank - root, n);
@@ -130,6 +135,7 @@ void bcast(Schedule& s, const Ranks& g, const Typed& d, int root) {
   }
   s.next();
   ring_allgather(s, g, base, off, len);
+  if (packed && g.rank != root) s.local([d, base] { datatype::unpack(*d.type, base, d.bytes(), d.buf, d.count); });
 }
 
 void reduce(Schedule& s, const Ranks& g, char* acc, char* out, int64_t count, int root, bool commutative) {
@@ -297,9 +303,10 @@ void scatter(Schedule& s, const Ranks& g, const std::vector<Typed>& blocks, cons
 void allgather(Schedule& s, const Ranks& g, const Typed& mine, const std::vector<Typed>& blocks, bool self) {
   int n = g.size;
   int64_t total = 0;
-  bool contiguous = true;
-  for (const Typed& b : blocks) total += b.bytes(), contiguous = contiguous && b.type->contiguous();
-  if (self && n > 2 && total >= kLargeBytes && contiguous) {
+  for (const Typed& b : blocks) total += b.bytes();
+  // Chosen from the byte count, the same on every rank (the layouts of the receive types may
+  // differ from rank to rank): the ring forwards typed blocks, whatever their layout.
+  if (self && n > 2 && total >= kLargeBytes) {
     // Ring over the blocks in place (this rank's block is already there).
     for (int step = 0; step < n - 1; ++step) {
       const Typed& out = blocks[static_cast<size_t>(wrap(g.rank - step, n))];
