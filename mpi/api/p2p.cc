@@ -438,47 +438,6 @@ int Imrecv(const char* call, void* buf, MPI_Count count, MPI_Datatype dt, MPI_Me
 
 namespace {
 
-// The requests of an array argument, looked up once (null/inactive entries stay null). A window
-// of requests fits inline: a wait or test call makes no heap allocation for it.
-class RequestList {
- public:
-  RequestList() = default;
-  RequestList(const RequestList&) = delete;
-  RequestList& operator=(const RequestList&) = delete;
-  Error gather(Context& c, int count, MPI_Request requests[], const char* call) {
-    if (count < 0) return error(MPI_ERR_COUNT, "%s: count %d is negative", call, count);
-    if (count > 0 && requests == nullptr) return error(MPI_ERR_ARG, "%s: the request array is NULL", call);
-    size_ = static_cast<size_t>(count);
-    if (size_ > kInline) {
-      spilled_.assign(size_, nullptr);
-      items_ = spilled_.data();
-    }
-    gasket::mpi::p2p::RequestPool& pool = c.engine().requests();
-    first_pending_ = size_;
-    for (int i = 0; i < count; ++i) {  // lookup_request without an Error value per request
-      MPI_Request h = requests[i];
-      Request* r = items_[i] = h == MPI_REQUEST_NULL ? nullptr : pool.user_request(h);
-      if (h != MPI_REQUEST_NULL && r == nullptr) return api::request_not_found(h, call);
-      if (first_pending_ == size_ && !api::inactive(r) && !r->complete) first_pending_ = static_cast<size_t>(i);
-    }
-    return Error::ok();
-  }
-  size_t size() const { return size_; }
-  // The first active request that was not complete when gathered (size(): none).
-  size_t first_pending() const { return first_pending_; }
-  Request* operator[](size_t i) const { return items_[i]; }
-  Request* const* begin() const { return items_; }
-  Request* const* end() const { return items_ + size_; }
-
- private:
-  static constexpr size_t kInline = 64;
-  Request* inline_[kInline];
-  std::vector<Request*> spilled_;
-  Request** items_ = inline_;
-  size_t size_ = 0;
-  size_t first_pending_ = 0;
-};
-
 MPI_Status* status_at(MPI_Status* statuses, int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
@@ -510,7 +469,7 @@ class ErrorsInStatus {
 int all(const char* call, bool blocking, int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   MPI_Comm ec = MPI_COMM_WORLD;
   return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
-    RequestList rs;
+    api::RequestList rs;
     Error e = rs.gather(c, count, requests, call);
     if (!e.is_ok()) return e;
     // Requests complete in about the order they were started: each poll resumes at the first one
@@ -563,23 +522,15 @@ int any(const char* call, bool blocking, int count, MPI_Request requests[], int*
   MPI_Comm ec = MPI_COMM_WORLD;
   return api::call_ref(call, ec, [&](Context& c, Guard& g) -> Error {
     if (index == nullptr) return error(MPI_ERR_ARG, "%s: the index argument is NULL", call);
-    RequestList rs;
+    api::RequestList rs;
     Error e = rs.gather(c, count, requests, call);
     if (!e.is_ok()) return e;
     int found = MPI_UNDEFINED;
     bool any_active = false;
     auto look = [&] {
-      any_active = false;
-      for (int i = 0; i < count; ++i) {
-        Request* r = rs[static_cast<size_t>(i)];
-        if (api::inactive(r)) continue;
-        any_active = true;
-        if (r->complete) {
-          found = i;
-          return true;
-        }
-      }
-      return !any_active;
+      size_t i = rs.first_complete(&any_active);
+      if (i < rs.size()) found = static_cast<int>(i);
+      return i < rs.size() || !any_active;
     };
     if (blocking) {
       c.wait(g, look);
@@ -609,7 +560,7 @@ int some(const char* call, bool blocking, int incount, MPI_Request requests[], i
     if (outcount == nullptr || (incount > 0 && indices == nullptr)) {
       return error(MPI_ERR_ARG, "%s: a NULL outcount or indices argument", call);
     }
-    RequestList rs;
+    api::RequestList rs;
     Error e = rs.gather(c, incount, requests, call);
     if (!e.is_ok()) return e;
     bool any_active = false;

@@ -3,6 +3,8 @@
 // (status, persistent deactivation, generalized-request callbacks, release).
 #pragma once
 
+#include <vector>
+
 #include "mpi.h"
 #include "mpi/api/call.h"
 #include "mpi/p2p/engine.h"
@@ -100,6 +102,59 @@ inline Error lookup_request(Context& c, MPI_Request handle, const char* call, p2
   return *r != nullptr ? Error::ok() : request_not_found(handle, call);
 }
 inline bool inactive(const p2p::Request* r) { return r == nullptr || (r->persistent && !r->active); }
+// The requests of an array argument (the wait, test and MPI_Request_get_status_* families),
+// looked up once (null/inactive entries stay null). A window
+// of requests fits inline: a wait or test call makes no heap allocation for it.
+class RequestList {
+ public:
+  RequestList() = default;
+  RequestList(const RequestList&) = delete;
+  RequestList& operator=(const RequestList&) = delete;
+  Error gather(Context& c, int count, const MPI_Request requests[], const char* call) {
+    if (count < 0) return error(MPI_ERR_COUNT, "%s: count %d is negative", call, count);
+    if (count > 0 && requests == nullptr) return error(MPI_ERR_ARG, "%s: the request array is NULL", call);
+    size_ = static_cast<size_t>(count);
+    if (size_ > kInline) {
+      spilled_.assign(size_, nullptr);
+      items_ = spilled_.data();
+    }
+    p2p::RequestPool& pool = c.engine().requests();
+    first_pending_ = size_;
+    for (int i = 0; i < count; ++i) {  // lookup_request without an Error value per request
+      MPI_Request h = requests[i];
+      p2p::Request* r = items_[i] = h == MPI_REQUEST_NULL ? nullptr : pool.user_request(h);
+      if (h != MPI_REQUEST_NULL && r == nullptr) return request_not_found(h, call);
+      if (first_pending_ == size_ && !inactive(r) && !r->complete) first_pending_ = static_cast<size_t>(i);
+    }
+    return Error::ok();
+  }
+  size_t size() const { return size_; }
+  // The first active request that was not complete when gathered (size(): none).
+  size_t first_pending() const { return first_pending_; }
+  // The first active request that is complete (size(): none); *any_active: whether a request was
+  // found active before it (all of them when none is complete).
+  size_t first_complete(bool* any_active) const {
+    *any_active = false;
+    for (size_t i = 0; i < size_; ++i) {
+      if (inactive(items_[i])) continue;
+      *any_active = true;
+      if (items_[i]->complete) return i;
+    }
+    return size_;
+  }
+  p2p::Request* operator[](size_t i) const { return items_[i]; }
+  p2p::Request* const* begin() const { return items_; }
+  p2p::Request* const* end() const { return items_ + size_; }
+
+ private:
+  static constexpr size_t kInline = 64;
+  p2p::Request* inline_[kInline];
+  std::vector<p2p::Request*> spilled_;
+  p2p::Request** items_ = inline_;
+  size_t size_ = 0;
+  size_t first_pending_ = 0;
+};
+
 // What MPI_Request_get_status reports, changing nothing (status_access.cc): true when complete
 // (a null or inactive request: with an empty status); the status is filled when complete.
 bool peek(const p2p::Request* r, MPI_Status* status);

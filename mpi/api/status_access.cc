@@ -33,19 +33,6 @@ bool peek(const p2p::Request* r, MPI_Status* status) {
 
 namespace {
 
-// The requests of an array call, looked up and progressed once; errors name `call`.
-Error lookup_all(Context& c, int count, const MPI_Request requests[], const char* call, std::vector<Request*>* out) {
-  if (count < 0) return error(MPI_ERR_COUNT, "%s: count %d is negative", call, count);
-  if (count > 0 && requests == nullptr) return error(MPI_ERR_ARG, "%s: array_of_requests is NULL", call);
-  out->assign(static_cast<size_t>(count), nullptr);
-  for (int i = 0; i < count; ++i) {
-    Error e = api::lookup_request(c, requests[i], call, &(*out)[static_cast<size_t>(i)]);
-    if (!e.is_ok()) return e;
-  }
-  c.engine().progress();
-  return Error::ok();
-}
-
 MPI_Status* at(MPI_Status* statuses, int i) { return statuses == MPI_STATUSES_IGNORE ? nullptr : statuses + i; }
 
 }  // namespace
@@ -87,9 +74,10 @@ int PMPI_Request_get_status_all(int count, const MPI_Request requests[], int* fl
   const char* call = "MPI_Request_get_status_all";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (flag == nullptr) return error(MPI_ERR_ARG, "%s: the flag argument is NULL", call);
-    std::vector<Request*> rs;
-    Error e = lookup_all(c, count, requests, call, &rs);
+    api::RequestList rs;
+    Error e = rs.gather(c, count, requests, call);
     if (!e.is_ok()) return e;
+    c.engine().progress();
     *flag = 1;
     for (Request* r : rs) {
       if (!api::inactive(r) && !r->complete) *flag = 0;
@@ -105,22 +93,19 @@ int PMPI_Request_get_status_any(int count, const MPI_Request requests[], int* in
   const char* call = "MPI_Request_get_status_any";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (flag == nullptr || index == nullptr) return error(MPI_ERR_ARG, "%s: the index or flag argument is NULL", call);
-    std::vector<Request*> rs;
-    Error e = lookup_all(c, count, requests, call, &rs);
+    api::RequestList rs;
+    Error e = rs.gather(c, count, requests, call);
     if (!e.is_ok()) return e;
-    *index = MPI_UNDEFINED;
-    bool any_active = false;
-    for (int i = 0; i < count; ++i) {
-      Request* r = rs[static_cast<size_t>(i)];
-      if (api::inactive(r)) continue;
-      any_active = true;
-      if (r->complete) {
-        *index = i;
-        api::peek(r, status);
-        *flag = 1;
-        return Error::ok();
-      }
+    c.engine().progress();
+    bool any_active;
+    size_t found = rs.first_complete(&any_active);
+    if (found < rs.size()) {
+      *index = static_cast<int>(found);
+      api::peek(rs[found], status);
+      *flag = 1;
+      return Error::ok();
     }
+    *index = MPI_UNDEFINED;
     // No active request at all: flag true, index MPI_UNDEFINED and an empty status.
     *flag = any_active ? 0 : 1;
     if (!any_active) api::empty_status(status);
@@ -133,9 +118,10 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request requests[], int*
   const char* call = "MPI_Request_get_status_some";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (outcount == nullptr) return error(MPI_ERR_ARG, "%s: the outcount argument is NULL", call);
-    std::vector<Request*> rs;
-    Error e = lookup_all(c, incount, requests, call, &rs);
+    api::RequestList rs;
+    Error e = rs.gather(c, incount, requests, call);
     if (!e.is_ok()) return e;
+    c.engine().progress();
     bool any_active = false;
     int n = 0;
     for (int i = 0; i < incount; ++i) {
