@@ -62,9 +62,11 @@ void* Runtime::heap_allocate(uint64_t kind, size_t bytes, size_t alignment, cons
   }
   // The block is carved and zeroed before the closing barrier: once any PE returns, every PE's
   // copy is ready, so a fast PE's first put into a slow PE's block can never be wiped.
+  char* base = segments_.find(segments::kHeapSegment)->base;
+  const char* untouched = base + allocator_.untouched_from();
   auto off = allocator_.allocate(bytes, alignment);
-  char* p = off ? segments_.find(segments::kHeapSegment)->base + *off : nullptr;
-  if (p != nullptr && kind == kCalloc) zero_heap_block(p, bytes);
+  char* p = off ? base + *off : nullptr;
+  if (p != nullptr && kind == kCalloc) zero_heap_block(p, bytes, untouched);
   check_collective_call(kind, bytes, alignment, call);
   if (p != nullptr) warn_if_shared_memory_short(bytes, call);
   if (p == nullptr && my_pe_ == 0) {
@@ -92,9 +94,13 @@ void Runtime::warn_if_shared_memory_short(size_t bytes, const char* call) {
   }
 }
 
-// calloc of a large block: its whole pages are returned (they read zero and cost nothing until
-// written), only the partial pages at its ends are cleared by hand.
-void Runtime::zero_heap_block(char* p, size_t bytes) {
+// calloc: the part of the block no earlier block has covered reads zero already in a heap that
+// started zeroed (not written, it stays out of resident memory: the MPI rings of a PE whose heap
+// cannot give pages back). Of the rest, a large block's whole pages are returned (they read zero
+// and cost nothing until written), only the partial pages at its ends are cleared by hand.
+void Runtime::zero_heap_block(char* p, size_t bytes, const char* untouched) {
+  if (heap_starts_zeroed_) bytes = static_cast<size_t>(std::clamp<const char*>(untouched, p, p + bytes) - p);
+  if (bytes == 0) return;
   segments::PageRange pages = segments::whole_pages(p, bytes);
   if (bytes < segments::kReturnPagesFrom || !pages_returnable() || !segments::return_pages(p, bytes)) {
     std::memset(p, 0, bytes);

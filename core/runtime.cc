@@ -120,6 +120,10 @@ Status Runtime::start_impl(const InitOptions& options) {
   internal_ = reinterpret_cast<InternalArea*>(segments_.find(segments::kInternalSegment)->base);
   heap_ = segments_.find(segments::kHeapSegment);
   allocator_ = segments::SymmetricAllocator(heap_bytes);
+  // The core's file is new (O_EXCL) and reads zero. Memory a backend allocates (UCX: System V or
+  // POSIX shared memory, mmap, or malloc) is a fresh mapping too from 32 MiB on, where glibc's
+  // malloc maps every block anew (its largest mmap threshold); below that it may be reused.
+  heap_starts_zeroed_ = !heap_->backend_memory || heap_bytes >= (size_t{32} << 20);
   if (!(st = map_peer_segments()).is_ok()) return st;
   open_bell_socket(options.thread_multiple && !options.threads_woken);
   st = start_backend();

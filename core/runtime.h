@@ -270,7 +270,9 @@ class Runtime {
   std::string segment_file(int pe, const std::string& name) const;
   void check_collective_call(uint64_t kind, size_t bytes, size_t alignment, const char* call);
   void warn_if_shared_memory_short(size_t bytes, const char* call);
-  void zero_heap_block(char* p, size_t bytes);
+  // Clears [p, p + bytes) up to `untouched` (the allocator's untouched_from before the block was
+  // carved, as an address), past which a fresh heap still reads zero (heap_starts_zeroed_).
+  void zero_heap_block(char* p, size_t bytes, const char* untouched);
   bool pages_returnable() const;
 
   static Runtime* instance_;
@@ -299,6 +301,9 @@ class Runtime {
   InternalArea* internal_ = nullptr;
   const segments::Segment* heap_ = nullptr;  // segments_'s heap (translate's first look), set at init
   segments::SymmetricAllocator allocator_;
+  // The heap's memory read zero when it was made: the core's own new file, or memory a backend
+  // allocated at a size that only fresh mappings give (heap_starts_zeroed in init).
+  bool heap_starts_zeroed_ = false;
   std::mutex heap_mutex_;
   uint64_t alloc_sequence_ = 0;
   uint64_t barrier_epoch_ = 0;

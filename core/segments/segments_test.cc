@@ -89,6 +89,27 @@ BOOST_AUTO_TEST_CASE(allocator_exhaustion_and_resize) {
   BOOST_TEST(a.block_size(*y) == 64u);
 }
 
+BOOST_AUTO_TEST_CASE(allocator_untouched_from_is_the_farthest_end_ever_carved) {
+  SymmetricAllocator a(1 << 20);
+  BOOST_TEST(a.untouched_from() == 0u);
+  auto x = a.allocate(1000);  // [0, 1024)
+  BOOST_REQUIRE(x);
+  BOOST_TEST(a.untouched_from() == 1024u);
+  auto y = a.allocate(64, 4096);  // [4096, 4160): the gap before it stays free
+  BOOST_REQUIRE(y);
+  BOOST_TEST(a.untouched_from() == 4160u);
+  BOOST_TEST(a.resize_in_place(*y, 8192).value() == *y);  // grows to [4096, 12288)
+  BOOST_TEST(a.untouched_from() == 12288u);
+  BOOST_TEST(a.resize_in_place(*y, 64).value() == *y);  // shrinking keeps the mark
+  BOOST_TEST(a.release(*x));
+  BOOST_TEST(a.release(*y));
+  BOOST_TEST(a.untouched_from() == 12288u);  // freed blocks were written: they stay touched
+  auto z = a.allocate(100);
+  BOOST_REQUIRE(z);
+  BOOST_TEST(*z == 0u);
+  BOOST_TEST(a.untouched_from() == 12288u);
+}
+
 BOOST_AUTO_TEST_CASE(translation_finds_segment_offset_and_bounds) {
   std::vector<char> heap(4096), scratch(256);
   SegmentTable t;

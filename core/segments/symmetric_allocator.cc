@@ -25,6 +25,7 @@ std::optional<size_t> SymmetricAllocator::allocate(size_t bytes, size_t alignmen
     }
     used_.emplace(start, size);
     in_use_ += size;
+    untouched_from_ = std::max(untouched_from_, start + size);
     return start;
   }
   return std::nullopt;
@@ -76,6 +77,7 @@ std::optional<size_t> SymmetricAllocator::resize_in_place(size_t offset, size_t 
   if (rest > 0) free_.emplace(offset + want, rest);
   it->second = want;
   in_use_ += extra;
+  untouched_from_ = std::max(untouched_from_, offset + want);
   return offset;
 }
 

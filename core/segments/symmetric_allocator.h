@@ -32,6 +32,9 @@ class SymmetricAllocator {
   size_t bytes_in_use() const { return in_use_; }
   size_t largest_free_block() const;
   size_t live_blocks() const { return used_.size(); }
+  // No block has ever reached past this offset: the bytes from here on are as the segment
+  // started (zero in a fresh one), whatever was allocated and freed before.
+  size_t untouched_from() const { return untouched_from_; }
 
  private:
   static size_t round_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
@@ -39,6 +42,7 @@ class SymmetricAllocator {
 
   size_t capacity_;
   size_t in_use_ = 0;
+  size_t untouched_from_ = 0;
   std::map<size_t, size_t> free_;  // offset -> size, disjoint, coalesced
   std::map<size_t, size_t> used_;  // offset -> size of the block as carved
 };
