@@ -32,6 +32,9 @@ program corpus
   call intercommunicators()
   call more_types()
   call more_nonblocking()
+  call attached_buffers()
+  call status_queries()
+  call library_queries()
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   if (me == 0) print '(2a,i0,a)', LABEL, ': ', np, ' ranks OK'
   call MPI_FINALIZE(ierr)
@@ -751,5 +754,143 @@ contains
     call expect(rs == np * me, 'MPI_IREDUCE_SCATTER', rs)
     call expect(exchanged(np) == me, 'MPI_IALLTOALLV', exchanged(np))
     if (me == 0) call expect(g(np) == np - 1, 'MPI_IGATHERV', g(np))
+  end subroutine
+
+  ! MPI 4.1's buffers per communicator and session, and the process's: attach, bsend, flush,
+  ! iflush, detach (the size attached comes back).
+  subroutine attached_buffers()
+    character(len=1) :: space(MPI_BSEND_OVERHEAD + 64), more(MPI_BSEND_OVERHEAD + 32)
+    ADDRESS_OUT :: address
+    HANDLE(MPI_Request) :: request
+    HANDLE(MPI_Comm) :: dup
+    HANDLE(MPI_Session) :: session
+    integer :: count, x, sizes(2)
+    call MPI_COMM_DUP(MPI_COMM_WORLD, dup, ierr)
+    call MPI_COMM_ATTACH_BUFFER(dup, space, size(space), ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_COMM_ATTACH_BUFFER', ierr)
+    call MPI_BSEND(me, 1, MPI_INTEGER, next, 21, dup, ierr)
+    call MPI_RECV(x, 1, MPI_INTEGER, prev, 21, dup, MPI_STATUS_IGNORE, ierr)
+    call expect(x == prev, 'MPI_BSEND through the communicator''s buffer', x)
+    call MPI_COMM_FLUSH_BUFFER(dup, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_COMM_FLUSH_BUFFER', ierr)
+    call MPI_BSEND(me + 1, 1, MPI_INTEGER, next, 22, dup, ierr)
+    call MPI_COMM_IFLUSH_BUFFER(dup, request, ierr)
+    call MPI_RECV(x, 1, MPI_INTEGER, prev, 22, dup, MPI_STATUS_IGNORE, ierr)
+    call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+    call expect(x == prev + 1 .and. request == MPI_REQUEST_NULL, 'MPI_COMM_IFLUSH_BUFFER completes', x)
+    call MPI_COMM_DETACH_BUFFER(dup, address, count, ierr)
+    call expect(count == size(space), 'MPI_COMM_DETACH_BUFFER size', count)
+    call MPI_COMM_FREE(dup, ierr)
+    ! the process's buffer
+    call MPI_BUFFER_ATTACH(more, size(more), ierr)
+    call MPI_BSEND(me + 2, 1, MPI_INTEGER, next, 23, MPI_COMM_WORLD, ierr)
+    call MPI_BUFFER_IFLUSH(request, ierr)
+    call MPI_RECV(x, 1, MPI_INTEGER, prev, 23, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+    call MPI_BUFFER_FLUSH(ierr)
+    call expect(ierr == MPI_SUCCESS .and. x == prev + 2, 'MPI_BUFFER_IFLUSH / MPI_BUFFER_FLUSH', x)
+    call MPI_BUFFER_DETACH(address, count, ierr)
+    sizes(1) = count
+    ! a session's buffer
+    call MPI_SESSION_INIT(MPI_INFO_NULL, MPI_ERRORS_RETURN, session, ierr)
+    call MPI_SESSION_ATTACH_BUFFER(session, space, size(space), ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_SESSION_ATTACH_BUFFER', ierr)
+    call MPI_SESSION_FLUSH_BUFFER(session, ierr)
+    call MPI_SESSION_IFLUSH_BUFFER(session, request, ierr)
+    call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_SESSION_FLUSH_BUFFER / IFLUSH', ierr)
+    call MPI_SESSION_DETACH_BUFFER(session, address, count, ierr)
+    sizes(2) = count
+    call expect(all(sizes == [size(more), size(space)]), 'MPI_BUFFER_DETACH / MPI_SESSION_DETACH_BUFFER size', count)
+    call MPI_SESSION_FINALIZE(session, ierr)
+  end subroutine
+
+  ! MPI_REQUEST_GET_STATUS_ALL/ANY/SOME leave the requests as they are; ANY and SOME give
+  ! 1-based positions (MPI_UNDEFINED when no request is active); the status accessors.
+  subroutine status_queries()
+    HANDLE(MPI_Request) :: reqs(3), nulls(2), sreq
+    STATUS :: st
+    STATUSES(3) :: sts
+    integer, asynchronous :: got, outbound
+    integer :: position, outcount, positions(3), value, n
+    logical :: flag
+    reqs = MPI_REQUEST_NULL
+    nulls = MPI_REQUEST_NULL
+    call MPI_IRECV(got, 1, MPI_INTEGER, prev, 31, MPI_COMM_WORLD, reqs(2), ierr)
+    call MPI_REQUEST_GET_STATUS_ANY(2, nulls, position, flag, st, ierr)
+    call expect(flag .and. position == MPI_UNDEFINED, 'MPI_REQUEST_GET_STATUS_ANY: none active', position)
+    call MPI_REQUEST_GET_STATUS_SOME(2, nulls, outcount, positions, sts, ierr)
+    call expect(outcount == MPI_UNDEFINED, 'MPI_REQUEST_GET_STATUS_SOME: none active', outcount)
+    outbound = me * 3
+    call MPI_ISEND(outbound, 1, MPI_INTEGER, next, 31, MPI_COMM_WORLD, sreq, ierr)
+    flag = .false.
+    do while (.not. flag)
+      call MPI_REQUEST_GET_STATUS_ANY(3, reqs, position, flag, st, ierr)
+    end do
+    call expect(position == 2 .and. SOURCE_OF(st) == prev .and. TAG_OF(st) == 31, 'MPI_REQUEST_GET_STATUS_ANY', position)
+    call expect(reqs(2) /= MPI_REQUEST_NULL, 'MPI_REQUEST_GET_STATUS_ANY leaves the request', 0)
+    call MPI_REQUEST_GET_STATUS_SOME(3, reqs, outcount, positions, sts, ierr)
+    call expect(outcount == 1 .and. positions(1) == 2 .and. TAG_AT(sts, 1) == 31, 'MPI_REQUEST_GET_STATUS_SOME', positions(1))
+    call MPI_REQUEST_GET_STATUS_ALL(3, reqs, flag, sts, ierr)
+    call expect(flag .and. TAG_AT(sts, 2) == 31, 'MPI_REQUEST_GET_STATUS_ALL', TAG_AT(sts, 2))
+    call MPI_WAIT(reqs(2), MPI_STATUS_IGNORE, ierr)
+    call MPI_WAIT(sreq, MPI_STATUS_IGNORE, ierr)
+    call expect(got == prev * 3, 'the receive the queries saw', got)
+    call MPI_STATUS_SET_SOURCE(st, 5, ierr)
+    call MPI_STATUS_SET_TAG(st, 6, ierr)
+    call MPI_STATUS_SET_ERROR(st, MPI_ERR_TAG, ierr)
+    call expect(SOURCE_OF(st) == 5 .and. TAG_OF(st) == 6, 'MPI_STATUS_SET_SOURCE / TAG', SOURCE_OF(st))
+    call MPI_STATUS_GET_SOURCE(st, value, ierr)
+    call expect(value == 5, 'MPI_STATUS_GET_SOURCE', value)
+    call MPI_STATUS_GET_TAG(st, value, ierr)
+    call expect(value == 6, 'MPI_STATUS_GET_TAG', value)
+    call MPI_STATUS_GET_ERROR(st, value, ierr)
+    call expect(value == MPI_ERR_TAG, 'MPI_STATUS_GET_ERROR', value)
+    call MPI_STATUS_SET_ELEMENTS(st, MPI_INTEGER, 7, ierr)
+    call MPI_GET_ELEMENTS(st, MPI_INTEGER, n, ierr)
+    call expect(n == 7, 'MPI_STATUS_SET_ELEMENTS', n)
+    call MPI_STATUS_SET_ELEMENTS_X(st, MPI_INTEGER, 9_MPI_COUNT_KIND, ierr)
+    call MPI_GET_COUNT(st, MPI_INTEGER, n, ierr)
+    call expect(n == 9, 'MPI_STATUS_SET_ELEMENTS_X', n)
+  end subroutine
+
+  ! MPI_TYPE_GET_VALUE_INDEX, MPI_GET_HW_RESOURCE_INFO, the ABI queries of the native library,
+  ! user error classes removed.
+  subroutine library_queries()
+    HANDLE(MPI_Datatype) :: pair
+    HANDLE(MPI_Info) :: info
+    integer :: major, minor, nkeys, class, code, length
+    logical :: flag
+    character(len=16) :: value
+    call MPI_TYPE_GET_VALUE_INDEX(MPI_REAL, MPI_REAL, pair, ierr)
+    call expect(pair == MPI_2REAL, 'MPI_TYPE_GET_VALUE_INDEX(MPI_REAL, MPI_REAL)', 0)
+    call MPI_TYPE_GET_VALUE_INDEX(MPI_INTEGER, MPI_INTEGER, pair, ierr)
+    call expect(pair == MPI_2INTEGER, 'MPI_TYPE_GET_VALUE_INDEX(MPI_INTEGER, MPI_INTEGER)', 0)
+    call MPI_TYPE_GET_VALUE_INDEX(MPI_REAL, MPI_CHARACTER, pair, ierr)
+    call expect(ierr == MPI_SUCCESS .and. pair == MPI_DATATYPE_NULL, 'MPI_TYPE_GET_VALUE_INDEX: no such pair', 0)
+    call MPI_GET_HW_RESOURCE_INFO(info, ierr)
+    call MPI_INFO_GET_NKEYS(info, nkeys, ierr)
+    call expect(ierr == MPI_SUCCESS .and. nkeys >= 0, 'MPI_GET_HW_RESOURCE_INFO', nkeys)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_ABI_GET_VERSION(major, minor, ierr)
+    call expect(major == -1 .and. minor == -1, 'MPI_ABI_GET_VERSION of the native library', major)
+    call MPI_ABI_GET_INFO(info, ierr)
+    call MPI_INFO_GET_NKEYS(info, nkeys, ierr)
+    call expect(nkeys >= 1, 'MPI_ABI_GET_INFO', nkeys)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_ABI_GET_FORTRAN_INFO(info, ierr)
+    length = len(value)
+    call MPI_INFO_GET_STRING(info, 'mpi_integer_size', length, value, flag, ierr)
+    call expect(flag .and. value == '4', 'MPI_ABI_GET_FORTRAN_INFO: mpi_integer_size', length)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_ADD_ERROR_CLASS(class, ierr)
+    call MPI_ADD_ERROR_CODE(class, code, ierr)
+    call MPI_ADD_ERROR_STRING(code, 'removed next', ierr)
+    call MPI_REMOVE_ERROR_STRING(code, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_REMOVE_ERROR_STRING', ierr)
+    call MPI_REMOVE_ERROR_CODE(code, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_REMOVE_ERROR_CODE', ierr)
+    call MPI_REMOVE_ERROR_CLASS(class, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_REMOVE_ERROR_CLASS', ierr)
   end subroutine
 end program

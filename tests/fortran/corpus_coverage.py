@@ -3,7 +3,7 @@
 interface. A call counts for the interface whose `use mpi_f08`, `use mpi` or `include 'mpif.h'`
 comes last above it in its file (each program unit names its own); a .F90 source compiled once
 per interface (its preprocessor picks the `use` line: corpus.F90) counts for all three. Procedures are those the
-Forum's list gives a binding in that interface (mpif.h and `mpi`: f90_expressible, `mpi_f08`:
+Forum's list (and for the MPI 4.1/5.0 additions, the MPI 5.0 ABI header) gives a binding in that interface (mpif.h and `mpi`: f90_expressible, `mpi_f08`:
 f08_expressible; callbacks and predefined callback functions left out); the large-count `_c`
 forms count as their procedure.
 
@@ -16,12 +16,16 @@ import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "mpi", "fortran"))
+import standard_coverage  # noqa: E402  (the MPI 4.1/5.0 procedures the Forum's list lacks)
 INTERFACES = ("mpif.h", "mpi", "mpi_f08")
 
 
 def bound_procedures():
     with open(os.path.join(ROOT, "mpi/bindings/standard/mpi-4.1-apis.json")) as f:
         standard = json.load(f)
+    standard.update(standard_coverage.header_additions(
+        os.path.join(ROOT, "mpi/bindings/standard/mpi-5.0-abi-mpi.h"), {p["name"] for p in standard.values()}))
     out = {i: set() for i in INTERFACES}
     for p in standard.values():
         a = p["attributes"]
@@ -45,7 +49,8 @@ def called():
         interface = None
         with open(path) as f:
             lines = f.readlines()
-        every = path.endswith(".F90") and any(l.startswith("#if defined(F08)") for l in lines)
+        every = path.endswith(".F90") and any(l.startswith("#if defined(F08)") or l.startswith('#include "interface.inc"')
+                                              for l in lines)
         for line in lines:
             if True:
                 code = line.split("!")[0] if not line[:1] in "cC*" or path.endswith(".f90") else ""
