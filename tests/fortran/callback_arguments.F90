@@ -230,6 +230,41 @@ contains
     ierror = MPI_SUCCESS
   end subroutine
 
+#if defined(F08)
+  ! The large-count form's conversions (MPI_Register_datarep_c): the count is MPI_COUNT_KIND.
+  subroutine plus_write_c(userbuf, datatype, count, filebuf, position, extra_state, ierror) bind(C)
+    use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer
+    type(c_ptr), value :: userbuf, filebuf
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer :: ierror
+    integer(kind=MPI_OFFSET_KIND) :: position
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer, pointer :: u(:), f(:)
+    call c_f_pointer(userbuf, u, [position + count])
+    call c_f_pointer(filebuf, f, [count])
+    call converting(datatype, int(count), position, extra_state)
+    f(1:count) = u(position + 1:position + count) + int(extra_state)
+    ierror = MPI_SUCCESS
+  end subroutine
+
+  subroutine plus_read_c(userbuf, datatype, count, filebuf, position, extra_state, ierror) bind(C)
+    use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer
+    type(c_ptr), value :: userbuf, filebuf
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer :: ierror
+    integer(kind=MPI_OFFSET_KIND) :: position
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer, pointer :: u(:), f(:)
+    call c_f_pointer(userbuf, u, [position + count])
+    call c_f_pointer(filebuf, f, [count])
+    call converting(datatype, int(count), position, extra_state)
+    u(position + 1:position + count) = f(1:count) - int(extra_state)
+    ierror = MPI_SUCCESS
+  end subroutine
+#endif
+
   subroutine converting(datatype, count, position, extra_state)
     HANDLE(MPI_Datatype) :: datatype
     integer :: count
@@ -269,7 +304,7 @@ program callback_arguments
   call type_attributes()
   call win_attributes()
   call generalized_requests()
-  call data_representation()
+  call data_representations()
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   if (me == 0) print '(2a,i0,a)', LABEL, ': ', np, ' ranks OK'
   call MPI_FINALIZE(ierr)
@@ -471,15 +506,25 @@ contains
 
   ! Through a representation whose conversions are Fortran's: the file's bytes (read back as
   ! "native") hold the values plus extra_state, reading through it gives them back.
-  subroutine data_representation()
-    HANDLE(MPI_File) :: fh
-    integer :: mine(5), back(5), raw(5), i
+  subroutine data_representations()
     call MPI_REGISTER_DATAREP('gasket_plus', plus_read, plus_write, four_bytes, int(shift, MPI_ADDRESS_KIND), ierr)
     call expect(ierr == MPI_SUCCESS, 'MPI_REGISTER_DATAREP', ierr)
+    call data_representation('gasket_plus')
+#if defined(F08)
+    call MPI_Register_datarep_c('gasket_plus_c', plus_read_c, plus_write_c, four_bytes, int(shift, MPI_ADDRESS_KIND), ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_Register_datarep_c', ierr)
+    call data_representation('gasket_plus_c')
+#endif
+  end subroutine
+
+  subroutine data_representation(datarep)
+    character(len=*), intent(in) :: datarep
+    HANDLE(MPI_File) :: fh
+    integer :: mine(5), back(5), raw(5), i
     mine = [(100 * me + i, i = 1, 5)]
     call MPI_FILE_OPEN(MPI_COMM_SELF, scratch('datarep'), ior(MPI_MODE_CREATE, MPI_MODE_RDWR), MPI_INFO_NULL, fh, ierr)
     calls = 0
-    call MPI_FILE_SET_VIEW(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, 'gasket_plus', MPI_INFO_NULL, ierr)
+    call MPI_FILE_SET_VIEW(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, datarep, MPI_INFO_NULL, ierr)
     call expect(ierr == MPI_SUCCESS .and. calls >= 1, 'MPI_FILE_SET_VIEW asks the extent function', calls)
     call expect(got_type == MPI_INTEGER .and. got_extra == shift, 'the extent function''s datatype, extra_state', int(got_extra))
     calls = 0
@@ -490,7 +535,7 @@ contains
     call MPI_FILE_SET_VIEW(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, 'native', MPI_INFO_NULL, ierr)
     call MPI_FILE_READ_AT(fh, 0_MPI_OFFSET_KIND, raw, 5, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
     call expect(all(raw == mine + shift), 'the file holds the converted values', raw(1))
-    call MPI_FILE_SET_VIEW(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, 'gasket_plus', MPI_INFO_NULL, ierr)
+    call MPI_FILE_SET_VIEW(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, datarep, MPI_INFO_NULL, ierr)
     calls = 0
     call MPI_FILE_READ_AT(fh, 0_MPI_OFFSET_KIND, back, 5, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
     call expect(calls >= 1 .and. got_position + got_count == 5, 'the read conversion is called', calls)
