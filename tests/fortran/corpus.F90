@@ -35,6 +35,10 @@ program corpus
   call attached_buffers()
   call status_queries()
   call library_queries()
+  call collective_forms()
+  call neighbour_forms()
+  call send_forms()
+  call partitioned()
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   if (me == 0) print '(2a,i0,a)', LABEL, ': ', np, ' ranks OK'
   call MPI_FINALIZE(ierr)
@@ -892,5 +896,253 @@ contains
     call expect(ierr == MPI_SUCCESS, 'MPI_REMOVE_ERROR_CODE', ierr)
     call MPI_REMOVE_ERROR_CLASS(class, ierr)
     call expect(ierr == MPI_SUCCESS, 'MPI_REMOVE_ERROR_CLASS', ierr)
+  end subroutine
+
+  ! Starts a persistent request once, waits for it and frees it.
+  subroutine run_once(req)
+    HANDLE(MPI_Request), intent(inout) :: req
+    call MPI_START(req, ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_REQUEST_FREE(req, ierr)
+  end subroutine
+
+  ! The persistent forms of the rooted, all-to-all and reduction collectives, MPI_ALLTOALLW's
+  ! three forms: each result against what the collective defines.
+  subroutine collective_forms()
+    HANDLE(MPI_Request) :: req
+    HANDLE(MPI_Datatype) :: types(np)
+    integer, asynchronous :: g(np), s(np), r(np), x, total, ones(np)
+    integer :: counts(np), displs(np), bytes(np), i, expected(np)
+    counts = 1
+    displs = [(i - 1, i = 1, np)]
+    bytes = 4 * displs
+    types = MPI_INTEGER
+    expected = [(100 * (i - 1) + me, i = 1, np)]  ! what rank i-1 sends me in the all-to-alls
+    g = -1
+    call MPI_GATHER_INIT(me, 1, MPI_INTEGER, g, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    if (me == 0) call expect(all(g == displs), 'MPI_GATHER_INIT', g(np))
+    g = -1
+    call MPI_GATHERV_INIT(me, 1, MPI_INTEGER, g, counts, displs, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    if (me == 0) call expect(all(g == displs), 'MPI_GATHERV_INIT', g(np))
+    s = [(10 * i, i = 1, np)]
+    call MPI_SCATTER_INIT(s, 1, MPI_INTEGER, x, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(x == 10 * (me + 1), 'MPI_SCATTER_INIT', x)
+    x = -1
+    call MPI_SCATTERV_INIT(s, counts, displs, MPI_INTEGER, x, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(x == 10 * (me + 1), 'MPI_SCATTERV_INIT', x)
+    g = -1
+    call MPI_ALLGATHERV_INIT(me, 1, MPI_INTEGER, g, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(all(g == displs), 'MPI_ALLGATHERV_INIT', g(np))
+    s = [(100 * me + i - 1, i = 1, np)]
+    r = -1
+    call MPI_ALLTOALL_INIT(s, 1, MPI_INTEGER, r, 1, MPI_INTEGER, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(all(r == expected), 'MPI_ALLTOALL_INIT', r(np))
+    r = -1
+    call MPI_ALLTOALLV_INIT(s, counts, displs, MPI_INTEGER, r, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, &
+                            MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(all(r == expected), 'MPI_ALLTOALLV_INIT', r(np))
+    r = -1
+    call MPI_ALLTOALLW(s, counts, bytes, types, r, counts, bytes, types, MPI_COMM_WORLD, ierr)
+    call expect(all(r == expected), 'MPI_ALLTOALLW', r(np))
+    r = -1
+    call MPI_IALLTOALLW(s, counts, bytes, types, r, counts, bytes, types, MPI_COMM_WORLD, req, ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call expect(all(r == expected), 'MPI_IALLTOALLW', r(np))
+    r = -1
+    call MPI_ALLTOALLW_INIT(s, counts, bytes, types, r, counts, bytes, types, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(all(r == expected), 'MPI_ALLTOALLW_INIT', r(np))
+    total = -1
+    call MPI_REDUCE_INIT(me, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    if (me == 0) call expect(total == np * (np - 1) / 2, 'MPI_REDUCE_INIT', total)
+    ones = [(i, i = 1, np)]
+    x = -1
+    call MPI_REDUCE_SCATTER_INIT(ones, x, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(x == np * (me + 1), 'MPI_REDUCE_SCATTER_INIT', x)
+    x = -1
+    call MPI_REDUCE_SCATTER_BLOCK_INIT(ones, x, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(x == np * (me + 1), 'MPI_REDUCE_SCATTER_BLOCK_INIT', x)
+    call MPI_SCAN_INIT(1, x, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(x == me + 1, 'MPI_SCAN_INIT', x)
+    x = -1
+    call MPI_EXSCAN_INIT(1, x, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    if (me > 0) call expect(x == me, 'MPI_EXSCAN_INIT', x)
+  end subroutine
+
+  ! The neighbourhood collectives' v and w forms, non-blocking and persistent, on a ring:
+  ! neighbours (prev, next) in and out.
+  subroutine neighbour_forms()
+    HANDLE(MPI_Comm) :: ring
+    HANDLE(MPI_Request) :: req
+    HANDLE(MPI_Datatype) :: types(2)
+    integer, asynchronous :: got(2), out(2)
+    integer :: counts(2), displs(2), round
+    integer(kind=MPI_ADDRESS_KIND) :: bytes(2)
+    logical :: both
+    call MPI_DIST_GRAPH_CREATE_ADJACENT(MPI_COMM_WORLD, 2, [prev, next], MPI_UNWEIGHTED, 2, [prev, next], &
+                                        MPI_UNWEIGHTED, MPI_INFO_NULL, .false., ring, ierr)
+    counts = 1
+    displs = [0, 1]
+    bytes = [0_MPI_ADDRESS_KIND, 4_MPI_ADDRESS_KIND]
+    types = MPI_INTEGER
+    out = [10 * me + 1, 10 * me + 2]
+    both = np > 2  ! with 2 ranks prev is next: which edge a message took is not told apart
+    do round = 1, 3
+      got = -1
+      select case (round)
+      case (1)
+        call MPI_INEIGHBOR_ALLGATHER(me, 1, MPI_INTEGER, got, 1, MPI_INTEGER, ring, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (2)
+        call MPI_NEIGHBOR_ALLGATHER_INIT(me, 1, MPI_INTEGER, got, 1, MPI_INTEGER, ring, MPI_INFO_NULL, req, ierr)
+        call run_once(req)
+      case (3)
+        call MPI_NEIGHBOR_ALLGATHERV(me, 1, MPI_INTEGER, got, counts, displs, MPI_INTEGER, ring, ierr)
+      end select
+      call expect(got(1) == prev .and. got(2) == next, 'MPI_NEIGHBOR_ALLGATHER forms', round)
+    end do
+    got = -1
+    call MPI_INEIGHBOR_ALLGATHERV(me, 1, MPI_INTEGER, got, counts, displs, MPI_INTEGER, ring, req, ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call expect(got(1) == prev .and. got(2) == next, 'MPI_INEIGHBOR_ALLGATHERV', got(1))
+    got = -1
+    call MPI_NEIGHBOR_ALLGATHERV_INIT(me, 1, MPI_INTEGER, got, counts, displs, MPI_INTEGER, ring, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(got(1) == prev .and. got(2) == next, 'MPI_NEIGHBOR_ALLGATHERV_INIT', got(1))
+    do round = 1, 8
+      got = -1
+      select case (round)
+      case (1)
+        call MPI_INEIGHBOR_ALLTOALL(out, 1, MPI_INTEGER, got, 1, MPI_INTEGER, ring, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (2)
+        call MPI_NEIGHBOR_ALLTOALL_INIT(out, 1, MPI_INTEGER, got, 1, MPI_INTEGER, ring, MPI_INFO_NULL, req, ierr)
+        call run_once(req)
+      case (3)
+        call MPI_NEIGHBOR_ALLTOALLV(out, counts, displs, MPI_INTEGER, got, counts, displs, MPI_INTEGER, ring, ierr)
+      case (4)
+        call MPI_INEIGHBOR_ALLTOALLV(out, counts, displs, MPI_INTEGER, got, counts, displs, MPI_INTEGER, ring, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (5)
+        call MPI_NEIGHBOR_ALLTOALLV_INIT(out, counts, displs, MPI_INTEGER, got, counts, displs, MPI_INTEGER, ring, &
+                                         MPI_INFO_NULL, req, ierr)
+        call run_once(req)
+      case (6)
+        call MPI_NEIGHBOR_ALLTOALLW(out, counts, bytes, types, got, counts, bytes, types, ring, ierr)
+      case (7)
+        call MPI_INEIGHBOR_ALLTOALLW(out, counts, bytes, types, got, counts, bytes, types, ring, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (8)
+        call MPI_NEIGHBOR_ALLTOALLW_INIT(out, counts, bytes, types, got, counts, bytes, types, ring, MPI_INFO_NULL, &
+                                         req, ierr)
+        call run_once(req)
+      end select
+      ! from prev what it sent its second neighbour (me), from next what it sent its first
+      if (both) call expect(got(1) == 10 * prev + 2 .and. got(2) == 10 * next + 1, 'MPI_NEIGHBOR_ALLTOALL forms', round)
+      if (.not. both) call expect(got(1) > 0 .and. got(2) > 0 .and. got(1) + got(2) == 20 * prev + 3, &
+                                  'MPI_NEIGHBOR_ALLTOALL forms, 2 ranks', round)
+    end do
+    call MPI_COMM_FREE(ring, ierr)
+  end subroutine
+
+  ! The send modes' persistent and non-blocking forms, MPI_ISENDRECV(_REPLACE), MPI_IMRECV,
+  ! MPI_IMPROBE.
+  subroutine send_forms()
+    HANDLE(MPI_Request) :: reqs(4), sends(4)
+    HANDLE(MPI_Message) :: message
+    STATUS :: st
+    integer, asynchronous :: got(4), v(4), x, y
+    integer :: k
+    logical :: flag
+    character(len=1) :: attached(4 * MPI_BSEND_OVERHEAD + 64)
+    ADDRESS_OUT :: address
+    call MPI_BUFFER_ATTACH(attached, size(attached), ierr)
+    v = [(1000 * me + k, k = 1, 4)]
+    got = -1
+    do k = 1, 4
+      call MPI_IRECV(got(k), 1, MPI_INTEGER, prev, 40 + k, MPI_COMM_WORLD, reqs(k), ierr)
+    end do
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)  ! the receives are posted: ready sends are valid
+    call MPI_BSEND_INIT(v(1), 1, MPI_INTEGER, next, 41, MPI_COMM_WORLD, sends(1), ierr)
+    call MPI_SSEND_INIT(v(2), 1, MPI_INTEGER, next, 42, MPI_COMM_WORLD, sends(2), ierr)
+    call MPI_RSEND_INIT(v(3), 1, MPI_INTEGER, next, 43, MPI_COMM_WORLD, sends(3), ierr)
+    call MPI_STARTALL(3, sends, ierr)
+    call MPI_IRSEND(v(4), 1, MPI_INTEGER, next, 44, MPI_COMM_WORLD, sends(4), ierr)
+    call MPI_WAITALL(4, reqs, MPI_STATUSES_IGNORE, ierr)
+    call MPI_WAITALL(4, sends, MPI_STATUSES_IGNORE, ierr)
+    call expect(all(got == [(1000 * prev + k, k = 1, 4)]), 'MPI_BSEND/SSEND/RSEND_INIT, MPI_IRSEND', got(1))
+    do k = 1, 3
+      call MPI_REQUEST_FREE(sends(k), ierr)
+    end do
+    call MPI_IBSEND(v(1), 1, MPI_INTEGER, next, 45, MPI_COMM_WORLD, sends(1), ierr)
+    call MPI_RECV(x, 1, MPI_INTEGER, prev, 45, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    call MPI_WAIT(sends(1), MPI_STATUS_IGNORE, ierr)
+    call expect(x == 1000 * prev + 1, 'MPI_IBSEND', x)
+    call MPI_BUFFER_DETACH(address, k, ierr)
+    call MPI_ISENDRECV(me, 1, MPI_INTEGER, next, 46, x, 1, MPI_INTEGER, prev, 46, MPI_COMM_WORLD, reqs(1), ierr)
+    call MPI_WAIT(reqs(1), st, ierr)
+    call expect(x == prev .and. SOURCE_OF(st) == prev, 'MPI_ISENDRECV', x)
+    y = 7 * me
+    call MPI_ISENDRECV_REPLACE(y, 1, MPI_INTEGER, next, 47, prev, 47, MPI_COMM_WORLD, reqs(1), ierr)
+    call MPI_WAIT(reqs(1), st, ierr)
+    call expect(y == 7 * prev .and. TAG_OF(st) == 47, 'MPI_ISENDRECV_REPLACE', y)
+    call MPI_ISEND(v(2), 1, MPI_INTEGER, next, 48, MPI_COMM_WORLD, sends(1), ierr)
+    flag = .false.
+    do while (.not. flag)
+      call MPI_IMPROBE(prev, 48, MPI_COMM_WORLD, flag, message, st, ierr)
+    end do
+    call expect(SOURCE_OF(st) == prev, 'MPI_IMPROBE source', SOURCE_OF(st))
+    x = -1
+    call MPI_IMRECV(x, 1, MPI_INTEGER, message, reqs(1), ierr)
+    call MPI_WAIT(reqs(1), MPI_STATUS_IGNORE, ierr)
+    call MPI_WAIT(sends(1), MPI_STATUS_IGNORE, ierr)
+    call expect(x == 1000 * prev + 2 .and. message == MPI_MESSAGE_NULL, 'MPI_IMRECV', x)
+  end subroutine
+
+  ! Partitioned communication to the next rank: two partitions, marked ready by MPI_PREADY,
+  ! MPI_PREADY_RANGE and MPI_PREADY_LIST over three rounds, MPI_PARRIVED polled.
+  subroutine partitioned()
+    HANDLE(MPI_Request) :: sreq, rreq
+    integer, asynchronous :: out(2), got(2)
+    integer :: round
+    logical :: arrived
+    call MPI_PSEND_INIT(out, 2, 1, MPI_INTEGER, next, 50, MPI_COMM_WORLD, MPI_INFO_NULL, sreq, ierr)
+    call MPI_PRECV_INIT(got, 2, 1, MPI_INTEGER, prev, 50, MPI_COMM_WORLD, MPI_INFO_NULL, rreq, ierr)
+    do round = 1, 3
+      got = -1
+      out = [100 * me + round, 100 * me + 10 + round]
+      call MPI_START(rreq, ierr)
+      call MPI_START(sreq, ierr)
+      select case (round)
+      case (1)
+        call MPI_PREADY(1, sreq, ierr)
+        call MPI_PREADY(0, sreq, ierr)
+      case (2)
+        call MPI_PREADY_RANGE(0, 1, sreq, ierr)
+      case (3)
+        call MPI_PREADY_LIST(2, [1, 0], sreq, ierr)
+      end select
+      arrived = .false.
+      do while (.not. arrived)
+        call MPI_PARRIVED(rreq, 1, arrived, ierr)
+      end do
+      call MPI_WAIT(rreq, MPI_STATUS_IGNORE, ierr)
+      call MPI_WAIT(sreq, MPI_STATUS_IGNORE, ierr)
+      call expect(got(1) == 100 * prev + round .and. got(2) == 100 * prev + 10 + round, 'partitioned round', got(1))
+    end do
+    call MPI_REQUEST_FREE(sreq, ierr)
+    call MPI_REQUEST_FREE(rreq, ierr)
   end subroutine
 end program
