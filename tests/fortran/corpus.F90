@@ -39,6 +39,10 @@ program corpus
   call neighbour_forms()
   call send_forms()
   call partitioned()
+  call file_forms()
+  call window_forms()
+  call session_forms()
+  call type_and_info_forms()
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   if (me == 0) print '(2a,i0,a)', LABEL, ': ', np, ' ranks OK'
   call MPI_FINALIZE(ierr)
@@ -1144,5 +1148,331 @@ contains
     end do
     call MPI_REQUEST_FREE(sreq, ierr)
     call MPI_REQUEST_FREE(rreq, ierr)
+  end subroutine
+
+  ! Each rank's own file: the individual and shared pointers' blocking, non-blocking and split
+  ! collective forms, each read back and compared.
+  subroutine file_forms()
+    HANDLE(MPI_File) :: fh
+    HANDLE(MPI_Info) :: info
+    HANDLE(MPI_Request) :: req
+    STATUS :: st
+    integer, asynchronous :: w(2), r(2)
+    integer :: n, k, length, status
+    integer(kind=MPI_OFFSET_KIND) :: at
+    character(len=512) :: dir, path
+    call get_environment_variable('TEST_TMPDIR', dir, length, status)
+    if (status /= 0) dir = '/tmp'
+    write (path, '(4a,i0)') trim(dir), '/', LABEL, '.forms.', me
+    call MPI_FILE_OPEN(MPI_COMM_SELF, path, MPI_MODE_CREATE + MPI_MODE_RDWR, MPI_INFO_NULL, fh, ierr)
+    call MPI_INFO_CREATE(info, ierr)
+    call MPI_INFO_SET(info, 'access_style', 'read_mostly', ierr)
+    call MPI_FILE_SET_INFO(fh, info, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_FILE_SET_INFO', ierr)
+    call MPI_INFO_FREE(info, ierr)
+    ! 16 writes of 2 INTEGERs, one form each, at integer offsets 2 * (k - 1)
+    do k = 1, 16
+      w = [100 * me + k, -k]
+      at = 8 * (k - 1)
+      select case (k)
+      case (1)
+        call MPI_FILE_WRITE(fh, w, 2, MPI_INTEGER, st, ierr)
+        call MPI_GET_COUNT(st, MPI_INTEGER, n, ierr)
+        call expect(n == 2, 'MPI_FILE_WRITE count', n)
+      case (2)
+        call MPI_FILE_WRITE_ALL(fh, w, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+      case (3)
+        call MPI_FILE_IWRITE_AT(fh, at, w, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (4)
+        call MPI_FILE_IWRITE_ALL(fh, w, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (5)
+        call MPI_FILE_IWRITE_AT_ALL(fh, at, w, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (6)
+        call MPI_FILE_WRITE_AT_ALL(fh, at, w, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+      case (7)
+        call MPI_FILE_WRITE_ALL_BEGIN(fh, w, 2, MPI_INTEGER, ierr)
+        call MPI_FILE_WRITE_ALL_END(fh, w, MPI_STATUS_IGNORE, ierr)
+      case (8)
+        call MPI_FILE_WRITE_AT_ALL_BEGIN(fh, at, w, 2, MPI_INTEGER, ierr)
+        call MPI_FILE_WRITE_AT_ALL_END(fh, w, MPI_STATUS_IGNORE, ierr)
+      case (9)
+        call MPI_FILE_SEEK_SHARED(fh, at, MPI_SEEK_SET, ierr)
+        call MPI_FILE_WRITE_SHARED(fh, w, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+      case (10)
+        call MPI_FILE_IWRITE_SHARED(fh, w, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (11)
+        call MPI_FILE_WRITE_ORDERED_BEGIN(fh, w, 2, MPI_INTEGER, ierr)
+        call MPI_FILE_WRITE_ORDERED_END(fh, w, MPI_STATUS_IGNORE, ierr)
+      case default
+        call MPI_FILE_WRITE_AT(fh, at, w, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+      end select
+      call expect(ierr == MPI_SUCCESS, 'a write form', k)
+      if (k < 9) call MPI_FILE_SEEK(fh, at + 8, MPI_SEEK_SET, ierr)  ! the explicit-offset forms leave it
+    end do
+    call MPI_FILE_SYNC(fh, ierr)
+    call MPI_FILE_SEEK(fh, 0_MPI_OFFSET_KIND, MPI_SEEK_SET, ierr)
+    call MPI_FILE_SEEK_SHARED(fh, 0_MPI_OFFSET_KIND, MPI_SEEK_SET, ierr)
+    do k = 1, 9
+      r = 0
+      at = 8 * (k - 1)
+      select case (k)
+      case (1)
+        call MPI_FILE_IREAD(fh, r, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (2)
+        call MPI_FILE_IREAD_ALL(fh, r, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (3)
+        call MPI_FILE_IREAD_AT_ALL(fh, at, r, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (4)
+        call MPI_FILE_READ_ALL_BEGIN(fh, r, 2, MPI_INTEGER, ierr)
+        call MPI_FILE_READ_ALL_END(fh, r, MPI_STATUS_IGNORE, ierr)
+      case (5)
+        call MPI_FILE_READ_AT_ALL_BEGIN(fh, at, r, 2, MPI_INTEGER, ierr)
+        call MPI_FILE_READ_AT_ALL_END(fh, r, MPI_STATUS_IGNORE, ierr)
+      case (6)
+        call MPI_FILE_SEEK_SHARED(fh, at, MPI_SEEK_SET, ierr)
+        call MPI_FILE_READ_SHARED(fh, r, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+      case (7)
+        call MPI_FILE_IREAD_SHARED(fh, r, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (8)
+        call MPI_FILE_READ_ORDERED_BEGIN(fh, r, 2, MPI_INTEGER, ierr)
+        call MPI_FILE_READ_ORDERED_END(fh, r, MPI_STATUS_IGNORE, ierr)
+      case (9)
+        call MPI_FILE_READ_AT(fh, 8_MPI_OFFSET_KIND * 15, r, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+      end select
+      n = k
+      if (k == 9) n = 16
+      call expect(r(1) == 100 * me + n .and. r(2) == -n, 'a read form reads its write', k)
+      if (k < 6) call MPI_FILE_SEEK(fh, at + 8, MPI_SEEK_SET, ierr)
+    end do
+    call MPI_FILE_CLOSE(fh, ierr)
+    call MPI_FILE_DELETE(path, MPI_INFO_NULL, ierr)
+  end subroutine
+
+  ! Windows the library allocates (each rank's value put into the next rank's, read with
+  ! MPI_GET), shared-memory windows, dynamic windows, request-based accumulates, MPI_WIN_WAIT.
+  subroutine window_forms()
+    use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer
+    type(c_ptr) :: memory
+    integer, pointer :: allocated(:)
+    HANDLE(MPI_Win) :: win
+    HANDLE(MPI_Group) :: world, peers
+    HANDLE(MPI_Request) :: req
+    HANDLE(MPI_Comm) :: node
+    ADDRESS_OUT :: base
+    integer(kind=MPI_ADDRESS_KIND) :: bytes, address, addresses(np)
+    integer :: unit, x, y
+    integer, asynchronous :: dynamic(2)
+    ! MPI_FREE_MEM takes the memory itself (a choice buffer), reached here through a C pointer
+    call MPI_ALLOC_MEM(64_MPI_ADDRESS_KIND, MPI_INFO_NULL, base, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_ALLOC_MEM', ierr)
+    call c_f_pointer(transfer(base, memory), allocated, [16])
+    allocated = [(x, x = 1, 16)]
+    call expect(sum(allocated) == 136, 'MPI_ALLOC_MEM: 64 bytes to use', sum(allocated))
+    call MPI_FREE_MEM(allocated, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_FREE_MEM', ierr)
+    call MPI_WIN_ALLOCATE(8_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_WORLD, base, win, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    call MPI_PUT(me, 1, MPI_INTEGER, next, 1_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    x = -1
+    call MPI_GET(x, 1, MPI_INTEGER, me, 1_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    call expect(x == prev, 'MPI_WIN_ALLOCATE: put by prev, read with MPI_GET', x)
+    ! request-based accumulates under a lock
+    call MPI_WIN_LOCK_ALL(0, win, ierr)
+    call MPI_RACCUMULATE(1, 1, MPI_INTEGER, next, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, MPI_REPLACE, win, req, ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_WIN_FLUSH_ALL(win, ierr)
+    call MPI_WIN_UNLOCK_ALL(win, ierr)
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+    call MPI_WIN_LOCK(MPI_LOCK_EXCLUSIVE, next, 0, win, ierr)
+    y = -1
+    call MPI_RGET_ACCUMULATE(5, 1, MPI_INTEGER, y, 1, MPI_INTEGER, next, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, &
+                             MPI_SUM, win, req, ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_WIN_UNLOCK(next, win, ierr)
+    call expect(y == 1, 'MPI_RACCUMULATE replaced, MPI_RGET_ACCUMULATE fetched', y)
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+    ! MPI_WIN_POST / START / COMPLETE / WAIT: next exposes, I access it
+    call MPI_WIN_GET_GROUP(win, world, ierr)
+    call MPI_GROUP_INCL(world, 1, [prev], peers, ierr)
+    call MPI_WIN_POST(peers, 0, win, ierr)
+    call MPI_GROUP_FREE(peers, ierr)
+    call MPI_GROUP_INCL(world, 1, [next], peers, ierr)
+    call MPI_WIN_START(peers, 0, win, ierr)
+    call MPI_PUT(10 * me, 1, MPI_INTEGER, next, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_COMPLETE(win, ierr)
+    call MPI_WIN_WAIT(win, ierr)
+    call MPI_GROUP_FREE(peers, ierr)
+    call MPI_GROUP_FREE(world, ierr)
+    call MPI_WIN_LOCK(MPI_LOCK_SHARED, me, 0, win, ierr)
+    call MPI_GET(x, 1, MPI_INTEGER, me, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_UNLOCK(me, win, ierr)
+    call expect(x == 10 * prev, 'MPI_WIN_WAIT: the put of the access epoch arrived', x)
+    call MPI_WIN_FREE(win, ierr)
+    ! shared memory among the ranks of a node
+    call MPI_COMM_SPLIT_TYPE(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node, ierr)
+    call MPI_WIN_ALLOCATE_SHARED(12_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, node, base, win, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_WIN_ALLOCATE_SHARED', ierr)
+    call MPI_WIN_SHARED_QUERY(win, 0, bytes, unit, base, ierr)
+    call expect(bytes == 12 .and. unit == 4, 'MPI_WIN_SHARED_QUERY size and unit', int(bytes))
+    call MPI_WIN_FREE(win, ierr)
+    call MPI_COMM_FREE(node, ierr)
+    ! a dynamic window: each rank attaches two INTEGERs, prev puts into them at their address
+    call MPI_WIN_CREATE_DYNAMIC(MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+    dynamic = -1
+    call MPI_WIN_ATTACH(win, dynamic, 8_MPI_ADDRESS_KIND, ierr)
+    call MPI_GET_ADDRESS(dynamic(2), address, ierr)
+    call MPI_ALLGATHER(address, 1, MPI_AINT, addresses, 1, MPI_AINT, MPI_COMM_WORLD, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    call MPI_PUT(me + 50, 1, MPI_INTEGER, next, addresses(next + 1), 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    call expect(dynamic(2) == prev + 50 .and. dynamic(1) == -1, 'MPI_WIN_ATTACH: put at the address', dynamic(2))
+    call MPI_WIN_DETACH(win, dynamic, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_WIN_DETACH', ierr)
+    call MPI_WIN_FREE(win, ierr)
+  end subroutine
+
+  ! Sessions' process sets, groups and communicators made from them, communicators with info,
+  ! and their error handlers.
+  subroutine session_forms()
+    HANDLE(MPI_Session) :: session
+    HANDLE(MPI_Group) :: group, world, evens, odds
+    HANDLE(MPI_Comm) :: comm, dup, inter
+    HANDLE(MPI_Info) :: info
+    HANDLE(MPI_Errhandler) :: eh
+    HANDLE(MPI_Request) :: req
+    integer :: n, rank, length, i
+    logical :: flag
+    character(len=32) :: value
+    call MPI_SESSION_INIT(MPI_INFO_NULL, MPI_ERRORS_RETURN, session, ierr)
+    call MPI_SESSION_GET_NUM_PSETS(session, MPI_INFO_NULL, n, ierr)
+    call expect(n >= 2, 'MPI_SESSION_GET_NUM_PSETS: mpi://WORLD and mpi://SELF', n)
+    call MPI_SESSION_GET_PSET_INFO(session, 'mpi://WORLD', info, ierr)
+    length = len(value)
+    call MPI_INFO_GET_STRING(info, 'mpi_size', length, value, flag, ierr)
+    call expect(flag .and. value == trim(itoa(np)), 'MPI_SESSION_GET_PSET_INFO mpi_size', length)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_SESSION_GET_INFO(session, info, ierr)
+    call expect(ierr == MPI_SUCCESS .and. info /= MPI_INFO_NULL, 'MPI_SESSION_GET_INFO', ierr)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_SESSION_SET_ERRHANDLER(session, MPI_ERRORS_ARE_FATAL, ierr)
+    call MPI_SESSION_GET_ERRHANDLER(session, eh, ierr)
+    call expect(eh == MPI_ERRORS_ARE_FATAL, 'MPI_SESSION_GET_ERRHANDLER', 0)
+    call MPI_GROUP_FROM_SESSION_PSET(session, 'mpi://WORLD', group, ierr)
+    call MPI_GROUP_SIZE(group, n, ierr)
+    call expect(n == np, 'MPI_GROUP_FROM_SESSION_PSET size', n)
+    call MPI_COMM_CREATE_FROM_GROUP(group, 'gasket.corpus', MPI_INFO_NULL, MPI_ERRORS_RETURN, comm, ierr)
+    call MPI_COMM_RANK(comm, rank, ierr)
+    call expect(rank == me, 'MPI_COMM_CREATE_FROM_GROUP rank', rank)
+    call MPI_COMM_FREE(comm, ierr)
+    ! the even and the odd ranks of the set, joined by an intercommunicator
+    call MPI_GROUP_INCL(group, (np + 1) / 2, [(2 * i, i = 0, (np - 1) / 2)], evens, ierr)
+    call MPI_GROUP_INCL(group, np / 2, [(2 * i + 1, i = 0, np / 2 - 1)], odds, ierr)
+    if (mod(me, 2) == 0) then
+      call MPI_INTERCOMM_CREATE_FROM_GROUPS(evens, 0, odds, 0, 'gasket.pairs', MPI_INFO_NULL, MPI_ERRORS_RETURN, &
+                                            inter, ierr)
+    else
+      call MPI_INTERCOMM_CREATE_FROM_GROUPS(odds, 0, evens, 0, 'gasket.pairs', MPI_INFO_NULL, MPI_ERRORS_RETURN, &
+                                            inter, ierr)
+    end if
+    call MPI_COMM_REMOTE_SIZE(inter, n, ierr)
+    call expect(n == merge(np / 2, (np + 1) / 2, mod(me, 2) == 0), 'MPI_INTERCOMM_CREATE_FROM_GROUPS remote size', n)
+    call MPI_COMM_FREE(inter, ierr)
+    call MPI_GROUP_FREE(evens, ierr)
+    call MPI_GROUP_FREE(odds, ierr)
+    call MPI_GROUP_FREE(group, ierr)
+    call MPI_SESSION_FINALIZE(session, ierr)
+    ! communicators duplicated with info
+    call MPI_INFO_CREATE(info, ierr)
+    call MPI_INFO_SET(info, 'mpi_assert_no_any_tag', 'true', ierr)
+    call MPI_COMM_DUP_WITH_INFO(MPI_COMM_WORLD, info, dup, ierr)
+    call MPI_COMM_SET_ERRHANDLER(dup, MPI_ERRORS_RETURN, ierr)
+    call MPI_COMM_GET_ERRHANDLER(dup, eh, ierr)
+    call expect(eh == MPI_ERRORS_RETURN, 'MPI_COMM_GET_ERRHANDLER', 0)
+    call MPI_COMM_IDUP_WITH_INFO(dup, info, comm, req, ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_COMM_GET_INFO(comm, info, ierr)
+    length = len(value)
+    call MPI_INFO_GET_STRING(info, 'mpi_assert_no_any_tag', length, value, flag, ierr)
+    call expect(flag .and. value == 'true', 'MPI_COMM_IDUP_WITH_INFO keeps the hint', length)
+    call MPI_COMM_COMPARE(comm, MPI_COMM_WORLD, n, ierr)
+    call expect(n == MPI_CONGRUENT, 'MPI_COMM_IDUP_WITH_INFO is congruent', n)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_COMM_FREE(comm, ierr)
+    call MPI_COMM_FREE(dup, ierr)
+    call MPI_COMM_GROUP(MPI_COMM_WORLD, world, ierr)
+    call MPI_GROUP_FREE(world, ierr)
+  end subroutine
+
+  character(len=16) function itoa(n)
+    integer, intent(in) :: n
+    write (itoa, '(i0)') n
+  end function
+
+  ! MPI_TYPE_CREATE_HINDEXED_BLOCK, MPI_TYPE_GET_CONTENTS, "external32" packing (big-endian
+  ! INTEGERs), MPI_INFO_DUP / DELETE / GET_NTHKEY, names, window attributes.
+  subroutine type_and_info_forms()
+    HANDLE(MPI_Datatype) :: t, inner(1)
+    HANDLE(MPI_Info) :: info, copy
+    HANDLE(MPI_Comm) :: dup
+    HANDLE(MPI_Win) :: win
+    integer :: size, ints(3), nints, naddrs, ntypes, nlarge, combiner, n, length, cells(1)
+    integer(kind=MPI_ADDRESS_KIND) :: lb, extent, addrs(1), packed, position, value
+    integer :: back(3)
+    logical :: flag
+    character(len=12) :: buffer
+    character(len=MPI_MAX_OBJECT_NAME) :: name
+    character(len=MPI_MAX_INFO_KEY) :: key
+    call MPI_TYPE_CREATE_HINDEXED_BLOCK(2, 1, [0_MPI_ADDRESS_KIND, 8_MPI_ADDRESS_KIND], MPI_INTEGER, t, ierr)
+    call MPI_TYPE_SIZE(t, size, ierr)
+    call MPI_TYPE_GET_EXTENT(t, lb, extent, ierr)
+    call expect(size == 8 .and. extent == 12, 'MPI_TYPE_CREATE_HINDEXED_BLOCK size, extent', int(extent))
+    call MPI_TYPE_FREE(t, ierr)
+    call MPI_TYPE_VECTOR(3, 2, 5, MPI_INTEGER, t, ierr)
+    call MPI_TYPE_GET_ENVELOPE(t, nints, naddrs, ntypes, combiner, ierr)
+    call MPI_TYPE_GET_CONTENTS(t, 3, 0, 1, ints, addrs, inner, ierr)
+    call expect(all(ints == [3, 2, 5]) .and. inner(1) == MPI_INTEGER, 'MPI_TYPE_GET_CONTENTS', ints(3))
+    call MPI_TYPE_FREE(t, ierr)
+    call MPI_PACK_EXTERNAL_SIZE('external32', 3, MPI_INTEGER, packed, ierr)
+    call expect(packed == 12, 'MPI_PACK_EXTERNAL_SIZE', int(packed))
+    position = 0
+    call MPI_PACK_EXTERNAL('external32', [1, 2, 258], 3, MPI_INTEGER, buffer, 12_MPI_ADDRESS_KIND, position, ierr)
+    call expect(position == 12 .and. ichar(buffer(4:4)) == 1 .and. ichar(buffer(1:1)) == 0 .and. &
+                ichar(buffer(11:11)) == 1 .and. ichar(buffer(12:12)) == 2, 'MPI_PACK_EXTERNAL: big-endian', int(position))
+    position = 0
+    call MPI_UNPACK_EXTERNAL('external32', buffer, 12_MPI_ADDRESS_KIND, position, back, 3, MPI_INTEGER, ierr)
+    call expect(all(back == [1, 2, 258]), 'MPI_UNPACK_EXTERNAL', back(3))
+    call MPI_INFO_CREATE(info, ierr)
+    call MPI_INFO_SET(info, 'alpha', 'one', ierr)
+    call MPI_INFO_SET(info, 'beta', 'two', ierr)
+    call MPI_INFO_DUP(info, copy, ierr)
+    call MPI_INFO_DELETE(copy, 'alpha', ierr)
+    call MPI_INFO_GET_NKEYS(copy, n, ierr)
+    call MPI_INFO_GET_NTHKEY(copy, 0, key, ierr)
+    call expect(n == 1 .and. key == 'beta', 'MPI_INFO_DUP / DELETE / GET_NTHKEY', n)
+    call MPI_INFO_GET_NKEYS(info, n, ierr)
+    call expect(n == 2, 'MPI_INFO_DELETE leaves the original', n)
+    call MPI_INFO_FREE(copy, ierr)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_COMM_DUP(MPI_COMM_WORLD, dup, ierr)
+    call MPI_COMM_SET_NAME(dup, 'corpus dup', ierr)
+    call MPI_COMM_GET_NAME(dup, name, length, ierr)
+    call expect(name == 'corpus dup' .and. length == 10, 'MPI_COMM_SET_NAME / GET_NAME', length)
+    call MPI_COMM_FREE(dup, ierr)
+    call MPI_WIN_CREATE(cells, 4_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+    call MPI_WIN_GET_ATTR(win, MPI_WIN_DISP_UNIT, value, flag, ierr)
+    call expect(flag .and. value == 4, 'MPI_WIN_GET_ATTR MPI_WIN_DISP_UNIT', int(value))
+    call MPI_WIN_GET_ATTR(win, MPI_WIN_SIZE, value, flag, ierr)
+    call expect(flag .and. value == 4, 'MPI_WIN_GET_ATTR MPI_WIN_SIZE', int(value))
+    call MPI_WIN_FREE(win, ierr)
   end subroutine
 end program
