@@ -750,7 +750,8 @@ def declarations(proc, large, f08, cptr=False):
             if f08 and p["asynchronous"]:
                 attrs.append("ASYNCHRONOUS")
             lines.append("%s :: %s%s" % (", ".join(attrs), n, dimension(p, f08)))
-    if proc["return_kind"] == "ERROR_CODE":
+    if proc["return_kind"] == "ERROR_CODE" and any(is_ierror(p) for p in proc["parameters"]):
+        # (not MPI_Pcontrol: its Fortran form has no ierror in the standard)
         names.append("ierror")
         lines.append("INTEGER, OPTIONAL, INTENT(OUT) :: ierror" if f08 else "INTEGER, INTENT(OUT) :: ierror")
     return names, lines

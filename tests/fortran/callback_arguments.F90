@@ -292,7 +292,10 @@ end module
 program callback_arguments
   use seen
   implicit none
-  call MPI_INIT(ierr)
+  integer :: provided
+  call MPI_INIT_THREAD(MPI_THREAD_FUNNELED, provided, ierr)
+  call expect(ierr == MPI_SUCCESS .and. provided >= MPI_THREAD_SINGLE .and. provided <= MPI_THREAD_MULTIPLE, &
+              'MPI_INIT_THREAD', provided)
   call MPI_COMM_RANK(MPI_COMM_WORLD, me, ierr)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, np, ierr)
   call user_op()

@@ -43,6 +43,7 @@ program corpus
   call window_forms()
   call session_forms()
   call type_and_info_forms()
+  call ports_and_names()
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   if (me == 0) print '(2a,i0,a)', LABEL, ': ', np, ' ranks OK'
   call MPI_FINALIZE(ierr)
@@ -1474,5 +1475,54 @@ contains
     call MPI_WIN_GET_ATTR(win, MPI_WIN_SIZE, value, flag, ierr)
     call expect(flag .and. value == 4, 'MPI_WIN_GET_ATTR MPI_WIN_SIZE', int(value))
     call MPI_WIN_FREE(win, ierr)
+  end subroutine
+
+  ! The two halves of the job meet at a port rank 0 opens: accept and connect, the port also
+  ! published under a service name and looked up; MPI_INFO_CREATE_ENV, MPI_PCONTROL,
+  ! MPI_F_SYNC_REG.
+  subroutine ports_and_names()
+    HANDLE(MPI_Comm) :: half, inter
+    HANDLE(MPI_Info) :: info
+    character(len=MPI_MAX_PORT_NAME) :: port, found
+    character(len=64) :: service
+    integer :: n, length
+    integer, asynchronous :: cell
+    logical :: flag
+    character(len=512) :: value
+    service = 'gasket-corpus-' // LABEL
+    if (me == 0) then
+      call MPI_OPEN_PORT(MPI_INFO_NULL, port, ierr)
+      call expect(ierr == MPI_SUCCESS .and. len_trim(port) > 0, 'MPI_OPEN_PORT', len_trim(port))
+      call MPI_PUBLISH_NAME(service, MPI_INFO_NULL, port, ierr)
+      call expect(ierr == MPI_SUCCESS, 'MPI_PUBLISH_NAME', ierr)
+    end if
+    call MPI_BCAST(port, MPI_MAX_PORT_NAME, MPI_CHARACTER, 0, MPI_COMM_WORLD, ierr)
+    if (me == np - 1) then
+      call MPI_LOOKUP_NAME(service, MPI_INFO_NULL, found, ierr)
+      call expect(found == port, 'MPI_LOOKUP_NAME gives the published port', len_trim(found))
+    end if
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+    if (me == 0) call MPI_UNPUBLISH_NAME(service, MPI_INFO_NULL, port, ierr)
+    call MPI_COMM_SPLIT(MPI_COMM_WORLD, merge(0, 1, me < (np + 1) / 2), me, half, ierr)
+    if (me < (np + 1) / 2) then
+      call MPI_COMM_ACCEPT(port, MPI_INFO_NULL, 0, half, inter, ierr)
+    else
+      call MPI_COMM_CONNECT(port, MPI_INFO_NULL, 0, half, inter, ierr)
+    end if
+    call MPI_COMM_REMOTE_SIZE(inter, n, ierr)
+    call expect(n == merge(np / 2, (np + 1) / 2, me < (np + 1) / 2), 'MPI_COMM_ACCEPT / CONNECT remote size', n)
+    call MPI_COMM_DISCONNECT(inter, ierr)
+    call expect(inter == MPI_COMM_NULL, 'MPI_COMM_DISCONNECT', 0)
+    call MPI_COMM_FREE(half, ierr)
+    if (me == 0) call MPI_CLOSE_PORT(port, ierr)
+    call MPI_INFO_CREATE_ENV(info, ierr)
+    length = len(value)
+    call MPI_INFO_GET_STRING(info, 'command', length, value, flag, ierr)
+    call expect(flag .and. index(value, 'corpus') > 0, 'MPI_INFO_CREATE_ENV: command', length)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_PCONTROL(1)
+    cell = me
+    call MPI_F_SYNC_REG(cell)
+    call expect(cell == me, 'MPI_F_SYNC_REG leaves the variable', cell)
   end subroutine
 end program
