@@ -44,6 +44,7 @@ program corpus
   call session_forms()
   call type_and_info_forms()
   call ports_and_names()
+  call leftovers()
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   if (me == 0) print '(2a,i0,a)', LABEL, ': ', np, ' ranks OK'
   call MPI_FINALIZE(ierr)
@@ -1524,5 +1525,40 @@ contains
     cell = me
     call MPI_F_SYNC_REG(cell)
     call expect(cell == me, 'MPI_F_SYNC_REG leaves the variable', cell)
+  end subroutine
+
+  ! MPI_COMM_GET_PARENT of a job nobody spawned; the status conversions between the `mpi` and
+  ! mpi_f08 forms; the MPI-1 attribute calls mpif.h and `mpi` keep (not in mpi_f08).
+  subroutine leftovers()
+    HANDLE(MPI_Comm) :: parent, dup
+    integer :: keyval, value
+    logical :: flag
+#if defined(F08) || defined(MODULE)
+    integer :: classic(MPI_STATUS_SIZE)
+    type(MPI_Status) :: modern
+    classic = 0
+    classic(MPI_SOURCE) = 3
+    classic(MPI_TAG) = 4
+    call MPI_STATUS_F2F08(classic, modern, ierr)
+    call expect(modern%MPI_SOURCE == 3 .and. modern%MPI_TAG == 4, 'MPI_STATUS_F2F08', modern%MPI_TAG)
+    modern%MPI_ERROR = MPI_ERR_TAG
+    call MPI_STATUS_F082F(modern, classic, ierr)
+    call expect(classic(MPI_ERROR) == MPI_ERR_TAG .and. classic(MPI_SOURCE) == 3, 'MPI_STATUS_F082F', classic(MPI_ERROR))
+#endif
+    call MPI_COMM_GET_PARENT(parent, ierr)
+    call expect(parent == MPI_COMM_NULL, 'MPI_COMM_GET_PARENT: not spawned', 0)
+#if !defined(F08)
+    call MPI_KEYVAL_CREATE(MPI_DUP_FN, MPI_NULL_DELETE_FN, keyval, 0, ierr)
+    call MPI_COMM_DUP(MPI_COMM_WORLD, dup, ierr)
+    call MPI_ATTR_PUT(dup, keyval, 40 + me, ierr)
+    call MPI_ATTR_GET(dup, keyval, value, flag, ierr)
+    call expect(flag .and. value == 40 + me, 'MPI_ATTR_PUT / MPI_ATTR_GET', value)
+    call MPI_ATTR_DELETE(dup, keyval, ierr)
+    call MPI_ATTR_GET(dup, keyval, value, flag, ierr)
+    call expect(.not. flag, 'MPI_ATTR_DELETE', value)
+    call MPI_KEYVAL_FREE(keyval, ierr)
+    call expect(keyval == MPI_KEYVAL_INVALID, 'MPI_KEYVAL_FREE', keyval)
+    call MPI_COMM_FREE(dup, ierr)
+#endif
   end subroutine
 end program
