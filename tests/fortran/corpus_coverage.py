@@ -41,6 +41,28 @@ def bound_procedures():
     return out
 
 
+# What a .F90 program's macros are in each interface's build (tests/fortran/BUILD's INTERFACE_FLAGS).
+MACROS = {"mpi_f08": {"F08"}, "mpi": {"MODULE"}, "mpif.h": set()}
+
+
+def preprocess(line, branches):
+    """The open #if blocks after a preprocessor line: each the set of interfaces it is compiled for."""
+    def holds(condition, interface):
+        expression = re.sub(r"defined\((\w+)\)", lambda m: str(m.group(1) in MACROS[interface]), condition)
+        return eval(expression.replace("||", " or ").replace("&&", " and ").replace("!", " not "))
+    m = re.match(r"#\s*(if|elif|else|endif)\b(.*)", line)
+    if not m:
+        return branches
+    word, condition = m.group(1), m.group(2).strip()
+    if word == "if":
+        return branches + [{i for i in INTERFACES if holds(condition, i)}]
+    if word == "else":
+        return branches[:-1] + [set(INTERFACES) - branches[-1]]
+    if word == "endif":
+        return branches[:-1]
+    raise SystemExit("corpus_coverage: #elif is not read: " + line)
+
+
 def called():
     calls = {i: set() for i in INTERFACES}
     uses = re.compile(r"^\s*(use\s+(mpi_f08|mpi)\b|include\s+'mpif\.h')", re.I)
@@ -51,13 +73,18 @@ def called():
             lines = f.readlines()
         every = path.endswith(".F90") and any(l.startswith("#if defined(F08)") or l.startswith('#include "interface.inc"')
                                               for l in lines)
+        branches = []  # the preprocessor's open #if blocks: the interfaces each one is compiled for
         for line in lines:
             if True:
+                if every and line.startswith("#"):
+                    branches = preprocess(line, branches)
+                    continue
                 code = line.split("!")[0] if not line[:1] in "cC*" or path.endswith(".f90") else ""
                 m = uses.match(code)
                 if every:
+                    compiled = set(INTERFACES).intersection(*branches) if branches else set(INTERFACES)
                     for name in call.findall(code):
-                        for i in INTERFACES:
+                        for i in compiled:
                             calls[i].add(re.sub(r"_c$", "", name.lower()))
                     continue
                 if m:
