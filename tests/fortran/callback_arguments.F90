@@ -17,11 +17,7 @@ module seen
   logical :: got_complete = .true.
   integer(kind=MPI_ADDRESS_KIND) :: got_extra = 0, got_value = 0
   integer(kind=MPI_OFFSET_KIND) :: got_position = -1
-  HANDLE(MPI_Comm) :: got_comm
-  HANDLE(MPI_Win) :: got_win
-  HANDLE(MPI_File) :: got_file
-  HANDLE(MPI_Session) :: got_session
-  HANDLE(MPI_Datatype) :: got_type
+  integer :: got_handle = -1, got_type = -1  ! (VALUE_OF a handle: the object a callback was given)
   integer, parameter :: extra = 4242, shift = 1000
 contains
 #include "expect.inc"
@@ -42,40 +38,40 @@ contains
 #endif
     calls = calls + 1
     got_len = len
-    got_type = datatype
+    got_type = VALUE_OF(datatype)
     b = a + b
+  end subroutine
+
+  ! what every error handler does: records the object and the code
+  subroutine raised(handle, code)
+    integer :: handle, code
+    calls = calls + 1
+    got_handle = handle
+    got_code = code
   end subroutine
 
   subroutine on_comm_error(comm, code)
     HANDLE(MPI_Comm) :: comm
     integer :: code
-    calls = calls + 1
-    got_comm = comm
-    got_code = code
+    call raised(VALUE_OF(comm), code)
   end subroutine
 
   subroutine on_win_error(win, code)
     HANDLE(MPI_Win) :: win
     integer :: code
-    calls = calls + 1
-    got_win = win
-    got_code = code
+    call raised(VALUE_OF(win), code)
   end subroutine
 
   subroutine on_file_error(file, code)
     HANDLE(MPI_File) :: file
     integer :: code
-    calls = calls + 1
-    got_file = file
-    got_code = code
+    call raised(VALUE_OF(file), code)
   end subroutine
 
   subroutine on_session_error(session, code)
     HANDLE(MPI_Session) :: session
     integer :: code
-    calls = calls + 1
-    got_session = session
-    got_code = code
+    call raised(VALUE_OF(session), code)
   end subroutine
 
   subroutine copy_comm(old, keyval, extra_state, value_in, value_out, flag, ierror)
@@ -83,7 +79,7 @@ contains
     integer :: keyval, ierror
     integer(kind=MPI_ADDRESS_KIND) :: extra_state, value_in, value_out
     logical :: flag
-    got_comm = old
+    got_handle = VALUE_OF(old)
     call copied(keyval, extra_state, value_in, value_out, flag, ierror)
   end subroutine
 
@@ -92,7 +88,7 @@ contains
     integer :: keyval, ierror
     integer(kind=MPI_ADDRESS_KIND) :: extra_state, value_in, value_out
     logical :: flag
-    got_type = old
+    got_handle = VALUE_OF(old)
     call copied(keyval, extra_state, value_in, value_out, flag, ierror)
   end subroutine
 
@@ -101,7 +97,7 @@ contains
     integer :: keyval, ierror
     integer(kind=MPI_ADDRESS_KIND) :: extra_state, value_in, value_out
     logical :: flag
-    got_win = old
+    got_handle = VALUE_OF(old)
     call copied(keyval, extra_state, value_in, value_out, flag, ierror)
   end subroutine
 
@@ -123,7 +119,7 @@ contains
     HANDLE(MPI_Comm) :: comm
     integer :: keyval, ierror
     integer(kind=MPI_ADDRESS_KIND) :: value, extra_state
-    got_comm = comm
+    got_handle = VALUE_OF(comm)
     call deleted(keyval, value, extra_state, ierror)
   end subroutine
 
@@ -131,7 +127,7 @@ contains
     HANDLE(MPI_Datatype) :: datatype
     integer :: keyval, ierror
     integer(kind=MPI_ADDRESS_KIND) :: value, extra_state
-    got_type = datatype
+    got_handle = VALUE_OF(datatype)
     call deleted(keyval, value, extra_state, ierror)
   end subroutine
 
@@ -139,7 +135,7 @@ contains
     HANDLE(MPI_Win) :: win
     integer :: keyval, ierror
     integer(kind=MPI_ADDRESS_KIND) :: value, extra_state
-    got_win = win
+    got_handle = VALUE_OF(win)
     call deleted(keyval, value, extra_state, ierror)
   end subroutine
 
@@ -271,7 +267,7 @@ contains
     integer(kind=MPI_OFFSET_KIND) :: position
     integer(kind=MPI_ADDRESS_KIND) :: extra_state
     calls = calls + 1
-    got_type = datatype
+    got_type = VALUE_OF(datatype)
     got_count = count
     got_position = position
     got_extra = extra_state
@@ -282,7 +278,7 @@ contains
     integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state
     integer :: ierror
     calls = calls + 1
-    got_type = datatype
+    got_type = VALUE_OF(datatype)
     got_extra = extra_state
     extent = 4
     ierror = MPI_SUCCESS
@@ -323,7 +319,7 @@ contains
     call MPI_REDUCE_LOCAL(a, b, 3, MPI_INTEGER, op, ierr)
     call expect(ierr == MPI_SUCCESS .and. calls >= 1, 'MPI_REDUCE_LOCAL calls the user op', calls)
     call expect(got_len == 3, 'the user op gets len = count', got_len)
-    call expect(got_type == MPI_INTEGER, 'the user op gets datatype MPI_INTEGER', 0)
+    call expect(got_type == VALUE_OF(MPI_INTEGER), 'the user op gets datatype MPI_INTEGER', 0)
     call expect(all(b == [11, 20 + me, 30 - me]), 'the user op combined in into inout', b(2))
     call MPI_ALLREDUCE(a, total, 3, MPI_INTEGER, op, MPI_COMM_WORLD, ierr)
     call expect(all(total == [np, np * (np - 1) / 2, -np * (np - 1) / 2]), 'MPI_ALLREDUCE with the user op', total(2))
@@ -339,12 +335,13 @@ contains
     call MPI_COMM_SET_ERRHANDLER(dup, eh, ierr)
     calls = 0
     call MPI_COMM_CALL_ERRHANDLER(dup, MPI_ERR_OTHER, ierr)
-    call expect(calls == 1 .and. got_comm == dup, 'the comm handler gets the communicator', calls)
+    call expect(calls == 1 .and. got_handle == VALUE_OF(dup), 'the comm handler gets the communicator', calls)
     call expect(got_code == MPI_ERR_OTHER, 'the comm handler gets the code raised', got_code)
     ! an error the library detects: the handler gets the code the call returns
     call MPI_SEND(x, 1, MPI_INTEGER, np + 3, 0, dup, ierr)
     call MPI_ERROR_CLASS(ierr, class, x)
-    call expect(calls == 2 .and. got_comm == dup .and. got_code == ierr, 'the comm handler gets the call''s code', got_code)
+    call expect(calls == 2 .and. got_handle == VALUE_OF(dup) .and. got_code == ierr, &
+                'the comm handler gets the call''s code', got_code)
     call expect(class == MPI_ERR_RANK, 'an invalid rank is MPI_ERR_RANK', class)
     call MPI_ERRHANDLER_FREE(eh, ierr)
     call MPI_COMM_FREE(dup, ierr)
@@ -359,11 +356,13 @@ contains
     call MPI_WIN_SET_ERRHANDLER(win, eh, ierr)
     calls = 0
     call MPI_WIN_CALL_ERRHANDLER(win, MPI_ERR_OTHER, ierr)
-    call expect(calls == 1 .and. got_win == win .and. got_code == MPI_ERR_OTHER, 'the window handler''s arguments', got_code)
+    call expect(calls == 1 .and. got_handle == VALUE_OF(win) .and. got_code == MPI_ERR_OTHER, &
+                'the window handler''s arguments', got_code)
     call MPI_WIN_FENCE(0, win, ierr)
     call MPI_PUT(x, 1, MPI_INTEGER, np + 3, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
     call MPI_ERROR_CLASS(ierr, class, x)
-    call expect(calls == 2 .and. got_win == win .and. got_code == ierr, 'the window handler gets the call''s code', got_code)
+    call expect(calls == 2 .and. got_handle == VALUE_OF(win) .and. got_code == ierr, &
+                'the window handler gets the call''s code', got_code)
     call expect(class == MPI_ERR_RANK, 'MPI_PUT to no rank is MPI_ERR_RANK', class)
     call MPI_WIN_FENCE(0, win, ierr)
     call MPI_ERRHANDLER_FREE(eh, ierr)
@@ -380,11 +379,13 @@ contains
     call MPI_FILE_SET_ERRHANDLER(fh, eh, ierr)
     calls = 0
     call MPI_FILE_CALL_ERRHANDLER(fh, MPI_ERR_OTHER, ierr)
-    call expect(calls == 1 .and. got_file == fh .and. got_code == MPI_ERR_OTHER, 'the file handler''s arguments', got_code)
+    call expect(calls == 1 .and. got_handle == VALUE_OF(fh) .and. got_code == MPI_ERR_OTHER, &
+                'the file handler''s arguments', got_code)
     ! reading a file opened write-only: MPI_ERR_ACCESS, through the file's handler
     call MPI_FILE_READ(fh, x, 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
     call MPI_ERROR_CLASS(ierr, class, x)
-    call expect(calls == 2 .and. got_file == fh .and. got_code == ierr, 'the file handler gets the call''s code', got_code)
+    call expect(calls == 2 .and. got_handle == VALUE_OF(fh) .and. got_code == ierr, &
+                'the file handler gets the call''s code', got_code)
     call expect(class == MPI_ERR_ACCESS, 'reading a write-only file is MPI_ERR_ACCESS', class)
     call MPI_FILE_CLOSE(fh, ierr)
     call MPI_FILE_DELETE(scratch('err'), MPI_INFO_NULL, ierr)
@@ -392,7 +393,8 @@ contains
     call MPI_FILE_SET_ERRHANDLER(MPI_FILE_NULL, eh, ierr)
     call MPI_FILE_OPEN(MPI_COMM_SELF, scratch('absent'), MPI_MODE_RDONLY, MPI_INFO_NULL, fh, ierr)
     call MPI_ERROR_CLASS(ierr, class, x)
-    call expect(calls == 3 .and. got_file == MPI_FILE_NULL .and. got_code == ierr, 'MPI_FILE_NULL''s handler', calls)
+    call expect(calls == 3 .and. got_handle == VALUE_OF(MPI_FILE_NULL) .and. got_code == ierr, &
+                'MPI_FILE_NULL''s handler', calls)
     call expect(class == MPI_ERR_NO_SUCH_FILE, 'opening an absent file is MPI_ERR_NO_SUCH_FILE', class)
     call MPI_FILE_SET_ERRHANDLER(MPI_FILE_NULL, MPI_ERRORS_RETURN, ierr)
     call MPI_ERRHANDLER_FREE(eh, ierr)
@@ -409,13 +411,14 @@ contains
     call expect(ierr == MPI_SUCCESS, 'MPI_SESSION_INIT with a Fortran handler', ierr)
     calls = 0
     call MPI_SESSION_CALL_ERRHANDLER(session, MPI_ERR_OTHER, ierr)
-    call expect(calls == 1 .and. got_session == session, 'the session handler gets the session', calls)
+    call expect(calls == 1 .and. got_handle == VALUE_OF(session), 'the session handler gets the session', calls)
     call expect(got_code == MPI_ERR_OTHER, 'the session handler gets the code raised', got_code)
     ! a process set that does not exist: the session's handler, with the code the call returns
     length = len(name)
     call MPI_SESSION_GET_NTH_PSET(session, MPI_INFO_NULL, 1000000, length, name, ierr)
-    call expect(ierr /= MPI_SUCCESS .and. calls == 2 .and. got_code == ierr, 'the session handler gets the call''s code', ierr)
-    call expect(got_session == session, 'and the session', calls)
+    call expect(ierr /= MPI_SUCCESS .and. calls == 2 .and. got_code == ierr, &
+                'the session handler gets the call''s code', ierr)
+    call expect(got_handle == VALUE_OF(session), 'and the session', calls)
     call MPI_SESSION_FINALIZE(session, ierr)
     call MPI_ERRHANDLER_FREE(eh, ierr)
   end subroutine
@@ -430,16 +433,19 @@ contains
     call MPI_COMM_SET_ATTR(dup, keyval, 100_MPI_ADDRESS_KIND + me, ierr)
     calls = 0
     call MPI_COMM_DUP(dup, copy, ierr)
-    call expect(calls == 1 .and. got_comm == dup .and. got_keyval == keyval, 'the comm copy function''s handle, keyval', calls)
-    call expect(got_extra == extra .and. got_value == 100 + me, 'the comm copy function''s extra_state, value', int(got_value))
+    call expect(calls == 1 .and. got_handle == VALUE_OF(dup) .and. got_keyval == keyval, &
+                'the comm copy function''s handle, keyval', calls)
+    call expect(got_extra == extra .and. got_value == 100 + me, &
+                'the comm copy function''s extra_state, value', int(got_value))
     call MPI_COMM_GET_ATTR(copy, keyval, value, flag, ierr)
     call expect(flag .and. value == 101 + me, 'the copy holds attribute_val_out', int(value))
     deletes = 0
     call MPI_COMM_FREE(copy, ierr)
     call expect(deletes == 1 .and. got_keyval == keyval, 'the comm delete function''s keyval', deletes)
-    call expect(got_value == 101 + me .and. got_extra == extra, 'the comm delete function''s value, extra_state', int(got_value))
+    call expect(got_value == 101 + me .and. got_extra == extra, &
+                'the comm delete function''s value, extra_state', int(got_value))
     call MPI_COMM_DELETE_ATTR(dup, keyval, ierr)
-    call expect(deletes == 2 .and. got_comm == dup .and. got_value == 100 + me, 'MPI_COMM_DELETE_ATTR', deletes)
+    call expect(deletes == 2 .and. got_handle == VALUE_OF(dup) .and. got_value == 100 + me, 'MPI_COMM_DELETE_ATTR', deletes)
     call MPI_COMM_FREE_KEYVAL(keyval, ierr)
     call MPI_COMM_FREE(dup, ierr)
   end subroutine
@@ -454,13 +460,15 @@ contains
     call MPI_TYPE_SET_ATTR(pair, keyval, 7_MPI_ADDRESS_KIND, ierr)
     calls = 0
     call MPI_TYPE_DUP(pair, copy, ierr)
-    call expect(calls == 1 .and. got_type == pair .and. got_keyval == keyval, 'the type copy function''s handle, keyval', calls)
+    call expect(calls == 1 .and. got_handle == VALUE_OF(pair) .and. got_keyval == keyval, &
+                'the type copy function''s handle, keyval', calls)
     call expect(got_extra == extra .and. got_value == 7, 'the type copy function''s extra_state, value', int(got_value))
     call MPI_TYPE_GET_ATTR(copy, keyval, value, flag, ierr)
     call expect(flag .and. value == 8, 'the duplicate holds attribute_val_out', int(value))
     deletes = 0
     call MPI_TYPE_DELETE_ATTR(copy, keyval, ierr)
-    call expect(deletes == 1 .and. got_type == copy .and. got_value == 8, 'the type delete function''s arguments', deletes)
+    call expect(deletes == 1 .and. got_handle == VALUE_OF(copy) .and. got_value == 8, &
+                'the type delete function''s arguments', deletes)
     call expect(got_extra == extra .and. got_keyval == keyval, 'the type delete function''s extra_state', int(got_extra))
     call MPI_TYPE_FREE(copy, ierr)
     call MPI_TYPE_FREE(pair, ierr)
@@ -476,7 +484,8 @@ contains
     call MPI_WIN_SET_ATTR(win, keyval, -5_MPI_ADDRESS_KIND, ierr)
     deletes = 0
     call MPI_WIN_DELETE_ATTR(win, keyval, ierr)
-    call expect(deletes == 1 .and. got_win == win .and. got_keyval == keyval, 'the window delete function''s handle', deletes)
+    call expect(deletes == 1 .and. got_handle == VALUE_OF(win) .and. got_keyval == keyval, &
+                'the window delete function''s handle', deletes)
     call expect(got_value == -5 .and. got_extra == extra, 'the window delete function''s value, extra_state', int(got_value))
     call MPI_WIN_SET_ATTR(win, keyval, 9_MPI_ADDRESS_KIND, ierr)
     call MPI_WIN_FREE(win, ierr)
@@ -495,23 +504,40 @@ contains
     call MPI_TEST(request, flag, status, ierr)
     call expect(.not. flag .and. calls == 0, 'a generalized request waits for MPI_GREQUEST_COMPLETE', calls)
     call MPI_CANCEL(request, ierr)
-    call expect(calls == 1 .and. .not. got_complete .and. got_extra == 30 + me, 'cancel_fn: complete false, extra_state', calls)
+    call expect(calls == 1 .and. .not. got_complete .and. got_extra == 30 + me, &
+                'cancel_fn: complete false, extra_state', calls)
     call MPI_GREQUEST_COMPLETE(request, ierr)
     call MPI_WAIT(request, status, ierr)
     call expect(calls == 2 .and. frees == 1 .and. got_extra == 30 + me, 'query_fn and free_fn once, with extra_state', frees)
     call MPI_STATUS_GET_SOURCE(status, source, ierr)
-    call expect(source == 31 + me .and. SOURCE_OF(status) == source .and. TAG_OF(status) == 77, 'the status query_fn set', source)
+    call expect(source == 31 + me .and. SOURCE_OF(status) == source .and. TAG_OF(status) == 77, &
+                'the status query_fn set', source)
     call MPI_GET_COUNT(status, MPI_INTEGER, n, ierr)
     call expect(n == 6, 'the count query_fn set', n)
     call MPI_TEST_CANCELLED(status, flag, ierr)
     call expect(flag, 'query_fn marked the request cancelled', 0)
+    ! one not cancelled: completed first, then tested
+    got_complete = .true.
+    call MPI_GREQUEST_START(query, free_state, cancel_state, 50_MPI_ADDRESS_KIND, request, ierr)
+    call MPI_GREQUEST_COMPLETE(request, ierr)
+    call MPI_TEST(request, flag, status, ierr)
+    call expect(flag .and. request == MPI_REQUEST_NULL .and. frees == 2, 'MPI_TEST completes it, free_fn called', frees)
+    call expect(calls == 3 .and. got_extra == 50 .and. SOURCE_OF(status) == 51, 'query_fn of the second request', calls)
+    call MPI_TEST_CANCELLED(status, flag, ierr)
+    call expect(.not. flag, 'not cancelled', 0)
   end subroutine
 
   ! Through a representation whose conversions are Fortran's: the file's bytes (read back as
   ! "native") hold the values plus extra_state, reading through it gives them back.
   subroutine data_representations()
+    integer :: class, code
     call MPI_REGISTER_DATAREP('gasket_plus', plus_read, plus_write, four_bytes, int(shift, MPI_ADDRESS_KIND), ierr)
     call expect(ierr == MPI_SUCCESS, 'MPI_REGISTER_DATAREP', ierr)
+    call MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
+    call MPI_REGISTER_DATAREP('gasket_plus', plus_read, plus_write, four_bytes, 0_MPI_ADDRESS_KIND, code)
+    call MPI_ERROR_CLASS(code, class, ierr)
+    call expect(class == MPI_ERR_DUP_DATAREP, 'a second registration is MPI_ERR_DUP_DATAREP', class)
+    call MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, ierr)
     call data_representation('gasket_plus')
 #if defined(F08)
     call MPI_Register_datarep_c('gasket_plus_c', plus_read_c, plus_write_c, four_bytes, int(shift, MPI_ADDRESS_KIND), ierr)
@@ -529,11 +555,13 @@ contains
     calls = 0
     call MPI_FILE_SET_VIEW(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, datarep, MPI_INFO_NULL, ierr)
     call expect(ierr == MPI_SUCCESS .and. calls >= 1, 'MPI_FILE_SET_VIEW asks the extent function', calls)
-    call expect(got_type == MPI_INTEGER .and. got_extra == shift, 'the extent function''s datatype, extra_state', int(got_extra))
+    call expect(got_type == VALUE_OF(MPI_INTEGER) .and. got_extra == shift, &
+                'the extent function''s datatype, extra_state', int(got_extra))
     calls = 0
     call MPI_FILE_WRITE_AT(fh, 0_MPI_OFFSET_KIND, mine, 5, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
     call expect(ierr == MPI_SUCCESS .and. calls >= 1, 'the write conversion is called', calls)
-    call expect(got_type == MPI_INTEGER .and. got_extra == shift, 'the write conversion''s datatype, extra_state', calls)
+    call expect(got_type == VALUE_OF(MPI_INTEGER) .and. got_extra == shift, &
+                'the write conversion''s datatype, extra_state', calls)
     call expect(got_position + got_count == 5, 'the write conversion''s position and count end at 5', got_count)
     call MPI_FILE_SET_VIEW(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, 'native', MPI_INFO_NULL, ierr)
     call MPI_FILE_READ_AT(fh, 0_MPI_OFFSET_KIND, raw, 5, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
