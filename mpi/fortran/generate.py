@@ -6,17 +6,17 @@ Inputs: the MPI Forum's list (mpi/bindings/standard/mpi-4.1-apis.json), mpi/bind
 for the constants, the `name value` lines printed by the program `constants` writes (compiled
 against mpi.h at build time, so no number is copied by hand).
 
-Modes (output on stdout):
-  wrappers JSON MISSING              C: mpi_x_/pmpi_x_ (mpif.h and `use mpi`; all arguments by
+Modes (output on stdout); TABLE is mpi/bindings/procedures.tsv (with_table):
+  wrappers JSON TABLE MISSING        C: mpi_x_/pmpi_x_ (mpif.h and `use mpi`; all arguments by
                                      reference, hidden CHARACTER lengths), calling MPI_x / PMPI_x,
                                      and mpi_f08's mpi_x_f08ts_ / mpi_x_f08_ (choice buffers and
                                      strings as TS 29113 descriptors; the others alias mpi_x_)
   constants MPI_H                    C: a program printing every integer constant of mpi.h
-  mpif JSON MISSING VALUES           mpif.h
-  module JSON MISSING VALUES         the `mpi` module (explicit interfaces)
-  f08 JSON MISSING VALUES            the `mpi_f08` module
-  skipped JSON MISSING               the procedures without a Fortran binding, and why
-  symbols JSON MISSING               the C symbols the bindings define (coverage_test)
+  mpif JSON TABLE MISSING VALUES     mpif.h
+  module JSON TABLE MISSING VALUES   the `mpi` module (explicit interfaces)
+  f08 JSON TABLE MISSING VALUES      the `mpi_f08` module
+  skipped JSON TABLE MISSING         the procedures without a Fortran binding, and why
+  symbols JSON TABLE MISSING         the C symbols the bindings define (coverage_test)
 """
 import json
 import os
@@ -55,12 +55,92 @@ CALLBACK_TYPES = {"MPI_User_function", "MPI_Comm_errhandler_function", "MPI_Win_
                   "MPI_Datarep_conversion_function", "MPI_Datarep_extent_function"}
 
 
-def load(json_path, missing_path):
+def load(json_path, table_path, missing_path):
     with open(json_path) as f:
         standard = json.load(f)
+    with open(table_path) as f:
+        table = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
     with open(missing_path) as f:
         missing = {l.strip() for l in f if l.strip() and not l.startswith("#")}
-    return standard, missing
+    return with_table(standard, table), missing
+
+
+# Procedures of MPI 4.1/5.0 that C has and Fortran does not (MPI 5.0 chapter 20): the handle <->
+# int conversions (a Fortran handle is that int; MPI_x_c2f is their Fortran-facing form) and the
+# calls with which a Fortran layer describes itself to a C library.
+NO_FORTRAN_BINDING = re.compile(r"^MPI_\w+_(toint|fromint)$|^MPI_Abi_set_fortran_info$|^MPI_Abi_(get|set)_fortran_booleans$")
+FALLBACK_PARAMETER = {"kind": None, "param_direction": "in", "length": None, "pointer": None, "suppress": "",
+                      "large_only": False, "asynchronous": False, "constant": False, "func_type": "",
+                      "optional": False, "root_only": False}
+# Kinds of the parameters of the additions that are neither handles nor named as a parameter of the list.
+NEW_PARAMETER_KINDS = {"abi_major": "VERSION", "abi_minor": "VERSION", "indx": "INDEX", "error": "ERROR_CODE"}
+TYPE_CHOICE = re.compile(r"\{([^|}]*)\|([^}]*)\}")
+
+
+def with_table(standard, table):
+    """The Forum's list completed from mpi/bindings/procedures.tsv (the MPI 5.0 ABI header's
+    procedures): a procedure the list lacks gets a record like the list's, each parameter the
+    list's record of a parameter with the same name and C declaration (its kind, direction,
+    length), taken from the procedure whose name shares the longest prefix with this one
+    (MPI_Status_set_source's status is MPI_Status_set_elements's, inout; MPI_Request_get_status_any's
+    is MPI_Request_get_status's, out); a parameter no procedure of the list has gets its handle
+    kind from its C type, or the kind of a parameter of that name, its direction from the pointer.
+    And where the table gives a parameter of a listed procedure an int/MPI_Count pair the list does
+    not (MPI_Psend_init's count, MPI_Status_set_elements's), the parameter takes the list's kind of
+    that pair, so the procedure gets its large-count form."""
+    forum = {p["name"]: p for p in standard.values() if derive.wanted(p)}
+    by_declaration, by_name = {}, {}
+    for proc in forum.values():
+        for p in proc["parameters"]:
+            if "c_parameter" in p["suppress"] or p["kind"] == "VARARGS":
+                continue
+            by_declaration.setdefault((p["name"], derive.declaration(p)), []).append((proc["name"], p))
+            by_name.setdefault(p["name"], []).append((proc["name"], p))
+    handle_kind = {t: k for k, t in HANDLE_KINDS.items()}
+    out = dict(standard)
+    for name, ret, params in table:
+        decls = [] if params == "void" else params.split("; ")
+        if name in forum:
+            proc = forum[name]
+            for p in proc["parameters"]:
+                d = next((d for d in decls if re.search(r"\b%s\b(\[\])?$" % p["name"], d)), None)
+                if d and TYPE_CHOICE.search(d) and not isinstance(derive.c_base_type(p), tuple):
+                    p["kind"] = "POLYXFER_NUM_ELEM"
+            continue
+        if NO_FORTRAN_BINDING.match(name) or ret != "int":
+            continue
+        record = {"name": name, "name_f90": None, "return_kind": "ERROR_CODE", "parameters": [],
+                  "attributes": {"c_expressible": True, "callback": False, "deprecated": False,
+                                 "f90_expressible": True, "f08_expressible": True, "not_with_mpif": False,
+                                 "predefined_function": None}}
+        names = [re.sub(r"\W", "", d.split()[-1].replace("[]", "")) for d in decls]
+        for d, n in zip(decls, names):
+            def best(candidates):
+                fits = [(len(os.path.commonprefix([name, owner])), p) for owner, p in candidates
+                        if not isinstance(p["length"], str) or p["length"] in names]
+                return dict(max(fits, key=lambda s: s[0])[1]) if fits else None
+            p = best(by_declaration.get((n, d), []))
+            if p is None:
+                ctype = TYPE_CHOICE.sub(r"\1", d).replace("const ", "").split()[0]
+                p = best(by_name.get(n, [])) or dict(FALLBACK_PARAMETER, name=n)
+                if ctype in handle_kind:
+                    p["kind"] = handle_kind[ctype]
+                elif n in NEW_PARAMETER_KINDS:
+                    p["kind"] = NEW_PARAMETER_KINDS[n]
+                elif n in by_name:
+                    p["kind"] = by_name[n][0][1]["kind"]
+                else:
+                    raise SystemExit("generate: no kind for %s of %s" % (d, name))
+                p["param_direction"] = "out" if "const" not in d and ("*" in d or "[]" in d) else "in"
+                if ("[]" in d or n.startswith("array_of_")) and p["length"] is None:
+                    p["length"] = next(c for c in ("count", "incount") if c in names)
+            record["parameters"].append(p)
+        record["parameters"].append({"name": "ierror", "kind": "ERROR_CODE", "param_direction": "out",
+                                     "suppress": "c_parameter lis_parameter", "length": None,
+                                     "large_only": False, "pointer": None, "optional": True,
+                                     "asynchronous": False, "constant": False, "func_type": ""})
+        out[name.lower()] = record
+    return out
 
 
 def params_of(proc):
@@ -417,7 +497,7 @@ def f08_adapter(proc, large, profiling):
 
 
 def wrappers(standard, missing):
-    out = ["/* Generated by mpi/fortran/generate.py from the MPI Forum's list and mpi/bindings/missing.txt:",
+    out = ["/* Generated by mpi/fortran/generate.py from the MPI Forum's list, mpi/bindings/procedures.tsv and missing.txt:",
            " * do not edit. The Fortran bindings' C side (mpi/fortran/README.md). */",
            "#include <stdlib.h>", "#include <ISO_Fortran_binding.h>", "#include \"mpi.h\"",
            "#include \"mpi/fortran/support.h\"", ""]
@@ -670,7 +750,8 @@ def declarations(proc, large, f08, cptr=False):
             if f08 and p["asynchronous"]:
                 attrs.append("ASYNCHRONOUS")
             lines.append("%s :: %s%s" % (", ".join(attrs), n, dimension(p, f08)))
-    if proc["return_kind"] == "ERROR_CODE":
+    if proc["return_kind"] == "ERROR_CODE" and any(is_ierror(p) for p in proc["parameters"]):
+        # (not MPI_Pcontrol: its Fortran form has no ierror in the standard)
         names.append("ierror")
         lines.append("INTEGER, OPTIONAL, INTENT(OUT) :: ierror" if f08 else "INTEGER, INTENT(OUT) :: ierror")
     return names, lines
@@ -946,7 +1027,7 @@ def main():
     if mode == "constants":
         sys.stdout.write(constants_program(sys.argv[2]))
         return
-    standard, missing = load(sys.argv[2], sys.argv[3])
+    standard, missing = load(sys.argv[2], sys.argv[3], sys.argv[4])
     if mode == "wrappers":
         sys.stdout.write(wrappers(standard, missing))
     elif mode == "skipped":
@@ -954,7 +1035,7 @@ def main():
     elif mode == "symbols":
         sys.stdout.write(symbols(standard, missing))
     else:
-        values = read_values(sys.argv[4])
+        values = read_values(sys.argv[5])
         sys.stdout.write({"mpif": mpif, "module": module_mpi, "f08": module_f08}[mode](standard, missing, values))
 
 

@@ -3,7 +3,7 @@
 interface the standard gives it, checked against what the build made -- not against the
 generator's own list, so a procedure the generator drops (or a hand-written one forgotten) shows.
 
-  standard_coverage.py JSON LIBRARY_SYMBOLS MPIF_H MPI_F90 MPI_F08_F90 README
+  standard_coverage.py JSON ABI_HEADER LIBRARY_SYMBOLS MPIF_H MPI_F90 MPI_F08_F90 README
 
 Per procedure of the list (attributes f90_expressible / f08_expressible / not_with_mpif):
   mpif.h   (f90, not not_with_mpif): the linker name mpi_x_ is defined (predefined callbacks:
@@ -11,7 +11,10 @@ Per procedure of the list (attributes f90_expressible / f08_expressible / not_wi
   mpi      (f90): an explicit interface or generic named MPI_x (predefined callbacks: EXTERNAL)
   mpi_f08  (f08): a specific MPI_x_f08 / MPI_x_f08ts or a generic MPI_x; callbacks: the abstract
            interface MPI_x; predefined callbacks: a procedure MPI_X
-and every parameter kind of the list has its row in README.md's audit table.
+The procedures of MPI 4.1/5.0 the list does not have (MPI_Comm_attach_buffer, MPI_Status_get_source,
+...) come from the MPI 5.0 ABI header: each has a Fortran binding in all three interfaces but those
+the standard gives C alone (ABI_ONLY_C). And every parameter kind of the list has its row in
+README.md's audit table.
 Prints the table (procedures x interfaces bound) and every gap; exits 1 on a gap.
 """
 import json
@@ -25,10 +28,27 @@ EXCEPTIONS = {
 }
 
 
+# The procedures of the MPI 5.0 header with no Fortran binding in the standard (chapter 20): the
+# handle <-> integer conversions (MPI_x_toint/fromint: C's view of a Fortran handle) and the calls
+# by which a Fortran layer describes itself to the C library.
+ABI_ONLY_C = re.compile(r"^MPI_\w+_(toint|fromint)$|^MPI_Abi_set_fortran_info$|^MPI_Abi_(get|set)_fortran_booleans$")
+
+
+def header_additions(header, listed):
+    """Records, as the list's, of the header's procedures the list lacks (int forms; all Fortran)."""
+    with open(header) as f:
+        names = set(re.findall(r"^\w[\w ]*?\b(MPI_[A-Za-z0-9_]+)\(", f.read(), re.MULTILINE))
+    attributes = {"f90_expressible": True, "f08_expressible": True, "not_with_mpif": False,
+                  "callback": False, "predefined_function": None}
+    return {n.lower(): {"name": n, "attributes": attributes, "parameters": []} for n in names
+            if n not in listed and not ABI_ONLY_C.match(n) and not (n.endswith("_c") and n[:-2] in names)}
+
+
 def main():
-    json_path, symbols_path, mpif_h, mpi_f90, f08_f90, readme = sys.argv[1:7]
+    json_path, header, symbols_path, mpif_h, mpi_f90, f08_f90, readme = sys.argv[1:8]
     with open(json_path) as f:
         standard = json.load(f)
+    standard.update(header_additions(header, {p["name"] for p in standard.values()}))
     with open(symbols_path) as f:
         symbols = {l.split()[-1] for l in f if l.strip()}
     texts = {}

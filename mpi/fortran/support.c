@@ -243,9 +243,11 @@ void pmpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror)
   GASKET_F_RETURN(PMPI_Init_thread(NULL, NULL, *required, provided));
 }
 
-/* Fortran's MPI_Pcontrol has the level only (C's varargs are not Fortran). */
-void mpi_pcontrol_(MPI_Fint* level, MPI_Fint* ierror) { GASKET_F_RETURN(MPI_Pcontrol(*level)); }
-void pmpi_pcontrol_(MPI_Fint* level, MPI_Fint* ierror) { GASKET_F_RETURN(PMPI_Pcontrol(*level)); }
+/* Fortran's MPI_Pcontrol has the level only: no varargs (not Fortran) and no ierror (MPI 4.1
+ * section 15.2.4 gives it none in any interface; writing one would write through whatever the
+ * caller's next argument slot holds). */
+void mpi_pcontrol_(MPI_Fint* level) { (void)MPI_Pcontrol(*level); }
+void pmpi_pcontrol_(MPI_Fint* level) { (void)PMPI_Pcontrol(*level); }
 
 /* Attribute callbacks written in Fortran take every argument by reference and the attribute
  * values as INTEGER(KIND=MPI_ADDRESS_KIND): a keyval made from Fortran keeps its two functions and

@@ -32,6 +32,19 @@ program corpus
   call intercommunicators()
   call more_types()
   call more_nonblocking()
+  call attached_buffers()
+  call status_queries()
+  call library_queries()
+  call collective_forms()
+  call neighbour_forms()
+  call send_forms()
+  call partitioned()
+  call file_forms()
+  call window_forms()
+  call session_forms()
+  call type_and_info_forms()
+  call ports_and_names()
+  call leftovers()
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   if (me == 0) print '(2a,i0,a)', LABEL, ': ', np, ' ranks OK'
   call MPI_FINALIZE(ierr)
@@ -751,5 +764,801 @@ contains
     call expect(rs == np * me, 'MPI_IREDUCE_SCATTER', rs)
     call expect(exchanged(np) == me, 'MPI_IALLTOALLV', exchanged(np))
     if (me == 0) call expect(g(np) == np - 1, 'MPI_IGATHERV', g(np))
+  end subroutine
+
+  ! MPI 4.1's buffers per communicator and session, and the process's: attach, bsend, flush,
+  ! iflush, detach (the size attached comes back).
+  subroutine attached_buffers()
+    character(len=1) :: space(MPI_BSEND_OVERHEAD + 64), more(MPI_BSEND_OVERHEAD + 32)
+    ADDRESS_OUT :: address
+    HANDLE(MPI_Request) :: request
+    HANDLE(MPI_Comm) :: dup
+    HANDLE(MPI_Session) :: session
+    integer :: count, x, sizes(2)
+    call MPI_COMM_DUP(MPI_COMM_WORLD, dup, ierr)
+    call MPI_COMM_ATTACH_BUFFER(dup, space, size(space), ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_COMM_ATTACH_BUFFER', ierr)
+    call MPI_BSEND(me, 1, MPI_INTEGER, next, 21, dup, ierr)
+    call MPI_RECV(x, 1, MPI_INTEGER, prev, 21, dup, MPI_STATUS_IGNORE, ierr)
+    call expect(x == prev, 'MPI_BSEND through the communicator''s buffer', x)
+    call MPI_COMM_FLUSH_BUFFER(dup, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_COMM_FLUSH_BUFFER', ierr)
+    call MPI_BSEND(me + 1, 1, MPI_INTEGER, next, 22, dup, ierr)
+    call MPI_COMM_IFLUSH_BUFFER(dup, request, ierr)
+    call MPI_RECV(x, 1, MPI_INTEGER, prev, 22, dup, MPI_STATUS_IGNORE, ierr)
+    call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+    call expect(x == prev + 1 .and. request == MPI_REQUEST_NULL, 'MPI_COMM_IFLUSH_BUFFER completes', x)
+    call MPI_COMM_DETACH_BUFFER(dup, address, count, ierr)
+    call expect(count == size(space), 'MPI_COMM_DETACH_BUFFER size', count)
+    call MPI_COMM_FREE(dup, ierr)
+    ! the process's buffer
+    call MPI_BUFFER_ATTACH(more, size(more), ierr)
+    call MPI_BSEND(me + 2, 1, MPI_INTEGER, next, 23, MPI_COMM_WORLD, ierr)
+    call MPI_BUFFER_IFLUSH(request, ierr)
+    call MPI_RECV(x, 1, MPI_INTEGER, prev, 23, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+    call MPI_BUFFER_FLUSH(ierr)
+    call expect(ierr == MPI_SUCCESS .and. x == prev + 2, 'MPI_BUFFER_IFLUSH / MPI_BUFFER_FLUSH', x)
+    call MPI_BUFFER_DETACH(address, count, ierr)
+    sizes(1) = count
+    ! a session's buffer
+    call MPI_SESSION_INIT(MPI_INFO_NULL, MPI_ERRORS_RETURN, session, ierr)
+    call MPI_SESSION_ATTACH_BUFFER(session, space, size(space), ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_SESSION_ATTACH_BUFFER', ierr)
+    call MPI_SESSION_FLUSH_BUFFER(session, ierr)
+    call MPI_SESSION_IFLUSH_BUFFER(session, request, ierr)
+    call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_SESSION_FLUSH_BUFFER / IFLUSH', ierr)
+    call MPI_SESSION_DETACH_BUFFER(session, address, count, ierr)
+    sizes(2) = count
+    call expect(all(sizes == [size(more), size(space)]), 'MPI_BUFFER_DETACH / MPI_SESSION_DETACH_BUFFER size', count)
+    call MPI_SESSION_FINALIZE(session, ierr)
+  end subroutine
+
+  ! MPI_REQUEST_GET_STATUS_ALL/ANY/SOME leave the requests as they are; ANY and SOME give
+  ! 1-based positions (MPI_UNDEFINED when no request is active); the status accessors.
+  subroutine status_queries()
+    HANDLE(MPI_Request) :: reqs(3), nulls(2), sreq
+    STATUS :: st
+    STATUSES(3) :: sts
+    integer, asynchronous :: got, outbound
+    integer :: position, outcount, positions(3), value, n
+    logical :: flag
+    reqs = MPI_REQUEST_NULL
+    nulls = MPI_REQUEST_NULL
+    call MPI_IRECV(got, 1, MPI_INTEGER, prev, 31, MPI_COMM_WORLD, reqs(2), ierr)
+    call MPI_REQUEST_GET_STATUS_ANY(2, nulls, position, flag, st, ierr)
+    call expect(flag .and. position == MPI_UNDEFINED, 'MPI_REQUEST_GET_STATUS_ANY: none active', position)
+    call MPI_REQUEST_GET_STATUS_SOME(2, nulls, outcount, positions, sts, ierr)
+    call expect(outcount == MPI_UNDEFINED, 'MPI_REQUEST_GET_STATUS_SOME: none active', outcount)
+    outbound = me * 3
+    call MPI_ISEND(outbound, 1, MPI_INTEGER, next, 31, MPI_COMM_WORLD, sreq, ierr)
+    flag = .false.
+    do while (.not. flag)
+      call MPI_REQUEST_GET_STATUS_ANY(3, reqs, position, flag, st, ierr)
+    end do
+    call expect(position == 2 .and. SOURCE_OF(st) == prev .and. TAG_OF(st) == 31, 'MPI_REQUEST_GET_STATUS_ANY', position)
+    call expect(reqs(2) /= MPI_REQUEST_NULL, 'MPI_REQUEST_GET_STATUS_ANY leaves the request', 0)
+    call MPI_REQUEST_GET_STATUS_SOME(3, reqs, outcount, positions, sts, ierr)
+    call expect(outcount == 1 .and. positions(1) == 2 .and. TAG_AT(sts, 1) == 31, 'MPI_REQUEST_GET_STATUS_SOME', positions(1))
+    call MPI_REQUEST_GET_STATUS_ALL(3, reqs, flag, sts, ierr)
+    call expect(flag .and. TAG_AT(sts, 2) == 31, 'MPI_REQUEST_GET_STATUS_ALL', TAG_AT(sts, 2))
+    call MPI_WAIT(reqs(2), MPI_STATUS_IGNORE, ierr)
+    call MPI_WAIT(sreq, MPI_STATUS_IGNORE, ierr)
+    call expect(got == prev * 3, 'the receive the queries saw', got)
+    call MPI_STATUS_SET_SOURCE(st, 5, ierr)
+    call MPI_STATUS_SET_TAG(st, 6, ierr)
+    call MPI_STATUS_SET_ERROR(st, MPI_ERR_TAG, ierr)
+    call expect(SOURCE_OF(st) == 5 .and. TAG_OF(st) == 6, 'MPI_STATUS_SET_SOURCE / TAG', SOURCE_OF(st))
+    call MPI_STATUS_GET_SOURCE(st, value, ierr)
+    call expect(value == 5, 'MPI_STATUS_GET_SOURCE', value)
+    call MPI_STATUS_GET_TAG(st, value, ierr)
+    call expect(value == 6, 'MPI_STATUS_GET_TAG', value)
+    call MPI_STATUS_GET_ERROR(st, value, ierr)
+    call expect(value == MPI_ERR_TAG, 'MPI_STATUS_GET_ERROR', value)
+    call MPI_STATUS_SET_ELEMENTS(st, MPI_INTEGER, 7, ierr)
+    call MPI_GET_ELEMENTS(st, MPI_INTEGER, n, ierr)
+    call expect(n == 7, 'MPI_STATUS_SET_ELEMENTS', n)
+    call MPI_STATUS_SET_ELEMENTS_X(st, MPI_INTEGER, 9_MPI_COUNT_KIND, ierr)
+    call MPI_GET_COUNT(st, MPI_INTEGER, n, ierr)
+    call expect(n == 9, 'MPI_STATUS_SET_ELEMENTS_X', n)
+  end subroutine
+
+  ! MPI_TYPE_GET_VALUE_INDEX, MPI_GET_HW_RESOURCE_INFO, the ABI queries of the native library,
+  ! user error classes removed.
+  subroutine library_queries()
+    HANDLE(MPI_Datatype) :: pair
+    HANDLE(MPI_Info) :: info
+    integer :: major, minor, nkeys, class, code, length
+    logical :: flag
+    character(len=16) :: value
+    call MPI_TYPE_GET_VALUE_INDEX(MPI_REAL, MPI_REAL, pair, ierr)
+    call expect(pair == MPI_2REAL, 'MPI_TYPE_GET_VALUE_INDEX(MPI_REAL, MPI_REAL)', 0)
+    call MPI_TYPE_GET_VALUE_INDEX(MPI_INTEGER, MPI_INTEGER, pair, ierr)
+    call expect(pair == MPI_2INTEGER, 'MPI_TYPE_GET_VALUE_INDEX(MPI_INTEGER, MPI_INTEGER)', 0)
+    call MPI_TYPE_GET_VALUE_INDEX(MPI_REAL, MPI_CHARACTER, pair, ierr)
+    call expect(ierr == MPI_SUCCESS .and. pair == MPI_DATATYPE_NULL, 'MPI_TYPE_GET_VALUE_INDEX: no such pair', 0)
+    call MPI_GET_HW_RESOURCE_INFO(info, ierr)
+    call MPI_INFO_GET_NKEYS(info, nkeys, ierr)
+    call expect(ierr == MPI_SUCCESS .and. nkeys >= 0, 'MPI_GET_HW_RESOURCE_INFO', nkeys)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_ABI_GET_VERSION(major, minor, ierr)
+    call expect(major == -1 .and. minor == -1, 'MPI_ABI_GET_VERSION of the native library', major)
+    call MPI_ABI_GET_INFO(info, ierr)
+    call MPI_INFO_GET_NKEYS(info, nkeys, ierr)
+    call expect(nkeys >= 1, 'MPI_ABI_GET_INFO', nkeys)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_ABI_GET_FORTRAN_INFO(info, ierr)
+    length = len(value)
+    call MPI_INFO_GET_STRING(info, 'mpi_integer_size', length, value, flag, ierr)
+    call expect(flag .and. value == '4', 'MPI_ABI_GET_FORTRAN_INFO: mpi_integer_size', length)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_ADD_ERROR_CLASS(class, ierr)
+    call MPI_ADD_ERROR_CODE(class, code, ierr)
+    call MPI_ADD_ERROR_STRING(code, 'removed next', ierr)
+    call MPI_REMOVE_ERROR_STRING(code, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_REMOVE_ERROR_STRING', ierr)
+    call MPI_REMOVE_ERROR_CODE(code, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_REMOVE_ERROR_CODE', ierr)
+    call MPI_REMOVE_ERROR_CLASS(class, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_REMOVE_ERROR_CLASS', ierr)
+  end subroutine
+
+  ! Starts a persistent request once, waits for it and frees it.
+  subroutine run_once(req)
+    HANDLE(MPI_Request), intent(inout) :: req
+    call MPI_START(req, ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_REQUEST_FREE(req, ierr)
+  end subroutine
+
+  ! The persistent forms of the rooted, all-to-all and reduction collectives, MPI_ALLTOALLW's
+  ! three forms: each result against what the collective defines.
+  subroutine collective_forms()
+    HANDLE(MPI_Request) :: req
+    HANDLE(MPI_Datatype) :: types(np)
+    integer, asynchronous :: g(np), s(np), r(np), x, total, ones(np)
+    integer :: counts(np), displs(np), bytes(np), i, expected(np)
+    counts = 1
+    displs = [(i - 1, i = 1, np)]
+    bytes = 4 * displs
+    types = MPI_INTEGER
+    expected = [(100 * (i - 1) + me, i = 1, np)]  ! what rank i-1 sends me in the all-to-alls
+    g = -1
+    call MPI_GATHER_INIT(me, 1, MPI_INTEGER, g, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    if (me == 0) call expect(all(g == displs), 'MPI_GATHER_INIT', g(np))
+    g = -1
+    call MPI_GATHERV_INIT(me, 1, MPI_INTEGER, g, counts, displs, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    if (me == 0) call expect(all(g == displs), 'MPI_GATHERV_INIT', g(np))
+    s = [(10 * i, i = 1, np)]
+    call MPI_SCATTER_INIT(s, 1, MPI_INTEGER, x, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(x == 10 * (me + 1), 'MPI_SCATTER_INIT', x)
+    x = -1
+    call MPI_SCATTERV_INIT(s, counts, displs, MPI_INTEGER, x, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(x == 10 * (me + 1), 'MPI_SCATTERV_INIT', x)
+    g = -1
+    call MPI_ALLGATHERV_INIT(me, 1, MPI_INTEGER, g, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(all(g == displs), 'MPI_ALLGATHERV_INIT', g(np))
+    s = [(100 * me + i - 1, i = 1, np)]
+    r = -1
+    call MPI_ALLTOALL_INIT(s, 1, MPI_INTEGER, r, 1, MPI_INTEGER, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(all(r == expected), 'MPI_ALLTOALL_INIT', r(np))
+    r = -1
+    call MPI_ALLTOALLV_INIT(s, counts, displs, MPI_INTEGER, r, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, &
+                            MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(all(r == expected), 'MPI_ALLTOALLV_INIT', r(np))
+    r = -1
+    call MPI_ALLTOALLW(s, counts, bytes, types, r, counts, bytes, types, MPI_COMM_WORLD, ierr)
+    call expect(all(r == expected), 'MPI_ALLTOALLW', r(np))
+    r = -1
+    call MPI_IALLTOALLW(s, counts, bytes, types, r, counts, bytes, types, MPI_COMM_WORLD, req, ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call expect(all(r == expected), 'MPI_IALLTOALLW', r(np))
+    r = -1
+    call MPI_ALLTOALLW_INIT(s, counts, bytes, types, r, counts, bytes, types, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(all(r == expected), 'MPI_ALLTOALLW_INIT', r(np))
+    total = -1
+    call MPI_REDUCE_INIT(me, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    if (me == 0) call expect(total == np * (np - 1) / 2, 'MPI_REDUCE_INIT', total)
+    ones = [(i, i = 1, np)]
+    x = -1
+    call MPI_REDUCE_SCATTER_INIT(ones, x, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(x == np * (me + 1), 'MPI_REDUCE_SCATTER_INIT', x)
+    x = -1
+    call MPI_REDUCE_SCATTER_BLOCK_INIT(ones, x, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(x == np * (me + 1), 'MPI_REDUCE_SCATTER_BLOCK_INIT', x)
+    call MPI_SCAN_INIT(1, x, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(x == me + 1, 'MPI_SCAN_INIT', x)
+    x = -1
+    call MPI_EXSCAN_INIT(1, x, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    if (me > 0) call expect(x == me, 'MPI_EXSCAN_INIT', x)
+  end subroutine
+
+  ! The neighbourhood collectives' v and w forms, non-blocking and persistent, on a ring:
+  ! neighbours (prev, next) in and out.
+  subroutine neighbour_forms()
+    HANDLE(MPI_Comm) :: ring
+    HANDLE(MPI_Request) :: req
+    HANDLE(MPI_Datatype) :: types(2)
+    integer, asynchronous :: got(2), out(2)
+    integer :: counts(2), displs(2), round
+    integer(kind=MPI_ADDRESS_KIND) :: bytes(2)
+    logical :: both
+    call MPI_DIST_GRAPH_CREATE_ADJACENT(MPI_COMM_WORLD, 2, [prev, next], MPI_UNWEIGHTED, 2, [prev, next], &
+                                        MPI_UNWEIGHTED, MPI_INFO_NULL, .false., ring, ierr)
+    counts = 1
+    displs = [0, 1]
+    bytes = [0_MPI_ADDRESS_KIND, 4_MPI_ADDRESS_KIND]
+    types = MPI_INTEGER
+    out = [10 * me + 1, 10 * me + 2]
+    both = np > 2  ! with 2 ranks prev is next: which edge a message took is not told apart
+    do round = 1, 3
+      got = -1
+      select case (round)
+      case (1)
+        call MPI_INEIGHBOR_ALLGATHER(me, 1, MPI_INTEGER, got, 1, MPI_INTEGER, ring, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (2)
+        call MPI_NEIGHBOR_ALLGATHER_INIT(me, 1, MPI_INTEGER, got, 1, MPI_INTEGER, ring, MPI_INFO_NULL, req, ierr)
+        call run_once(req)
+      case (3)
+        call MPI_NEIGHBOR_ALLGATHERV(me, 1, MPI_INTEGER, got, counts, displs, MPI_INTEGER, ring, ierr)
+      end select
+      call expect(got(1) == prev .and. got(2) == next, 'MPI_NEIGHBOR_ALLGATHER forms', round)
+    end do
+    got = -1
+    call MPI_INEIGHBOR_ALLGATHERV(me, 1, MPI_INTEGER, got, counts, displs, MPI_INTEGER, ring, req, ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call expect(got(1) == prev .and. got(2) == next, 'MPI_INEIGHBOR_ALLGATHERV', got(1))
+    got = -1
+    call MPI_NEIGHBOR_ALLGATHERV_INIT(me, 1, MPI_INTEGER, got, counts, displs, MPI_INTEGER, ring, MPI_INFO_NULL, req, ierr)
+    call run_once(req)
+    call expect(got(1) == prev .and. got(2) == next, 'MPI_NEIGHBOR_ALLGATHERV_INIT', got(1))
+    do round = 1, 8
+      got = -1
+      select case (round)
+      case (1)
+        call MPI_INEIGHBOR_ALLTOALL(out, 1, MPI_INTEGER, got, 1, MPI_INTEGER, ring, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (2)
+        call MPI_NEIGHBOR_ALLTOALL_INIT(out, 1, MPI_INTEGER, got, 1, MPI_INTEGER, ring, MPI_INFO_NULL, req, ierr)
+        call run_once(req)
+      case (3)
+        call MPI_NEIGHBOR_ALLTOALLV(out, counts, displs, MPI_INTEGER, got, counts, displs, MPI_INTEGER, ring, ierr)
+      case (4)
+        call MPI_INEIGHBOR_ALLTOALLV(out, counts, displs, MPI_INTEGER, got, counts, displs, MPI_INTEGER, ring, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (5)
+        call MPI_NEIGHBOR_ALLTOALLV_INIT(out, counts, displs, MPI_INTEGER, got, counts, displs, MPI_INTEGER, ring, &
+                                         MPI_INFO_NULL, req, ierr)
+        call run_once(req)
+      case (6)
+        call MPI_NEIGHBOR_ALLTOALLW(out, counts, bytes, types, got, counts, bytes, types, ring, ierr)
+      case (7)
+        call MPI_INEIGHBOR_ALLTOALLW(out, counts, bytes, types, got, counts, bytes, types, ring, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (8)
+        call MPI_NEIGHBOR_ALLTOALLW_INIT(out, counts, bytes, types, got, counts, bytes, types, ring, MPI_INFO_NULL, &
+                                         req, ierr)
+        call run_once(req)
+      end select
+      ! from prev what it sent its second neighbour (me), from next what it sent its first
+      if (both) call expect(got(1) == 10 * prev + 2 .and. got(2) == 10 * next + 1, 'MPI_NEIGHBOR_ALLTOALL forms', round)
+      if (.not. both) call expect(got(1) > 0 .and. got(2) > 0 .and. got(1) + got(2) == 20 * prev + 3, &
+                                  'MPI_NEIGHBOR_ALLTOALL forms, 2 ranks', round)
+    end do
+    call MPI_COMM_FREE(ring, ierr)
+  end subroutine
+
+  ! The send modes' persistent and non-blocking forms, MPI_ISENDRECV(_REPLACE), MPI_IMRECV,
+  ! MPI_IMPROBE.
+  subroutine send_forms()
+    HANDLE(MPI_Request) :: reqs(4), sends(4)
+    HANDLE(MPI_Message) :: message
+    STATUS :: st
+    integer, asynchronous :: got(4), v(4), x, y
+    integer :: k
+    logical :: flag
+    character(len=1) :: attached(4 * MPI_BSEND_OVERHEAD + 64)
+    ADDRESS_OUT :: address
+    call MPI_BUFFER_ATTACH(attached, size(attached), ierr)
+    v = [(1000 * me + k, k = 1, 4)]
+    got = -1
+    do k = 1, 4
+      call MPI_IRECV(got(k), 1, MPI_INTEGER, prev, 40 + k, MPI_COMM_WORLD, reqs(k), ierr)
+    end do
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)  ! the receives are posted: ready sends are valid
+    call MPI_BSEND_INIT(v(1), 1, MPI_INTEGER, next, 41, MPI_COMM_WORLD, sends(1), ierr)
+    call MPI_SSEND_INIT(v(2), 1, MPI_INTEGER, next, 42, MPI_COMM_WORLD, sends(2), ierr)
+    call MPI_RSEND_INIT(v(3), 1, MPI_INTEGER, next, 43, MPI_COMM_WORLD, sends(3), ierr)
+    call MPI_STARTALL(3, sends, ierr)
+    call MPI_IRSEND(v(4), 1, MPI_INTEGER, next, 44, MPI_COMM_WORLD, sends(4), ierr)
+    call MPI_WAITALL(4, reqs, MPI_STATUSES_IGNORE, ierr)
+    call MPI_WAITALL(4, sends, MPI_STATUSES_IGNORE, ierr)
+    call expect(all(got == [(1000 * prev + k, k = 1, 4)]), 'MPI_BSEND/SSEND/RSEND_INIT, MPI_IRSEND', got(1))
+    do k = 1, 3
+      call MPI_REQUEST_FREE(sends(k), ierr)
+    end do
+    call MPI_IBSEND(v(1), 1, MPI_INTEGER, next, 45, MPI_COMM_WORLD, sends(1), ierr)
+    call MPI_RECV(x, 1, MPI_INTEGER, prev, 45, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    call MPI_WAIT(sends(1), MPI_STATUS_IGNORE, ierr)
+    call expect(x == 1000 * prev + 1, 'MPI_IBSEND', x)
+    call MPI_BUFFER_DETACH(address, k, ierr)
+    call MPI_ISENDRECV(me, 1, MPI_INTEGER, next, 46, x, 1, MPI_INTEGER, prev, 46, MPI_COMM_WORLD, reqs(1), ierr)
+    call MPI_WAIT(reqs(1), st, ierr)
+    call expect(x == prev .and. SOURCE_OF(st) == prev, 'MPI_ISENDRECV', x)
+    y = 7 * me
+    call MPI_ISENDRECV_REPLACE(y, 1, MPI_INTEGER, next, 47, prev, 47, MPI_COMM_WORLD, reqs(1), ierr)
+    call MPI_WAIT(reqs(1), st, ierr)
+    call expect(y == 7 * prev .and. TAG_OF(st) == 47, 'MPI_ISENDRECV_REPLACE', y)
+    call MPI_ISEND(v(2), 1, MPI_INTEGER, next, 48, MPI_COMM_WORLD, sends(1), ierr)
+    flag = .false.
+    do while (.not. flag)
+      call MPI_IMPROBE(prev, 48, MPI_COMM_WORLD, flag, message, st, ierr)
+    end do
+    call expect(SOURCE_OF(st) == prev, 'MPI_IMPROBE source', SOURCE_OF(st))
+    x = -1
+    call MPI_IMRECV(x, 1, MPI_INTEGER, message, reqs(1), ierr)
+    call MPI_WAIT(reqs(1), MPI_STATUS_IGNORE, ierr)
+    call MPI_WAIT(sends(1), MPI_STATUS_IGNORE, ierr)
+    call expect(x == 1000 * prev + 2 .and. message == MPI_MESSAGE_NULL, 'MPI_IMRECV', x)
+  end subroutine
+
+  ! Partitioned communication to the next rank: two partitions, marked ready by MPI_PREADY,
+  ! MPI_PREADY_RANGE and MPI_PREADY_LIST over three rounds, MPI_PARRIVED polled.
+  subroutine partitioned()
+    HANDLE(MPI_Request) :: sreq, rreq
+    integer, asynchronous :: out(2), got(2)
+    integer :: round
+    logical :: arrived
+    call MPI_PSEND_INIT(out, 2, 1, MPI_INTEGER, next, 50, MPI_COMM_WORLD, MPI_INFO_NULL, sreq, ierr)
+    call MPI_PRECV_INIT(got, 2, 1, MPI_INTEGER, prev, 50, MPI_COMM_WORLD, MPI_INFO_NULL, rreq, ierr)
+    do round = 1, 3
+      got = -1
+      out = [100 * me + round, 100 * me + 10 + round]
+      call MPI_START(rreq, ierr)
+      call MPI_START(sreq, ierr)
+      select case (round)
+      case (1)
+        call MPI_PREADY(1, sreq, ierr)
+        call MPI_PREADY(0, sreq, ierr)
+      case (2)
+        call MPI_PREADY_RANGE(0, 1, sreq, ierr)
+      case (3)
+        call MPI_PREADY_LIST(2, [1, 0], sreq, ierr)
+      end select
+      arrived = .false.
+      do while (.not. arrived)
+        call MPI_PARRIVED(rreq, 1, arrived, ierr)
+      end do
+      call MPI_WAIT(rreq, MPI_STATUS_IGNORE, ierr)
+      call MPI_WAIT(sreq, MPI_STATUS_IGNORE, ierr)
+      call expect(got(1) == 100 * prev + round .and. got(2) == 100 * prev + 10 + round, 'partitioned round', got(1))
+    end do
+    call MPI_REQUEST_FREE(sreq, ierr)
+    call MPI_REQUEST_FREE(rreq, ierr)
+  end subroutine
+
+  ! Each rank's own file: the individual and shared pointers' blocking, non-blocking and split
+  ! collective forms, each read back and compared.
+  subroutine file_forms()
+    HANDLE(MPI_File) :: fh
+    HANDLE(MPI_Info) :: info
+    HANDLE(MPI_Request) :: req
+    STATUS :: st
+    integer, asynchronous :: w(2), r(2)
+    integer :: n, k, length, status
+    integer(kind=MPI_OFFSET_KIND) :: at
+    character(len=512) :: dir, path
+    call get_environment_variable('TEST_TMPDIR', dir, length, status)
+    if (status /= 0) dir = '/tmp'
+    write (path, '(4a,i0)') trim(dir), '/', LABEL, '.forms.', me
+    call MPI_FILE_OPEN(MPI_COMM_SELF, path, MPI_MODE_CREATE + MPI_MODE_RDWR, MPI_INFO_NULL, fh, ierr)
+    call MPI_INFO_CREATE(info, ierr)
+    call MPI_INFO_SET(info, 'access_style', 'read_mostly', ierr)
+    call MPI_FILE_SET_INFO(fh, info, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_FILE_SET_INFO', ierr)
+    call MPI_INFO_FREE(info, ierr)
+    ! 16 writes of 2 INTEGERs, one form each, at integer offsets 2 * (k - 1)
+    do k = 1, 16
+      w = [100 * me + k, -k]
+      at = 8 * (k - 1)
+      select case (k)
+      case (1)
+        call MPI_FILE_WRITE(fh, w, 2, MPI_INTEGER, st, ierr)
+        call MPI_GET_COUNT(st, MPI_INTEGER, n, ierr)
+        call expect(n == 2, 'MPI_FILE_WRITE count', n)
+      case (2)
+        call MPI_FILE_WRITE_ALL(fh, w, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+      case (3)
+        call MPI_FILE_IWRITE_AT(fh, at, w, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (4)
+        call MPI_FILE_IWRITE_ALL(fh, w, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (5)
+        call MPI_FILE_IWRITE_AT_ALL(fh, at, w, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (6)
+        call MPI_FILE_WRITE_AT_ALL(fh, at, w, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+      case (7)
+        call MPI_FILE_WRITE_ALL_BEGIN(fh, w, 2, MPI_INTEGER, ierr)
+        call MPI_FILE_WRITE_ALL_END(fh, w, MPI_STATUS_IGNORE, ierr)
+      case (8)
+        call MPI_FILE_WRITE_AT_ALL_BEGIN(fh, at, w, 2, MPI_INTEGER, ierr)
+        call MPI_FILE_WRITE_AT_ALL_END(fh, w, MPI_STATUS_IGNORE, ierr)
+      case (9)
+        call MPI_FILE_SEEK_SHARED(fh, at, MPI_SEEK_SET, ierr)
+        call MPI_FILE_WRITE_SHARED(fh, w, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+      case (10)
+        call MPI_FILE_IWRITE_SHARED(fh, w, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (11)
+        call MPI_FILE_WRITE_ORDERED_BEGIN(fh, w, 2, MPI_INTEGER, ierr)
+        call MPI_FILE_WRITE_ORDERED_END(fh, w, MPI_STATUS_IGNORE, ierr)
+      case default
+        call MPI_FILE_WRITE_AT(fh, at, w, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+      end select
+      call expect(ierr == MPI_SUCCESS, 'a write form', k)
+      if (k < 9) call MPI_FILE_SEEK(fh, at + 8, MPI_SEEK_SET, ierr)  ! the explicit-offset forms leave it
+    end do
+    call MPI_FILE_SYNC(fh, ierr)
+    call MPI_FILE_SEEK(fh, 0_MPI_OFFSET_KIND, MPI_SEEK_SET, ierr)
+    call MPI_FILE_SEEK_SHARED(fh, 0_MPI_OFFSET_KIND, MPI_SEEK_SET, ierr)
+    do k = 1, 9
+      r = 0
+      at = 8 * (k - 1)
+      select case (k)
+      case (1)
+        call MPI_FILE_IREAD(fh, r, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (2)
+        call MPI_FILE_IREAD_ALL(fh, r, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (3)
+        call MPI_FILE_IREAD_AT_ALL(fh, at, r, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (4)
+        call MPI_FILE_READ_ALL_BEGIN(fh, r, 2, MPI_INTEGER, ierr)
+        call MPI_FILE_READ_ALL_END(fh, r, MPI_STATUS_IGNORE, ierr)
+      case (5)
+        call MPI_FILE_READ_AT_ALL_BEGIN(fh, at, r, 2, MPI_INTEGER, ierr)
+        call MPI_FILE_READ_AT_ALL_END(fh, r, MPI_STATUS_IGNORE, ierr)
+      case (6)
+        call MPI_FILE_SEEK_SHARED(fh, at, MPI_SEEK_SET, ierr)
+        call MPI_FILE_READ_SHARED(fh, r, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+      case (7)
+        call MPI_FILE_IREAD_SHARED(fh, r, 2, MPI_INTEGER, req, ierr)
+        call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+      case (8)
+        call MPI_FILE_READ_ORDERED_BEGIN(fh, r, 2, MPI_INTEGER, ierr)
+        call MPI_FILE_READ_ORDERED_END(fh, r, MPI_STATUS_IGNORE, ierr)
+      case (9)
+        call MPI_FILE_READ_AT(fh, 8_MPI_OFFSET_KIND * 15, r, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+      end select
+      n = k
+      if (k == 9) n = 16
+      call expect(r(1) == 100 * me + n .and. r(2) == -n, 'a read form reads its write', k)
+      if (k < 6) call MPI_FILE_SEEK(fh, at + 8, MPI_SEEK_SET, ierr)
+    end do
+    call MPI_FILE_CLOSE(fh, ierr)
+    call MPI_FILE_DELETE(path, MPI_INFO_NULL, ierr)
+  end subroutine
+
+  ! Windows the library allocates (each rank's value put into the next rank's, read with
+  ! MPI_GET), shared-memory windows, dynamic windows, request-based accumulates, MPI_WIN_WAIT.
+  subroutine window_forms()
+    use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer
+    type(c_ptr) :: memory
+    integer, pointer :: allocated(:)
+    HANDLE(MPI_Win) :: win
+    HANDLE(MPI_Group) :: world, peers
+    HANDLE(MPI_Request) :: req
+    HANDLE(MPI_Comm) :: node
+    ADDRESS_OUT :: base
+    integer(kind=MPI_ADDRESS_KIND) :: bytes, address, addresses(np)
+    integer :: unit, x, y
+    integer, asynchronous :: dynamic(2)
+    ! MPI_FREE_MEM takes the memory itself (a choice buffer), reached here through a C pointer
+    call MPI_ALLOC_MEM(64_MPI_ADDRESS_KIND, MPI_INFO_NULL, base, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_ALLOC_MEM', ierr)
+    call c_f_pointer(transfer(base, memory), allocated, [16])
+    allocated = [(x, x = 1, 16)]
+    call expect(sum(allocated) == 136, 'MPI_ALLOC_MEM: 64 bytes to use', sum(allocated))
+    call MPI_FREE_MEM(allocated, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_FREE_MEM', ierr)
+    call MPI_WIN_ALLOCATE(8_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_WORLD, base, win, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    call MPI_PUT(me, 1, MPI_INTEGER, next, 1_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    x = -1
+    call MPI_GET(x, 1, MPI_INTEGER, me, 1_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    call expect(x == prev, 'MPI_WIN_ALLOCATE: put by prev, read with MPI_GET', x)
+    ! request-based accumulates under a lock
+    call MPI_WIN_LOCK_ALL(0, win, ierr)
+    call MPI_RACCUMULATE(1, 1, MPI_INTEGER, next, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, MPI_REPLACE, win, req, ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_WIN_FLUSH_ALL(win, ierr)
+    call MPI_WIN_UNLOCK_ALL(win, ierr)
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+    call MPI_WIN_LOCK(MPI_LOCK_EXCLUSIVE, next, 0, win, ierr)
+    y = -1
+    call MPI_RGET_ACCUMULATE(5, 1, MPI_INTEGER, y, 1, MPI_INTEGER, next, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, &
+                             MPI_SUM, win, req, ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_WIN_UNLOCK(next, win, ierr)
+    call expect(y == 1, 'MPI_RACCUMULATE replaced, MPI_RGET_ACCUMULATE fetched', y)
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+    ! MPI_WIN_POST / START / COMPLETE / WAIT: next exposes, I access it
+    call MPI_WIN_GET_GROUP(win, world, ierr)
+    call MPI_GROUP_INCL(world, 1, [prev], peers, ierr)
+    call MPI_WIN_POST(peers, 0, win, ierr)
+    call MPI_GROUP_FREE(peers, ierr)
+    call MPI_GROUP_INCL(world, 1, [next], peers, ierr)
+    call MPI_WIN_START(peers, 0, win, ierr)
+    call MPI_PUT(10 * me, 1, MPI_INTEGER, next, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_COMPLETE(win, ierr)
+    call MPI_WIN_WAIT(win, ierr)
+    call MPI_GROUP_FREE(peers, ierr)
+    call MPI_GROUP_FREE(world, ierr)
+    call MPI_WIN_LOCK(MPI_LOCK_SHARED, me, 0, win, ierr)
+    call MPI_GET(x, 1, MPI_INTEGER, me, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_UNLOCK(me, win, ierr)
+    call expect(x == 10 * prev, 'MPI_WIN_WAIT: the put of the access epoch arrived', x)
+    call MPI_WIN_FREE(win, ierr)
+    ! shared memory among the ranks of a node
+    call MPI_COMM_SPLIT_TYPE(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node, ierr)
+    call MPI_WIN_ALLOCATE_SHARED(12_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, node, base, win, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_WIN_ALLOCATE_SHARED', ierr)
+    call MPI_WIN_SHARED_QUERY(win, 0, bytes, unit, base, ierr)
+    call expect(bytes == 12 .and. unit == 4, 'MPI_WIN_SHARED_QUERY size and unit', int(bytes))
+    call MPI_WIN_FREE(win, ierr)
+    call MPI_COMM_FREE(node, ierr)
+    ! a dynamic window: each rank attaches two INTEGERs, prev puts into them at their address
+    call MPI_WIN_CREATE_DYNAMIC(MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+    dynamic = -1
+    call MPI_WIN_ATTACH(win, dynamic, 8_MPI_ADDRESS_KIND, ierr)
+    call MPI_GET_ADDRESS(dynamic(2), address, ierr)
+    call MPI_ALLGATHER(address, 1, MPI_AINT, addresses, 1, MPI_AINT, MPI_COMM_WORLD, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    call MPI_PUT(me + 50, 1, MPI_INTEGER, next, addresses(next + 1), 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    call expect(dynamic(2) == prev + 50 .and. dynamic(1) == -1, 'MPI_WIN_ATTACH: put at the address', dynamic(2))
+    call MPI_WIN_DETACH(win, dynamic, ierr)
+    call expect(ierr == MPI_SUCCESS, 'MPI_WIN_DETACH', ierr)
+    call MPI_WIN_FREE(win, ierr)
+  end subroutine
+
+  ! Sessions' process sets, groups and communicators made from them, communicators with info,
+  ! and their error handlers.
+  subroutine session_forms()
+    HANDLE(MPI_Session) :: session
+    HANDLE(MPI_Group) :: group, world, evens, odds
+    HANDLE(MPI_Comm) :: comm, dup, inter
+    HANDLE(MPI_Info) :: info
+    HANDLE(MPI_Errhandler) :: eh
+    HANDLE(MPI_Request) :: req
+    integer :: n, rank, length, i
+    logical :: flag
+    character(len=32) :: value
+    call MPI_SESSION_INIT(MPI_INFO_NULL, MPI_ERRORS_RETURN, session, ierr)
+    call MPI_SESSION_GET_NUM_PSETS(session, MPI_INFO_NULL, n, ierr)
+    call expect(n >= 2, 'MPI_SESSION_GET_NUM_PSETS: mpi://WORLD and mpi://SELF', n)
+    call MPI_SESSION_GET_PSET_INFO(session, 'mpi://WORLD', info, ierr)
+    length = len(value)
+    call MPI_INFO_GET_STRING(info, 'mpi_size', length, value, flag, ierr)
+    call expect(flag .and. value == trim(itoa(np)), 'MPI_SESSION_GET_PSET_INFO mpi_size', length)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_SESSION_GET_INFO(session, info, ierr)
+    call expect(ierr == MPI_SUCCESS .and. info /= MPI_INFO_NULL, 'MPI_SESSION_GET_INFO', ierr)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_SESSION_SET_ERRHANDLER(session, MPI_ERRORS_ARE_FATAL, ierr)
+    call MPI_SESSION_GET_ERRHANDLER(session, eh, ierr)
+    call expect(eh == MPI_ERRORS_ARE_FATAL, 'MPI_SESSION_GET_ERRHANDLER', 0)
+    call MPI_GROUP_FROM_SESSION_PSET(session, 'mpi://WORLD', group, ierr)
+    call MPI_GROUP_SIZE(group, n, ierr)
+    call expect(n == np, 'MPI_GROUP_FROM_SESSION_PSET size', n)
+    call MPI_COMM_CREATE_FROM_GROUP(group, 'gasket.corpus', MPI_INFO_NULL, MPI_ERRORS_RETURN, comm, ierr)
+    call MPI_COMM_RANK(comm, rank, ierr)
+    call expect(rank == me, 'MPI_COMM_CREATE_FROM_GROUP rank', rank)
+    call MPI_COMM_FREE(comm, ierr)
+    ! the even and the odd ranks of the set, joined by an intercommunicator
+    call MPI_GROUP_INCL(group, (np + 1) / 2, [(2 * i, i = 0, (np - 1) / 2)], evens, ierr)
+    call MPI_GROUP_INCL(group, np / 2, [(2 * i + 1, i = 0, np / 2 - 1)], odds, ierr)
+    if (mod(me, 2) == 0) then
+      call MPI_INTERCOMM_CREATE_FROM_GROUPS(evens, 0, odds, 0, 'gasket.pairs', MPI_INFO_NULL, MPI_ERRORS_RETURN, &
+                                            inter, ierr)
+    else
+      call MPI_INTERCOMM_CREATE_FROM_GROUPS(odds, 0, evens, 0, 'gasket.pairs', MPI_INFO_NULL, MPI_ERRORS_RETURN, &
+                                            inter, ierr)
+    end if
+    call MPI_COMM_REMOTE_SIZE(inter, n, ierr)
+    call expect(n == merge(np / 2, (np + 1) / 2, mod(me, 2) == 0), 'MPI_INTERCOMM_CREATE_FROM_GROUPS remote size', n)
+    call MPI_COMM_FREE(inter, ierr)
+    call MPI_GROUP_FREE(evens, ierr)
+    call MPI_GROUP_FREE(odds, ierr)
+    call MPI_GROUP_FREE(group, ierr)
+    call MPI_SESSION_FINALIZE(session, ierr)
+    ! communicators duplicated with info
+    call MPI_INFO_CREATE(info, ierr)
+    call MPI_INFO_SET(info, 'mpi_assert_no_any_tag', 'true', ierr)
+    call MPI_COMM_DUP_WITH_INFO(MPI_COMM_WORLD, info, dup, ierr)
+    call MPI_COMM_SET_ERRHANDLER(dup, MPI_ERRORS_RETURN, ierr)
+    call MPI_COMM_GET_ERRHANDLER(dup, eh, ierr)
+    call expect(eh == MPI_ERRORS_RETURN, 'MPI_COMM_GET_ERRHANDLER', 0)
+    call MPI_COMM_IDUP_WITH_INFO(dup, info, comm, req, ierr)
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_COMM_GET_INFO(comm, info, ierr)
+    length = len(value)
+    call MPI_INFO_GET_STRING(info, 'mpi_assert_no_any_tag', length, value, flag, ierr)
+    call expect(flag .and. value == 'true', 'MPI_COMM_IDUP_WITH_INFO keeps the hint', length)
+    call MPI_COMM_COMPARE(comm, MPI_COMM_WORLD, n, ierr)
+    call expect(n == MPI_CONGRUENT, 'MPI_COMM_IDUP_WITH_INFO is congruent', n)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_COMM_FREE(comm, ierr)
+    call MPI_COMM_FREE(dup, ierr)
+    call MPI_COMM_GROUP(MPI_COMM_WORLD, world, ierr)
+    call MPI_GROUP_FREE(world, ierr)
+  end subroutine
+
+  character(len=16) function itoa(n)
+    integer, intent(in) :: n
+    write (itoa, '(i0)') n
+  end function
+
+  ! MPI_TYPE_CREATE_HINDEXED_BLOCK, MPI_TYPE_GET_CONTENTS, "external32" packing (big-endian
+  ! INTEGERs), MPI_INFO_DUP / DELETE / GET_NTHKEY, names, window attributes.
+  subroutine type_and_info_forms()
+    HANDLE(MPI_Datatype) :: t, inner(1)
+    HANDLE(MPI_Info) :: info, copy
+    HANDLE(MPI_Comm) :: dup
+    HANDLE(MPI_Win) :: win
+    integer :: size, ints(3), nints, naddrs, ntypes, nlarge, combiner, n, length, cells(1)
+    integer(kind=MPI_ADDRESS_KIND) :: lb, extent, addrs(1), packed, position, value
+    integer :: back(3)
+    logical :: flag
+    character(len=12) :: buffer
+    character(len=MPI_MAX_OBJECT_NAME) :: name
+    character(len=MPI_MAX_INFO_KEY) :: key
+    call MPI_TYPE_CREATE_HINDEXED_BLOCK(2, 1, [0_MPI_ADDRESS_KIND, 8_MPI_ADDRESS_KIND], MPI_INTEGER, t, ierr)
+    call MPI_TYPE_SIZE(t, size, ierr)
+    call MPI_TYPE_GET_EXTENT(t, lb, extent, ierr)
+    call expect(size == 8 .and. extent == 12, 'MPI_TYPE_CREATE_HINDEXED_BLOCK size, extent', int(extent))
+    call MPI_TYPE_FREE(t, ierr)
+    call MPI_TYPE_VECTOR(3, 2, 5, MPI_INTEGER, t, ierr)
+    call MPI_TYPE_GET_ENVELOPE(t, nints, naddrs, ntypes, combiner, ierr)
+    call MPI_TYPE_GET_CONTENTS(t, 3, 0, 1, ints, addrs, inner, ierr)
+    call expect(all(ints == [3, 2, 5]) .and. inner(1) == MPI_INTEGER, 'MPI_TYPE_GET_CONTENTS', ints(3))
+    call MPI_TYPE_FREE(t, ierr)
+    call MPI_PACK_EXTERNAL_SIZE('external32', 3, MPI_INTEGER, packed, ierr)
+    call expect(packed == 12, 'MPI_PACK_EXTERNAL_SIZE', int(packed))
+    position = 0
+    call MPI_PACK_EXTERNAL('external32', [1, 2, 258], 3, MPI_INTEGER, buffer, 12_MPI_ADDRESS_KIND, position, ierr)
+    call expect(position == 12 .and. ichar(buffer(4:4)) == 1 .and. ichar(buffer(1:1)) == 0 .and. &
+                ichar(buffer(11:11)) == 1 .and. ichar(buffer(12:12)) == 2, 'MPI_PACK_EXTERNAL: big-endian', int(position))
+    position = 0
+    call MPI_UNPACK_EXTERNAL('external32', buffer, 12_MPI_ADDRESS_KIND, position, back, 3, MPI_INTEGER, ierr)
+    call expect(all(back == [1, 2, 258]), 'MPI_UNPACK_EXTERNAL', back(3))
+    call MPI_INFO_CREATE(info, ierr)
+    call MPI_INFO_SET(info, 'alpha', 'one', ierr)
+    call MPI_INFO_SET(info, 'beta', 'two', ierr)
+    call MPI_INFO_DUP(info, copy, ierr)
+    call MPI_INFO_DELETE(copy, 'alpha', ierr)
+    call MPI_INFO_GET_NKEYS(copy, n, ierr)
+    call MPI_INFO_GET_NTHKEY(copy, 0, key, ierr)
+    call expect(n == 1 .and. key == 'beta', 'MPI_INFO_DUP / DELETE / GET_NTHKEY', n)
+    call MPI_INFO_GET_NKEYS(info, n, ierr)
+    call expect(n == 2, 'MPI_INFO_DELETE leaves the original', n)
+    call MPI_INFO_FREE(copy, ierr)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_COMM_DUP(MPI_COMM_WORLD, dup, ierr)
+    call MPI_COMM_SET_NAME(dup, 'corpus dup', ierr)
+    call MPI_COMM_GET_NAME(dup, name, length, ierr)
+    call expect(name == 'corpus dup' .and. length == 10, 'MPI_COMM_SET_NAME / GET_NAME', length)
+    call MPI_COMM_FREE(dup, ierr)
+    call MPI_WIN_CREATE(cells, 4_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+    call MPI_WIN_GET_ATTR(win, MPI_WIN_DISP_UNIT, value, flag, ierr)
+    call expect(flag .and. value == 4, 'MPI_WIN_GET_ATTR MPI_WIN_DISP_UNIT', int(value))
+    call MPI_WIN_GET_ATTR(win, MPI_WIN_SIZE, value, flag, ierr)
+    call expect(flag .and. value == 4, 'MPI_WIN_GET_ATTR MPI_WIN_SIZE', int(value))
+    call MPI_WIN_FREE(win, ierr)
+  end subroutine
+
+  ! The two halves of the job meet at a port rank 0 opens: accept and connect, the port also
+  ! published under a service name and looked up; MPI_INFO_CREATE_ENV, MPI_PCONTROL,
+  ! MPI_F_SYNC_REG.
+  subroutine ports_and_names()
+    HANDLE(MPI_Comm) :: half, inter
+    HANDLE(MPI_Info) :: info
+    character(len=MPI_MAX_PORT_NAME) :: port, found
+    character(len=64) :: service
+    integer :: n, length
+    integer, asynchronous :: cell
+    logical :: flag
+    character(len=512) :: value
+    service = 'gasket-corpus-' // LABEL
+    if (me == 0) then
+      call MPI_OPEN_PORT(MPI_INFO_NULL, port, ierr)
+      call expect(ierr == MPI_SUCCESS .and. len_trim(port) > 0, 'MPI_OPEN_PORT', len_trim(port))
+      call MPI_PUBLISH_NAME(service, MPI_INFO_NULL, port, ierr)
+      call expect(ierr == MPI_SUCCESS, 'MPI_PUBLISH_NAME', ierr)
+    end if
+    call MPI_BCAST(port, MPI_MAX_PORT_NAME, MPI_CHARACTER, 0, MPI_COMM_WORLD, ierr)
+    if (me == np - 1) then
+      call MPI_LOOKUP_NAME(service, MPI_INFO_NULL, found, ierr)
+      call expect(found == port, 'MPI_LOOKUP_NAME gives the published port', len_trim(found))
+    end if
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+    if (me == 0) call MPI_UNPUBLISH_NAME(service, MPI_INFO_NULL, port, ierr)
+    call MPI_COMM_SPLIT(MPI_COMM_WORLD, merge(0, 1, me < (np + 1) / 2), me, half, ierr)
+    if (me < (np + 1) / 2) then
+      call MPI_COMM_ACCEPT(port, MPI_INFO_NULL, 0, half, inter, ierr)
+    else
+      call MPI_COMM_CONNECT(port, MPI_INFO_NULL, 0, half, inter, ierr)
+    end if
+    call MPI_COMM_REMOTE_SIZE(inter, n, ierr)
+    call expect(n == merge(np / 2, (np + 1) / 2, me < (np + 1) / 2), 'MPI_COMM_ACCEPT / CONNECT remote size', n)
+    call MPI_COMM_DISCONNECT(inter, ierr)
+    call expect(inter == MPI_COMM_NULL, 'MPI_COMM_DISCONNECT', 0)
+    call MPI_COMM_FREE(half, ierr)
+    if (me == 0) call MPI_CLOSE_PORT(port, ierr)
+    call MPI_INFO_CREATE_ENV(info, ierr)
+    length = len(value)
+    call MPI_INFO_GET_STRING(info, 'command', length, value, flag, ierr)
+    call expect(flag .and. index(value, 'corpus') > 0, 'MPI_INFO_CREATE_ENV: command', length)
+    call MPI_INFO_FREE(info, ierr)
+    call MPI_PCONTROL(1)
+    cell = me
+    call MPI_F_SYNC_REG(cell)
+    call expect(cell == me, 'MPI_F_SYNC_REG leaves the variable', cell)
+  end subroutine
+
+  ! MPI_COMM_GET_PARENT of a job nobody spawned; the status conversions between the `mpi` and
+  ! mpi_f08 forms; the MPI-1 attribute calls mpif.h and `mpi` keep (not in mpi_f08).
+  subroutine leftovers()
+    HANDLE(MPI_Comm) :: parent, dup
+    integer :: keyval, value
+    logical :: flag
+#if defined(F08) || defined(MODULE)
+    integer :: classic(MPI_STATUS_SIZE)
+    type(MPI_Status) :: modern
+    classic = 0
+    classic(MPI_SOURCE) = 3
+    classic(MPI_TAG) = 4
+    call MPI_STATUS_F2F08(classic, modern, ierr)
+    call expect(modern%MPI_SOURCE == 3 .and. modern%MPI_TAG == 4, 'MPI_STATUS_F2F08', modern%MPI_TAG)
+    modern%MPI_ERROR = MPI_ERR_TAG
+    call MPI_STATUS_F082F(modern, classic, ierr)
+    call expect(classic(MPI_ERROR) == MPI_ERR_TAG .and. classic(MPI_SOURCE) == 3, 'MPI_STATUS_F082F', classic(MPI_ERROR))
+#endif
+    call MPI_COMM_GET_PARENT(parent, ierr)
+    call expect(parent == MPI_COMM_NULL, 'MPI_COMM_GET_PARENT: not spawned', 0)
+#if !defined(F08)
+    call MPI_KEYVAL_CREATE(MPI_DUP_FN, MPI_NULL_DELETE_FN, keyval, 0, ierr)
+    call MPI_COMM_DUP(MPI_COMM_WORLD, dup, ierr)
+    call MPI_ATTR_PUT(dup, keyval, 40 + me, ierr)
+    call MPI_ATTR_GET(dup, keyval, value, flag, ierr)
+    call expect(flag .and. value == 40 + me, 'MPI_ATTR_PUT / MPI_ATTR_GET', value)
+    call MPI_ATTR_DELETE(dup, keyval, ierr)
+    call MPI_ATTR_GET(dup, keyval, value, flag, ierr)
+    call expect(.not. flag, 'MPI_ATTR_DELETE', value)
+    call MPI_KEYVAL_FREE(keyval, ierr)
+    call expect(keyval == MPI_KEYVAL_INVALID, 'MPI_KEYVAL_FREE', keyval)
+    call MPI_COMM_FREE(dup, ierr)
+#endif
   end subroutine
 end program
