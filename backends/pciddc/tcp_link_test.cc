@@ -266,6 +266,63 @@ BOOST_AUTO_TEST_CASE(largest_length_without_payload_is_rejected_at_the_header) {
   }
 }
 
+// The length is checked first, for every frame kind: a flush request, a flush answer, a frame of
+// an unknown kind or a write with invalid flags, each claiming 0xffffffff bytes and carrying
+// none, is refused at its header with the length and the limit, not by a later field's check.
+BOOST_AUTO_TEST_CASE(largest_length_is_rejected_at_the_header_for_every_kind) {
+  struct Case {
+    uint8_t kind;
+    uint8_t flags;
+    uint16_t wire_flags;
+  };
+  const Case cases[] = {
+      {static_cast<uint8_t>(wire::FrameKind::kFlushRequest), 0, 0},
+      {static_cast<uint8_t>(wire::FrameKind::kFlushAck), 0, 0},
+      {77, 0, 0},                                                        // no such kind
+      {static_cast<uint8_t>(wire::FrameKind::kWrite), 0xf0, 0},          // invalid flags
+      {static_cast<uint8_t>(wire::FrameKind::kWrite), kLastOfMessage, 0x8000},  // invalid wire flags
+  };
+  for (const Case& k : cases) {
+    Receiver r;
+    Client c(r.link->port());
+    authenticate(r, c);
+    wire::FrameHeader h{};
+    h.magic = wire::kFrameMagic;
+    h.src_pe = c.pe;
+    h.segment = 1;
+    h.length = 0xffffffffu;
+    h.kind = k.kind;
+    h.flags = k.flags;
+    h.wire_flags = k.wire_flags;
+    c.send_bytes(&h, sizeof h);
+    Status st = r.serve_until([] { return false; });
+    BOOST_TEST(st.code() == StatusCode::kProtocolError);
+    BOOST_TEST(st.message().find("frame from PE 1: length 4294967295 exceeds the 65536-byte entry limit") !=
+                   std::string::npos,
+               "kind " << int(k.kind) << ": " << st.message());
+    BOOST_TEST(untouched(r));
+    BOOST_TEST(c.answer() == -1);  // dropped, no flush answer
+  }
+}
+
+// A control frame within the limit but with a length is still refused, naming the length.
+BOOST_AUTO_TEST_CASE(control_frame_with_a_length_is_rejected) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  wire::FrameHeader h{};
+  h.magic = wire::kFrameMagic;
+  h.src_pe = c.pe;
+  h.length = 16;
+  h.kind = static_cast<uint8_t>(wire::FrameKind::kFlushRequest);
+  c.send_bytes(&h, sizeof h);
+  Status st = r.serve_until([] { return false; });
+  BOOST_TEST(st.message().find("frame from PE 1: control frame (kind 2) claims a length of 16 bytes; control frames "
+                               "carry none") != std::string::npos,
+             st.message());
+  BOOST_TEST(c.answer() == -1);
+}
+
 BOOST_AUTO_TEST_CASE(unknown_segment_and_forged_source_are_rejected) {
   {
     Receiver r;
