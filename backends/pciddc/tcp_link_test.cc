@@ -100,6 +100,11 @@ struct Client {
   }
   void frame(uint32_t segment, uint64_t offset, uint32_t length, uint8_t flags = kLastOfMessage, uint32_t id = 7,
              uint16_t wire_flags = 0) {
+    header(static_cast<uint8_t>(wire::FrameKind::kWrite), segment, offset, length, flags, id, wire_flags);
+  }
+  // A frame header of any kind (no payload follows).
+  void header(uint8_t kind, uint32_t segment, uint64_t offset, uint32_t length, uint8_t flags, uint32_t id,
+              uint16_t wire_flags) {
     wire::FrameHeader h{};
     h.magic = wire::kFrameMagic;
     h.src_pe = pe;
@@ -108,7 +113,7 @@ struct Client {
     h.length = length;
     h.id = id;
     h.flags = flags;
-    h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
+    h.kind = kind;
     h.wire_flags = wire_flags;
     send_bytes(&h, sizeof h);
   }
@@ -286,15 +291,7 @@ BOOST_AUTO_TEST_CASE(largest_length_is_rejected_at_the_header_for_every_kind) {
     Receiver r;
     Client c(r.link->port());
     authenticate(r, c);
-    wire::FrameHeader h{};
-    h.magic = wire::kFrameMagic;
-    h.src_pe = c.pe;
-    h.segment = 1;
-    h.length = 0xffffffffu;
-    h.kind = k.kind;
-    h.flags = k.flags;
-    h.wire_flags = k.wire_flags;
-    c.send_bytes(&h, sizeof h);
+    c.header(k.kind, 1, 0, 0xffffffffu, k.flags, 0, k.wire_flags);
     Status st = r.serve_until([] { return false; });
     BOOST_TEST(st.code() == StatusCode::kProtocolError);
     BOOST_TEST(st.message().find("frame from PE 1: length 4294967295 exceeds the 65536-byte entry limit") !=
@@ -310,12 +307,7 @@ BOOST_AUTO_TEST_CASE(control_frame_with_a_length_is_rejected) {
   Receiver r;
   Client c(r.link->port());
   authenticate(r, c);
-  wire::FrameHeader h{};
-  h.magic = wire::kFrameMagic;
-  h.src_pe = c.pe;
-  h.length = 16;
-  h.kind = static_cast<uint8_t>(wire::FrameKind::kFlushRequest);
-  c.send_bytes(&h, sizeof h);
+  c.header(static_cast<uint8_t>(wire::FrameKind::kFlushRequest), 0, 0, 16, 0, 0, 0);
   Status st = r.serve_until([] { return false; });
   BOOST_TEST(st.message().find("frame from PE 1: control frame (kind 2) claims a length of 16 bytes; control frames "
                                "carry none") != std::string::npos,
