@@ -100,6 +100,11 @@ struct Client {
   }
   void frame(uint32_t segment, uint64_t offset, uint32_t length, uint8_t flags = kLastOfMessage, uint32_t id = 7,
              uint16_t wire_flags = 0) {
+    header(static_cast<uint8_t>(wire::FrameKind::kWrite), segment, offset, length, flags, id, wire_flags);
+  }
+  // A frame header of any kind (no payload follows).
+  void header(uint8_t kind, uint32_t segment, uint64_t offset, uint32_t length, uint8_t flags, uint32_t id,
+              uint16_t wire_flags) {
     wire::FrameHeader h{};
     h.magic = wire::kFrameMagic;
     h.src_pe = pe;
@@ -108,7 +113,7 @@ struct Client {
     h.length = length;
     h.id = id;
     h.flags = flags;
-    h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
+    h.kind = kind;
     h.wire_flags = wire_flags;
     send_bytes(&h, sizeof h);
   }
@@ -264,6 +269,50 @@ BOOST_AUTO_TEST_CASE(largest_length_without_payload_is_rejected_at_the_header) {
     BOOST_TEST(untouched(r));
     BOOST_TEST(c.answer() == -1);  // dropped
   }
+}
+
+// The length is checked first, for every frame kind: a flush request, a flush answer, a frame of
+// an unknown kind or a write with invalid flags, each claiming 0xffffffff bytes and carrying
+// none, is refused at its header with the length and the limit, not by a later field's check.
+BOOST_AUTO_TEST_CASE(largest_length_is_rejected_at_the_header_for_every_kind) {
+  struct Case {
+    uint8_t kind;
+    uint8_t flags;
+    uint16_t wire_flags;
+  };
+  const Case cases[] = {
+      {static_cast<uint8_t>(wire::FrameKind::kFlushRequest), 0, 0},
+      {static_cast<uint8_t>(wire::FrameKind::kFlushAck), 0, 0},
+      {77, 0, 0},                                                        // no such kind
+      {static_cast<uint8_t>(wire::FrameKind::kWrite), 0xf0, 0},          // invalid flags
+      {static_cast<uint8_t>(wire::FrameKind::kWrite), kLastOfMessage, 0x8000},  // invalid wire flags
+  };
+  for (const Case& k : cases) {
+    Receiver r;
+    Client c(r.link->port());
+    authenticate(r, c);
+    c.header(k.kind, 1, 0, 0xffffffffu, k.flags, 0, k.wire_flags);
+    Status st = r.serve_until([] { return false; });
+    BOOST_TEST(st.code() == StatusCode::kProtocolError);
+    BOOST_TEST(st.message().find("frame from PE 1: length 4294967295 exceeds the 65536-byte entry limit") !=
+                   std::string::npos,
+               "kind " << int(k.kind) << ": " << st.message());
+    BOOST_TEST(untouched(r));
+    BOOST_TEST(c.answer() == -1);  // dropped, no flush answer
+  }
+}
+
+// A control frame within the limit but with a length is still refused, naming the length.
+BOOST_AUTO_TEST_CASE(control_frame_with_a_length_is_rejected) {
+  Receiver r;
+  Client c(r.link->port());
+  authenticate(r, c);
+  c.header(static_cast<uint8_t>(wire::FrameKind::kFlushRequest), 0, 0, 16, 0, 0, 0);
+  Status st = r.serve_until([] { return false; });
+  BOOST_TEST(st.message().find("frame from PE 1: control frame (kind 2) claims a length of 16 bytes; control frames "
+                               "carry none") != std::string::npos,
+             st.message());
+  BOOST_TEST(c.answer() == -1);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_segment_and_forged_source_are_rejected) {

@@ -42,9 +42,18 @@ Status check_frame(const FrameHeader& h, int my_pe, int peer, const SegmentWindo
   if (h.src_pe != static_cast<uint32_t>(peer)) {
     return protocol_error(my_pe, who + " names PE " + std::to_string(h.src_pe) + " as its source");
   }
+  // The length first, whatever the kind: a header claiming more than an entry holds ends the
+  // connection as it arrives, before any payload is waited for and before a later field's check.
+  if (h.length > kMaxEntryBytes) {
+    return protocol_error(my_pe, who + ": length " + std::to_string(h.length) + " exceeds the " +
+                                     std::to_string(kMaxEntryBytes) + "-byte entry limit");
+  }
   auto kind = static_cast<FrameKind>(h.kind);
   if (kind == FrameKind::kFlushRequest || kind == FrameKind::kFlushAck) {
-    if (h.length != 0) return protocol_error(my_pe, who + ": control frame with a payload");
+    if (h.length != 0) {
+      return protocol_error(my_pe, who + ": control frame (kind " + std::to_string(h.kind) + ") claims a length of " +
+                                       std::to_string(h.length) + " bytes; control frames carry none");
+    }
     if (h.wire_flags != 0) return protocol_error(my_pe, who + ": control frame with wire flags " + std::to_string(h.wire_flags));
     return Status::ok();
   }
@@ -55,10 +64,6 @@ Status check_frame(const FrameHeader& h, int my_pe, int peer, const SegmentWindo
   if ((h.flags & ~(kNotifySender | kNotifyReceiver | kLastOfMessage)) != 0 || h.id > kMaxMessageId) {
     return protocol_error(my_pe, who + " has invalid flags " + std::to_string(h.flags) + " or id " +
                                      std::to_string(h.id));
-  }
-  if (h.length > kMaxEntryBytes) {
-    return protocol_error(my_pe, who + ": length " + std::to_string(h.length) + " exceeds the " +
-                                     std::to_string(kMaxEntryBytes) + "-byte entry limit");
   }
   auto it = windows.find(h.segment);
   if (it == windows.end()) {

@@ -23,10 +23,10 @@ Attributes* type_attributes(Context& c, int datatype) {
   return &c.types().mutable_type(datatype)->attributes;
 }
 
-Error free_keyval(Context& c, int* keyval, const char* call) {
-  if (keyval == nullptr) return error(MPI_ERR_ARG, "%s: the keyval argument is NULL", call);
+Error free_keyval(Context& c, int* keyval, comm::KeyvalKind kind, const char* call) {
+  if (keyval == nullptr) return error(MPI_ERR_ARG, "%s: rank %d: the keyval argument is NULL", call, gasket::my_pe());
   comm::Keyval* k;
-  Error e = c.comms().lookup_keyval(*keyval, call, &k);
+  Error e = c.comms().lookup_keyval(*keyval, kind, gasket::my_pe(), call, &k);
   if (!e.is_ok()) return e;
   k->freed = true;
   *keyval = MPI_KEYVAL_INVALID;
@@ -94,6 +94,8 @@ Error copy_attributes(Context& c, Guard& g, int old_handle, const Attributes& so
 
 namespace {
 
+constexpr gasket::mpi::comm::KeyvalKind kType = gasket::mpi::comm::KeyvalKind::kType;
+
 Error lookup_type(Context& c, MPI_Datatype handle, const char* call) {
   const gasket::mpi::datatype::Datatype* t = nullptr;
   return c.types().lookup(handle, call, &t);
@@ -108,14 +110,14 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
                            void* extra_state) {
   return api::call("MPI_Type_create_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (type_keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Type_create_keyval: type_keyval is NULL");
-    *type_keyval = c.comms().add_keyval(gasket::mpi::comm::Keyval{type_copy_attr_fn, type_delete_attr_fn, extra_state, false});
+    *type_keyval = c.comms().add_keyval(gasket::mpi::comm::Keyval{type_copy_attr_fn, type_delete_attr_fn, extra_state, false, kType});
     return Error::ok();
   });
 }
 
 int PMPI_Type_free_keyval(int* type_keyval) {
   return api::call("MPI_Type_free_keyval", MPI_COMM_WORLD,
-                   [&](Context& c, Guard&) { return api::free_keyval(c, type_keyval, "MPI_Type_free_keyval"); });
+                   [&](Context& c, Guard&) { return api::free_keyval(c, type_keyval, kType, "MPI_Type_free_keyval"); });
 }
 
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
@@ -123,7 +125,7 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
     gasket::mpi::comm::Keyval* k;
     Error e = lookup_type(c, datatype, call);
-    if (e.is_ok()) e = c.comms().lookup_keyval(type_keyval, call, &k);
+    if (e.is_ok()) e = c.comms().lookup_keyval(type_keyval, kType, gasket::my_pe(), call, &k);
     if (!e.is_ok()) return e;
     if (api::type_attributes(c, datatype)->count(type_keyval)) {
       e = api::delete_attribute(c, g, api::type_attributes, datatype, type_keyval, call);
@@ -143,7 +145,7 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
     if (!e.is_ok()) return e;
     const api::Attributes& attributes = *api::type_attributes(c, datatype);
     auto it = attributes.find(type_keyval);
-    e = c.comms().lookup_keyval(type_keyval, call, &k, it != attributes.end());
+    e = c.comms().lookup_keyval(type_keyval, kType, gasket::my_pe(), call, &k, it != attributes.end());
     if (!e.is_ok()) return e;
     if (attribute_val == nullptr || flag == nullptr) return error(MPI_ERR_ARG, "%s: a NULL argument", call);
     *flag = it != attributes.end();
@@ -155,7 +157,9 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   const char* call = "MPI_Type_delete_attr";
   return api::call(call, MPI_COMM_WORLD, [&](Context& c, Guard& g) -> Error {
+    gasket::mpi::comm::Keyval* k;
     Error e = lookup_type(c, datatype, call);
+    if (e.is_ok()) e = c.comms().lookup_keyval(type_keyval, kType, gasket::my_pe(), call, &k, true);
     if (!e.is_ok()) return e;
     return api::delete_attribute(c, g, api::type_attributes, datatype, type_keyval, call);
   });

@@ -17,8 +17,9 @@ using AttributesOf = Attributes* (*)(Context& c, int handle);
 Attributes* comm_attributes(Context& c, int comm);
 Attributes* type_attributes(Context& c, int datatype);
 
-// MPI_{Comm,Type,Win}_free_keyval: attributes already set keep their callbacks until deleted.
-Error free_keyval(Context& c, int* keyval, const char* call);
+// MPI_{Comm,Type,Win}_free_keyval of a keyval made for `kind`: attributes already set keep their
+// callbacks until deleted.
+Error free_keyval(Context& c, int* keyval, comm::KeyvalKind kind, const char* call);
 
 // Runs `keyval`'s delete callback (if any) for `value` cached on the object `handle`; returns the
 // callback's code (MPI_SUCCESS without one).

@@ -807,14 +807,14 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delet
                            int* keyval, void* extra_state) {
   return api::call("MPI_Comm_create_keyval", MPI_COMM_WORLD, [&](Context& c, Guard&) -> Error {
     if (keyval == nullptr) return error(MPI_ERR_ARG, "MPI_Comm_create_keyval: keyval is NULL");
-    *keyval = c.comms().add_keyval(cm::Keyval{copy_fn, delete_fn, extra_state, false});
+    *keyval = c.comms().add_keyval(cm::Keyval{copy_fn, delete_fn, extra_state, false, cm::KeyvalKind::kComm});
     return Error::ok();
   });
 }
 
 int PMPI_Comm_free_keyval(int* keyval) {
   return api::call("MPI_Comm_free_keyval", MPI_COMM_WORLD,
-                   [&](Context& c, Guard&) { return api::free_keyval(c, keyval, "MPI_Comm_free_keyval"); });
+                   [&](Context& c, Guard&) { return api::free_keyval(c, keyval, cm::KeyvalKind::kComm, "MPI_Comm_free_keyval"); });
 }
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* value) {
@@ -825,7 +825,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* value) {
     if (e.is_ok() && keyval <= MPI_LASTUSEDCODE) {
       e = error(MPI_ERR_KEYVAL, "MPI_Comm_set_attr: keyval %d is predefined and read-only", keyval);
     }
-    if (e.is_ok()) e = c.comms().lookup_keyval(keyval, "MPI_Comm_set_attr", &k);
+    if (e.is_ok()) e = c.comms().lookup_keyval(keyval, cm::KeyvalKind::kComm, cmm->rank, "MPI_Comm_set_attr", &k);
     if (!e.is_ok()) return e;
     if (cmm->attributes.count(keyval)) {
       e = api::delete_attribute(c, g, api::comm_attributes, comm, keyval, "MPI_Comm_set_attr");
@@ -860,7 +860,8 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
     }
     auto it = cmm->attributes.find(keyval);
     cm::Keyval* k;
-    e = c.comms().lookup_keyval(keyval, "MPI_Comm_get_attr", &k, it != cmm->attributes.end());
+    e = c.comms().lookup_keyval(keyval, cm::KeyvalKind::kComm, cmm->rank, "MPI_Comm_get_attr", &k,
+                               it != cmm->attributes.end());
     if (!e.is_ok()) return e;
     *flag = it != cmm->attributes.end();
     if (*flag) *static_cast<void**>(value) = it->second;
@@ -871,7 +872,9 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
 int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
   return api::call("MPI_Comm_delete_attr", comm, [&](Context& c, Guard& g) -> Error {
     cm::Communicator* cmm;
+    cm::Keyval* k;
     Error e = lookup(c, comm, "MPI_Comm_delete_attr", &cmm);
+    if (e.is_ok()) e = c.comms().lookup_keyval(keyval, cm::KeyvalKind::kComm, cmm->rank, "MPI_Comm_delete_attr", &k, true);
     if (!e.is_ok()) return e;
     return api::delete_attribute(c, g, api::comm_attributes, comm, keyval, "MPI_Comm_delete_attr");
   });

@@ -4,8 +4,11 @@
 // CommTable::add); ranks are never reordered, so `reorder` is accepted and changes nothing.
 // MPI_Comm_dup keeps the topology. The neighborhood collectives are one exchange: every receive and
 // send started at once on the collective context (context + 1), complete when all are; the
-// blocking calls are the non-blocking ones plus a wait. Internal tags on the collective context:
-//   kNeighborTag + channel   neighborhood collectives (channel: Topology::send/recv_channel)
+// blocking calls are the non-blocking ones plus a wait. Each neighborhood collective takes the
+// communicator's next collective tags at its call (a persistent one at its *_init), one per
+// channel (Topology::send/recv_channel): persistent ones started in any order, and blocking or
+// non-blocking ones beside them, never take each other's messages. Fixed internal tags on the
+// collective context:
 //   kDistGraphTag (+1)       MPI_Dist_graph_create's edge counts (and then the edges)
 #include <algorithm>
 #include <cstring>
@@ -17,6 +20,7 @@
 #include "mpi.h"
 #include "mpi/coll/agree.h"
 #include "mpi/coll/aliasing.h"
+#include "mpi/coll/schedule.h"
 #include "mpi/api/collective_form.h"
 #include "mpi/api/requests.h"
 #include "mpi/bindings/large_count.h"
@@ -41,7 +45,6 @@ namespace {
 
 int unweighted_sentinel, weights_empty_sentinel;  // see MPI_UNWEIGHTED below
 
-constexpr int kNeighborTag = 0x6e620000;  // "nb"
 constexpr int kDistGraphTag = 0x64670000;  // "dg"
 
 const char* describe(Kind kind) {
@@ -317,17 +320,18 @@ int neighborhood(const char* call, MPI_Comm handle, Form form, Planner planner) 
       e = gasket::mpi::coll::check_not_aliased(ranges(plan.sends), ranges(plan.recvs), call, comm->rank);
     }
     if (!e.is_ok()) return e;
+    const int tag = gasket::mpi::coll::take_collective_tag(*comm, t->channels());
     auto exchange = std::make_unique<Exchange>(c, *comm, call);
     exchange->reserve(plan.recvs.size() + plan.sends.size());
     for (size_t i = 0; i < plan.recvs.size(); ++i) {
       const Block& b = plan.recvs[i];
       exchange->add(RequestKind::kRecv, t->sources()[i], b.buf, b.count, b.type_handle, b.type,
-                    kNeighborTag + t->recv_channel(static_cast<int>(i)));
+                    tag + t->recv_channel(static_cast<int>(i)));
     }
     for (size_t i = 0; i < plan.sends.size(); ++i) {
       const Block& b = plan.sends[i];
       exchange->add(RequestKind::kSend, t->destinations()[i], b.buf, b.count, b.type_handle, b.type,
-                    kNeighborTag + t->send_channel(static_cast<int>(i)));
+                    tag + t->send_channel(static_cast<int>(i)));
     }
     Request* r = c.engine().requests().create(RequestKind::kOperation);
     r->comm = handle;

@@ -597,6 +597,7 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_a
     k.copy_fn = reinterpret_cast<MPI_Comm_copy_attr_function*>(copy_fn);
     k.delete_fn = reinterpret_cast<MPI_Comm_delete_attr_function*>(delete_fn);
     k.extra_state = extra_state;
+    k.kind = gasket::mpi::comm::KeyvalKind::kWin;
     *win_keyval = c.comms().add_keyval(k);
     return Error::ok();
   });
@@ -604,12 +605,15 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_a
 
 int PMPI_Win_free_keyval(int* win_keyval) {
   return api::call("MPI_Win_free_keyval", MPI_COMM_WORLD,
-                   [&](Context& c, Guard&) { return api::free_keyval(c, win_keyval, "MPI_Win_free_keyval"); });
+                   [&](Context& c, Guard&) { return api::free_keyval(c, win_keyval, gasket::mpi::comm::KeyvalKind::kWin, "MPI_Win_free_keyval"); });
 }
 
 }  // extern "C" (helpers below have internal linkage, not C linkage)
 namespace {
 Error delete_win_attr(Context& c, Guard& g, MPI_Win handle, Window& w, int keyval, const char* call) {
+  gasket::mpi::comm::Keyval* k;
+  Error e = c.comms().lookup_keyval(keyval, gasket::mpi::comm::KeyvalKind::kWin, w.rank(), call, &k, true);
+  if (!e.is_ok()) return e;
   auto it = w.attributes.find(keyval);
   if (it == w.attributes.end()) {
     return error(MPI_ERR_KEYVAL, "%s: rank %d: %s has no attribute for keyval %d", call, w.rank(), w.label().c_str(),
@@ -632,7 +636,7 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
     if (win_keyval >= MPI_WIN_MODEL && win_keyval <= MPI_WIN_BASE) {
       return error(MPI_ERR_KEYVAL, "%s: rank %d: keyval %d is predefined and read-only", call, w.rank(), win_keyval);
     }
-    Error e = c.comms().lookup_keyval(win_keyval, call, &k);
+    Error e = c.comms().lookup_keyval(win_keyval, gasket::mpi::comm::KeyvalKind::kWin, w.rank(), call, &k);
     if (!e.is_ok()) return e;
     if (w.attributes.count(win_keyval)) {
       e = delete_win_attr(c, g, win, w, win_keyval, call);
@@ -661,7 +665,8 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* fla
     }
     auto it = w.attributes.find(win_keyval);
     gasket::mpi::comm::Keyval* k;
-    Error e = c.comms().lookup_keyval(win_keyval, call, &k, it != w.attributes.end());
+    Error e = c.comms().lookup_keyval(win_keyval, gasket::mpi::comm::KeyvalKind::kWin, w.rank(), call, &k,
+                                      it != w.attributes.end());
     if (!e.is_ok()) return e;
     *flag = it != w.attributes.end();
     if (*flag) *out = it->second;

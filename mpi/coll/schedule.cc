@@ -10,8 +10,14 @@ namespace {
 constexpr int kTagBase = 1 << 30;
 }  // namespace
 
-int take_collective_tag(const comm::Communicator& comm) {
-  return kTagBase + static_cast<int>(comm.coll_seq++ & (kTagBase - 1));
+int take_collective_tag(const comm::Communicator& comm, int n) {
+  uint32_t first = comm.coll_seq & (kTagBase - 1);
+  if (first + static_cast<uint32_t>(n) > static_cast<uint32_t>(kTagBase)) {  // every member skips alike
+    comm.coll_seq += kTagBase - first;
+    first = 0;
+  }
+  comm.coll_seq += static_cast<uint32_t>(n);
+  return kTagBase + static_cast<int>(first);
 }
 
 Schedule::Schedule(Context& c, const comm::Communicator& comm, const char* call)

@@ -39,8 +39,10 @@ struct Ranks {
 };
 
 // The tag of `comm`'s next collective (its sequence number, counted up); a collective made of
-// several schedules in turn takes one for all of them.
-int take_collective_tag(const comm::Communicator& comm);
+// several schedules in turn takes one for all of them. A collective whose messages are told
+// apart by channel (a neighborhood collective on a Cartesian grid) takes `n` consecutive tags,
+// the returned one and the n - 1 after it, never wrapping.
+int take_collective_tag(const comm::Communicator& comm, int n = 1);
 
 class Schedule final : public p2p::Operation {
  public:

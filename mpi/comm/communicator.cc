@@ -84,12 +84,29 @@ int CommTable::add_keyval(Keyval k) {
   return static_cast<int>(keyvals_.size() - 1) + MPI_LASTUSEDCODE + 1;
 }
 
-Error CommTable::lookup_keyval(int keyval, const char* call, Keyval** k, bool attached) {
+namespace {
+const char* keyval_maker(KeyvalKind kind) {
+  switch (kind) {
+    case KeyvalKind::kComm: return "MPI_Comm_create_keyval";
+    case KeyvalKind::kType: return "MPI_Type_create_keyval";
+    case KeyvalKind::kWin: return "MPI_Win_create_keyval";
+  }
+  return "?";
+}
+}  // namespace
+
+Error CommTable::lookup_keyval(int keyval, KeyvalKind kind, int rank, const char* call, Keyval** k, bool attached) {
   int i = keyval - MPI_LASTUSEDCODE - 1;
   if (i < 0 || static_cast<size_t>(i) >= keyvals_.size() || (keyvals_[static_cast<size_t>(i)].freed && !attached)) {
-    return error(MPI_ERR_KEYVAL, "%s: %d is not a keyval from MPI_*_create_keyval (or it was freed)", call, keyval);
+    return error(MPI_ERR_KEYVAL, "%s: rank %d: keyval %d is not a keyval from %s (or it was freed)", call, rank, keyval,
+                 keyval_maker(kind));
   }
-  *k = &keyvals_[static_cast<size_t>(i)];
+  Keyval* found = &keyvals_[static_cast<size_t>(i)];
+  if (found->kind != kind) {
+    return error(MPI_ERR_KEYVAL, "%s: rank %d: keyval %d was made by %s, not %s", call, rank, keyval,
+                 keyval_maker(found->kind), keyval_maker(kind));
+  }
+  *k = found;
   return Error::ok();
 }
 

@@ -45,11 +45,16 @@ inline bool predefined_errhandler(MPI_Errhandler h) {
   return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT;
 }
 
+// The object kind a keyval caches on (MPI 4.1 section 7.7: a keyval made for one kind is erroneous
+// on another; MPI_ERR_KEYVAL).
+enum class KeyvalKind { kComm, kType, kWin };
+
 struct Keyval {
   MPI_Comm_copy_attr_function* copy_fn = nullptr;
   MPI_Comm_delete_attr_function* delete_fn = nullptr;
   void* extra_state = nullptr;
   bool freed = false;
+  KeyvalKind kind = KeyvalKind::kComm;
 };
 
 struct Communicator {
@@ -135,7 +140,8 @@ class CommTable {
   int add_keyval(Keyval k);
   // A freed keyval stays valid where an attribute still uses it (`attached`): attributes hold a
   // reference, as MPICH counts them (MPI_*_get_attr on an object still carrying it answers).
-  Error lookup_keyval(int keyval, const char* call, Keyval** k, bool attached = false);
+  // A keyval of another kind than `kind` is MPI_ERR_KEYVAL; errors name `call` and `rank`.
+  Error lookup_keyval(int keyval, KeyvalKind kind, int rank, const char* call, Keyval** k, bool attached = false);
   // The keyval behind `keyval` even when freed (attributes set with it keep their callbacks until
   // deleted); null for a handle never created.
   const Keyval* find_keyval(int keyval) const;

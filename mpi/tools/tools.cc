@@ -214,7 +214,11 @@ int Interface::cvar_write(int index, const void* buf) {
     return MPI_SUCCESS;
   }
   Context* c = Context::get();
-  if (c == nullptr) return MPI_T_ERR_CVAR_SET_NOT_NOW;  // the eager limits exist while MPI runs
+  if (c == nullptr) {
+    // The eager limits exist while MPI runs: before, a later time may come (NOT_NOW); after
+    // MPI_Finalize the runtime cannot start again, so none will (MPI 4.1 section 15.3.6: NEVER).
+    return Context::state() == LibraryState::kFinalized ? MPI_T_ERR_CVAR_SET_NEVER : MPI_T_ERR_CVAR_SET_NOT_NOW;
+  }
   unsigned long long v;
   std::memcpy(&v, buf, sizeof v);
   Guard g(*c);

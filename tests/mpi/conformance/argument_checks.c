@@ -1,5 +1,6 @@
 /* Argument checks and corner cases the standard defines (MPI 4.1): MPI_Reduce_local's
- * arguments (section 6.9.7), a keyval freed while attributes still use it (section 7.7.2),
+ * arguments (section 6.9.7), a keyval freed while attributes still use it (section 7.7.2), a
+ * keyval of another object kind (sections 7.7.2-7.7.4: MPI_ERR_KEYVAL),
  * truncation on a matched receive (sections 3.2.5 and 3.8.3), window names (section 7.8). */
 #include <string.h>
 
@@ -77,6 +78,93 @@ static void check_keyvals(void) {
   CHECK_EQ(deletes, 2);
 }
 
+/* MPI 4.1 section 7.7: a keyval is created for one kind of object (MPI_Comm_create_keyval,
+ * MPI_Type_create_keyval, MPI_Win_create_keyval); using it with the calls of another kind is an
+ * error of class MPI_ERR_KEYVAL (section 9.4: "invalid keyval has been passed"), in the set, get,
+ * delete and free calls alike, and the refused call changes nothing. The predefined attributes
+ * belong to their kind too: MPI_TAG_UB is not a window's, MPI_WIN_BASE not a communicator's. */
+static void check_keyval_kinds(void) {
+  int kc, kt, kw, value = 5, flag = -1;
+  void* got = NULL;
+  MPI_Comm comm;
+  MPI_Datatype type;
+  MPI_Win win;
+  MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kc, NULL));
+  MPI_OK(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &kt, NULL));
+  MPI_OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &kw, NULL));
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+  MPI_OK(MPI_Type_contiguous(2, MPI_INT, &type));
+  MPI_OK(MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+
+  const int not_comm[2] = {kt, kw}, not_type[2] = {kc, kw}, not_win[2] = {kc, kt};
+  for (int i = 0; i < 2; ++i) {
+    CHECK_EQ(class_of(MPI_Comm_set_attr(comm, not_comm[i], &value)), MPI_ERR_KEYVAL);
+    CHECK_EQ(class_of(MPI_Comm_get_attr(comm, not_comm[i], &got, &flag)), MPI_ERR_KEYVAL);
+    CHECK_EQ(class_of(MPI_Comm_delete_attr(comm, not_comm[i])), MPI_ERR_KEYVAL);
+    CHECK_EQ(class_of(MPI_Attr_put(comm, not_comm[i], &value)), MPI_ERR_KEYVAL);
+    CHECK_EQ(class_of(MPI_Attr_get(comm, not_comm[i], &got, &flag)), MPI_ERR_KEYVAL);
+    CHECK_EQ(class_of(MPI_Type_set_attr(type, not_type[i], &value)), MPI_ERR_KEYVAL);
+    CHECK_EQ(class_of(MPI_Type_get_attr(type, not_type[i], &got, &flag)), MPI_ERR_KEYVAL);
+    CHECK_EQ(class_of(MPI_Type_delete_attr(type, not_type[i])), MPI_ERR_KEYVAL);
+    CHECK_EQ(class_of(MPI_Win_set_attr(win, not_win[i], &value)), MPI_ERR_KEYVAL);
+    CHECK_EQ(class_of(MPI_Win_get_attr(win, not_win[i], &got, &flag)), MPI_ERR_KEYVAL);
+    CHECK_EQ(class_of(MPI_Win_delete_attr(win, not_win[i])), MPI_ERR_KEYVAL);
+  }
+  /* Set with its own keyval, an attribute is still refused by a keyval of another kind. */
+  MPI_OK(MPI_Comm_set_attr(comm, kc, &value));
+  MPI_OK(MPI_Type_set_attr(type, kt, &value));
+  MPI_OK(MPI_Win_set_attr(win, kw, &value));
+  CHECK_EQ(class_of(MPI_Type_delete_attr(type, kc)), MPI_ERR_KEYVAL);
+  CHECK_EQ(class_of(MPI_Win_get_attr(win, kt, &got, &flag)), MPI_ERR_KEYVAL);
+  CHECK_EQ(class_of(MPI_Comm_delete_attr(comm, kw)), MPI_ERR_KEYVAL);
+  CHECK_EQ(class_of(MPI_Comm_get_attr(comm, MPI_WIN_BASE, &got, &flag)), MPI_ERR_KEYVAL);
+  CHECK_EQ(class_of(MPI_Win_get_attr(win, MPI_TAG_UB, &got, &flag)), MPI_ERR_KEYVAL);
+  CHECK_EQ(class_of(MPI_Type_get_attr(type, MPI_TAG_UB, &got, &flag)), MPI_ERR_KEYVAL);
+  /* Freed by the free call of another kind: refused, the keyval left as it was. */
+  int k = kt;
+  CHECK_EQ(class_of(MPI_Comm_free_keyval(&k)), MPI_ERR_KEYVAL);
+  CHECK_EQ(k, kt);
+  CHECK_EQ(class_of(MPI_Keyval_free(&k)), MPI_ERR_KEYVAL);
+  CHECK_EQ(k, kt);
+  k = kw;
+  CHECK_EQ(class_of(MPI_Type_free_keyval(&k)), MPI_ERR_KEYVAL);
+  CHECK_EQ(k, kw);
+  k = kc;
+  CHECK_EQ(class_of(MPI_Win_free_keyval(&k)), MPI_ERR_KEYVAL);
+  CHECK_EQ(k, kc);
+  /* The refused calls changed nothing: each object holds its one attribute, by its own keyval. */
+  got = NULL, flag = 0;
+  MPI_OK(MPI_Comm_get_attr(comm, kc, &got, &flag));
+  CHECK(flag && got == &value);
+  got = NULL, flag = 0;
+  MPI_OK(MPI_Type_get_attr(type, kt, &got, &flag));
+  CHECK(flag && got == &value);
+  got = NULL, flag = 0;
+  MPI_OK(MPI_Win_get_attr(win, kw, &got, &flag));
+  CHECK(flag && got == &value);
+  MPI_OK(MPI_Comm_delete_attr(comm, kc));
+  MPI_OK(MPI_Type_delete_attr(type, kt));
+  MPI_OK(MPI_Win_delete_attr(win, kw));
+  MPI_OK(MPI_Comm_free_keyval(&kc));
+  MPI_OK(MPI_Type_free_keyval(&kt));
+  MPI_OK(MPI_Win_free_keyval(&kw));
+  CHECK(kc == MPI_KEYVAL_INVALID && kt == MPI_KEYVAL_INVALID && kw == MPI_KEYVAL_INVALID);
+  MPI_OK(MPI_Win_free(&win));
+  MPI_OK(MPI_Type_free(&type));
+  MPI_OK(MPI_Comm_free(&comm));
+}
+
+/* With MPI_ERRORS_ARE_FATAL the message names the call, the rank and the keyval
+ * (tests/mpi/conformance/BUILD checks it). */
+static void wrong_kind_fatal(void) {
+  int kt, value = 1;
+  MPI_OK(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &kt, NULL));
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+  MPI_Comm_set_attr(MPI_COMM_WORLD, kt, &value);
+  CHECK(0); /* not reached */
+}
+
 /* A matched receive of a message longer than its buffer: MPI_ERR_TRUNCATE, as MPI_Recv gives. */
 static void check_matched_truncation(void) {
   if (size < 2 || rank >= 2) return;
@@ -146,8 +234,10 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+  if (argc > 1 && strcmp(argv[1], "--wrong-kind-fatal") == 0) wrong_kind_fatal();
   check_reduce_local();
   check_keyvals();
+  check_keyval_kinds();
   check_matched_truncation();
   check_window_names();
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));

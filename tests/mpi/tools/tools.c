@@ -266,6 +266,10 @@ static void check_pvars(void) {
   unsigned long long saved[2];
   for (int i = 0; i < 2; ++i) {
     saved[i] = read_size(limits[i]);
+    /* Any value up to what init sized is read back (the limit in force is within it). */
+    unsigned long long other = saved[i] > 0 ? saved[i] - 1 : 0;
+    CHECK_EQ(write_size(limits[i], other), MPI_SUCCESS);
+    CHECK_EQ(read_size(limits[i]), other);
     CHECK_EQ(write_size(limits[i], 0), MPI_SUCCESS);
     CHECK_EQ(read_size(limits[i]), 0);
     CHECK_EQ(write_size(limits[i], 1ull << 40), MPI_T_ERR_CVAR_SET_NOT_NOW); /* beyond what init sized */
@@ -394,6 +398,11 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Finalize());
 
   check_cvars(); /* still usable after MPI_Finalize */
+  /* MPI cannot run again: the eager limits can never be set for the rest of the process (MPI 4.1
+   * section 15.3.6, MPI_T_ERR_CVAR_SET_NEVER); the log level still can. */
+  CHECK_EQ(write_size("GASKET_MPI_EAGER_LIMIT", 0), MPI_T_ERR_CVAR_SET_NEVER);
+  CHECK_EQ(write_size("GASKET_MPI_SHM_EAGER_LIMIT", 0), MPI_T_ERR_CVAR_SET_NEVER);
+  check_log_level();
   MPI_OK(MPI_T_finalize());
   MPI_OK(MPI_T_cvar_get_num(&n));
   MPI_OK(MPI_T_finalize());
