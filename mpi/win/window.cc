@@ -998,7 +998,8 @@ namespace {
 // values packed (kFetch).
 struct ShippedHeader {
   uint64_t control_offset;  // names the window: the heap offset of the target rank's control block
-  uint64_t base;            // the target's address that element offsets count from
+  uint64_t base;            // where element offsets count from: a dynamic window's address, else
+                            // the byte of the target rank's window memory
   int32_t basic;            // the predefined datatype of every element
   int32_t op;               // a predefined MPI_Op; MPI_OP_NULL: compare-and-swap
   uint32_t width;           // packed bytes of an element
@@ -1086,7 +1087,7 @@ Error Window::accumulate_shipped(const Location& loc, const std::vector<int64_t>
   const size_t answer = result != nullptr ? width : 0;
   ShippedHeader h{};
   h.control_offset = static_cast<uint64_t>(t.control - runtime().segments().find(segments::kHeapSegment)->base);
-  h.base = loc.region->base + static_cast<uint64_t>(loc.offset);
+  h.base = (flavor_ == MPI_WIN_FLAVOR_DYNAMIC ? loc.region->base : loc.region->base - t.base) + static_cast<uint64_t>(loc.offset);
   h.basic = basic;
   h.op = op;
   h.width = static_cast<uint32_t>(width);
@@ -1183,7 +1184,8 @@ Error Window::accumulate_shipped(const Location& loc, const std::vector<int64_t>
     if (c.status == kApplied || c.status == core::am::EmulatedRma::kNotRun) continue;
     if (c.status == kOutOfRange) targets_[static_cast<size_t>(rank)].regions_known = false;
     return error(c.status == kOutOfRange ? MPI_ERR_RMA_RANGE : MPI_ERR_INTERN,
-                 "%s: rank %d: %s: target rank %d (address 0x%llx): %s", call, rank_, label().c_str(), rank,
+                 "%s: rank %d: %s: target rank %d (%s 0x%llx): %s", call, rank_, label().c_str(), rank,
+                 flavor_ == MPI_WIN_FLAVOR_DYNAMIC ? "address" : "window byte",
                  static_cast<unsigned long long>(h.base), status_name(c.status));
   }
   return Error::ok();
@@ -1227,6 +1229,14 @@ uint64_t Window::serve_accumulate(int src_pe, const char* in, size_t in_len, cha
   if (!cas && h.op != MPI_REPLACE && h.op != MPI_NO_OP && !op::apply_predefined(h.op, h.basic, probe_a, probe_b, 0)) {
     return kMalformed;
   }
+  // Static windows: from the start of this rank's memory (a shared window's address differs
+  // between processes); dynamic ones: an address here.
+  uint64_t base = h.base;
+  if (flavor_ != MPI_WIN_FLAVOR_DYNAMIC) {
+    const std::vector<Region>& mine = targets_[static_cast<size_t>(rank_)].regions;
+    if (published_.empty() && mine.empty()) return kOutOfRange;
+    base += published_.empty() ? mine[0].base : published_[0].region.base;
+  }
   std::vector<ElementRun> runs(h.runs);
   std::memcpy(runs.data(), in + sizeof h, runs.size() * sizeof(ElementRun));
   // Every run in one region of this rank, and the counts adding up.
@@ -1243,8 +1253,13 @@ uint64_t Window::serve_accumulate(int src_pe, const char* in, size_t in_len, cha
       return kMalformed;
     }
     total += r.count * r.repeat;
-    regions[i] = served_region(h.base + static_cast<uint64_t>(lo), static_cast<uint64_t>(hi - lo) + element_end);
-    if (regions[i] == nullptr) return kOutOfRange;
+    regions[i] = served_region(base + static_cast<uint64_t>(lo), static_cast<uint64_t>(hi - lo) + element_end);
+    if (regions[i] == nullptr) {
+      GASKET_DEBUG("%s: rank %d: %s: PE %d named [0x%llx, +%llu), in none of this rank's regions", call, rank_,
+                   label().c_str(), src_pe, static_cast<unsigned long long>(base + static_cast<uint64_t>(lo)),
+                   static_cast<unsigned long long>(static_cast<uint64_t>(hi - lo) + element_end));
+      return kOutOfRange;
+    }
   }
   if (total != h.elements) return kMalformed;
   if ((h.flags & kTakeLock) != 0 &&
@@ -1262,7 +1277,7 @@ uint64_t Window::serve_accumulate(int src_pe, const char* in, size_t in_len, cha
     char* local = r.alias != nullptr ? r.alias : r.direct;
     for (uint64_t j = 0; j < run.repeat; ++j) {
       for (uint64_t e = 0; e < run.count; ++e, ++k) {
-        uint64_t addr = h.base + static_cast<uint64_t>(run.offset + static_cast<int64_t>(e) * run.stride +
+        uint64_t addr = base + static_cast<uint64_t>(run.offset + static_cast<int64_t>(e) * run.stride +
                                                        static_cast<int64_t>(j) * run.repeat_stride);
         char* p = local + (addr - r.base);
         const char* value = operand != 0 ? operands + k * width : nullptr;
