@@ -107,7 +107,8 @@ static void accumulate(int rank, int max_bytes, double budget) {
     printf("\nus per call from rank 0 to rank 1 under a shared lock (median of up to %d runs; fewer once a size's runs\n"
            "passed %.0f s)\n", kRuns, budget);
   }
-  for (int bytes = 8; bytes <= max_bytes; bytes *= 8) {
+  /* 8 B, then x8 while it fits, then max_bytes itself (1 MiB by default) */
+  for (int bytes = 8; bytes <= max_bytes; bytes = bytes < max_bytes && bytes * 8 > max_bytes ? max_bytes : bytes * 8) {
     if (rank == 0) printf("| %d |", bytes);
     for (int c = 0; c < kCases; ++c) {
       const struct Case* k = &cases[c];
