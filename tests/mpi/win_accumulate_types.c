@@ -10,7 +10,8 @@
  * MPI_Compare_and_swap (one that matches, one that does not). Each target then compares its
  * whole window with the initial values updated by the reference ops; each origin compares the old
  * values it fetched with the initial ones. Under MPI_Win_lock_all and under MPI_LOCK_EXCLUSIVE,
- * on MPI_Win_allocate memory and on MPI_Win_create over malloc'd memory.
+ * on MPI_Win_allocate memory, on MPI_Win_create over malloc'd memory and (all ranks on one node)
+ * on MPI_Win_allocate_shared memory.
  * Then every rank adds to the same elements of rank 0 (ints of a strided vector, MPI_2INT pairs
  * with MPI_MINLOC in a struct of pairs) 20 times: exact totals and minima.
  * Over a backend these are the accumulates the target applies itself (mpi/win/README.md). */
@@ -410,13 +411,23 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Init(&argc, &argv));
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
-  for (int kind = 0; kind < 2; ++kind) {
+  /* A shared window where every rank shares one node: its memory's address differs between
+   * processes (rank 0's segment mapped by each), which a shipped accumulate must not rely on. */
+  MPI_Comm node;
+  int node_size;
+  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  MPI_OK(MPI_Comm_size(node, &node_size));
+  MPI_OK(MPI_Comm_free(&node));
+  for (int kind = 0; kind < 3; ++kind) {
     size_t bytes = window_bytes();
     char* base;
     char* malloced = NULL;
     MPI_Win win;
+    if (kind == 2 && node_size != nranks) continue;
     if (kind == 0) {
       MPI_OK(MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    } else if (kind == 2) {
+      MPI_OK(MPI_Win_allocate_shared((MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     } else {
       malloced = malloc(bytes);
       base = malloced;
