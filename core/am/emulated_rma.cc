@@ -47,6 +47,13 @@ struct AtomicRequest {
   uint64_t operand;
   uint64_t compare;
 };
+struct ServiceRequest {
+  uint64_t cookie;
+  uint32_t service;
+  uint32_t half;  // of the sender's scatter zone (the input) and of its bounce zone here (the answer)
+  uint64_t in_bytes;
+  uint64_t out_bytes;
+};
 struct Reply {
   uint64_t cookie;
   uint64_t value;
@@ -103,6 +110,14 @@ EmulatedRma::EmulatedRma(MessageLayer& messages, backend::Backend& backend, cons
   messages_.register_handler(kGetReply, reply);
   messages_.register_handler(kAtomicReply, reply);
   messages_.register_handler(kScatterReply, reply);
+  messages_.register_handler(kServiceRequest, [this](int src, const void* p, size_t n) { serve_service(src, p, n); });
+  messages_.register_handler(kServiceReply, reply);
+}
+
+void EmulatedRma::set_service(unsigned id, Service fn) {
+  if (id >= kServices) log::fatal("am: service id %u is not below %u", id, kServices);
+  std::lock_guard<std::mutex> lock(services_mutex_);
+  services_[id] = std::move(fn);
 }
 
 uint64_t EmulatedRma::track(Waiter* w) {
@@ -264,6 +279,54 @@ Result<uint64_t> EmulatedRma::atomic(int pe, backend::RemoteAddress dst, backend
   return w.value;
 }
 
+Status EmulatedRma::call_service(int pe, unsigned id, ServiceCall* calls, size_t n, bool last_alone) {
+  const size_t half = max_gathered_block();
+  for (size_t i = 0; i < n; ++i) {
+    calls[i].status = kNotRun;
+    if (calls[i].in_len > half || calls[i].out_len > half) {
+      return Status(StatusCode::kInvalidArgument,
+                    "am: service " + std::to_string(id) + " call " + std::to_string(i) + " to PE " + std::to_string(pe) +
+                        " has " + std::to_string(calls[i].in_len) + " input and " + std::to_string(calls[i].out_len) +
+                        " answer bytes (at most " + std::to_string(half) + " each)");
+    }
+  }
+  struct Request {
+    Waiter w;
+    size_t call = 0;
+    bool in_flight = false;
+  } halves[2];
+  std::scoped_lock zones(scatter_mutex_[pe], bounce_mutex_[pe]);
+  const uint64_t in_zone = layout_.scatter_offset(my_pe_), out_zone = layout_.bounce_offset(pe);
+  bool failed = false;
+  auto finish = [&](size_t h) {
+    Request& r = halves[h];
+    if (!r.in_flight) return;
+    wait(0, &r.w);
+    r.in_flight = false;
+    ServiceCall& c = calls[r.call];
+    c.status = r.w.value;
+    if (c.out_len > 0) std::memcpy(c.out, internal_base_ + out_zone + h * half, c.out_len);
+    failed = failed || c.status != 0;
+  };
+  for (size_t i = 0, h = 0; i < n; ++i, h ^= 1) {
+    finish(h);  // the half's previous call is answered: the half is free again
+    if (last_alone && i + 1 == n) finish(h ^ 1);
+    if (failed) break;
+    Status st = put_in_pieces(backend_, pe, backend::RemoteAddress{segments::kInternalSegment, in_zone + h * half},
+                              calls[i].in, calls[i].in_len);
+    if (st.is_ok()) st = backend_.fence();  // the input lands before the request that announces it
+    if (!st.is_ok()) return st;
+    Request& r = halves[h];
+    r.w.done.store(false, std::memory_order_relaxed);
+    r.call = i;
+    r.in_flight = true;
+    ServiceRequest req{track(&r.w), id, static_cast<uint32_t>(h), calls[i].in_len, calls[i].out_len};
+    if (!(st = messages_.send(pe, kServiceRequest, &req, sizeof req)).is_ok()) return st;
+  }
+  for (size_t h = 0; h < 2; ++h) finish(h);
+  return Status::ok();
+}
+
 char* EmulatedRma::local_address(int src_pe, uint32_t segment, uint64_t offset, uint64_t len, const char* what) {
   const segments::Segment* seg = segments_.find(segment);
   if (seg == nullptr || offset > seg->size || len > seg->size - offset) {
@@ -350,6 +413,36 @@ void EmulatedRma::serve_atomic(int src_pe, const void* payload, size_t len) {
   }
   Status st = messages_.send(src_pe, kAtomicReply, &reply, sizeof reply);
   if (!st.is_ok()) log::fatal("am: answering PE %d's atomic failed: %s", src_pe, st.message().c_str());
+}
+
+void EmulatedRma::serve_service(int src_pe, const void* payload, size_t len) {
+  const ServiceRequest& req = decode<ServiceRequest>(src_pe, payload, len, "a service request");
+  const uint64_t half = max_gathered_block();
+  if (req.half > 1 || req.in_bytes > half || req.out_bytes > half || req.service >= kServices) {
+    log::fatal("am: service request from PE %d names service %u with %llu input and %llu answer bytes in half %u "
+               "of its zone (services below %u, at most %llu bytes)", src_pe, req.service,
+               static_cast<unsigned long long>(req.in_bytes), static_cast<unsigned long long>(req.out_bytes), req.half,
+               kServices, static_cast<unsigned long long>(half));
+  }
+  Service service;
+  {
+    std::lock_guard<std::mutex> lock(services_mutex_);
+    service = services_[req.service];
+  }
+  if (!service) log::fatal("am: PE %d asked for service %u, which PE %d has not installed", src_pe, req.service, my_pe_);
+  const char* in = internal_base_ + layout_.scatter_offset(src_pe) + req.half * half;
+  answer_.resize(std::max<size_t>(answer_.size(), req.out_bytes));
+  Reply reply{req.cookie, service(src_pe, in, req.in_bytes, answer_.data(), req.out_bytes)};
+  Status st = Status::ok();
+  if (req.out_bytes > 0) {
+    st = put_in_pieces(backend_, src_pe,
+                       backend::RemoteAddress{segments::kInternalSegment, layout_.bounce_offset(my_pe_) + req.half * half},
+                       answer_.data(), req.out_bytes);
+    if (st.is_ok()) st = backend_.fence();  // the answer lands before the reply that announces it
+  }
+  if (st.is_ok()) st = messages_.send(src_pe, kServiceReply, &reply, sizeof reply);
+  if (!st.is_ok()) log::fatal("am: answering PE %d's service %u request failed: %s", src_pe, req.service,
+                              st.message().c_str());
 }
 
 }  // namespace gasket::core::am

@@ -5,12 +5,15 @@
 //  - atomics: a request message; the target's handler runs the operation with CPU __atomic
 //    builtins on its own memory (cpu_atomic.h) and replies with the old value;
 //  - blocked puts where every put is a message (backend::Limits::puts_are_messages): the blocks
-//    packed into one put to a zone of the target, whose handler scatters them and replies.
+//    packed into one put to a zone of the target, whose handler scatters them and replies;
+//  - services: a client's procedure (MPI's accumulates on derived types) run by the target's
+//    handler on bytes put to the same zone, answered with a status word and bytes put back.
 // All block until the reply arrives, progressing meanwhile (so fence/quiet need nothing more).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +39,8 @@ class EmulatedRma {
     kBlocksRequest,   // answered with kGetReply
     kScatterRequest,  // answered with kScatterReply
     kScatterReply,
+    kServiceRequest,  // answered with kServiceReply
+    kServiceReply,
   };
 
   // Registers its handlers on `messages`. `internal_base` and `layout` locate the bounce zones.
@@ -75,6 +80,31 @@ class EmulatedRma {
   Result<uint64_t> atomic(int pe, backend::RemoteAddress dst, backend::AtomicOp op, unsigned width,
                           uint64_t operand, uint64_t compare);
 
+  // A client's procedure, registered under the same id on every PE, that the target's handler runs
+  // on a request's `in_len` input bytes; it writes `out_len` answer bytes at `out` and returns a
+  // status word (both go back to the caller). Runs from progress, one handler at a time, possibly
+  // on the progress thread; it may not wait for other PEs (it may run atomics on its own memory).
+  using Service = std::function<uint64_t(int src_pe, const char* in, size_t in_len, char* out, size_t out_len)>;
+  static constexpr unsigned kServices = 4;
+  // Installs (or, with an empty function, removes) service `id`: a request for a service that is
+  // not installed ends the job naming the sender and the id.
+  void set_service(unsigned id, Service fn);
+  // One request to a service: its input, where its answer goes, and the status it returned.
+  struct ServiceCall {
+    const char* in = nullptr;  // at most max_gathered_block() bytes
+    size_t in_len = 0;
+    char* out = nullptr;       // out_len bytes (at most max_gathered_block()) written on return
+    size_t out_len = 0;
+    uint64_t status = kNotRun;
+  };
+  static constexpr uint64_t kNotRun = ~uint64_t{0};
+  // Runs calls[0..n) of service `id` on `pe` in order, two in flight: each input is put to a half
+  // of this PE's scatter zone there (then a request), each answer to a half of its bounce zone
+  // for `pe` (then the reply). `last_alone`: the last call goes only once every earlier one is
+  // answered. After a call answered with a non-zero status no further call is sent (theirs stay
+  // kNotRun). Complete on return.
+  Status call_service(int pe, unsigned id, ServiceCall* calls, size_t n, bool last_alone);
+
  private:
   struct Waiter {
     std::atomic<bool> done{false};
@@ -91,6 +121,7 @@ class EmulatedRma {
   // Puts `bytes` from `from` at (segment, offset) of `src_pe`, fences, and replies to `cookie`.
   void answer_get(int src_pe, uint64_t cookie, const char* from, uint64_t bytes, uint32_t segment, uint64_t offset);
   void serve_atomic(int src_pe, const void* payload, size_t len);
+  void serve_service(int src_pe, const void* payload, size_t len);
 
   MessageLayer& messages_;
   backend::Backend& backend_;
@@ -106,6 +137,9 @@ class EmulatedRma {
   std::unique_ptr<std::mutex[]> scatter_mutex_;  // per target: one put_blocks at a time in my zone there
   // serve_blocks' gather buffer, kept between requests: handlers run one at a time (MessageLayer).
   std::vector<char> gathered_;
+  std::vector<char> answer_;  // serve_service's answer, likewise
+  std::mutex services_mutex_;
+  Service services_[kServices];
   uint64_t* unshared_lock_ = nullptr;
   unsigned lock_spin_count_ = 0;
 };

@@ -215,7 +215,7 @@ Error accumulate(Context& c, Window& w, const void* origin, MPI_Count origin_cou
       out = packed_result.data();
     }
   }
-  e = w.accumulate(in, elements, basic, bsize, op, rank, disp, target_count, *tt, out, call);
+  e = w.accumulate(in, elements, *bt, basic, bsize, op, rank, disp, target_count, *tt, out, call);
   if (e.is_ok() && fetch && !rt->contiguous()) datatype::unpack(*rt, out, bytes, result, result_count);
   return e;
 }

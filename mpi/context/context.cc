@@ -213,6 +213,12 @@ Error Context::start(int required) {
   if (!engine.is_ok()) return error(MPI_ERR_OTHER, "%s", engine.status().message().c_str());
   engine_ = std::move(engine.value());
   engine_->bsend_release = [this](char* block) { bsend_.release(block); };
+  // Accumulates that peers over a backend ship to this process's windows (mpi/win/README.md).
+  if (core::am::EmulatedRma* emulated = rt->emulated()) {
+    emulated->set_service(win::kAccumulateService, [this](int src, const char* in, size_t n, char* out, size_t m) {
+      return wins_.serve_accumulate(src, in, n, out, m);
+    });
+  }
   // Sparse like the heap it lives in: a large pool costs no memory until written.
   size_t pool = cfg.is_auto(Knob::MPI_ALLOC_MEM_POOL) ? gasket::sym_heap_size() / 4 : cfg.size(Knob::MPI_ALLOC_MEM_POOL);
   if (pool > 0) {
@@ -264,7 +270,10 @@ void Context::stop() {
     wait(g, [this] { return bsend_.total_in_use() == 0; });
   }
   GASKET_DEBUG("%s", engine_->describe().c_str());
-  engine_->shutdown();
+  engine_->shutdown();  // after its barrier no peer ships an accumulate here
+  if (core::am::EmulatedRma* emulated = core::Runtime::get()->emulated()) {
+    emulated->set_service(win::kAccumulateService, nullptr);
+  }
   if (alloc_pool_base_ != nullptr) gasket::sym_free(alloc_pool_base_, "MPI_Finalize");
   staging_.destroy("MPI_Finalize (collective staging area)");
   area_.destroy("MPI_Finalize (collective area)");

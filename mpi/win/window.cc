@@ -41,6 +41,9 @@ Region segment_region(uint64_t base, uint64_t size, int pe, uint32_t segment, ui
   // The core's own atomics on a mapped, file-backed segment are CPU atomics: the same may run here.
   const segments::Segment* s = runtime().segments().find(segment);
   r.cpu_atomics = r.direct != nullptr && s != nullptr && s->file_backed;
+  // Through a backend that maps no copy here: the owner applies shipped accumulates.
+  bool mapped = s != nullptr && s->backend_memory && s->peer_base[static_cast<size_t>(pe)] != nullptr;
+  r.shipped = runtime().path(pe) == core::Path::kBackend && !mapped;
   return r;
 }
 
@@ -84,6 +87,19 @@ Chunks chunks_of(const datatype::Datatype& type, int64_t count) {
     }
   }
   return out;
+}
+
+// Where each of the elements of `basic_size` packed bytes begins among the target pieces (the
+// position of its first packed byte): a pair type's value and index may be separate pieces.
+std::vector<int64_t> element_starts(const std::pair<int64_t, int64_t>* first, size_t pieces, int64_t basic_size) {
+  std::vector<int64_t> starts;
+  int64_t next = 0, at = 0;
+  for (size_t i = 0; i < pieces; ++i) {
+    auto [off, len] = first[i];
+    for (; next < at + len; next += basic_size) starts.push_back(off + (next - at));
+    at += len;
+  }
+  return starts;
 }
 
 // Integer types: sums and bitwise ops run as the core's native atomics on them.
@@ -384,6 +400,8 @@ Error Window::publish_region(void* base, uint64_t size, const char* call) {
     return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: the region table is full (%zu regions in %zu bytes)", call, rank_,
                  label().c_str(), published_.size(), table_bytes_);
   }
+  std::unique_lock<std::mutex> served = served_mutex != nullptr ? std::unique_lock<std::mutex>(*served_mutex)
+                                                                : std::unique_lock<std::mutex>();
   published_.push_back(std::move(p));
   write_table();
   return Error::ok();
@@ -409,6 +427,8 @@ Error Window::detach(const void* base, const char* call) {
                  label().c_str(), base);
   }
   unpublish(*it, call);
+  std::unique_lock<std::mutex> served = served_mutex != nullptr ? std::unique_lock<std::mutex>(*served_mutex)
+                                                                : std::unique_lock<std::mutex>();
   published_.erase(it);
   write_table();
   return Error::ok();
@@ -542,6 +562,7 @@ Error Window::refresh_regions(Target& t, const char* call) {
       r.base = e.base;
       r.size = e.size;
       r.pe = t.pe;
+      r.shipped = runtime().path(t.pe) == core::Path::kBackend;
       r.descriptor.assign(table.data() + at, e.descriptor_bytes);
       r.pages_file.assign(table.data() + at + pad8(e.descriptor_bytes), e.file_bytes);
       if (e.pages_end > e.pages_begin && t.direct_path) map_pages(&r, e.pages_begin, e.pages_end, call);
@@ -797,9 +818,9 @@ Error Window::accumulate_locked(const Location& loc, const Chunks& chunks, const
   return e;
 }
 
-Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Datatype basic, int basic_size, MPI_Op op,
-                         int rank, int64_t disp, int64_t target_count, const datatype::Datatype& target_type,
-                         char* result_packed, const char* call) {
+Error Window::accumulate(const char* origin_packed, int64_t elements, const datatype::Datatype& basic_type,
+                         MPI_Datatype basic, int basic_size, MPI_Op op, int rank, int64_t disp, int64_t target_count,
+                         const datatype::Datatype& target_type, char* result_packed, const char* call) {
   Error e = check_access(rank, call);
   if (e.is_ok()) e = check_signature(elements * basic_size, target_count * target_type.size, call, rank_);
   Location loc;
@@ -817,6 +838,15 @@ Error Window::accumulate(const char* origin_packed, int64_t elements, MPI_Dataty
   // are not words take the target's accumulate lock — decided per element location, so that
   // every origin treats one location alike.
   bool exclusive = locks_[static_cast<size_t>(rank)] == LockState::kExclusive;
+  // Memory the owner serves (no backend atomics or reads reach it here without the owner's CPU):
+  // the whole call goes to the target in a request per zone-half, unless it is a single aligned
+  // word, which the core's atomic takes in one round trip as well.
+  bool one_word = elements == 1 && r.alias != nullptr && (width == 4 || width == 8) && basic_type.blocks.size() == 1 &&
+                  (reinterpret_cast<uintptr_t>(r.alias + loc.offset + first[0].first) & (width - 1)) == 0;
+  if (shippable(loc) && !loc.spans && !one_word && basic_type.blocks.size() <= 2) {
+    return accumulate_shipped(loc, element_starts(first, pieces, basic_size), basic_type, basic, basic_size, op,
+                              origin_packed, nullptr, result_packed, exclusive, call);
+  }
   bool chunks_at_once = !cpu_width(width) || (exclusive && elements > 1);
   // A call wider than one word holds the accumulate lock throughout, so that a concurrent
   // accumulate or get_accumulate of the same elements sees it whole (each element still updated
@@ -943,6 +973,11 @@ Error Window::compare_and_swap(const void* origin, const void* compare, void* re
     return Error::ok();
   }
   bool exclusive = locks_[static_cast<size_t>(rank)] == LockState::kExclusive;
+  if (shippable(loc)) {
+    return accumulate_shipped(loc, {0}, type, MPI_DATATYPE_NULL, static_cast<int>(width), MPI_OP_NULL,
+                              static_cast<const char*>(origin), static_cast<const char*>(compare),
+                              static_cast<char*>(result), exclusive, call);
+  }
   if (!exclusive) acquire_acc_lock(rank);
   std::vector<char> old(width);
   e = transfer(false, loc, static_cast<uint64_t>(loc.offset), old.data(), width, call);
@@ -953,6 +988,340 @@ Error Window::compare_and_swap(const void* origin, const void* compare, void* re
   if (!exclusive) release_acc_lock(rank);
   std::memcpy(result, old.data(), width);
   return e;
+}
+
+// ---- accumulates applied by the target (memory the owner serves) ----
+
+namespace {
+// A shipped request: this header, `runs` ElementRuns, then the operands (`elements` x `width`
+// packed bytes; compare-and-swap: the new value, then the compare value). The answer: the old
+// values packed (kFetch).
+struct ShippedHeader {
+  uint64_t control_offset;  // names the window: the heap offset of the target rank's control block
+  uint64_t base;            // where element offsets count from: a dynamic window's address, else
+                            // the byte of the target rank's window memory
+  int32_t basic;            // the predefined datatype of every element
+  int32_t op;               // a predefined MPI_Op; MPI_OP_NULL: compare-and-swap
+  uint32_t width;           // packed bytes of an element
+  uint32_t flags;
+  uint32_t runs;
+  uint32_t layout_blocks;   // blocks of an element in memory: 1, or 2 (a pair with a hole)
+  uint64_t elements;
+  int64_t layout[4];        // (offset, length) of each block from the element's start
+};
+// Elements at offset + i * stride + j * repeat_stride, i < count, j < repeat.
+struct ElementRun {
+  int64_t offset;
+  uint64_t count;
+  int64_t stride;
+  uint64_t repeat;
+  int64_t repeat_stride;
+};
+constexpr uint32_t kTakeLock = 1, kReleaseLock = 2, kFetch = 4;
+// The status words of a request.
+constexpr uint64_t kApplied = 0, kLockBusy = 1, kOutOfRange = 2, kUnknownWindow = 3, kMalformed = 4;
+constexpr size_t kFlagsAt = offsetof(ShippedHeader, flags);
+
+const char* status_name(uint64_t status) {
+  switch (status) {
+    case kLockBusy: return "the accumulate lock is held";
+    case kOutOfRange: return "the range is in no region the target exposes";
+    case kUnknownWindow: return "the target has no such window";
+    case kMalformed: return "the target refused a malformed request";
+    default: return "unknown status";
+  }
+}
+
+// Element starts [from, to) of `starts` as runs: each run grows while the next start continues
+// its stride, and runs of one shape at a constant distance become repeats of the previous one.
+void append_runs(const std::vector<int64_t>& starts, size_t from, size_t to, std::vector<ElementRun>* runs) {
+  size_t i = from;
+  while (i < to) {
+    ElementRun r{starts[i], 1, 0, 1, 0};
+    if (i + 1 < to) {
+      r.stride = starts[i + 1] - starts[i];
+      while (i + r.count < to && starts[i + r.count] == starts[i] + static_cast<int64_t>(r.count) * r.stride) ++r.count;
+    }
+    i += r.count;
+    if (!runs->empty()) {
+      ElementRun& last = runs->back();
+      bool same_shape = last.count == r.count && (last.stride == r.stride || r.count == 1);
+      if (same_shape && last.repeat == 1) {
+        last.repeat_stride = r.offset - last.offset;
+        last.repeat = 2;
+        continue;
+      }
+      if (same_shape && r.offset == last.offset + static_cast<int64_t>(last.repeat) * last.repeat_stride) {
+        ++last.repeat;
+        continue;
+      }
+    }
+    runs->push_back(r);
+  }
+}
+
+// Bytes of the request for `elements` elements in `runs` runs.
+size_t request_bytes(size_t runs, size_t elements, size_t operand_bytes) {
+  return sizeof(ShippedHeader) + runs * sizeof(ElementRun) + elements * operand_bytes;
+}
+}  // namespace
+
+bool Window::shippable(const Location& loc) const {
+  return loc.region->shipped && loc.region->pe == targets_[static_cast<size_t>(loc.rank)].pe;
+}
+
+uint64_t Window::control_offset() const {
+  return static_cast<uint64_t>(reinterpret_cast<const char*>(mine_) -
+                               runtime().segments().find(segments::kHeapSegment)->base);
+}
+
+Error Window::accumulate_shipped(const Location& loc, const std::vector<int64_t>& starts,
+                                 const datatype::Datatype& basic_type, MPI_Datatype basic, int basic_size, MPI_Op op,
+                                 const char* origin, const char* compare, char* result, bool exclusive, const char* call) {
+  if (starts.empty()) return Error::ok();
+  core::am::EmulatedRma& service = *runtime().emulated();
+  const int rank = loc.rank;
+  const Target& t = targets_[static_cast<size_t>(rank)];
+  const size_t width = static_cast<size_t>(basic_size), half = service.max_gathered_block();
+  const size_t operand = op == MPI_NO_OP ? 0 : compare != nullptr ? 2 * width : width;
+  const size_t answer = result != nullptr ? width : 0;
+  ShippedHeader h{};
+  h.control_offset = static_cast<uint64_t>(t.control - runtime().segments().find(segments::kHeapSegment)->base);
+  h.base = (flavor_ == MPI_WIN_FLAVOR_DYNAMIC ? loc.region->base : loc.region->base - t.base) + static_cast<uint64_t>(loc.offset);
+  h.basic = basic;
+  h.op = op;
+  h.width = static_cast<uint32_t>(width);
+  h.flags = result != nullptr ? kFetch : 0;
+  h.layout_blocks = static_cast<uint32_t>(std::max<size_t>(basic_type.blocks.size(), 1));
+  for (size_t b = 0; b < basic_type.blocks.size(); ++b) {
+    h.layout[2 * b] = basic_type.blocks[b].offset - basic_type.blocks[0].offset;
+    h.layout[2 * b + 1] = basic_type.blocks[b].length;
+  }
+  if (basic_type.blocks.empty()) h.layout[1] = basic_size;
+  // The requests: as many elements as fill half a zone, input and answer.
+  std::vector<std::vector<char>> inputs;
+  std::vector<core::am::EmulatedRma::ServiceCall> calls;
+  std::vector<ElementRun> runs;
+  for (size_t first = 0; first < starts.size();) {
+    // The largest count of elements whose request fits (the runs grow with it): at most what the
+    // operands and answers alone allow, searched by halving.
+    size_t lo = 1, hi = std::min(starts.size() - first, (half - sizeof h) / std::max<size_t>(operand, 1));
+    if (answer != 0) hi = std::min(hi, half / answer);
+    hi = std::max<size_t>(hi, 1);
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo + 1) / 2;
+      runs.clear();
+      append_runs(starts, first, first + mid, &runs);
+      if (request_bytes(runs.size(), mid, operand) <= half && mid * answer <= half) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    size_t n = lo;
+    runs.clear();
+    append_runs(starts, first, first + n, &runs);
+    h.runs = static_cast<uint32_t>(runs.size());
+    h.elements = n;
+    std::vector<char> in(request_bytes(runs.size(), n, operand));
+    std::memcpy(in.data(), &h, sizeof h);
+    std::memcpy(in.data() + sizeof h, runs.data(), runs.size() * sizeof(ElementRun));
+    char* operands = in.data() + sizeof h + runs.size() * sizeof(ElementRun);
+    if (operand != 0) std::memcpy(operands, origin + first * width, n * width);
+    if (compare != nullptr) std::memcpy(operands + n * width, compare, width);
+    core::am::EmulatedRma::ServiceCall c;
+    c.out = result != nullptr ? result + first * width : nullptr;
+    c.out_len = n * answer;
+    calls.push_back(c);
+    inputs.push_back(std::move(in));
+    first += n;
+  }
+  for (size_t i = 0; i < calls.size(); ++i) {
+    calls[i].in = inputs[i].data();
+    calls[i].in_len = inputs[i].size();
+  }
+  auto set_flag = [&](size_t i, uint32_t flag, bool on) {
+    uint32_t flags;
+    std::memcpy(&flags, inputs[i].data() + kFlagsAt, sizeof flags);
+    flags = on ? flags | flag : flags & ~flag;
+    std::memcpy(inputs[i].data() + kFlagsAt, &flags, sizeof flags);
+  };
+  // Outside an exclusive epoch the call holds the target's accumulate lock: the first request
+  // takes it (when it is busy, this origin waits for it as the other paths do and sends again),
+  // the last one releases it once every earlier request is applied.
+  bool held = false;
+  Status st = Status::ok();
+  auto send = [&](size_t from, size_t count) {
+    st = service.call_service(t.pe, kAccumulateService, calls.data() + from, count, !exclusive);
+    return st.is_ok() && std::all_of(calls.begin() + static_cast<ptrdiff_t>(from),
+                                     calls.begin() + static_cast<ptrdiff_t>(from + count),
+                                     [](const auto& c) { return c.status == kApplied; });
+  };
+  bool done;
+  if (exclusive) {
+    done = send(0, calls.size());
+  } else {
+    set_flag(0, kTakeLock, true);
+    set_flag(calls.size() - 1, kReleaseLock, true);
+    done = send(0, 1);
+    if (st.is_ok() && calls[0].status == kLockBusy) {
+      acquire_acc_lock(rank);
+      held = true;
+      set_flag(0, kTakeLock, false);
+      done = send(0, 1);
+    }
+    held = held || done;
+    if (done && calls.size() > 1) done = send(1, calls.size() - 1);
+    if (done) held = false;  // the last request released it
+  }
+  if (held) release_acc_lock(rank);
+  if (!st.is_ok()) {
+    return error(MPI_ERR_OTHER, "%s: rank %d: %s: target rank %d: %s", call, rank_, label().c_str(), rank,
+                 st.message().c_str());
+  }
+  if (done) return Error::ok();
+  for (const core::am::EmulatedRma::ServiceCall& c : calls) {
+    if (c.status == kApplied || c.status == core::am::EmulatedRma::kNotRun) continue;
+    if (c.status == kOutOfRange) targets_[static_cast<size_t>(rank)].regions_known = false;
+    return error(c.status == kOutOfRange ? MPI_ERR_RMA_RANGE : MPI_ERR_INTERN,
+                 "%s: rank %d: %s: target rank %d (%s 0x%llx): %s", call, rank_, label().c_str(), rank,
+                 flavor_ == MPI_WIN_FLAVOR_DYNAMIC ? "address" : "window byte",
+                 static_cast<unsigned long long>(h.base), status_name(c.status));
+  }
+  return Error::ok();
+}
+
+const Region* Window::served_region(uint64_t addr, uint64_t len) const {
+  if (!published_.empty()) {
+    for (const Published& p : published_) {
+      if (p.region.contains(addr, len)) return &p.region;
+    }
+    return nullptr;
+  }
+  for (const Region& r : targets_[static_cast<size_t>(rank_)].regions) {
+    if (r.contains(addr, len)) return &r;
+  }
+  return nullptr;
+}
+
+uint64_t Window::serve_accumulate(int src_pe, const char* in, size_t in_len, char* out, size_t out_len) {
+  const char* call = "MPI RMA accumulate (applied at the target)";
+  ShippedHeader h;
+  if (in_len < sizeof h) return kMalformed;
+  std::memcpy(&h, in, sizeof h);
+  const bool cas = h.op == MPI_OP_NULL, fetch = (h.flags & kFetch) != 0;
+  const size_t width = h.width;
+  const size_t operand = h.op == MPI_NO_OP ? 0 : cas ? 2 * width : width;
+  uint64_t element_end = 0, layout_bytes = 0;  // of an element in memory; its packed bytes
+  bool layout_ok = h.layout_blocks >= 1 && h.layout_blocks <= 2 && width >= 1 && width <= 32 && (!cas || h.elements == 1);
+  for (uint32_t b = 0; layout_ok && b < h.layout_blocks; ++b) {
+    layout_ok = h.layout[2 * b] >= 0 && h.layout[2 * b + 1] > 0 && h.layout[2 * b] + h.layout[2 * b + 1] <= 64;
+    element_end = std::max<uint64_t>(element_end, static_cast<uint64_t>(h.layout[2 * b] + h.layout[2 * b + 1]));
+    layout_bytes += static_cast<uint64_t>(h.layout[2 * b + 1]);
+  }
+  if (!layout_ok || layout_bytes != width || h.elements > in_len || h.runs > in_len ||
+      in_len != request_bytes(h.runs, h.elements, operand) || out_len != (fetch ? h.elements * width : 0)) {
+    GASKET_DEBUG("%s: rank %d: %s: PE %d sent %zu bytes for %llu elements of %zu bytes in %u runs", call, rank_,
+                 label().c_str(), src_pe, in_len, static_cast<unsigned long long>(h.elements), width, h.runs);
+    return kMalformed;
+  }
+  alignas(16) char probe_a[32] = {}, probe_b[32] = {};
+  if (!cas && h.op != MPI_REPLACE && h.op != MPI_NO_OP && !op::apply_predefined(h.op, h.basic, probe_a, probe_b, 0)) {
+    return kMalformed;
+  }
+  // Static windows: from the start of this rank's memory (a shared window's address differs
+  // between processes); dynamic ones: an address here.
+  uint64_t base = h.base;
+  if (flavor_ != MPI_WIN_FLAVOR_DYNAMIC) {
+    const std::vector<Region>& mine = targets_[static_cast<size_t>(rank_)].regions;
+    if (published_.empty() && mine.empty()) return kOutOfRange;
+    base += published_.empty() ? mine[0].base : published_[0].region.base;
+  }
+  std::vector<ElementRun> runs(h.runs);
+  std::memcpy(runs.data(), in + sizeof h, runs.size() * sizeof(ElementRun));
+  // Every run in one region of this rank, and the counts adding up.
+  std::vector<const Region*> regions(runs.size());
+  uint64_t total = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const ElementRun& r = runs[i];
+    int64_t inner, outer, lo = r.offset, hi = r.offset;
+    if (r.count == 0 || r.repeat == 0 || r.count > h.elements || r.repeat > h.elements ||
+        __builtin_mul_overflow(static_cast<int64_t>(r.count - 1), r.stride, &inner) ||
+        __builtin_mul_overflow(static_cast<int64_t>(r.repeat - 1), r.repeat_stride, &outer) ||
+        __builtin_add_overflow(lo, std::min<int64_t>(inner, 0) + std::min<int64_t>(outer, 0), &lo) ||
+        __builtin_add_overflow(hi, std::max<int64_t>(inner, 0) + std::max<int64_t>(outer, 0), &hi)) {
+      return kMalformed;
+    }
+    total += r.count * r.repeat;
+    regions[i] = served_region(base + static_cast<uint64_t>(lo), static_cast<uint64_t>(hi - lo) + element_end);
+    if (regions[i] == nullptr) {
+      GASKET_DEBUG("%s: rank %d: %s: PE %d named [0x%llx, +%llu), in none of this rank's regions", call, rank_,
+                   label().c_str(), src_pe, static_cast<unsigned long long>(base + static_cast<uint64_t>(lo)),
+                   static_cast<unsigned long long>(static_cast<uint64_t>(hi - lo) + element_end));
+      return kOutOfRange;
+    }
+  }
+  if (total != h.elements) return kMalformed;
+  if ((h.flags & kTakeLock) != 0 &&
+      gasket::atomic(&mine_->acc_lock, 8, AtomicOp::kCompareSwap, static_cast<uint64_t>(src_pe) + 1, 0,
+                     gasket::my_pe(), false, call) != 0) {
+    return kLockBusy;
+  }
+  const char* operands = in + sizeof h + runs.size() * sizeof(ElementRun);
+  const int me = gasket::my_pe();
+  const bool one_block = h.layout_blocks == 1;
+  uint64_t k = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const ElementRun& run = runs[i];
+    const Region& r = *regions[i];
+    char* local = r.alias != nullptr ? r.alias : r.direct;
+    for (uint64_t j = 0; j < run.repeat; ++j) {
+      for (uint64_t e = 0; e < run.count; ++e, ++k) {
+        uint64_t addr = base + static_cast<uint64_t>(run.offset + static_cast<int64_t>(e) * run.stride +
+                                                       static_cast<int64_t>(j) * run.repeat_stride);
+        char* p = local + (addr - r.base);
+        const char* value = operand != 0 ? operands + k * width : nullptr;
+        char* old = fetch ? out + k * width : nullptr;
+        // Aligned 4- and 8-byte elements in a segment are atomics in the core's domain, as every
+        // origin runs them; everything else is read, combined and written under the lock.
+        if (one_block && r.alias != nullptr && (width == 4 || width == 8) &&
+            (reinterpret_cast<uintptr_t>(p) & (width - 1)) == 0) {
+          char* cpu = r.cpu_atomics ? p : nullptr;
+          uint64_t v = 0, c = 0, was;
+          if (value != nullptr) std::memcpy(&v, value, width);
+          if (cas) {
+            std::memcpy(&c, value + width, width);
+            was = cpu != nullptr ? core::am::cpu_atomic(cpu, static_cast<unsigned>(width), backend::AtomicOp::kCompareSwap, v, c)
+                                 : gasket::atomic(p, width, AtomicOp::kCompareSwap, v, c, me, false, call);
+          } else {
+            was = update_word(p, cpu, me, width, h.op, h.basic, v, fetch, call);
+          }
+          if (old != nullptr) std::memcpy(old, &was, width);
+          continue;
+        }
+        alignas(16) char bytes[64];
+        for (uint32_t b = 0, at = 0; b < h.layout_blocks; at += static_cast<uint32_t>(h.layout[2 * b + 1]), ++b) {
+          std::memcpy(bytes + at, p + h.layout[2 * b], static_cast<size_t>(h.layout[2 * b + 1]));
+        }
+        if (old != nullptr) std::memcpy(old, bytes, width);
+        if (cas) {
+          if (std::memcmp(bytes, value + width, width) != 0) continue;
+          std::memcpy(bytes, value, width);
+        } else if (h.op == MPI_NO_OP) {
+          continue;
+        } else {
+          op::apply_predefined_packed(h.op, h.basic, value, bytes, 1);
+        }
+        for (uint32_t b = 0, at = 0; b < h.layout_blocks; at += static_cast<uint32_t>(h.layout[2 * b + 1]), ++b) {
+          std::memcpy(p + h.layout[2 * b], bytes + at, static_cast<size_t>(h.layout[2 * b + 1]));
+        }
+      }
+    }
+  }
+  if ((h.flags & kReleaseLock) != 0) {
+    gasket::atomic(&mine_->acc_lock, 8, AtomicOp::kSet, 0, 0, me, false, call);
+  }
+  return kApplied;
 }
 
 // ---- synchronisation ----
@@ -1161,6 +1530,11 @@ Error Window::free(const Waiter& wait, Arena& pool, const char* call) {
 // ---- the table ----
 
 MPI_Win WinTable::add(std::unique_ptr<Window> w) {
+  {
+    std::lock_guard<std::mutex> lock(served_mutex_);
+    served_[w->control_offset()] = w.get();
+    w->served_mutex = &served_mutex_;
+  }
   for (size_t i = 1; i < wins_.size(); ++i) {
     if (!wins_[i]) {
       w->handle = handle_of(HandleKind::kWin, i);
@@ -1171,6 +1545,25 @@ MPI_Win WinTable::add(std::unique_ptr<Window> w) {
   w->handle = handle_of(HandleKind::kWin, wins_.size());
   wins_.push_back(std::move(w));
   return handle_of(HandleKind::kWin, wins_.size() - 1);
+}
+
+void WinTable::remove(MPI_Win handle) {
+  std::unique_ptr<Window>* entry = entry_of(wins_, HandleKind::kWin, handle);
+  {
+    std::lock_guard<std::mutex> lock(served_mutex_);
+    served_.erase((*entry)->control_offset());
+  }
+  entry->reset();
+}
+
+uint64_t WinTable::serve_accumulate(int src_pe, const char* in, size_t in_len, char* out, size_t out_len) {
+  uint64_t control_offset;
+  if (in_len < sizeof control_offset) return kMalformed;
+  std::memcpy(&control_offset, in, sizeof control_offset);
+  std::lock_guard<std::mutex> lock(served_mutex_);
+  auto it = served_.find(control_offset);
+  if (it == served_.end()) return kUnknownWindow;
+  return it->second->serve_accumulate(src_pe, in, in_len, out, out_len);
 }
 
 Error WinTable::lookup(MPI_Win handle, const char* call, Window** w) {

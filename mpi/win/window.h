@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,9 @@ struct Region {
   char* alias = nullptr;   // in a symmetric segment: the address naming it here (gasket::put/get/atomic)
   char* direct = nullptr;  // mapped into this process on the direct path: plain loads and stores
   bool cpu_atomics = false;  // direct, and in a file-backed segment: CPU atomics as the core's
+  // Reached through a backend that maps nothing of it here (pciddc; ucx's registered memory and
+  // tcp): accumulates of several elements are applied by the owner (Window::accumulate_shipped).
+  bool shipped = false;
   std::string descriptor;  // otherwise: exposed through core/memreg,
   // and its whole pages [pages_begin, pages_end) (offsets in the region) moved onto a shared file
   // (core/segments/shared_pages.h) that is mapped here at `pages`: plain loads and stores.
@@ -171,10 +175,11 @@ class Window {
             int64_t target_count, const datatype::Datatype& target_type, const char* call);
   // Accumulate and get_accumulate (`result` non-null): `basic` is the predefined type every
   // element is made of; `origin_packed` holds the origin's elements packed (null for MPI_NO_OP);
-  // `result_packed` receives the old target elements packed. Atomic per element (README.md).
-  Error accumulate(const char* origin_packed, int64_t elements, MPI_Datatype basic, int basic_size, MPI_Op op,
-                   int rank, int64_t disp, int64_t target_count, const datatype::Datatype& target_type,
-                   char* result_packed, const char* call);
+  // `result_packed` receives the old target elements packed; `basic_type` is `basic`'s datatype
+  // (its layout in memory: pair types may have a hole). Atomic per element (README.md).
+  Error accumulate(const char* origin_packed, int64_t elements, const datatype::Datatype& basic_type,
+                   MPI_Datatype basic, int basic_size, MPI_Op op, int rank, int64_t disp, int64_t target_count,
+                   const datatype::Datatype& target_type, char* result_packed, const char* call);
   // `type` is predefined (one element).
   Error compare_and_swap(const void* origin, const void* compare, void* result, const datatype::Datatype& type,
                          int rank, int64_t disp, const char* call);
@@ -194,6 +199,16 @@ class Window {
   Error flush(int rank);
   // In a passive-target epoch on `rank` (request-based operations need one).
   bool passive_epoch(int rank) const { return lock_all_ || locks_[static_cast<size_t>(rank)] != LockState::kNone; }
+  // The heap offset of this rank's control block: how peers name the window when they ship an
+  // accumulate to this rank (WinTable::serve_accumulate).
+  uint64_t control_offset() const;
+  // The target side of accumulate_shipped: applies one request of a peer (PE `src_pe`) to this
+  // rank's memory and returns its status; `out` receives the old values (get_accumulate). Runs from
+  // progress (the core's service), under the window table's served_mutex.
+  uint64_t serve_accumulate(int src_pe, const char* in, size_t in_len, char* out, size_t out_len);
+  // The window table's served_mutex (set by WinTable::add): held while attach/detach change the
+  // regions serve_accumulate reads.
+  std::mutex* served_mutex = nullptr;
   // Some epoch is open: a lock or lock_all, a fence's, a start or a post.
   bool any_epoch() const { return lock_all_ || locks_held_ > 0 || fence_epoch_ || access_epoch_ || exposure_size_ >= 0; }
   // Collective end of the window: completes, waits for every member, releases the memory.
@@ -215,6 +230,18 @@ class Window {
   Error move(bool is_put, char* origin, int64_t origin_count, const datatype::Datatype& origin_type, int rank,
              int64_t disp, int64_t target_count, const datatype::Datatype& target_type, const char* call);
   Error transfer(bool is_put, const Location& loc, uint64_t offset, char* local, size_t len, const char* call);
+  // Accumulate, get_accumulate (result non-null) or compare_and_swap (`compare` non-null) of the
+  // elements starting at `starts` (offsets from the target buffer in `loc`'s region, which the
+  // owner serves: shippable) applied by the target itself: the origin's elements packed with
+  // runs of element offsets into a request per half zone, the old values packed back
+  // (EmulatedRma::call_service). Outside an exclusive epoch the target's accumulate lock is held
+  // throughout: taken by the first request, released by the last.
+  bool shippable(const Location& loc) const;
+  Error accumulate_shipped(const Location& loc, const std::vector<int64_t>& starts, const datatype::Datatype& basic_type,
+                           MPI_Datatype basic, int basic_size, MPI_Op op, const char* origin, const char* compare,
+                           char* result, bool exclusive, const char* call);
+  // This rank's region holding [addr, addr + len) as a target of shipped accumulates, or null.
+  const Region* served_region(uint64_t addr, uint64_t len) const;
   Error accumulate_locked(const Location& loc, const std::vector<std::pair<int64_t, int64_t>>& chunks,
                           const char* origin, MPI_Datatype basic, int basic_size, MPI_Op op, char* result,
                           bool take_lock, const char* call);
@@ -275,19 +302,29 @@ class Window {
   uint64_t barrier_epoch_ = 0;
 };
 
+// The service id of shipped accumulates in the core's EmulatedRma (installed by the MPI context).
+constexpr unsigned kAccumulateService = 0;
+
 class WinTable {
  public:
   MPI_Win add(std::unique_ptr<Window> w);
+  // The core's service for accumulates shipped to this process: finds the window by the heap
+  // offset of its control block (the first word of the request) and applies the request there.
+  uint64_t serve_accumulate(int src_pe, const char* in, size_t in_len, char* out, size_t out_len);
   // The window behind `handle`, or an error naming `call` (MPI_ERR_WIN).
   Error lookup(MPI_Win handle, const char* call, Window** w);
   Window* find(MPI_Win handle) {
     auto* entry = entry_of(wins_, HandleKind::kWin, handle);
     return entry != nullptr ? entry->get() : nullptr;
   }
-  void remove(MPI_Win handle) { entry_of(wins_, HandleKind::kWin, handle)->reset(); }
+  void remove(MPI_Win handle);
 
  private:
   std::vector<std::unique_ptr<Window>> wins_ = std::vector<std::unique_ptr<Window>>(1);  // 0: MPI_WIN_NULL
+  // Windows by control-block offset, for serve_accumulate (which may run on the core's progress
+  // thread while MPI calls add and remove windows).
+  std::mutex served_mutex_;
+  std::map<uint64_t, Window*> served_;
 };
 
 }  // namespace gasket::mpi::win
