@@ -25,6 +25,7 @@ struct NativeStatus {
 };
 static_assert(sizeof(NativeStatus) == 24, "the native MPI_Status");
 static_assert(sizeof(MPI_Status) == 32 && offsetof(MPI_Status, MPI_internal) == 12, "the ABI's MPI_Status");
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "an int written into a handle's low half is its value");
 
 // The native procedures the wrappers call (layer.cc: their names, and the table runtime.cc fills
 // at load through dlsym).
@@ -166,19 +167,29 @@ template <class H> class HandleArray {
   Scratch<int> native_;
 };
 
+// A status written back: MPI_ERROR keeps the program's value when the library left it alone
+// (the single-request completions do not set it), whatever that value is.
+inline void status_back_to_abi(const NativeStatus& n, int native_error_before, MPI_Status* a) {
+  int error_before = a->MPI_ERROR;
+  status_to_abi(n, a);
+  if (n.error == native_error_before) a->MPI_ERROR = error_before;
+}
+
 class StatusRef {
  public:
   explicit StatusRef(const MPI_Status* abi) : abi_(const_cast<MPI_Status*>(abi)) {
     if (abi_) status_to_native(*abi_, &native_);
+    error_before_ = native_.error;
   }
   NativeStatus* get() { return abi_ ? &native_ : nullptr; }
   void out() {
-    if (abi_) status_to_abi(native_, abi_);
+    if (abi_) status_back_to_abi(native_, error_before_, abi_);
   }
 
  private:
   MPI_Status* abi_;
-  NativeStatus native_;
+  NativeStatus native_{};
+  int error_before_;
 };
 
 class StatusArray {
@@ -189,7 +200,9 @@ class StatusArray {
   }
   NativeStatus* get() { return abi_ ? native_.data() : nullptr; }
   void out() {
-    for (long long i = 0; i < n_; ++i) status_to_abi(native_.data()[i], &abi_[i]);
+    for (long long i = 0; i < n_; ++i) {
+      status_back_to_abi(native_.data()[i], error_to_native(abi_[i].MPI_ERROR), &abi_[i]);
+    }
   }
 
  private:

@@ -1781,18 +1781,16 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   return error_to_abi(rc_);
 }
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
-  HandleRef<MPI_Comm> newcomm_n(newcomm);
+  if (newcomm) *newcomm = nullptr;
   HandleRef<MPI_Request> request_n(request);
-  int rc_ = native.PMPI_Comm_idup(to_native(comm), newcomm_n.get(), request_n.get());
-  newcomm_n.out();
+  int rc_ = native.PMPI_Comm_idup(to_native(comm), reinterpret_cast<int*>(newcomm), request_n.get());
   request_n.out();
   return error_to_abi(rc_);
 }
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
-  HandleRef<MPI_Comm> newcomm_n(newcomm);
+  if (newcomm) *newcomm = nullptr;
   HandleRef<MPI_Request> request_n(request);
-  int rc_ = native.PMPI_Comm_idup_with_info(to_native(comm), to_native(info), newcomm_n.get(), request_n.get());
-  newcomm_n.out();
+  int rc_ = native.PMPI_Comm_idup_with_info(to_native(comm), to_native(info), reinterpret_cast<int*>(newcomm), request_n.get());
   request_n.out();
   return error_to_abi(rc_);
 }

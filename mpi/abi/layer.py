@@ -124,6 +124,8 @@ AFTER = {
 }
 # Parameters of a converted kind that keep their value: MPI_Abort's errorcode is the exit status.
 UNCONVERTED = {("MPI_Abort", "errorcode")}
+# OUT handles of non-blocking calls, written by the native library at completion.
+DEFERRED = {("MPI_Comm_idup", "newcomm"), ("MPI_Comm_idup_with_info", "newcomm")}
 # Procedures the layer answers itself (runtime.cc), not the native library.
 OWN = {"MPI_Abi_get_version"}
 
@@ -201,6 +203,11 @@ class Wrapper:
                 self.args.append("%s_n.get()" % n)
                 if not p.const:
                     self.post.append("%s_n.out();" % n)
+            elif (base_name(self.proc.name), n) in DEFERRED:
+                # The native library writes the handle when the request completes: into the low
+                # half of the ABI handle, zeroed here (a user handle's ABI value is its value).
+                self.pre.append("if (%s) *%s = nullptr;" % (n, n))
+                self.args.append("reinterpret_cast<int*>(%s)" % n)
             elif p.stars:
                 self.pre.append("HandleRef<MPI_%s> %s_n(%s);" % (h, n, n))
                 self.args.append("%s_n.get()" % n)

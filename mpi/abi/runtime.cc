@@ -276,7 +276,9 @@ void attribute_value_to_abi(int abi_keyval, void* attribute_val, const int* flag
     default: return;
   }
   int** value = static_cast<int**>(attribute_val);
-  values[slot] = to_abi(c, **value);
+  // The last code in use: the ABI's MPI_ERR_LASTCODE while the program added none.
+  bool last = c == Category::kError && **value == kNativeErrLastcode;
+  values[slot] = last ? MPI_ERR_LASTCODE : to_abi(c, **value);
   *value = &values[slot];
 }
 
