@@ -96,7 +96,7 @@ struct NativeProcedures {
   int (*PMPI_Comm_flush_buffer)(int);
   int (*PMPI_Comm_free)(int*);
   int (*PMPI_Comm_free_keyval)(int*);
-  MPI_Comm (*PMPI_Comm_fromint)(int);
+  int (*PMPI_Comm_fromint)(int);
   int (*PMPI_Comm_get_attr)(int, int, void*, int*);
   int (*PMPI_Comm_get_errhandler)(int, int*);
   int (*PMPI_Comm_get_info)(int, int*);
@@ -128,7 +128,7 @@ struct NativeProcedures {
   int (*PMPI_Dist_graph_neighbors)(int, int, int*, int*, int, int*, int*);
   int (*PMPI_Dist_graph_neighbors_count)(int, int*, int*, int*);
   int (*PMPI_Errhandler_free)(int*);
-  MPI_Errhandler (*PMPI_Errhandler_fromint)(int);
+  int (*PMPI_Errhandler_fromint)(int);
   int (*PMPI_Errhandler_toint)(int);
   int (*PMPI_Error_class)(int, int*);
   int (*PMPI_Error_string)(int, char*, int*);
@@ -141,7 +141,7 @@ struct NativeProcedures {
   int (*PMPI_File_close)(int*);
   int (*PMPI_File_create_errhandler)(void*, int*);
   int (*PMPI_File_delete)(const char*, int);
-  MPI_File (*PMPI_File_fromint)(int);
+  int (*PMPI_File_fromint)(int);
   int (*PMPI_File_get_amode)(int, int*);
   int (*PMPI_File_get_atomicity)(int, int*);
   int (*PMPI_File_get_byte_offset)(int, MPI_Offset, MPI_Offset*);
@@ -265,7 +265,7 @@ struct NativeProcedures {
   int (*PMPI_Group_excl)(int, int, const int*, int*);
   int (*PMPI_Group_free)(int*);
   int (*PMPI_Group_from_session_pset)(int, const char*, int*);
-  MPI_Group (*PMPI_Group_fromint)(int);
+  int (*PMPI_Group_fromint)(int);
   int (*PMPI_Group_incl)(int, int, const int*, int*);
   int (*PMPI_Group_intersection)(int, int, int*);
   int (*PMPI_Group_range_excl)(int, int, int(*)[3], int*);
@@ -316,7 +316,7 @@ struct NativeProcedures {
   int (*PMPI_Info_delete)(int, const char*);
   int (*PMPI_Info_dup)(int, int*);
   int (*PMPI_Info_free)(int*);
-  MPI_Info (*PMPI_Info_fromint)(int);
+  int (*PMPI_Info_fromint)(int);
   int (*PMPI_Info_get)(int, const char*, int, char*, int*);
   int (*PMPI_Info_get_nkeys)(int, int*);
   int (*PMPI_Info_get_nthkey)(int, int, char*);
@@ -359,7 +359,7 @@ struct NativeProcedures {
   int (*PMPI_Keyval_create)(void*, void*, int*, void*);
   int (*PMPI_Keyval_free)(int*);
   int (*PMPI_Lookup_name)(const char*, int, char*);
-  MPI_Message (*PMPI_Message_fromint)(int);
+  int (*PMPI_Message_fromint)(int);
   int (*PMPI_Message_toint)(int);
   int (*PMPI_Mprobe)(int, int, int, int*, NativeStatus*);
   int (*PMPI_Mrecv)(void*, int, int, int*, NativeStatus*);
@@ -388,7 +388,7 @@ struct NativeProcedures {
   int (*PMPI_Op_create)(void*, int, int*);
   int (*PMPI_Op_create_c)(void*, int, int*);
   int (*PMPI_Op_free)(int*);
-  MPI_Op (*PMPI_Op_fromint)(int);
+  int (*PMPI_Op_fromint)(int);
   int (*PMPI_Op_toint)(int);
   int (*PMPI_Open_port)(int, char*);
   int (*PMPI_Pack)(const void*, int, int, void*, int, int*, int);
@@ -439,7 +439,7 @@ struct NativeProcedures {
   int (*PMPI_Remove_error_code)(int);
   int (*PMPI_Remove_error_string)(int);
   int (*PMPI_Request_free)(int*);
-  MPI_Request (*PMPI_Request_fromint)(int);
+  int (*PMPI_Request_fromint)(int);
   int (*PMPI_Request_get_status)(int, int*, NativeStatus*);
   int (*PMPI_Request_get_status_all)(int, const int*, int*, NativeStatus*);
   int (*PMPI_Request_get_status_any)(int, const int*, int*, int*, NativeStatus*);
@@ -483,7 +483,7 @@ struct NativeProcedures {
   int (*PMPI_Session_detach_buffer_c)(int, void*, MPI_Count*);
   int (*PMPI_Session_finalize)(int*);
   int (*PMPI_Session_flush_buffer)(int);
-  MPI_Session (*PMPI_Session_fromint)(int);
+  int (*PMPI_Session_fromint)(int);
   int (*PMPI_Session_get_errhandler)(int, int*);
   int (*PMPI_Session_get_info)(int, int*);
   int (*PMPI_Session_get_nth_pset)(int, int, int, int*, char*);
@@ -593,7 +593,7 @@ struct NativeProcedures {
   int (*PMPI_Type_dup)(int, int*);
   int (*PMPI_Type_free)(int*);
   int (*PMPI_Type_free_keyval)(int*);
-  MPI_Datatype (*PMPI_Type_fromint)(int);
+  int (*PMPI_Type_fromint)(int);
   int (*PMPI_Type_get_attr)(int, int, void*, int*);
   int (*PMPI_Type_get_contents)(int, int, int, int, int*, MPI_Aint*, int*);
   int (*PMPI_Type_get_contents_c)(int, MPI_Count, MPI_Count, MPI_Count, MPI_Count, int*, MPI_Aint*, MPI_Count*, int*);
@@ -648,7 +648,7 @@ struct NativeProcedures {
   int (*PMPI_Win_flush_local_all)(int);
   int (*PMPI_Win_free)(int*);
   int (*PMPI_Win_free_keyval)(int*);
-  MPI_Win (*PMPI_Win_fromint)(int);
+  int (*PMPI_Win_fromint)(int);
   int (*PMPI_Win_get_attr)(int, int, void*, int*);
   int (*PMPI_Win_get_errhandler)(int, int*);
   int (*PMPI_Win_get_group)(int, int*);
@@ -1588,7 +1588,9 @@ int PMPI_Buffer_detach(void* buffer_addr, int* size) {
   return error_to_abi(rc_);
 }
 int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
-  return error_to_abi(native.PMPI_Buffer_detach_c(buffer_to_native(buffer_addr), size));
+  int rc_ = native.PMPI_Buffer_detach_c(buffer_to_native(buffer_addr), size);
+  buffer_address_to_abi(buffer_addr);
+  return error_to_abi(rc_);
 }
 int PMPI_Buffer_flush(void) {
   return error_to_abi(native.PMPI_Buffer_flush());
@@ -1710,7 +1712,9 @@ int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) {
   return error_to_abi(rc_);
 }
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) {
-  return error_to_abi(native.PMPI_Comm_detach_buffer_c(to_native(comm), buffer_addr, size));
+  int rc_ = native.PMPI_Comm_detach_buffer_c(to_native(comm), buffer_addr, size);
+  buffer_address_to_abi(buffer_addr);
+  return error_to_abi(rc_);
 }
 int PMPI_Comm_disconnect(MPI_Comm* comm) {
   HandleRef<MPI_Comm> comm_n(comm);
@@ -1746,7 +1750,7 @@ int PMPI_Comm_free_keyval(int* comm_keyval) {
   return error_to_abi(rc_);
 }
 MPI_Comm PMPI_Comm_fromint(int comm) {
-  return (MPI_Comm)(intptr_t)comm;
+  return to_abi<MPI_Comm>(native.PMPI_Comm_fromint(to_native(reinterpret_cast<const void*>(static_cast<intptr_t>(comm)))));
 }
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
   int rc_ = native.PMPI_Comm_get_attr(to_native(comm), to_native(Category::kKeyval, comm_keyval), attribute_val, flag);
@@ -1899,7 +1903,7 @@ int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   return error_to_abi(rc_);
 }
 MPI_Errhandler PMPI_Errhandler_fromint(int errhandler) {
-  return (MPI_Errhandler)(intptr_t)errhandler;
+  return to_abi<MPI_Errhandler>(native.PMPI_Errhandler_fromint(to_native(reinterpret_cast<const void*>(static_cast<intptr_t>(errhandler)))));
 }
 int PMPI_Errhandler_toint(MPI_Errhandler errhandler) {
   return (int)(intptr_t)errhandler;
@@ -1952,7 +1956,7 @@ int PMPI_File_delete(const char* filename, MPI_Info info) {
   return error_to_abi(native.PMPI_File_delete(filename, to_native(info)));
 }
 MPI_File PMPI_File_fromint(int file) {
-  return (MPI_File)(intptr_t)file;
+  return to_abi<MPI_File>(native.PMPI_File_fromint(to_native(reinterpret_cast<const void*>(static_cast<intptr_t>(file)))));
 }
 int PMPI_File_get_amode(MPI_File fh, int* amode) {
   int rc_ = native.PMPI_File_get_amode(to_native(fh), amode);
@@ -2542,7 +2546,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI
   return error_to_abi(rc_);
 }
 MPI_Group PMPI_Group_fromint(int group) {
-  return (MPI_Group)(intptr_t)group;
+  return to_abi<MPI_Group>(native.PMPI_Group_fromint(to_native(reinterpret_cast<const void*>(static_cast<intptr_t>(group)))));
 }
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
   ConstantArray ranks_n(Category::kRank, ranks, n);
@@ -2850,7 +2854,7 @@ int PMPI_Info_free(MPI_Info* info) {
   return error_to_abi(rc_);
 }
 MPI_Info PMPI_Info_fromint(int info) {
-  return (MPI_Info)(intptr_t)info;
+  return to_abi<MPI_Info>(native.PMPI_Info_fromint(to_native(reinterpret_cast<const void*>(static_cast<intptr_t>(info)))));
 }
 int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
   return error_to_abi(native.PMPI_Info_get(to_native(info), key, valuelen, value, flag));
@@ -3071,7 +3075,7 @@ int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) {
   return error_to_abi(native.PMPI_Lookup_name(service_name, to_native(info), port_name));
 }
 MPI_Message PMPI_Message_fromint(int message) {
-  return (MPI_Message)(intptr_t)message;
+  return to_abi<MPI_Message>(native.PMPI_Message_fromint(to_native(reinterpret_cast<const void*>(static_cast<intptr_t>(message)))));
 }
 int PMPI_Message_toint(MPI_Message message) {
   return (int)(intptr_t)message;
@@ -3220,7 +3224,7 @@ int PMPI_Op_free(MPI_Op* op) {
   return error_to_abi(rc_);
 }
 MPI_Op PMPI_Op_fromint(int op) {
-  return (MPI_Op)(intptr_t)op;
+  return to_abi<MPI_Op>(native.PMPI_Op_fromint(to_native(reinterpret_cast<const void*>(static_cast<intptr_t>(op)))));
 }
 int PMPI_Op_toint(MPI_Op op) {
   return (int)(intptr_t)op;
@@ -3431,7 +3435,7 @@ int PMPI_Request_free(MPI_Request* request) {
   return error_to_abi(rc_);
 }
 MPI_Request PMPI_Request_fromint(int request) {
-  return (MPI_Request)(intptr_t)request;
+  return to_abi<MPI_Request>(native.PMPI_Request_fromint(to_native(reinterpret_cast<const void*>(static_cast<intptr_t>(request)))));
 }
 int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   StatusRef status_n(status);
@@ -3634,7 +3638,9 @@ int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size
   return error_to_abi(rc_);
 }
 int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size) {
-  return error_to_abi(native.PMPI_Session_detach_buffer_c(to_native(session), buffer_addr, size));
+  int rc_ = native.PMPI_Session_detach_buffer_c(to_native(session), buffer_addr, size);
+  buffer_address_to_abi(buffer_addr);
+  return error_to_abi(rc_);
 }
 int PMPI_Session_finalize(MPI_Session* session) {
   HandleRef<MPI_Session> session_n(session);
@@ -3646,7 +3652,7 @@ int PMPI_Session_flush_buffer(MPI_Session session) {
   return error_to_abi(native.PMPI_Session_flush_buffer(to_native(session)));
 }
 MPI_Session PMPI_Session_fromint(int session) {
-  return (MPI_Session)(intptr_t)session;
+  return to_abi<MPI_Session>(native.PMPI_Session_fromint(to_native(reinterpret_cast<const void*>(static_cast<intptr_t>(session)))));
 }
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler) {
   HandleRef<MPI_Errhandler> errhandler_n(errhandler);
@@ -4173,7 +4179,7 @@ int PMPI_Type_free_keyval(int* type_keyval) {
   return error_to_abi(rc_);
 }
 MPI_Datatype PMPI_Type_fromint(int datatype) {
-  return (MPI_Datatype)(intptr_t)datatype;
+  return to_abi<MPI_Datatype>(native.PMPI_Type_fromint(to_native(reinterpret_cast<const void*>(static_cast<intptr_t>(datatype)))));
 }
 int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
   return error_to_abi(native.PMPI_Type_get_attr(to_native(datatype), to_native(Category::kKeyval, type_keyval), attribute_val, flag));
@@ -4188,8 +4194,10 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 }
 int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) {
   HandleArray<MPI_Datatype> array_of_datatypes_n(array_of_datatypes, max_datatypes, true);
+  int native_datatype = to_native(datatype);
   int rc_ = native.PMPI_Type_get_contents_c(to_native(datatype), max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes_n.get());
   array_of_datatypes_n.out();
+  contents_to_abi(native_datatype, array_of_integers, max_integers);
   return error_to_abi(rc_);
 }
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner) {
@@ -4421,7 +4429,7 @@ int PMPI_Win_free_keyval(int* win_keyval) {
   return error_to_abi(rc_);
 }
 MPI_Win PMPI_Win_fromint(int win) {
-  return (MPI_Win)(intptr_t)win;
+  return to_abi<MPI_Win>(native.PMPI_Win_fromint(to_native(reinterpret_cast<const void*>(static_cast<intptr_t>(win)))));
 }
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
   int rc_ = native.PMPI_Win_get_attr(to_native(win), to_native(Category::kKeyval, win_keyval), attribute_val, flag);

@@ -20,7 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bindings"))
 from derive import abi_procedures  # noqa: E402
-from generate import forms, tidy  # noqa: E402
+from generate import forms, tidy, weak  # noqa: E402
 
 HANDLE_TYPES = {"MPI_Comm": "Comm", "MPI_Group": "Group", "MPI_Datatype": "Datatype", "MPI_Op": "Op",
                 "MPI_Request": "Request", "MPI_Info": "Info", "MPI_Win": "Win",
@@ -311,8 +311,8 @@ class Wrapper:
         name = self.proc.name
         for i, p in enumerate(self.params):
             self.convert(p, i)
-        if name in AFTER:
-            after = AFTER[name]
+        if base_name(name) in AFTER:
+            after = AFTER[base_name(name)]
             if "native_datatype" in after:
                 self.pre.append("int native_datatype = to_native(datatype);")
             self.post.append(after + ";")
@@ -333,12 +333,15 @@ class Wrapper:
 
 def handle_cast(proc):
     """MPI_x_toint / MPI_x_fromint: a user handle's value is the native handle; a predefined
-    handle's int is its ABI value (what MPI_x_fromint is given back)."""
+    handle's int is its ABI value (what MPI_x_fromint is given back); MPI_x_fromint of an int
+    naming no live object is the kind's null handle, as the native library answers."""
     name, p = proc.name, proc.params[0]
     arg = Param.DECL.match(p).group(4)
     if name.endswith("_toint"):
         return ["return (int)(intptr_t)%s;" % arg]
-    return ["return (%s)(intptr_t)%s;" % (proc.ret, arg)]
+    # The native library checks that the handle names a live object (else the kind's null).
+    return ["return to_abi<%s>(native.P%s(to_native(reinterpret_cast<const void*>(static_cast<intptr_t>(%s)))));"
+            % (proc.ret, name, arg)]
 
 
 def wrappers(header, table_path, json_path):
@@ -360,7 +363,8 @@ def wrappers(header, table_path, json_path):
     for p in procs:
         w = Wrapper(p, forum.get(base_name(p.name), {}), 0)
         sig = ", ".join(w.native_type(q) for q in w.params) or "void"
-        out.append("  %s (*P%s)(%s);" % (p.ret, p.name, sig))
+        ret = "int" if p.ret in HANDLE_TYPES else p.ret
+        out.append("  %s (*P%s)(%s);" % (ret, p.name, sig))
         table.append(p.name)
     out += ["};", "", "NativeProcedures native;", "",
             "// Names of the procedures, in NativeProcedures' order: runtime.cc resolves them at load.",
@@ -382,13 +386,7 @@ def wrappers(header, table_path, json_path):
         out += ["  " + l for l in body]
         out.append("}")
     out += ["", "// The profiling interface: MPI_x calls PMPI_x, a tool's own MPI_x takes precedence."]
-    for p in procs:
-        args = ", ".join(a for a in p.argument_names())
-        call = "P%s(%s)" % (p.name, args)
-        body = call + ";" if p.ret == "void" else "return " + call + ";"
-        if p.params and p.params[-1] == "...":
-            pass
-        out.append("__attribute__((weak)) %s { %s }" % (tidy(p.signature()), body))
+    out += [l for l in weak(procs, set()) if l.startswith("__attribute__((weak))")]
     out += ["", "}  // extern \"C\"", ""]
     return out
 

@@ -4,14 +4,15 @@ load("//tests:multi_pe.bzl", "multi_pe_test")
 
 ABI_PATHS = ["local", "pciddc-shm", "ucx-shm"]
 
-def abi_corpus(programs, paths = ABI_PATHS, pes = [2, 4]):
-    """For each tests/mpi program: abi_<program>, its source compiled against //mpi/abi:abi, and
-    abi_<program>_test, a multi_pe_test of it on `paths` at `pes` ranks."""
+def abi_corpus(programs, package = "tests/mpi", extra_srcs = [], paths = ABI_PATHS, pes = [2, 4]):
+    """For each program of `package` (tests/mpi or one of its folders): abi_<program>, its source
+    compiled against //mpi/abi:abi, and abi_<program>_test, a multi_pe_test of it on `paths` at
+    `pes` ranks. extra_srcs: the headers the sources include beside check.h."""
     for prog in programs:
         native.cc_binary(
             name = "abi_" + prog,
             testonly = True,
-            srcs = ["//tests/mpi:%s.c" % prog, "//tests/mpi:check.h"],
+            srcs = ["//%s:%s.c" % (package, prog), "//tests/mpi:check.h"] + extra_srcs,
             copts = ["-Itests/mpi"],
             linkopts = ["-lpthread"],
             deps = ["//mpi/abi:abi"],
