@@ -1377,10 +1377,10 @@ int PMPI_Abort(MPI_Comm comm, int errorcode) {
   return error_to_abi(native.PMPI_Abort(to_native(comm), errorcode));
 }
 int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
-  return error_to_abi(native.PMPI_Accumulate(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win)));
+  return error_to_abi(native.PMPI_Accumulate(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win)));
 }
 int PMPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
-  return error_to_abi(native.PMPI_Accumulate_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win)));
+  return error_to_abi(native.PMPI_Accumulate_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win)));
 }
 int PMPI_Add_error_class(int* errorclass) {
   int rc_ = native.PMPI_Add_error_class(errorclass);
@@ -1873,25 +1873,31 @@ int PMPI_Comm_toint(MPI_Comm comm) {
   return (int)(intptr_t)comm;
 }
 int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
-  return error_to_abi(native.PMPI_Compare_and_swap(buffer_to_native(origin_addr), buffer_to_native(compare_addr), buffer_to_native(result_addr), to_native(datatype), target_rank, target_disp, to_native(win)));
+  return error_to_abi(native.PMPI_Compare_and_swap(buffer_to_native(origin_addr), buffer_to_native(compare_addr), buffer_to_native(result_addr), to_native(datatype), to_native(Category::kRank, target_rank), target_disp, to_native(win)));
 }
 int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
   return error_to_abi(native.PMPI_Dims_create(nnodes, ndims, dims));
 }
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
+  ConstantArray sources_n(Category::kRank, sources, n);
   HandleRef<MPI_Comm> comm_dist_graph_n(comm_dist_graph);
-  int rc_ = native.PMPI_Dist_graph_create(to_native(comm_old), n, sources, degrees, destinations, weights_to_native(weights), to_native(info), reorder, comm_dist_graph_n.get());
+  int rc_ = native.PMPI_Dist_graph_create(to_native(comm_old), n, sources_n.get(), degrees, destinations, weights_to_native(weights), to_native(info), reorder, comm_dist_graph_n.get());
   comm_dist_graph_n.out();
   return error_to_abi(rc_);
 }
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
+  ConstantArray sources_n(Category::kRank, sources, indegree);
+  ConstantArray destinations_n(Category::kRank, destinations, outdegree);
   HandleRef<MPI_Comm> comm_dist_graph_n(comm_dist_graph);
-  int rc_ = native.PMPI_Dist_graph_create_adjacent(to_native(comm_old), indegree, sources, weights_to_native(sourceweights), outdegree, destinations, weights_to_native(destweights), to_native(info), reorder, comm_dist_graph_n.get());
+  int rc_ = native.PMPI_Dist_graph_create_adjacent(to_native(comm_old), indegree, sources_n.get(), weights_to_native(sourceweights), outdegree, destinations_n.get(), weights_to_native(destweights), to_native(info), reorder, comm_dist_graph_n.get());
   comm_dist_graph_n.out();
   return error_to_abi(rc_);
 }
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) {
-  return error_to_abi(native.PMPI_Dist_graph_neighbors(to_native(comm), maxindegree, sources, weights_to_native(sourceweights), maxoutdegree, destinations, weights_to_native(destweights)));
+  int rc_ = native.PMPI_Dist_graph_neighbors(to_native(comm), maxindegree, sources, weights_to_native(sourceweights), maxoutdegree, destinations, weights_to_native(destweights));
+  constants_to_abi(Category::kRank, sources, maxindegree);
+  constants_to_abi(Category::kRank, destinations, maxoutdegree);
+  return error_to_abi(rc_);
 }
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
   return error_to_abi(native.PMPI_Dist_graph_neighbors_count(to_native(comm), indegree, outdegree, weighted));
@@ -1935,7 +1941,7 @@ int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_
   return error_to_abi(rc_);
 }
 int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
-  return error_to_abi(native.PMPI_Fetch_and_op(buffer_to_native(origin_addr), buffer_to_native(result_addr), to_native(datatype), target_rank, target_disp, to_native(op), to_native(win)));
+  return error_to_abi(native.PMPI_Fetch_and_op(buffer_to_native(origin_addr), buffer_to_native(result_addr), to_native(datatype), to_native(Category::kRank, target_rank), target_disp, to_native(op), to_native(win)));
 }
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
   return error_to_abi(native.PMPI_File_call_errhandler(to_native(fh), to_native(Category::kError, errorcode)));
@@ -2429,16 +2435,16 @@ int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
   return error_to_abi(rc_);
 }
 int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
-  return error_to_abi(native.PMPI_Get(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(win)));
+  return error_to_abi(native.PMPI_Get(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(win)));
 }
 int PMPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
-  return error_to_abi(native.PMPI_Get_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(win)));
+  return error_to_abi(native.PMPI_Get_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(win)));
 }
 int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
-  return error_to_abi(native.PMPI_Get_accumulate(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), buffer_to_native(result_addr), result_count, to_native(result_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win)));
+  return error_to_abi(native.PMPI_Get_accumulate(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), buffer_to_native(result_addr), result_count, to_native(result_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win)));
 }
 int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
-  return error_to_abi(native.PMPI_Get_accumulate_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), buffer_to_native(result_addr), result_count, to_native(result_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win)));
+  return error_to_abi(native.PMPI_Get_accumulate_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), buffer_to_native(result_addr), result_count, to_native(result_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win)));
 }
 int PMPI_Get_address(const void* location, MPI_Aint* address) {
   return error_to_abi(native.PMPI_Get_address(buffer_to_native(location), address));
@@ -3305,10 +3311,10 @@ int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_
   return error_to_abi(native.PMPI_Publish_name(service_name, to_native(info), port_name));
 }
 int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
-  return error_to_abi(native.PMPI_Put(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(win)));
+  return error_to_abi(native.PMPI_Put(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(win)));
 }
 int PMPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
-  return error_to_abi(native.PMPI_Put_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(win)));
+  return error_to_abi(native.PMPI_Put_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(win)));
 }
 int PMPI_Query_thread(int* provided) {
   int rc_ = native.PMPI_Query_thread(provided);
@@ -3317,13 +3323,13 @@ int PMPI_Query_thread(int* provided) {
 }
 int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
   HandleRef<MPI_Request> request_n(request);
-  int rc_ = native.PMPI_Raccumulate(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win), request_n.get());
+  int rc_ = native.PMPI_Raccumulate(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win), request_n.get());
   request_n.out();
   return error_to_abi(rc_);
 }
 int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
   HandleRef<MPI_Request> request_n(request);
-  int rc_ = native.PMPI_Raccumulate_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win), request_n.get());
+  int rc_ = native.PMPI_Raccumulate_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win), request_n.get());
   request_n.out();
   return error_to_abi(rc_);
 }
@@ -3469,37 +3475,37 @@ int PMPI_Request_toint(MPI_Request request) {
 }
 int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   HandleRef<MPI_Request> request_n(request);
-  int rc_ = native.PMPI_Rget(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(win), request_n.get());
+  int rc_ = native.PMPI_Rget(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(win), request_n.get());
   request_n.out();
   return error_to_abi(rc_);
 }
 int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   HandleRef<MPI_Request> request_n(request);
-  int rc_ = native.PMPI_Rget_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(win), request_n.get());
+  int rc_ = native.PMPI_Rget_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(win), request_n.get());
   request_n.out();
   return error_to_abi(rc_);
 }
 int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
   HandleRef<MPI_Request> request_n(request);
-  int rc_ = native.PMPI_Rget_accumulate(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), buffer_to_native(result_addr), result_count, to_native(result_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win), request_n.get());
+  int rc_ = native.PMPI_Rget_accumulate(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), buffer_to_native(result_addr), result_count, to_native(result_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win), request_n.get());
   request_n.out();
   return error_to_abi(rc_);
 }
 int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
   HandleRef<MPI_Request> request_n(request);
-  int rc_ = native.PMPI_Rget_accumulate_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), buffer_to_native(result_addr), result_count, to_native(result_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win), request_n.get());
+  int rc_ = native.PMPI_Rget_accumulate_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), buffer_to_native(result_addr), result_count, to_native(result_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(op), to_native(win), request_n.get());
   request_n.out();
   return error_to_abi(rc_);
 }
 int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   HandleRef<MPI_Request> request_n(request);
-  int rc_ = native.PMPI_Rput(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(win), request_n.get());
+  int rc_ = native.PMPI_Rput(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(win), request_n.get());
   request_n.out();
   return error_to_abi(rc_);
 }
 int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   HandleRef<MPI_Request> request_n(request);
-  int rc_ = native.PMPI_Rput_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), target_rank, target_disp, target_count, to_native(target_datatype), to_native(win), request_n.get());
+  int rc_ = native.PMPI_Rput_c(buffer_to_native(origin_addr), origin_count, to_native(origin_datatype), to_native(Category::kRank, target_rank), target_disp, target_count, to_native(target_datatype), to_native(win), request_n.get());
   request_n.out();
   return error_to_abi(rc_);
 }
@@ -4035,7 +4041,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
   ConstantArray array_of_distribs_n(Category::kDistribute, array_of_distribs, ndims);
   ConstantArray array_of_dargs_n(Category::kDistribute, array_of_dargs, ndims);
   HandleRef<MPI_Datatype> newtype_n(newtype);
-  int rc_ = native.PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs_n.get(), array_of_dargs_n.get(), array_of_psizes, to_native(Category::kOrder, order), to_native(oldtype), newtype_n.get());
+  int rc_ = native.PMPI_Type_create_darray(size, to_native(Category::kRank, rank), ndims, array_of_gsizes, array_of_distribs_n.get(), array_of_dargs_n.get(), array_of_psizes, to_native(Category::kOrder, order), to_native(oldtype), newtype_n.get());
   newtype_n.out();
   return error_to_abi(rc_);
 }
@@ -4043,7 +4049,7 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
   ConstantArray array_of_distribs_n(Category::kDistribute, array_of_distribs, ndims);
   ConstantArray array_of_dargs_n(Category::kDistribute, array_of_dargs, ndims);
   HandleRef<MPI_Datatype> newtype_n(newtype);
-  int rc_ = native.PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs_n.get(), array_of_dargs_n.get(), array_of_psizes, to_native(Category::kOrder, order), to_native(oldtype), newtype_n.get());
+  int rc_ = native.PMPI_Type_create_darray_c(size, to_native(Category::kRank, rank), ndims, array_of_gsizes, array_of_distribs_n.get(), array_of_dargs_n.get(), array_of_psizes, to_native(Category::kOrder, order), to_native(oldtype), newtype_n.get());
   newtype_n.out();
   return error_to_abi(rc_);
 }
@@ -4405,13 +4411,13 @@ int PMPI_Win_fence(int assert, MPI_Win win) {
   return error_to_abi(native.PMPI_Win_fence(to_native(Category::kAssert, assert), to_native(win)));
 }
 int PMPI_Win_flush(int rank, MPI_Win win) {
-  return error_to_abi(native.PMPI_Win_flush(rank, to_native(win)));
+  return error_to_abi(native.PMPI_Win_flush(to_native(Category::kRank, rank), to_native(win)));
 }
 int PMPI_Win_flush_all(MPI_Win win) {
   return error_to_abi(native.PMPI_Win_flush_all(to_native(win)));
 }
 int PMPI_Win_flush_local(int rank, MPI_Win win) {
-  return error_to_abi(native.PMPI_Win_flush_local(rank, to_native(win)));
+  return error_to_abi(native.PMPI_Win_flush_local(to_native(Category::kRank, rank), to_native(win)));
 }
 int PMPI_Win_flush_local_all(MPI_Win win) {
   return error_to_abi(native.PMPI_Win_flush_local_all(to_native(win)));
@@ -4458,7 +4464,7 @@ int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   return error_to_abi(native.PMPI_Win_get_name(to_native(win), win_name, resultlen));
 }
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
-  return error_to_abi(native.PMPI_Win_lock(to_native(Category::kLock, lock_type), rank, to_native(Category::kAssert, assert), to_native(win)));
+  return error_to_abi(native.PMPI_Win_lock(to_native(Category::kLock, lock_type), to_native(Category::kRank, rank), to_native(Category::kAssert, assert), to_native(win)));
 }
 int PMPI_Win_lock_all(int assert, MPI_Win win) {
   return error_to_abi(native.PMPI_Win_lock_all(to_native(Category::kAssert, assert), to_native(win)));
@@ -4479,10 +4485,10 @@ int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
   return error_to_abi(native.PMPI_Win_set_name(to_native(win), win_name));
 }
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
-  return error_to_abi(native.PMPI_Win_shared_query(to_native(win), rank, size, disp_unit, buffer_to_native(baseptr)));
+  return error_to_abi(native.PMPI_Win_shared_query(to_native(win), to_native(Category::kRank, rank), size, disp_unit, buffer_to_native(baseptr)));
 }
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr) {
-  return error_to_abi(native.PMPI_Win_shared_query_c(to_native(win), rank, size, disp_unit, buffer_to_native(baseptr)));
+  return error_to_abi(native.PMPI_Win_shared_query_c(to_native(win), to_native(Category::kRank, rank), size, disp_unit, buffer_to_native(baseptr)));
 }
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
   return error_to_abi(native.PMPI_Win_start(to_native(group), to_native(Category::kAssert, assert), to_native(win)));
@@ -4497,7 +4503,7 @@ int PMPI_Win_toint(MPI_Win win) {
   return (int)(intptr_t)win;
 }
 int PMPI_Win_unlock(int rank, MPI_Win win) {
-  return error_to_abi(native.PMPI_Win_unlock(rank, to_native(win)));
+  return error_to_abi(native.PMPI_Win_unlock(to_native(Category::kRank, rank), to_native(win)));
 }
 int PMPI_Win_unlock_all(MPI_Win win) {
   return error_to_abi(native.PMPI_Win_unlock_all(to_native(win)));

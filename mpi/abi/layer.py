@@ -29,7 +29,7 @@ HANDLE_TYPES = {"MPI_Comm": "Comm", "MPI_Group": "Group", "MPI_Datatype": "Datat
 
 # Integer constants: the Forum's parameter kind -> the category of constants runtime.cc converts.
 KIND_CATEGORY = {
-    "RANK": "Rank", "TAG": "Tag", "ERROR_CODE": "Error", "ERROR_CLASS": "Error",
+    "RANK": "Rank", "RANK_NNI": "Rank", "TAG": "Tag", "ERROR_CODE": "Error", "ERROR_CLASS": "Error",
     "THREAD_LEVEL": "Thread", "COMM_COMPARISON": "Compare", "GROUP_COMPARISON": "Compare",
     "COMBINER": "Combiner", "TYPECLASS": "Typeclass", "ORDER": "Order",
     "DISTRIB_ENUM": "Distribute", "DTYPE_DISTRIBUTION": "Distribute", "SPLIT_TYPE": "SplitType",
