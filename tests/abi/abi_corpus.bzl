@@ -2,7 +2,7 @@
 
 load("//tests:multi_pe.bzl", "multi_pe_test")
 
-ABI_PATHS = ["local", "pciddc-shm", "ucx-shm"]
+ABI_PATHS = ["local", "pciddc-shm", "ucx-shm", "pciddc-tcp", "ucx-tcp"]
 
 def abi_corpus(programs, package = "tests/mpi", extra_srcs = [], paths = ABI_PATHS, pes = [2, 4]):
     """For each program of `package` (tests/mpi or one of its folders): abi_<program>, its source
