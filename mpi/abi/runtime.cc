@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -173,8 +174,10 @@ template <class F> struct Slots {
   F* fns[kSlots];
   void* trampolines[kSlots];
   int used;
+  std::mutex mutex;  // MPI_Op_create and the errhandler creations may run on several threads
   void* take(F* fn) {
     if (fn == nullptr) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex);
     for (int i = 0; i < used; ++i) {
       if (fns[i] == fn) return trampolines[i];
     }
@@ -261,25 +264,38 @@ int* weights_to_native(const int* weights) {
 }
 
 // The predefined attributes whose values are constants: the native library's int, converted,
-// kept here (the attribute value is a pointer to it).
+// kept here (the attribute value is a pointer to it). A window's flavor and memory model point
+// to one int per ABI value, so each window's pointer stays right; the process's MPI_HOST, MPI_IO
+// and MPI_LASTUSEDCODE to one int each.
 void attribute_value_to_abi(int abi_keyval, void* attribute_val, const int* flag) {
   if (attribute_val == nullptr || flag == nullptr || *flag == 0) return;
-  static thread_local int values[8];
-  Category c;
+  static const int kWindowValues[] = {MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_DYNAMIC,
+                                      MPI_WIN_FLAVOR_SHARED, MPI_WIN_UNIFIED, MPI_WIN_SEPARATE};
+  static int process_values[3];
+  int** value = static_cast<int**>(attribute_val);
+  if (abi_keyval == MPI_WIN_CREATE_FLAVOR || abi_keyval == MPI_WIN_MODEL) {
+    int v = to_abi(abi_keyval == MPI_WIN_MODEL ? Category::kModel : Category::kFlavor, **value);
+    for (const int& known : kWindowValues) {
+      if (known == v) *value = const_cast<int*>(&known);
+    }
+    return;
+  }
   int slot;
   switch (abi_keyval) {
-    case MPI_HOST: c = Category::kRank, slot = 0; break;
-    case MPI_IO: c = Category::kRank, slot = 1; break;
-    case MPI_LASTUSEDCODE: c = Category::kError, slot = 2; break;
-    case MPI_WIN_CREATE_FLAVOR: c = Category::kFlavor, slot = 3; break;
-    case MPI_WIN_MODEL: c = Category::kModel, slot = 4; break;
+    case MPI_HOST: slot = 0; break;
+    case MPI_IO: slot = 1; break;
+    case MPI_LASTUSEDCODE: slot = 2; break;
     default: return;
   }
-  int** value = static_cast<int**>(attribute_val);
+  int v = **value;
   // The last code in use: the ABI's MPI_ERR_LASTCODE while the program added none.
-  bool last = c == Category::kError && **value == kNativeErrLastcode;
-  values[slot] = last ? MPI_ERR_LASTCODE : to_abi(c, **value);
-  *value = &values[slot];
+  if (slot == 2) {
+    v = v == kNativeErrLastcode ? MPI_ERR_LASTCODE : to_abi(Category::kError, v);
+  } else {
+    v = to_abi(Category::kRank, v);
+  }
+  __atomic_store_n(&process_values[slot], v, __ATOMIC_RELAXED);
+  *value = &process_values[slot];
 }
 
 // MPI_Type_get_contents: the constants inside the integers of a subarray or darray type.
