@@ -4,11 +4,15 @@
 # oshcc, mpiexec, oshrun), pkg-config (mpi, mpi-fort, gasket-shmem, oshmem), CMake projects (FindMPI
 # from MPI_C_COMPILER and from PATH, its Fortran component from mpifort, find_package(gasket)) and
 # the modulefile; checks the wrappers' argument handling and options, and that nothing installed
-# names the prefix it was installed in.
-#   install_test.sh INSTALLER CMAKE_PROJECT/CMakeLists.txt CMAKE_FORTRAN/CMakeLists.txt EXAMPLE...
+# names the prefix it was installed in. The MPI 5.0 standard ABI: a program built with the Forum's
+# header alone and linked against the installed libmpi_abi.so.1, then with mpicc_abi, mpicc -abi
+# and pkg-config mpi-abi, run at 2 and 4 ranks by the installed launchers.
+#   install_test.sh INSTALLER CMAKE_PROJECT/CMakeLists.txt CMAKE_FORTRAN/CMakeLists.txt
+#                   ABI_PROGRAM.c FORUM_ABI_HEADER EXAMPLE...
 set -euo pipefail
 installer=$(readlink -f "$1") cmake_project=$(dirname "$(readlink -f "$2")") cmake_fortran=$(dirname "$(readlink -f "$3")")
-shift 3
+abi_program=$(readlink -f "$4") abi_header=$(readlink -f "$5")
+shift 5
 examples=()
 for example in "$@"; do examples+=("$(readlink -f "$example")"); done
 fail() { echo "FAILED: $*" >&2; exit 1; }
@@ -26,13 +30,16 @@ mv "$staging" "$prefix"
 if grep -rlF "$staging" "$prefix"; then fail "the files above hold the install-time prefix $staging"; fi
 version=$(cat "$prefix/share/gasket/version")
 for f in bin/{mpicc,mpicxx,mpic++,mpifort,mpif90,mpif77,mpiexec,mpirun,oshcc,oshc++,oshrun,gasketrun,gasket-info} \
+  bin/{mpicc_abi,mpicxx_abi,mpic++_abi} include/mpi-abi/mpi.h lib/{libmpi_abi.so.1,libmpi_abi.so} \
   include/{mpi.h,shmem.h,mpif.h,mpi.mod,mpi_f08.mod} lib/{libgasket.so,libgasket.so.0,libgasket.so.$version} \
-  lib/pkgconfig/{mpi,mpi-fort,gasket-mpi,gasket-shmem,oshmem}.pc lib/cmake/gasket/gasketConfig.cmake \
+  lib/pkgconfig/{mpi,mpi-fort,gasket-mpi,gasket-shmem,oshmem,mpi-abi}.pc lib/cmake/gasket/gasketConfig.cmake \
   share/modulefiles/gasket/"$version" share/doc/gasket/INSTALL.md; do
   [ -e "$prefix/$f" ] || fail "$f is missing from the installed tree"
 done
 soname=$(readelf -d "$prefix/lib/libgasket.so.$version" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = libgasket.so.0 ] || fail "libgasket.so.$version has soname '$soname', expected libgasket.so.0"
+soname=$(readelf -d "$prefix/lib/libmpi_abi.so.1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = libmpi_abi.so.1 ] || fail "libmpi_abi.so.1 has soname '$soname'"
 
 work=$tmp/elsewhere
 mkdir -p "$work"
@@ -110,6 +117,24 @@ run mpiexec 2 mpi_shmem_pc "^mpi_shmem: ok on 2 ranks"
 gfortran -O2 -o halo_f_pc halo_stencil.f90 $(pkg-config --cflags --libs mpi-fort)
 run mpiexec 2 halo_f_pc "matches the serial run$"
 unset PKG_CONFIG_PATH
+
+# 3b. The MPI 5.0 standard ABI: the Forum's header alone (no gasket header) and the installed
+# libmpi_abi.so.1; then the ABI wrappers and pkg-config mpi-abi.
+cp "$abi_program" abi_program.c
+mkdir -p forum && cp "$abi_header" forum/mpi.h
+gcc -O2 -I forum -o abi_forum abi_program.c -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lmpi_abi
+run mpiexec 2 abi_forum "^reference ABI header program: 2 ranks, [0-9]+ checks passed"
+run mpiexec 4 abi_forum "^reference ABI header program: 4 ranks, [0-9]+ checks passed"
+mpicc_abi -O2 -o abi_wrapper abi_program.c
+run mpirun 2 abi_wrapper "^reference ABI header program: 2 ranks"
+mpicc -abi -O2 -o abi_option abi_program.c
+run mpiexec 4 abi_option "^reference ABI header program: 4 ranks"
+[ "$(mpicc -abi -showme:incdirs)" = "$prefix/include/mpi-abi" ] || fail "mpicc -abi -showme:incdirs: $(mpicc -abi -showme:incdirs)"
+[ "$(mpicc_abi -showme:libs)" = "mpi_abi" ] || fail "mpicc_abi -showme:libs: $(mpicc_abi -showme:libs)"
+# shellcheck disable=SC2046
+gcc -O2 -o abi_pc abi_program.c $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs mpi-abi)
+run mpiexec 2 abi_pc "^reference ABI header program: 2 ranks"
+echo "standard ABI: ok"
 
 # 4. CMake: FindMPI from MPI_C_COMPILER, then from PATH alone; find_package(gasket) from gasket_DIR
 # (not CMAKE_PREFIX_PATH, which FindMPI would search too).

@@ -42,9 +42,10 @@ static int check_rank_(void) {
 #include <string.h>
 static inline void init_at_level_arg(int* argc, char*** argv) {
   static const char* const names[] = {"SINGLE", "FUNNELED", "SERIALIZED", "MULTIPLE"};
+  const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE};
   int required = MPI_THREAD_MULTIPLE, provided = -1;
   for (int i = 0; *argc > 1 && i < 4; i++) {
-    if (!strcmp((*argv)[1], names[i])) required = i;
+    if (!strcmp((*argv)[1], names[i])) required = levels[i];
   }
   MPI_OK(MPI_Init_thread(argc, argv, required, &provided));
   CHECK_EQ(provided, required);

@@ -2,14 +2,16 @@
 # Installs gasket into a prefix:  install --prefix DIR   (tools/install.sh builds this and runs it)
 # or builds a Debian package of the same tree under /opt/gasket:  install --deb OUTDIR
 #   bin/      gasketrun, gasket-info, mpiexec, mpirun, oshrun; mpicc, mpicxx, mpic++, mpifort,
-#             mpif90, mpif77, oshcc, oshc++, oshcxx (one wrapper script, chosen by name)
+#             mpif90, mpif77, oshcc, oshc++, oshcxx, and mpicc_abi, mpicxx_abi, mpic++_abi (the
+#             MPI 5.0 standard ABI) (one wrapper script, chosen by name)
 #   include/  every public header of //mpi:headers and //shmem-api:shmem; Fortran's mpif.h,
 #             mpi.mod and mpi_f08.mod (gfortran 12); gasket/ (the C++ API, core/gasket.h and the
-#             headers it includes, by path)
+#             headers it includes, by path); mpi-abi/mpi.h (the standard ABI's header)
 #   lib/      libgasket.so.VERSION (soname libgasket.so.0: core, MPI and OpenSHMEM in one library)
 #             with libgasket.so.0, libgasket.so, libgasket_mpi.so, libgasket_shmem.so symlinks;
+#             libmpi_abi.so.1 (the standard ABI over libgasket.so) and libmpi_abi.so;
 #             pkgconfig/ (gasket, gasket-mpi, gasket-shmem, and the names users type: mpi,
-#             mpi-c, mpi-cxx, mpi-fort, oshmem); cmake/gasket/ (gasket::mpi, gasket::shmem)
+#             mpi-c, mpi-cxx, mpi-fort, oshmem, mpi-abi); cmake/gasket/ (gasket::mpi, gasket::shmem)
 #   share/    doc/gasket/ (README, INSTALL.md, examples), modulefiles/gasket/VERSION, gasket/version
 # Nothing written holds the prefix's absolute path: the tree can be moved after installing.
 set -euo pipefail
@@ -47,7 +49,7 @@ mkdir -p "$prefix"/{bin,include,lib/pkgconfig,lib/cmake/gasket,share/gasket,shar
 while read -r dest file; do
   case "$dest" in
     compiler-wrappers)
-      for name in mpicc mpicxx mpic++ mpifort mpif90 mpif77 oshcc oshc++ oshcxx; do
+      for name in mpicc mpicxx mpic++ mpifort mpif90 mpif77 oshcc oshc++ oshcxx mpicc_abi mpicxx_abi mpic++_abi; do
         install -m 755 "$root/$file" "$prefix/bin/$name"
       done
       ;;
@@ -58,6 +60,10 @@ while read -r dest file; do
       for link in libgasket.so libgasket_mpi.so libgasket_shmem.so; do
         ln -sfn "libgasket.so.$soversion" "$prefix/lib/$link"
       done
+      ;;
+    lib-abi)
+      install -m 755 "$root/$file" "$prefix/lib/libmpi_abi.so.1"
+      ln -sfn libmpi_abi.so.1 "$prefix/lib/libmpi_abi.so"
       ;;
     bin) install -m 755 "$root/$file" "$prefix/bin/" ;;
     tree:*) install -D -m 644 "$root/$file" "$prefix/${dest#tree:}/$file" ;;
@@ -88,6 +94,18 @@ pc_file gasket-mpi "gasket's MPI library (mpi.h)" gasket
 pc_file gasket-shmem "gasket's OpenSHMEM 1.6 library (shmem.h)" gasket
 for alias in mpi mpi-c mpi-cxx mpi-fort; do pc_file "$alias" "MPI (gasket $version)" gasket-mpi; done
 pc_file oshmem "OpenSHMEM (gasket $version)" gasket-shmem
+# The MPI 5.0 standard ABI: its mpi.h and libmpi_abi.so.1.
+cat >"$prefix/lib/pkgconfig/mpi-abi.pc" <<PC
+prefix=\${pcfiledir}/../..
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: mpi-abi
+Description: MPI, the MPI 5.0 standard ABI (gasket $version, libmpi_abi.so.1)
+Version: $version
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lmpi_abi
+Cflags: -I\${includedir}/mpi-abi
+PC
 
 # CMake: find_package(gasket 0.1) accepts the same major version, not older than asked.
 cat >"$prefix/lib/cmake/gasket/gasketConfigVersion.cmake" <<CMAKE
@@ -136,7 +154,7 @@ package_of() { # library path: dpkg knows it under /lib or /usr/lib, as a link o
   echo "install: no Debian package holds $1, which the tree needs" >&2
   return 1
 }
-libraries=$(for elf in "$prefix"/bin/* "$prefix/lib/libgasket.so.$version"; do
+libraries=$(for elf in "$prefix"/bin/* "$prefix/lib/libgasket.so.$version" "$prefix/lib/libmpi_abi.so.1"; do
   if [ "$(head -c 4 "$elf" | tr -d '\177')" = ELF ]; then direct_libraries "$elf"; fi
 done | grep -v "^$prefix/" | sort -u)
 depends=$(for library in $libraries; do package_of "$library" || exit 1; done | sort -u | paste -sd, | sed 's/,/, /g')

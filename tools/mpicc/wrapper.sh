@@ -8,6 +8,8 @@
 #   -showme:libs, -showme:version, -showme:help      (Open MPI's queries, used by CMake's FindMPI)
 #   -compile_info, -compile-info, -link_info, -link-info   (MPICH's)
 #   -cc=COMPILER (C wrappers), -cxx=COMPILER (C++ wrappers), -fc=COMPILER (Fortran wrappers)
+#   -abi, -mpi-abi, -mpi_abi   build against the MPI 5.0 standard ABI (its mpi.h, libmpi_abi.so.1),
+#                              as the names mpicc_abi, mpicxx_abi, mpic++_abi do (MPICH's, Open MPI's)
 # The compiler is otherwise $GASKET_CC (C, default gcc), $GASKET_CXX (C++, default g++) or $GASKET_FC
 # (Fortran, default gfortran; mpif.h, the mpi and mpi_f08 modules are on its include path).
 # Where the library is: an installed prefix (this script in PREFIX/bin, found through its own
@@ -15,12 +17,18 @@
 set -euo pipefail
 self=$0
 name=$(basename "$self")
-case "$name" in
+# The standard ABI: by name (mpicc_abi) or by option (mpicc -abi).
+abi=0
+case "$name" in *_abi) abi=1 ;; esac
+for arg in "$@"; do
+  case "$arg" in -abi | -mpi-abi | -mpi_abi) abi=1 ;; esac
+done
+case "${name%_abi}" in
   mpicc | oshcc) lang=c compiler=${GASKET_CC:-gcc} ;;
   mpicxx | mpic++ | mpiCC | oshc++ | oshcxx | oshCC) lang=c++ compiler=${GASKET_CXX:-g++} ;;
   mpifort | mpif90 | mpif77) lang=fortran compiler=${GASKET_FC:-gfortran} ;;
   *)
-    echo "gasket compiler wrapper: called as '$name'; expected mpicc, mpicxx, mpic++, mpiCC, mpifort, mpif90, mpif77, oshcc, oshc++ or oshcxx" >&2
+    echo "gasket compiler wrapper: called as '$name'; expected mpicc, mpicxx, mpic++, mpiCC, mpifort, mpif90, mpif77 (each also as NAME_abi), oshcc, oshc++ or oshcxx" >&2
     exit 2
     ;;
 esac
@@ -28,6 +36,10 @@ case "$name" in
   osh*) api=shmem module=shmem-api header=shmem.h ;;
   *) api=mpi module=mpi header=mpi.h ;;
 esac
+if [ $abi -eq 1 ] && [ "$api$lang" != mpic ] && [ "$api$lang" != mpic++ ]; then
+  echo "$name: the standard ABI (-abi, NAME_abi) is for the C and C++ MPI wrappers" >&2
+  exit 2
+fi
 
 # An installed prefix holds include/, lib/libgasket.so (core, MPI and OpenSHMEM in one library) and
 # share/gasket/version; in the Bazel tree each API has its include/ and shared library.
@@ -36,6 +48,8 @@ installed=$(dirname "$(dirname "$(readlink -f "$self")")")
 if [ -f "$installed/include/$header" ] && [ -e "$installed/lib/libgasket.so" ]; then
   incdir=$installed/include libdir=$installed/lib lib=gasket
   version=$(cat "$installed/share/gasket/version" 2>/dev/null || true)
+  # The standard ABI's header and library, installed beside the native ones.
+  [ $abi -eq 0 ] || incdir=$installed/include/mpi-abi lib=mpi_abi
 else
   incdir="" libdir=""
   for root in "$self.runfiles/gasket" "${RUNFILES_DIR:-/nonexistent}/gasket" "$(dirname "$self")/../.."; do
@@ -43,6 +57,12 @@ else
       incdir=$(cd "$root/$module/include" && pwd)
       libdir=$(dirname "$(readlink -f "$root/$module/libgasket_$api.so")")
       lib=gasket_$api
+      if [ $abi -eq 1 ]; then
+        [ -f "$root/mpi/abi/include/mpi.h" ] && [ -f "$root/mpi/abi/libmpi_abi.so.1" ] || { incdir=""; continue; }
+        incdir=$(cd "$root/mpi/abi/include" && pwd)
+        libdir=$(dirname "$(readlink -f "$root/mpi/abi/libmpi_abi.so.1")")
+        lib=:libmpi_abi.so.1
+      fi
       break
     fi
   done
@@ -71,6 +91,7 @@ show="" link=1 args=()
 for arg in "$@"; do
   case "$arg" in
     -show | -showme | --showme) show=command ;;
+    -abi | -mpi-abi | -mpi_abi) ;;
     -showme:* | --showme:*) show=${arg#*showme:} ;;
     -compile_info | -compile-info) show=compile_info ;;
     -link_info | -link-info) show=link_info ;;
@@ -106,7 +127,7 @@ case "$show" in
   version) echo "$name: gasket ${version:-(Bazel build)}, $(standard_version)" ;;
   compile_info) echo "$compiler ${args[*]+${args[*]}} ${compile_flags[*]}" ;;
   link_info) echo "$compiler ${args[*]+${args[*]}} ${compile_flags[*]} ${link_flags[*]}" ;;
-  help) sed -n '2,14s/^# \{0,1\}//p' "$(readlink -f "$self")" ;;
+  help) sed -n '2,16s/^# \{0,1\}//p' "$(readlink -f "$self")" ;;
   *)
     echo "$name: unknown option -showme:$show (known: compile, link, command, incdirs, libdirs, libs, version, help)" >&2
     exit 2

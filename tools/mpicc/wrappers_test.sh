@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # mpicc -show names the compiler, mpi.h's directory and the library; a C program and a C++
 # program built by the wrappers run under mpiexec -n and mpirun -np and check their results.
-# A -D value with spaces and an output name with a space reach the compiler intact.
+# A -D value with spaces and an output name with a space reach the compiler intact. The standard
+# ABI: mpicc_abi and mpicc -abi name the ABI's mpi.h and libmpi_abi.so.1, and the same C and C++
+# programs built by mpicc_abi and mpicxx_abi run on it.
 set -euo pipefail
 dir=${TEST_SRCDIR}/gasket
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
@@ -49,4 +51,17 @@ int main(void) { puts(MSG); return 0; }
 C
 "$mpicc" -DMSG='"a b  c"' -o "$tmp/message prog" "$tmp/message.c"
 [[ $("$tmp/message prog") == "a b  c" ]] || fail "mpicc split -DMSG: $("$tmp/message prog")"
+
+# The standard ABI.
+for show in "$("$dir/tools/mpicc/mpicc_abi" -show -O2 x.c)" "$("$mpicc" -abi -show -O2 x.c)"; do
+  [[ $show == *"/mpi/abi/include"* && $show == *"-l:libmpi_abi.so.1"* ]] || fail "ABI wrapper -show: $show"
+  [[ $show != *"-abi"* && $show != *"gasket_mpi"* ]] || fail "ABI wrapper -show keeps -abi or the native library: $show"
+done
+"$dir/tools/mpicc/mpicc_abi" -O2 -o "$tmp/p2p_basic_abi" "$tmp/p2p_basic.c"
+readelf -d "$tmp/p2p_basic_abi" | grep -q "NEEDED.*\[libmpi_abi.so.1\]" || fail "p2p_basic_abi does not link libmpi_abi.so.1"
+out=$("$dir/tools/mpicc/mpiexec" -n 3 --quiet "$tmp/p2p_basic_abi")
+[[ $out == *"p2p_basic: ok on 3 ranks"* ]] || fail "mpiexec -n 3 p2p_basic_abi: $out"
+"$dir/tools/mpicc/mpicxx_abi" -O2 -o "$tmp/hello_abi" "$tmp/hello.cc"
+out=$("$dir/tools/mpicc/mpirun" -np 2 --quiet "$tmp/hello_abi")
+[[ $out == *"hello from C++ on 2 ranks, sum 1"* ]] || fail "mpirun -np 2 hello_abi: $out"
 echo "ok"
