@@ -11,12 +11,13 @@ _LAUNCHER = str(Label("//tools/gasketrun"))
 _PATHS_FILE = str(Label("//tests:paths.txt"))
 
 def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], size = "medium",
-                  launcher = None, expect_stdout = None):
+                  launcher = None, expect_stdout = None, env = {}):
     """Runs `program` through gasketrun on every path at every PE count; a test_suite `name`.
 
     launcher: another MPI's launcher to use instead of gasketrun: the absolute path of an
       `mpiexec.*`, optionally followed by its options (tests/pmi).
     expect_stdout: a regular expression the job's stdout must match; {n} stands for the PE count.
+    env: environment of every PE (knobs such as GASKET_PROGRESS_THREAD).
     """
     tests = []
     for path in paths:
@@ -30,6 +31,7 @@ def multi_pe_test(name, program, pes = [2, 4, 8], paths = ALL_PATHS, args = [], 
                        (["--expect-stdout", "'%s'" % expect_stdout.replace("{n}", str(n))] if expect_stdout else []) +
                        (["--"] + args if args else []),
                 data = [_LAUNCHER, _PATHS_FILE, program],
+                env = env,
             )
             tests.append(test)
     native.test_suite(name = name, tests = tests)
