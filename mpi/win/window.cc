@@ -400,8 +400,7 @@ Error Window::publish_region(void* base, uint64_t size, const char* call) {
     return error(MPI_ERR_RMA_ATTACH, "%s: rank %d: %s: the region table is full (%zu regions in %zu bytes)", call, rank_,
                  label().c_str(), published_.size(), table_bytes_);
   }
-  std::unique_lock<std::mutex> served = served_mutex != nullptr ? std::unique_lock<std::mutex>(*served_mutex)
-                                                                : std::unique_lock<std::mutex>();
+  std::unique_lock<std::mutex> served = lock_served();
   published_.push_back(std::move(p));
   write_table();
   return Error::ok();
@@ -427,8 +426,7 @@ Error Window::detach(const void* base, const char* call) {
                  label().c_str(), base);
   }
   unpublish(*it, call);
-  std::unique_lock<std::mutex> served = served_mutex != nullptr ? std::unique_lock<std::mutex>(*served_mutex)
-                                                                : std::unique_lock<std::mutex>();
+  std::unique_lock<std::mutex> served = lock_served();
   published_.erase(it);
   write_table();
   return Error::ok();
@@ -1070,10 +1068,12 @@ bool Window::shippable(const Location& loc) const {
   return loc.region->shipped && loc.region->pe == targets_[static_cast<size_t>(loc.rank)].pe;
 }
 
-uint64_t Window::control_offset() const {
-  return static_cast<uint64_t>(reinterpret_cast<const char*>(mine_) -
-                               runtime().segments().find(segments::kHeapSegment)->base);
+// Where a control block lies in the symmetric heap (the same offset on every PE).
+static uint64_t heap_offset(const void* control) {
+  return static_cast<uint64_t>(static_cast<const char*>(control) - runtime().segments().find(segments::kHeapSegment)->base);
 }
+
+uint64_t Window::control_offset() const { return heap_offset(mine_); }
 
 Error Window::accumulate_shipped(const Location& loc, const std::vector<int64_t>& starts,
                                  const datatype::Datatype& basic_type, MPI_Datatype basic, int basic_size, MPI_Op op,
@@ -1086,7 +1086,7 @@ Error Window::accumulate_shipped(const Location& loc, const std::vector<int64_t>
   const size_t operand = op == MPI_NO_OP ? 0 : compare != nullptr ? 2 * width : width;
   const size_t answer = result != nullptr ? width : 0;
   ShippedHeader h{};
-  h.control_offset = static_cast<uint64_t>(t.control - runtime().segments().find(segments::kHeapSegment)->base);
+  h.control_offset = heap_offset(t.control);
   h.base = (flavor_ == MPI_WIN_FLAVOR_DYNAMIC ? loc.region->base : loc.region->base - t.base) + static_cast<uint64_t>(loc.offset);
   h.basic = basic;
   h.op = op;

@@ -237,6 +237,10 @@ class Window {
   // (EmulatedRma::call_service). Outside an exclusive epoch the target's accumulate lock is held
   // throughout: taken by the first request, released by the last.
   bool shippable(const Location& loc) const;
+  // Holds served_mutex (when the window is in a table) while the published regions change.
+  std::unique_lock<std::mutex> lock_served() const {
+    return served_mutex != nullptr ? std::unique_lock<std::mutex>(*served_mutex) : std::unique_lock<std::mutex>();
+  }
   Error accumulate_shipped(const Location& loc, const std::vector<int64_t>& starts, const datatype::Datatype& basic_type,
                            MPI_Datatype basic, int basic_size, MPI_Op op, const char* origin, const char* compare,
                            char* result, bool exclusive, const char* call);
