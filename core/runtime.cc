@@ -419,9 +419,12 @@ Status Runtime::start_active_messages() {
   if (config_.boolean(config::Knob::PROGRESS_THREAD)) {
     auto interval = std::chrono::microseconds(std::max<int64_t>(1, config_.integer(config::Knob::PROGRESS_INTERVAL)));
     progress_thread_ = std::thread([this, interval] {
+      uint64_t seen = progress_calls_.load(std::memory_order_relaxed);
       while (!progress_thread_stop_.load(std::memory_order_acquire)) {
-        progress();
         std::this_thread::sleep_for(interval);
+        uint64_t calls = progress_calls_.load(std::memory_order_relaxed);
+        if (calls == seen) progress_once();
+        seen = calls;
       }
     });
   }
@@ -482,6 +485,12 @@ am::StreamLinks& Runtime::late_peers() {
 }
 
 void Runtime::progress() {
+  // Only whether it changed matters: a load and a store, no read-modify-write on the hot path.
+  progress_calls_.store(progress_calls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  progress_once();
+}
+
+void Runtime::progress_once() {
   if (backend_) backend_->progress();
   if (messages_) messages_->progress();
   if (am::StreamLinks* links = late_peers_ready_.load(std::memory_order_acquire)) links->progress();

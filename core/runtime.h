@@ -330,6 +330,10 @@ class Runtime {
   std::atomic<unsigned> fetches_unserved_{0};  // fetching atomics since one last served (fetch_serves)
   std::thread progress_thread_;
   std::atomic<bool> progress_thread_stop_{false};
+  // Changed by every progress() call from the PE's own threads: the progress thread steps in only
+  // for an interval in which none progressed (a PE computing outside the library).
+  std::atomic<uint64_t> progress_calls_{0};
+  void progress_once();
 };
 
 // Backends linked into this build (core/backends_builtin.cc).

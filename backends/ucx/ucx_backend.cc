@@ -309,11 +309,15 @@ class UcxBackend final : public Backend,
   Status flush_endpoints();
   void deliver_active_messages();
   Status fence_while_progressing();
+  unsigned progress_worker();
   void teardown();
 
   const int my_pe_;
   const int n_pes_;
   const bool thread_multiple_;
+  // One thread at a time progresses the worker when several may (thread_multiple_): the others
+  // would spin on UCX's worker lock, for whole time slices when threads outnumber cores.
+  std::atomic_flag progressing_ = ATOMIC_FLAG_INIT;
   bootstrap::Bootstrap* const bootstrap_;
   unsigned idle_polls_before_yield_;
   size_t max_am_payload_;
@@ -739,8 +743,18 @@ Status UcxBackend::target(int pe, RemoteAddress addr, size_t len, const char* ca
 
 // ---- requests ----
 
+// The events progressed, 0 when another thread is progressing the worker (it delivers for this
+// one too).
+unsigned UcxBackend::progress_worker() {
+  if (!thread_multiple_) return ucp_worker_progress(worker_);
+  if (progressing_.test_and_set(std::memory_order_acquire)) return 0;
+  unsigned events = ucp_worker_progress(worker_);
+  progressing_.clear(std::memory_order_release);
+  return events;
+}
+
 void UcxBackend::poll(unsigned* idle_polls) {
-  if (ucp_worker_progress(worker_) != 0) {
+  if (progress_worker() != 0) {
     *idle_polls = 0;
   } else if (++*idle_polls >= idle_polls_before_yield_) {
     // The peer that must answer may be waiting for this core (PEs outnumber cores).
@@ -1116,7 +1130,7 @@ Status UcxBackend::quiet() {
 }
 
 void UcxBackend::progress() {
-  ucp_worker_progress(worker_);
+  progress_worker();
   if (am_in_flight_count_.load(std::memory_order_acquire) != 0) {
     Status st = reap_messages_in_flight(false);
     if (!st.is_ok()) log::fatal("%s", st.message().c_str());
