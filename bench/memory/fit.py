@@ -7,7 +7,7 @@ runtime cannot tell (other implementations' registered memory and endpoints): pr
 import sys
 from collections import defaultdict
 
-FIGURES = ["rss", "pss", "private", "shm_files", "shm_mapped", "shm_rss", "sockets", "registered", "endpoints"]
+FIGURES = ["rss", "pss", "private", "shm_files", "shm_mapped", "shm_rss", "sockets", "registered", "endpoints", "heap"]
 
 
 def parse(path):
@@ -55,7 +55,7 @@ def main():
             row(["---"] * len(header))
         for impl in impls:
             for pes, v in sorted(rows.get((impl, phase), {}).items()):
-                row([impl, str(pes)] + [cell(v[f]) for f in FIGURES])
+                row([impl, str(pes)] + [cell(v.get(f, -1)) for f in FIGURES])
         print("\n## per-peer slope after %s (least squares over the PE counts; KiB or count per added PE)\n" % phase)
         header = ["impl", "counts"] + FIGURES
         row(header)
@@ -67,7 +67,7 @@ def main():
                 continue
             cells = []
             for f in FIGURES:
-                pts = [(p, v[f]) for p, v in points.items()]
+                pts = [(p, v.get(f, -1)) for p, v in points.items()]
                 s = slope(pts) if all(y >= 0 for _, y in pts) else None
                 cells.append("-" if s is None else "%.2f" % s)
             row([impl, ",".join(str(p) for p in sorted(points))] + cells)

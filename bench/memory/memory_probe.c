@@ -7,7 +7,9 @@
  * whose Private_Clean share shrinks as more processes run the same program); the shared-memory files it maps (/dev/shm files,
  * System V segments, memfds: count, mapped size, resident part); its open sockets. Where the
  * runtime can say (gasket: memory_counters.cc, a weak symbol elsewhere), the memory registered
- * with its backend and the backend's endpoints (ucx endpoints, pciddc tcp connections).
+ * with its backend and the backend's endpoints (ucx endpoints, pciddc tcp connections). With
+ * glibc, the bytes malloc has handed out and not taken back (`heap`: exact where the page-grained
+ * figures are not, so it shows a table of a few hundred bytes per peer).
  * Rank 0 prints one line per phase: the mean over PEs of each figure (KiB, counts), and the
  * maximum of rss. */
 #include <mpi.h>
@@ -16,13 +18,16 @@
 #include <string.h>
 #include <dirent.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /* Filled by gasket's build (memory_counters.cc); absent from other implementations' builds. */
 extern int memory_probe_backend_counters(long* registered_kib, long* endpoints) __attribute__((weak));
 
-enum { kRss, kPss, kPrivate, kShmFiles, kShmMapped, kShmRss, kSockets, kRegistered, kEndpoints, kFigures };
+enum { kRss, kPss, kPrivate, kShmFiles, kShmMapped, kShmRss, kSockets, kRegistered, kEndpoints, kHeap, kFigures };
 static const char* const kNames[kFigures] = {"rss",     "pss",     "private",    "shm_files", "shm_mapped",
-                                             "shm_rss", "sockets", "registered", "endpoints"};
+                                             "shm_rss", "sockets", "registered", "endpoints", "heap"};
 
 static int is_shared_memory_file(const char* path) {
   return strncmp(path, "/dev/shm/", 9) == 0 || strncmp(path, "/SYSV", 5) == 0 || strncmp(path, "/memfd:", 7) == 0;
@@ -91,6 +96,14 @@ static void measure(double* fig) {
   if (memory_probe_backend_counters != NULL) memory_probe_backend_counters(&registered, &endpoints);
   fig[kRegistered] = (double)registered;
   fig[kEndpoints] = (double)endpoints;
+#ifdef __GLIBC__
+  {
+    struct mallinfo2 m = mallinfo2();
+    fig[kHeap] = (double)(m.uordblks + m.hblkhd) / 1024.0;
+  }
+#else
+  fig[kHeap] = -1;
+#endif
 }
 
 static void report(const char* label, const char* phase, const double* fig, int rank, int size) {

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <list>
 #include <functional>
 #include <list>
 #include <map>
@@ -322,7 +323,9 @@ class Engine {
   size_t split_pull_ = 0;    // GASKET_MPI_SPLIT_PULL
   std::vector<int32_t> pids_;
 
-  std::vector<std::deque<PendingPacket>> pending_;  // per target, behind a full channel (in order)
+  // Per target, behind a full channel (in order). A list: an empty one allocates nothing (an
+  // empty std::deque takes ~600 bytes), and every PE of the job has one.
+  std::vector<std::list<PendingPacket>> pending_;
   std::vector<int> pending_targets_;
 
   // Eager budget (see the top): bytes this PE may have outstanding to each receiver, those
