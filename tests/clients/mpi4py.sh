@@ -55,6 +55,9 @@ mkdir -p "$work"
 # mpi_proto.h (an ABI change) or another library location rebuilds mpi4py by itself.
 headers=$( (for d in $("$GASKET_MPI_BIN/mpicc" -showme:incdirs 2>/dev/null); do cat "$d/mpi.h" "$d/mpi_proto.h" 2>/dev/null; done
             "$GASKET_MPI_BIN/mpicc" -showme:libdirs 2>/dev/null) | sha256sum | cut -d' ' -f1)
+# One build at a time: the runs at each rank count (separate tests) may start together.
+exec 9>"$work/build.lock"
+flock 9
 if [ "$(cat "$src/build/gasket-headers" 2>/dev/null)" != "$headers" ]; then rebuild=1; fi
 if [ "$rebuild" = 1 ]; then
   rm -rf "$src"
@@ -67,6 +70,7 @@ if [ "$rebuild" = 1 ]; then
   fi
   echo "$headers" >"$src/build/gasket-headers"
 fi
+flock -u 9
 
 # The counts of one run's unittest closing lines ("Ran N tests", "OK (skipped=K)",
 # "FAILED (failures=F, errors=E, skipped=K)"), from rank 0's log: "ran fail err skip".
@@ -80,7 +84,8 @@ counts() {
 
 modules=$(cd "$src/test" && ls test_*.py | sed 's/\.py$//' | grep -E -- "$select")
 logs=$work/logs
-rm -rf "$logs" && mkdir -p "$logs"
+mkdir -p "$logs"
+for n in $ranks; do rm -f "$logs"/*.np"$n".*; done
 status=0
 summary=()
 for n in $ranks; do
