@@ -425,6 +425,15 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, MPI_Count
                      static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, root);
     return Error::ok();
   }
+  // Reductions take the same datatype and count on every rank, so the path below is the same
+  // everywhere.
+  if (form.blocking() && r.type->contiguous() && comm->size() == 2 &&
+      coll::shm_staged_applies(c, *comm, r.bytes(count), r.type->size)) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_pair_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                          static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, root);
+    return Error::ok();
+  }
   if (form.blocking() && r.type->contiguous() && coll::shm_blocks_apply(c, *comm, r.bytes(count))) {
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     coll::shm_staged_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
