@@ -316,8 +316,10 @@ Error rooted(Context& c, Guard& g, bool gathering, const void* sendbuf, MPI_Coun
   }
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (is_root && !inter && !in_place) {
+    // The root's own block is copied once its transfers have started: the peers pull theirs
+    // meanwhile (scatter 1 MiB at 2 ranks: the receiver waited out the root's 1 MiB copy first).
     Typed& slot = all[static_cast<size_t>(comm->rank)];
-    gathering ? coll::copy_typed(*s, slot, mine) : coll::copy_typed(*s, mine, slot);
+    gathering ? coll::copy_typed(*s, slot, mine, true) : coll::copy_typed(*s, mine, slot, true);
   }
   if (is_root || member) {
     if (gathering) {
