@@ -316,8 +316,10 @@ Error rooted(Context& c, Guard& g, bool gathering, const void* sendbuf, MPI_Coun
   }
   auto s = std::make_unique<Schedule>(c, *comm, call);
   if (is_root && !inter && !in_place) {
+    // The root's own block is copied once its transfers have started: the peers pull theirs
+    // meanwhile (scatter 1 MiB at 2 ranks: the receiver waited out the root's 1 MiB copy first).
     Typed& slot = all[static_cast<size_t>(comm->rank)];
-    gathering ? coll::copy_typed(*s, slot, mine) : coll::copy_typed(*s, mine, slot);
+    gathering ? coll::copy_typed(*s, slot, mine, true) : coll::copy_typed(*s, mine, slot, true);
   }
   if (is_root || member) {
     if (gathering) {
@@ -423,6 +425,15 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, MPI_Count
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     coll::shm_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
                      static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, root);
+    return Error::ok();
+  }
+  // Reductions take the same datatype and count on every rank, so the path below is the same
+  // everywhere.
+  if (form.blocking() && r.type->contiguous() && comm->size() == 2 &&
+      coll::shm_staged_applies(c, *comm, r.bytes(count), r.type->size)) {
+    const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    coll::shm_pair_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
+                          static_cast<char*>(recvbuf) + r.type->true_lb, count, op, type, *r.type, root);
     return Error::ok();
   }
   if (form.blocking() && r.type->contiguous() && coll::shm_blocks_apply(c, *comm, r.bytes(count))) {

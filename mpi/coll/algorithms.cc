@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <utility>
 
 namespace gasket::mpi::coll {
@@ -10,18 +11,27 @@ namespace {
 int wrap(int r, int n) { return ((r % n) + n) % n; }
 }  // namespace
 
-void copy_typed(Schedule& s, const Typed& dst, const Typed& src) {
+void copy_typed(Schedule& s, const Typed& dst, const Typed& src, bool alongside) {
   int64_t bytes = std::min(dst.bytes(), src.bytes());
   if (bytes == 0) return;
+  std::function<void()> step;
   if (dst.type->contiguous() && src.type->contiguous()) {
-    s.copy(static_cast<char*>(dst.buf) + dst.type->true_lb, static_cast<char*>(src.buf) + src.type->true_lb, bytes);
-    return;
+    char* to = static_cast<char*>(dst.buf) + dst.type->true_lb;
+    const char* from = static_cast<const char*>(src.buf) + src.type->true_lb;
+    if (to == from) return;
+    step = [to, from, bytes] { std::memmove(to, from, static_cast<size_t>(bytes)); };
+  } else {
+    char* tmp = s.scratch(src.bytes());
+    step = [dst, src, tmp] {
+      datatype::pack(*src.type, src.buf, src.count, tmp);
+      datatype::unpack(*dst.type, tmp, std::min(dst.bytes(), src.bytes()), dst.buf, dst.count);
+    };
   }
-  char* tmp = s.scratch(src.bytes());
-  s.local([dst, src, tmp] {
-    datatype::pack(*src.type, src.buf, src.count, tmp);
-    datatype::unpack(*dst.type, tmp, std::min(dst.bytes(), src.bytes()), dst.buf, dst.count);
-  });
+  if (alongside) {
+    s.alongside(std::move(step));
+  } else {
+    s.local(std::move(step));
+  }
 }
 
 void barrier(Schedule& s, const Ranks& g) {

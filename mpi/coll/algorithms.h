@@ -34,8 +34,9 @@ struct Typed {
 // `bytes` bytes at `buf` as Typed data.
 inline Typed as_bytes(const Schedule& s, void* buf, int64_t bytes) { return Typed{buf, bytes, s.byte_type(), MPI_BYTE}; }
 
-// A local step copying `src` into `dst` (packed through a temporary unless both are contiguous).
-void copy_typed(Schedule& s, const Typed& dst, const Typed& src);
+// A local step copying `src` into `dst` (packed through a temporary unless both are contiguous);
+// `alongside`: while the current round's transfers are in flight (Schedule::alongside).
+void copy_typed(Schedule& s, const Typed& dst, const Typed& src, bool alongside = false);
 
 void barrier(Schedule& s, const Ranks& g);
 void bcast(Schedule& s, const Ranks& g, const Typed& data, int root);

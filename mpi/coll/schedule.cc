@@ -67,6 +67,8 @@ void Schedule::local(std::function<void()> step) {
   (r.transfers.empty() ? r.before : r.after).push_back(std::move(step));
 }
 
+void Schedule::alongside(std::function<void()> step) { open_round().alongside.push_back(std::move(step)); }
+
 void Schedule::copy(void* dst, const void* src, int64_t bytes) {
   if (bytes == 0 || dst == src) return;
   local([dst, src, bytes] { std::memmove(dst, src, static_cast<size_t>(bytes)); });
@@ -112,6 +114,7 @@ void Schedule::start_round(Round& r) {
       c_.engine().start_recv(q);
     }
   }
+  for (auto& step : r.alongside) step();
 }
 
 bool Schedule::progress(Error* error) {

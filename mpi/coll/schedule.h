@@ -72,6 +72,9 @@ class Schedule final : public p2p::Operation {
   // inout = in (op) inout over `count` packed elements of the reduction's type.
   void reduce(const void* in, void* inout, int64_t count);
   void local(std::function<void()> step);
+  // A local step run once the current round's transfers have started, while they are in flight
+  // (a rooted collective's own block, copied while the peers move theirs).
+  void alongside(std::function<void()> step);
   // Ends the round: later transfers start once everything before has completed.
   void next();
   // Scratch memory owned by the schedule (stable address, 16-byte aligned).
@@ -103,7 +106,7 @@ class Schedule final : public p2p::Operation {
     int handle;
   };
   struct Round {
-    std::vector<std::function<void()>> before, after;
+    std::vector<std::function<void()>> before, alongside, after;
     std::vector<Transfer> transfers;
   };
   Round& open_round();

@@ -100,6 +100,14 @@ void shm_staged_reduce(Context& c, Guard& g, const comm::Communicator& comm, con
                        const std::vector<int64_t>& parts, MPI_Op op, int type_handle, const datatype::Datatype& type,
                        int root);
 
+// Blocking MPI_Reduce of contiguous data at 2 ranks from GASKET_MPI_COLL_STAGED bytes
+// (shm_staged_applies), any size: the non-root stages its input piece by piece (a quarter of the
+// message, at least 16 KiB, one cell round each; oversubscribed whole buffers) and the root
+// combines each piece out of its buffer into `out` in rank order (x0 op x1) while the next one is
+// staged. `in` may equal `out` (MPI_IN_PLACE).
+void shm_pair_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
+                     MPI_Op op, int type_handle, const datatype::Datatype& type, int root);
+
 void shm_barrier(Context& c, Guard& g, const comm::Communicator& comm);
 void shm_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root);
 // `count` elements of `type` (contiguous) from `in` reduced into `out` at `root` (every rank

@@ -7,6 +7,8 @@
  *  - the operations interleaved over rounds with rotating roots, so every buffer is rewritten
  *    while the previous users may still be reading the other one;
  *  - MPI_IN_PLACE where the standard allows it (alltoall, allgather, the root of gather/scatter);
+ *  - MPI_Reduce of a non-commutative op on 24-byte elements at every root, in place and not, from
+ *    2 KiB to past 4 MiB (at 2 ranks the pipelined pair reduce from 4 KiB);
  *  - a receive type of a different layout with the same signature (strided ints received from
  *    contiguous ones): the gaps must stay untouched;
  *  - on MPI_COMM_WORLD and on a split communicator whose rank order reverses the world's.
@@ -145,6 +147,55 @@ static Affine affine_reference(int n, int round, int64_t i) {
   return acc;
 }
 
+/* A 24-byte element (its size does not divide the reduce's pieces): an affine map and a tally
+ * summed alongside; the op composes the maps in rank order. */
+typedef struct {
+  Affine f;
+  uint64_t tally;
+} Tallied;
+
+static void tallied_op(void* in, void* inout, int* len, MPI_Datatype* type) {
+  Tallied* x = in;
+  Tallied* y = inout;
+  for (int i = 0; i < *len; ++i) {
+    int one = 1;
+    affine_op(&x[i].f, &y[i].f, &one, type);
+    y[i].tally += x[i].tally;
+  }
+}
+
+static uint64_t tally_of(int rank, int round, int64_t i) { return (uint64_t)rank * 1000003u + (uint64_t)round * 7u + (uint64_t)i; }
+
+/* MPI_Reduce of `count` Tallied at every root in turn, in place at the root in every other pair of
+ * rounds (so that at 2 ranks both roots run in place and not). */
+static void tallied_reduce(MPI_Comm comm, int round, int count, MPI_Op op, MPI_Datatype type) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  int root = round % n, in_place = rank == root && (round / 2) % 2 == 1;
+  Tallied* in = malloc(sizeof(Tallied) * (size_t)count + 1);
+  Tallied* out = malloc(sizeof(Tallied) * (size_t)count + 1);
+  for (int64_t i = 0; i < count; ++i) {
+    Tallied t = {affine_of(rank, round, i), tally_of(rank, round, i)};
+    (in_place ? out : in)[i] = t;
+  }
+  MPI_OK(MPI_Reduce(in_place ? MPI_IN_PLACE : in, out, count, type, op, root, comm));
+  if (rank == root) {
+    for (int64_t i = 0; i < count; ++i) {
+      Affine want = affine_reference(n, round, i);
+      uint64_t tally = 0;
+      for (int r = 0; r < n; ++r) tally += tally_of(r, round, i);
+      if (out[i].f.a != want.a || out[i].f.b != want.b || out[i].tally != tally) {
+        fprintf(stderr, "MPI_Reduce of %d Tallied, root %d%s, round %d: element %lld wrong\n", count, root,
+                in_place ? " in place" : "", round, (long long)i);
+        CHECK(0);
+      }
+    }
+  }
+  free(out);
+  free(in);
+}
+
 static int int_of(int rank, int round, int64_t i) { return rank * 1000 + round * 17 + (int)(i % 1000) - 500; }
 
 /* `count` elements: MPI_Reduce at a rotating root (in place every other round), MPI_Reduce_scatter
@@ -227,6 +278,21 @@ static void run_all(MPI_Comm comm) {
       reductions(comm, round, counts[k], affine, affine_type);
     }
   }
+  /* Tallied (24 B): past the cells, past 16 KiB, a quarter of which is not a whole element, and
+   * past 4 MiB by one element (pieces of a whole buffer and a last piece of one element) */
+  MPI_Op tallied;
+  MPI_Datatype tallied_type;
+  MPI_OK(MPI_Op_create(tallied_op, 0, &tallied));
+  MPI_OK(MPI_Type_contiguous(3, MPI_UINT64_T, &tallied_type));
+  MPI_OK(MPI_Type_commit(&tallied_type));
+  const int tallies[] = {85, 171, 2731, 2732, 10923, (4 << 20) / 24 + 1};
+  for (size_t k = 0; k < sizeof tallies / sizeof tallies[0]; ++k) {
+    for (int round = 0; round < (tallies[k] > 10923 ? 2 : 2 * n + 4); ++round) {
+      tallied_reduce(comm, round, tallies[k], tallied, tallied_type);
+    }
+  }
+  MPI_OK(MPI_Type_free(&tallied_type));
+  MPI_OK(MPI_Op_free(&tallied));
   MPI_OK(MPI_Type_free(&affine_type));
   MPI_OK(MPI_Op_free(&affine));
   free(recv);
