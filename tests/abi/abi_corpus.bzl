@@ -14,7 +14,7 @@ def abi_corpus(programs, package = "tests/mpi", extra_srcs = [], deps = [], path
             name = "abi_" + prog,
             testonly = True,
             srcs = ["//%s:%s.c" % (package, prog), "//tests/mpi:check.h"] + extra_srcs,
-            copts = ["-Itests/mpi", "-DTEST_STANDARD_ABI"],
+            copts = ["-Itests/mpi"],
             linkopts = ["-lpthread"],
             deps = ["//mpi/abi:abi"] + deps,
         )

@@ -22,9 +22,9 @@ static int check_rank_(void) {
  * the native checks like any other handle. */
 #define INVALID_HANDLE(Type, value) ((Type)(intptr_t)(value))
 
-/* TEST_STANDARD_ABI: built against the standard ABI's mpi.h (tests/abi), which has no MPI_Fint,
- * no MPI_x_c2f/f2c and no native handle values; the parts of a program that check those are
- * native-only, each with its counterpart for the ABI where there is one. */
+/* GASKET_MPI is defined by gasket's native mpi.h, not by the standard ABI's (tests/abi), which
+ * has no MPI_Fint, no MPI_x_c2f/f2c and no native handle values: the parts of a program that
+ * check those are native-only, each with its counterpart for the ABI where there is one. */
 
 #define CHECK(cond)                                                                          \
   do {                                                                                       \

@@ -1,7 +1,7 @@
 /* Handle and status conversion between C and Fortran (MPI 4.1 section 19.3.4-5): every kind's
  * c2f/f2c round trip, invalid and freed Fortran handles giving the null handle, and statuses
  * carried through the Fortran and F08 forms keeping source, tag, error and the element count.
- * Built against the standard ABI's mpi.h (TEST_STANDARD_ABI), which has no MPI_Fint and leaves
+ * Built against the standard ABI's mpi.h (no GASKET_MPI), which has no MPI_Fint and leaves
  * c2f/f2c and the Fortran statuses to the Fortran layer (MPI 5.0 section 20.3), the round trips
  * go through MPI_x_toint/MPI_x_fromint instead; the checks of invalid and freed Fortran handles
  * and of the Fortran statuses are native-only (fromint of a value toint did not return, or of
@@ -10,7 +10,7 @@
 
 #include "check.h"
 
-#ifdef TEST_STANDARD_ABI
+#ifndef GASKET_MPI
 typedef int handle_int;
 #define TO_INT(Kind, handle) MPI_##Kind##_toint(handle)
 #define FROM_INT(Kind, value) MPI_##Kind##_fromint(value)
@@ -81,7 +81,7 @@ static void check_handle_round_trips(void) {
   F2C_ONLY(CHECK_EQ(FROM_INT(Request, 31337), MPI_REQUEST_NULL));
 }
 
-#ifdef TEST_STANDARD_ABI
+#ifndef GASKET_MPI
 /* The status of MPI_Wait itself: the fields and the count as the library left them. */
 static void check_status(const MPI_Status* st, int left) {
   int count = -1;

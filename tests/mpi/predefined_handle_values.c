@@ -3,13 +3,13 @@
  * the sign-extended value). Every predefined handle is non-negative and keeps its value through
  * unsigned int and uintptr_t; the nulls are 0; no predefined handle of a kind equals its null; and
  * MPI_MESSAGE_NO_PROC still works: MPI_Mprobe from MPI_PROC_NULL returns it and MPI_Mrecv of it
- * completes with an empty status. Built against the standard ABI's mpi.h (TEST_STANDARD_ABI),
+ * completes with an empty status. Built against the standard ABI's mpi.h (no GASKET_MPI),
  * the values checked are the ABI's instead (MPI_LB and MPI_UB, removed from MPI, are not in it). */
 #include <stdint.h>
 
 #include "check.h"
 
-#ifdef TEST_STANDARD_ABI
+#ifndef GASKET_MPI
 /* Built against the standard ABI's mpi.h: its handles are pointers whose values the standard
  * fixes (MPI 5.0 chapter 20, the values of its ABI header), nulls included. */
 #define HANDLE(h, abi) {#h, (long long)(uintptr_t)(h), abi}

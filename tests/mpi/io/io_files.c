@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, amode, info, &fh));
   CHECK(fh != MPI_FILE_NULL);
   CHECK_EQ(MPI_File_fromint(MPI_File_toint(fh)), fh);
-#ifndef TEST_STANDARD_ABI /* the standard ABI leaves c2f/f2c to the Fortran layer */
+#ifdef GASKET_MPI /* the standard ABI leaves c2f/f2c to the Fortran layer */
   CHECK_EQ(MPI_File_f2c(MPI_File_c2f(fh)), fh);
 #endif
   MPI_Info_free(&info);
