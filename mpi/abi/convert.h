@@ -74,6 +74,14 @@ inline int to_native(const void* handle) {
   return v <= static_cast<uintptr_t>(INT_MAX) ? static_cast<int>(v) : handle_tables.invalid;
 }
 
+// A predefined datatype of the ABI that the native library does not have (the optional types
+// gfortran has no kind for, MPI_REAL2, MPI_COMPLEX4): its table entry is the native null. Its
+// size is MPI_UNDEFINED (MPI 5.0 section 21.4: how a program learns that it is absent).
+inline bool absent_datatype(MPI_Datatype type) {
+  uintptr_t v = reinterpret_cast<uintptr_t>(type);
+  return v > reinterpret_cast<uintptr_t>(MPI_DATATYPE_NULL) && v < 0x400 && handle_tables.to_native[v] == 0;
+}
+
 template <class H> inline H to_abi(int native) {
   const KindTable& k = handle_tables.kinds[static_cast<int>(KindOf<H>::value)];
   if (native == 0) return reinterpret_cast<H>(k.null_abi);

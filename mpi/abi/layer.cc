@@ -4268,12 +4268,15 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
   return error_to_abi(native.PMPI_Type_set_name(to_native(datatype), type_name));
 }
 int PMPI_Type_size(MPI_Datatype datatype, int* size) {
+  if (size != nullptr && absent_datatype(datatype)) return *size = MPI_UNDEFINED, MPI_SUCCESS;
   return error_to_abi(native.PMPI_Type_size(to_native(datatype), size));
 }
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
+  if (size != nullptr && absent_datatype(datatype)) return *size = MPI_UNDEFINED, MPI_SUCCESS;
   return error_to_abi(native.PMPI_Type_size_c(to_native(datatype), size));
 }
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  if (size != nullptr && absent_datatype(datatype)) return *size = MPI_UNDEFINED, MPI_SUCCESS;
   return error_to_abi(native.PMPI_Type_size_x(to_native(datatype), size));
 }
 int PMPI_Type_toint(MPI_Datatype datatype) {

@@ -122,6 +122,9 @@ AFTER = {
     "MPI_File_get_view": "*disp = displacement_to_abi(*disp)",
     "MPI_Type_get_contents": "contents_to_abi(native_datatype, array_of_integers, max_integers)",
 }
+# Procedures the layer answers itself for some arguments, before converting (convert.h).
+SIZE_OF_ABSENT_TYPE = "if (size != nullptr && absent_datatype(datatype)) return *size = MPI_UNDEFINED, MPI_SUCCESS;"
+BEFORE = {"MPI_Type_size": SIZE_OF_ABSENT_TYPE, "MPI_Type_size_x": SIZE_OF_ABSENT_TYPE}
 # Parameters of a converted kind that keep their value: MPI_Abort's errorcode is the exit status.
 UNCONVERTED = {("MPI_Abort", "errorcode")}
 # OUT handles of non-blocking calls, written by the native library at completion.
@@ -309,6 +312,8 @@ class Wrapper:
 
     def body(self):
         name = self.proc.name
+        if base_name(name) in BEFORE:
+            self.pre.append(BEFORE[base_name(name)])
         for i, p in enumerate(self.params):
             self.convert(p, i)
         if base_name(name) in AFTER:

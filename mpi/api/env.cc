@@ -147,7 +147,7 @@ int PMPI_Get_version(int* version, int* subversion) {
 
 int PMPI_Get_library_version(char* version, int* resultlen) {
   if (version == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
-  copy_string(std::string("gasket MPI ") + gasket::kVersion + " (MPI 4.1, two-sided over gasket's core)",
+  copy_string(std::string("gasket MPI ") + gasket::kVersion + " (MPI 5.0, two-sided over gasket's core)",
               version, resultlen, MPI_MAX_LIBRARY_VERSION_STRING);
   return MPI_SUCCESS;
 }

@@ -65,6 +65,10 @@ int main(int argc, char** argv) {
   CHECK(provided == MPI_THREAD_FUNNELED || provided == MPI_THREAD_SERIALIZED || provided == MPI_THREAD_MULTIPLE);
   OK(MPI_Abi_get_version(&major, &minor));
   CHECK(major == 1 && minor == 0);
+  /* The library's MPI version: the header's, 5.0, which is the ABI's. */
+  OK(MPI_Get_version(&major, &minor));
+  CHECK(major == 5 && minor == 0);
+  CHECK(MPI_VERSION == 5 && MPI_SUBVERSION == 0);
   OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   CHECK(size >= 2);

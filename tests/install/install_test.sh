@@ -85,7 +85,7 @@ mpicc -DMSG='"a b  \"c\"  $HOME"' -o "dir with space/message prog" message.c
 [ "$(mpicc -showme:link)" = "-L$prefix/lib -Wl,-rpath,$prefix/lib -lgasket" ] || fail "mpicc -showme:link: $(mpicc -showme:link)"
 [ "$(oshcc -showme:libs)" = gasket ] || fail "oshcc -showme:libs: $(oshcc -showme:libs)"
 [ "$(mpicc -showme:incdirs)" = "$prefix/include" ] || fail "mpicc -showme:incdirs: $(mpicc -showme:incdirs)"
-[ "$(mpicc -showme:version)" = "mpicc: gasket $version, MPI 4.1" ] || fail "mpicc -showme:version: $(mpicc -showme:version)"
+[ "$(mpicc -showme:version)" = "mpicc: gasket $version, MPI 5.0" ] || fail "mpicc -showme:version: $(mpicc -showme:version)"
 [ "$(oshcc -showme:version)" = "oshcc: gasket $version, OpenSHMEM 1.6" ] || fail "oshcc -showme:version: $(oshcc -showme:version)"
 [ "$(mpicc -show -O2 x.c -o x)" = "gcc -I$prefix/include -O2 x.c -o x -L$prefix/lib -Wl,-rpath,$prefix/lib -lgasket" ] ||
   fail "mpicc -show: $(mpicc -show -O2 x.c -o x)"
@@ -141,9 +141,9 @@ echo "standard ABI: ok"
 cmake_configure() { # build-dir extra-args...
   local dir=$1
   shift
-  cmake -S "$cmake_project" -B "$dir" -DEXPECT_MPI_VERSION=4.1 -DEXPECT_PREFIX="$prefix" \
+  cmake -S "$cmake_project" -B "$dir" -DEXPECT_MPI_VERSION=5.0 -DEXPECT_PREFIX="$prefix" \
     -DEXAMPLES="$work" -Dgasket_DIR="$prefix/lib/cmake/gasket" "$@" >"$dir.log" 2>&1 || { cat "$dir.log"; fail "cmake configure in $dir"; }
-  grep -F "FindMPI: MPI 4.1 via $prefix/bin/mpicc, $prefix/bin/mpiexec" "$dir.log" || fail "FindMPI did not report gasket in $dir"
+  grep -F "FindMPI: MPI 5.0 via $prefix/bin/mpicc, $prefix/bin/mpiexec" "$dir.log" || fail "FindMPI did not report gasket in $dir"
   cmake --build "$dir" >"$dir.build.log" 2>&1 || { cat "$dir.build.log"; fail "cmake --build $dir"; }
 }
 cmake_configure by_compiler -DMPI_C_COMPILER="$prefix/bin/mpicc" -DMPI_CXX_COMPILER="$prefix/bin/mpicxx"
@@ -155,7 +155,7 @@ run mpiexec 2 by_path/mpi_shmem_gasket "^mpi_shmem: ok on 2 ranks"
 # FindMPI's Fortran component from MPI_Fortran_COMPILER=mpifort (mpif.h, mpi and mpi_f08 found)
 cmake -S "$cmake_fortran" -B fortran -DMPI_Fortran_COMPILER="$prefix/bin/mpifort" -DEXAMPLES="$work" \
   >fortran.log 2>&1 || { cat fortran.log; fail "cmake configure of the Fortran project"; }
-grep -F "FindMPI: MPI 4.1 for Fortran via $prefix/bin/mpifort" fortran.log || fail "FindMPI's Fortran component did not report gasket"
+grep -F "FindMPI: MPI 5.0 for Fortran via $prefix/bin/mpifort" fortran.log || fail "FindMPI's Fortran component did not report gasket"
 cmake --build fortran >fortran.build.log 2>&1 || { cat fortran.build.log; fail "cmake --build fortran"; }
 run mpiexec 2 fortran/halo_findmpi_fortran "matches the serial run$"
 

@@ -4,6 +4,7 @@
 #define GASKET_TESTS_MPI_CHECK_H_
 
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <mpi.h>
@@ -14,6 +15,16 @@ static int check_rank_(void) {
   if (init) MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
 }
+
+/* A value that names no object of the handle's kind: an erroneous argument the library must
+ * refuse with the kind's error class. It names no handle of gasket's native mpi.h nor of the
+ * standard ABI's (handles are ints in one, pointers in the other); libmpi_abi.so.1 passes it to
+ * the native checks like any other handle. */
+#define INVALID_HANDLE(Type, value) ((Type)(intptr_t)(value))
+
+/* GASKET_MPI is defined by gasket's native mpi.h, not by the standard ABI's (tests/abi), which
+ * has no MPI_Fint, no MPI_x_c2f/f2c and no native handle values: the parts of a program that
+ * check those are native-only, each with its counterpart for the ABI where there is one. */
 
 #define CHECK(cond)                                                                          \
   do {                                                                                       \

@@ -194,26 +194,24 @@ static void test_alltoall(MPI_Comm comm, int rank, int size) {
 
 enum { F_ARITH = 1, F_LOGIC = 2, F_BITS = 4, F_MINMAX = 8 };
 
-static long long elem_value(int op, int r, int i, int size) {
+static long long elem_value(MPI_Op op, int r, int i, int size) {
   if (op == MPI_PROD) return (r % 3 == i % 3) ? 2 : 1; /* small products */
   if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) return ((r + i) % 3) != 0;
   if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR) return (r * 37 + i * 11) & 0x7f;
   return (r * 7 + i * 3) % 23 + 1;
 }
 
-static long long combine_ll(int op, long long a, long long b) {
-  switch (op) {
-    case MPI_SUM: return a + b;
-    case MPI_PROD: return a * b;
-    case MPI_MAX: return a > b ? a : b;
-    case MPI_MIN: return a < b ? a : b;
-    case MPI_LAND: return a && b;
-    case MPI_LOR: return a || b;
-    case MPI_LXOR: return (!a) != (!b);
-    case MPI_BAND: return a & b;
-    case MPI_BOR: return a | b;
-    case MPI_BXOR: return a ^ b;
-  }
+static long long combine_ll(MPI_Op op, long long a, long long b) {
+  if (op == MPI_SUM) return a + b;
+  if (op == MPI_PROD) return a * b;
+  if (op == MPI_MAX) return a > b ? a : b;
+  if (op == MPI_MIN) return a < b ? a : b;
+  if (op == MPI_LAND) return a && b;
+  if (op == MPI_LOR) return a || b;
+  if (op == MPI_LXOR) return (!a) != (!b);
+  if (op == MPI_BAND) return a & b;
+  if (op == MPI_BOR) return a | b;
+  if (op == MPI_BXOR) return a ^ b;
   return 0;
 }
 
@@ -221,14 +219,14 @@ static long long combine_ll(int op, long long a, long long b) {
  * are small integers, so float sums and products are exact too. */
 #define REDUCE_TYPE(T, mt, flags)                                                                        \
   do {                                                                                                   \
-    static const int ops_[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_LAND, MPI_LOR, MPI_LXOR,         \
-                               MPI_BAND, MPI_BOR, MPI_BXOR};                                             \
+    static const MPI_Op ops_[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_LAND, MPI_LOR, MPI_LXOR,      \
+                                  MPI_BAND, MPI_BOR, MPI_BXOR};                                          \
     static const int need_[] = {F_ARITH, F_ARITH, F_MINMAX, F_MINMAX, F_LOGIC, F_LOGIC, F_LOGIC,         \
                                 F_BITS, F_BITS, F_BITS};                                                 \
     enum { N_ = 13 };                                                                                    \
     for (int o_ = 0; o_ < 10; ++o_) {                                                                    \
       if (!((flags) & need_[o_])) continue;                                                              \
-      int op_ = ops_[o_];                                                                                \
+      MPI_Op op_ = ops_[o_];                                                                             \
       T in_[N_], out_[N_];                                                                               \
       for (int i = 0; i < N_; ++i) in_[i] = (T)elem_value(op_, rank, i, size), out_[i] = (T)0;           \
       int root_ = size - 1;                                                                              \
@@ -518,7 +516,7 @@ static void test_errors(MPI_Comm world, int rank, int size) {
   rc = MPI_Allreduce(&dx, &dy, 1, MPI_DOUBLE, MPI_BAND, comm);
   MPI_Error_class(rc, &cls);
   CHECK_EQ(cls, MPI_ERR_OP);
-  rc = MPI_Allreduce(&x, &y, 1, MPI_INT, 12345, comm);
+  rc = MPI_Allreduce(&x, &y, 1, MPI_INT, INVALID_HANDLE(MPI_Op, 12345), comm);
   MPI_Error_class(rc, &cls);
   CHECK_EQ(cls, MPI_ERR_OP);
   rc = MPI_Reduce(&x, &y, 1, MPI_INT, MPI_REPLACE, 0, comm);

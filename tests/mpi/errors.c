@@ -48,18 +48,18 @@ int main(int argc, char** argv) {
   CHECK_EQ(MPI_Send(&x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
   CHECK_EQ(MPI_Recv(&x, -2, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_COUNT);
   CHECK_EQ(MPI_Send(&x, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
-  CHECK_EQ(MPI_Send(&x, 1, 12345, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+  CHECK_EQ(MPI_Send(&x, 1, INVALID_HANDLE(MPI_Datatype, 12345), 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
   MPI_Datatype vec;
   MPI_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
   CHECK_EQ(MPI_Send(&x, 1, vec, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE); /* not committed */
   MPI_OK(MPI_Type_free(&vec));
   CHECK_EQ(MPI_Send(NULL, 4, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
-  CHECK_EQ(MPI_Wait(&(MPI_Request){987654}, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+  CHECK_EQ(MPI_Wait(&(MPI_Request){INVALID_HANDLE(MPI_Request, 987654)}, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
   CHECK_EQ(MPI_Bcast(&x, 1, MPI_INT, size, MPI_COMM_WORLD), MPI_ERR_ROOT);
   CHECK_EQ(MPI_Type_free(&(MPI_Datatype){MPI_INT}), MPI_ERR_TYPE);
   /* An invalid communicator is reported through MPI_COMM_WORLD's handler (ERRORS_RETURN now). */
   CHECK_EQ(MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_NULL), MPI_ERR_COMM);
-  CHECK_EQ(MPI_Send(&x, 1, MPI_INT, 0, 0, 777), MPI_ERR_COMM);
+  CHECK_EQ(MPI_Send(&x, 1, MPI_INT, 0, 0, INVALID_HANDLE(MPI_Comm, 777)), MPI_ERR_COMM);
   int n;
   CHECK_EQ(MPI_Comm_size(MPI_COMM_NULL, &n), MPI_ERR_COMM);
 

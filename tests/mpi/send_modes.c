@@ -120,7 +120,7 @@ static void bsend_exhaustion(int rank, int size) {
     char big[4000] = {0};
     rc = MPI_Bsend(big, 4000, MPI_BYTE, 1, 5, MPI_COMM_WORLD);
     CHECK_EQ(rc, MPI_ERR_BUFFER);
-    MPI_Request r = 12345;
+    MPI_Request r = MPI_REQUEST_NULL;
     rc = MPI_Ibsend(big, 4000, MPI_BYTE, 1, 5, MPI_COMM_WORLD, &r);
     CHECK_EQ(rc, MPI_ERR_BUFFER);
     big[0] = 42;

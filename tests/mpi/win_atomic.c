@@ -184,7 +184,8 @@ static void errors(void) {
   CHECK_EQ(error_class(MPI_Put(&v, 1, MPI_LONG_LONG, nranks, 0, 1, MPI_LONG_LONG, win)), MPI_ERR_RANK);
   CHECK_EQ(error_class(MPI_Put(&v, -1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, win)), MPI_ERR_COUNT);
   CHECK_EQ(error_class(MPI_Put(&v, 1, MPI_DATATYPE_NULL, next, 0, 1, MPI_LONG_LONG, win)), MPI_ERR_TYPE);
-  CHECK_EQ(error_class(MPI_Accumulate(&v, 1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, 999, win)), MPI_ERR_OP);
+  MPI_Op no_op = INVALID_HANDLE(MPI_Op, 999);
+  CHECK_EQ(error_class(MPI_Accumulate(&v, 1, MPI_LONG_LONG, next, 0, 1, MPI_LONG_LONG, no_op, win)), MPI_ERR_OP);
   double dv = 1;
   CHECK_EQ(error_class(MPI_Accumulate(&dv, 1, MPI_DOUBLE, next, 0, 1, MPI_DOUBLE, MPI_BAND, win)), MPI_ERR_OP);
   CHECK_EQ(error_class(MPI_Fetch_and_op(&v, &r, MPI_LONG_LONG, next, 9, MPI_SUM, win)), MPI_ERR_RMA_RANGE);

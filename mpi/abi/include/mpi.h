@@ -10,9 +10,8 @@
 extern "C" {
 #endif
 
-/* What gasket provides (mpi/README.md): 5.0 once all of MPI 5.0 is in. */
-#define MPI_VERSION 4
-#define MPI_SUBVERSION 1
+#define MPI_VERSION 5
+#define MPI_SUBVERSION 0
 #define MPI_ABI_VERSION 1
 #define MPI_ABI_SUBVERSION 0
 

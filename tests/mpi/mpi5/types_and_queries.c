@@ -143,6 +143,12 @@ static void abi_queries(void) {
 #endif
   CHECK_EQ(MPI_ABI_VERSION, 1);
   CHECK_EQ(MPI_ABI_SUBVERSION, 0);
+  /* Every procedure and constant of MPI 5.0 is provided: the header and the library say 5.0. */
+  MPI_OK(MPI_Get_version(&major, &minor));
+  CHECK_EQ(major, 5);
+  CHECK_EQ(minor, 0);
+  CHECK_EQ(MPI_VERSION, 5);
+  CHECK_EQ(MPI_SUBVERSION, 0);
   MPI_Info info;
   MPI_OK(MPI_Abi_get_info(&info));
   CHECK_EQ(info_long(info, "mpi_aint_size"), sizeof(MPI_Aint));
