@@ -6,7 +6,9 @@
 // and bytes it was sent with.
 #define BOOST_TEST_MODULE active_messages
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "tests/core/fixture.h"
@@ -164,6 +166,38 @@ BOOST_AUTO_TEST_CASE(limits_are_reported) {
   PE_TEST(l.max_medium == 1936u);
   PE_TEST(l.max_long == gasket::sym_heap_size());
   PE_TEST(l.credits == 32u);
+}
+
+// The route to each PE follows from how this PE reaches it (core/am/README.md): the rings where
+// its memory is mapped here (the direct path; ucx over shared memory, whose segments UCX maps),
+// else the backend's own active messages (ucx) or the core's mailbox rings (pciddc); messages
+// through the backend are counted in sent_by_layer.
+BOOST_AUTO_TEST_CASE(messages_take_the_route_of_the_path) {
+  Setup s;
+  const char* tls = std::getenv("UCX_TLS");
+  const bool ucx_maps_memory = tls == nullptr || std::strstr(tls, "sm") != nullptr;
+  for (int pe = 0; pe < npes(); ++pe) {
+    const std::string transport = gasket::transport_name(pe);
+    am::Route expected = am::Route::kRing;
+    if (transport == "pciddc") expected = am::Route::kMailboxMessages;
+    if (transport == "ucx" && !ucx_maps_memory) expected = am::Route::kNativeMessages;
+    BOOST_TEST(static_cast<int>(am::route(pe)) == static_cast<int>(expected),
+               "PE " << me() << " to PE " << pe << " over " << transport);
+  }
+  const am::Counters before = am::counters();
+  pongs_seen = 0;
+  for (int i = 0; i < 50; ++i) {
+    am::request(right(), handlers().ping, i, 0L);
+    gasket::poll(true, [&] { return pongs_seen == i + 1; });
+  }
+  const am::Counters after = am::counters();
+  PE_TEST(after.sent - before.sent >= 50u);
+  if (am::route(right()) == am::Route::kRing) {
+    PE_TEST(after.sent_by_layer == before.sent_by_layer);
+  } else {
+    PE_TEST(after.sent_by_layer - before.sent_by_layer >= 50u);  // the requests (and replies)
+  }
+  gasket::barrier_all();
 }
 
 BOOST_AUTO_TEST_CASE(ping_pong) {
