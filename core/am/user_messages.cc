@@ -91,7 +91,8 @@ struct State {
   int me = 0, n = 0;
   core::am::MessageLayer* layer = nullptr;  // null when no peer is reached through the backend
   std::vector<Route> routes;  // per PE
-  std::vector<int> ring_sources;  // PEs whose messages arrive in this PE's rings (the direct path)
+  std::vector<int> ring_sources;  // PEs whose messages arrive in this PE's rings (route kRing)
+  std::vector<char*> mapped_region;  // per PE: its region as mapped here, or null (not route kRing)
   char* region = nullptr;  // symmetric: credit words (n x 8 bytes, padded), then the rings
   size_t rings_offset = 0;
   std::vector<Registered> handlers;
@@ -112,6 +113,8 @@ struct State {
   std::atomic<uint64_t> delivered{0}, sent_total{0}, sent_by_layer{0}, waited{0}, replies_queued{0};
 
   uint64_t* credit_word(int target) { return reinterpret_cast<uint64_t*>(region + 8 * static_cast<size_t>(target)); }
+  // Where `pe`'s copy of `at` (an address in the region) is mapped here (routes kRing only).
+  char* mapped(int pe, char* at) { return mapped_region[static_cast<size_t>(pe)] + (at - region); }
   // Slot `index` of `sender`'s ring (an address in the symmetric region, valid on every PE).
   char* slot(int sender, uint64_t index) {
     return region + rings_offset + (static_cast<size_t>(sender) * kSlots + index % kSlots) * kSlotBytes;
@@ -147,6 +150,14 @@ void check_message(const State& s, const detail::Outgoing& m, const char* call) 
   if (m.body_len > 0 && m.body == nullptr) log::fatal("%s: body of %zu bytes at NULL", call, m.body_len);
 }
 
+// Whether a put to `pe` in `seg` is a store of this CPU into a mapping (core/rma.cc: the direct
+// path, or memory the backend maps here), which a release store orders.
+bool stores_reach(const segments::Segment& seg, int pe) {
+  core::Runtime& rt = *core::Runtime::get();
+  if (seg.peer_base[static_cast<size_t>(pe)] == nullptr) return false;
+  return rt.path(pe) == core::Path::kDirect ? seg.file_backed || pe == rt.my_pe() : seg.backend_memory;
+}
+
 void send_by_layer(State& s, int pe, const void* bytes, size_t len, const char* call) {
   Status st = s.layer->send(pe, kUserMessagesHandler, bytes, len);
   if (!st.is_ok()) log::fatal("%s: to PE %d: %s", call, pe, st.message().c_str());
@@ -174,9 +185,11 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
   char buffer[kSlotBytes];
   SlotHeader h{};
   h.seq = index + 1;
+  const segments::Segment* dest_segment = nullptr;
   if (m.kind == Kind::kLong) {
     size_t offset = 0;
-    h.dest_segment = core::Runtime::get()->translate(m.dest, m.body_len, call, "destination", &offset).id;
+    dest_segment = &core::Runtime::get()->translate(m.dest, m.body_len, call, "destination", &offset);
+    h.dest_segment = dest_segment->id;
     h.dest_offset = offset;
   }
   h.op = op;
@@ -206,11 +219,15 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
     send_by_layer(s, m.pe, buffer, len, call);
     s.sent_by_layer.fetch_add(1, std::memory_order_relaxed);
   } else {
+    // The target's ring is mapped here: the slot's bytes, then its sequence word by a release
+    // store, ordered after them and after a long body stored into a mapping; a body the backend
+    // wrote needs its fence first.
+    if (dest_segment != nullptr && !stores_reach(*dest_segment, m.pe)) gasket::fence();
     std::memcpy(buffer, &h, sizeof h);
-    // Everything but the sequence word, then (ordered after it, and after a long body) the word.
-    gasket::put(slot + sizeof(uint64_t), buffer + sizeof(uint64_t), len - sizeof(uint64_t), m.pe, call);
-    gasket::fence();
-    gasket::atomic_set(reinterpret_cast<uint64_t*>(slot), index + 1, m.pe, call);
+    char* target = s.mapped(m.pe, slot);
+    std::memcpy(target + sizeof(uint64_t), buffer + sizeof(uint64_t), len - sizeof(uint64_t));
+    __atomic_store_n(reinterpret_cast<uint64_t*>(target), index + 1, __ATOMIC_RELEASE);
+    gasket::detail::ring(m.pe);
   }
   t_posting = false;
   s.sent[static_cast<size_t>(m.pe)] = index + 1;
@@ -314,7 +331,9 @@ void consume(State& s, int source, const SlotHeader& h, char* payload) {
   uint64_t consumed = ++s.consumed[static_cast<size_t>(source)];
   if (consumed % (kSlots / 2) != 0) return;
   if (s.routes[static_cast<size_t>(source)] == Route::kRing) {
-    gasket::atomic_set(s.credit_word(s.me), consumed, source, "gasket::am (credit)");
+    __atomic_store_n(reinterpret_cast<uint64_t*>(s.mapped(source, reinterpret_cast<char*>(s.credit_word(s.me)))),
+                     consumed, __ATOMIC_RELEASE);
+    gasket::detail::ring(source);
   } else {
     SlotHeader credit{};
     credit.seq = consumed;
@@ -419,13 +438,12 @@ uint16_t add_handler(Kind kind, uint32_t signature, size_t args_len, Entry entry
     const segments::Segment& region = rt.translate(s->region, bytes, call, "active-message rings", &region_offset);
     for (int pe = 0; pe < s->n; ++pe) {
       Route r = Route::kRing;
-      // Mapped through the backend: core/rma.cc stores into it itself (backend_mapped).
-      bool mapped = region.backend_memory && region.peer_base[static_cast<size_t>(pe)] != nullptr;
-      if (rt.path(pe) == core::Path::kBackend && !mapped) {
+      if (!stores_reach(region, pe)) {
         if (s->layer == nullptr) log::fatal("%s: PE %d is reached through the backend, which has no message layer", call, pe);
         r = dynamic_cast<core::am::NativeMessages*>(s->layer) != nullptr ? Route::kNativeMessages : Route::kMailboxMessages;
       }
       s->routes.push_back(r);
+      s->mapped_region.push_back(r == Route::kRing ? region.peer_base[static_cast<size_t>(pe)] + region_offset : nullptr);
       if (r == Route::kRing) s->ring_sources.push_back(pe);
     }
     g_state = s;
