@@ -1,18 +1,20 @@
 // Active messages for clients of core/gasket.h (user_messages.h). Each PE's symmetric region
 // holds a ring of kSlots slots per sender and a credit word per target; a sender has at most
-// kSlots messages unconsumed at a target (credits). Two routes, fixed per peer at the first
-// registration:
-//  - a peer reached through the backend, its memory not mapped here: the message (header, arguments, medium body) is one
-//    message of the core's MessageLayer — the backend's native active messages (ucx) or the
-//    mailbox rings over put+notify (pciddc). A slot that does not fit its payload is put into the
-//    ring first and the message carries the header only. Credits return as header-only messages.
+// kSlots messages unconsumed at a target (credits). Two kinds of route, fixed per peer at the
+// first registration:
 //  - a peer whose memory is mapped here (self and same-node peers on the direct path; peers whose
-//    segments the backend maps, as ucx over shared memory does): a store of the slot into the
-//    peer's ring, a fence and an atomic store of the slot's sequence word, which the target's
-//    progress polls; credits return by an atomic set of the sender's credit word. Measured
-//    faster than the backend's own messages there (core/am/README.md).
-// A long body is put to its destination (then a fence) before the message. The target runs the
-// handler on the message in place, counts it consumed, and returns credit every half ring.
+//    segments the backend maps, as ucx over shared memory does): the slot is stored into the
+//    peer's ring through the mapping, then its sequence word by a release store, which the
+//    target's progress polls; credits return by a release store into the sender's credit word.
+//    Measured faster than the backend's own messages there (core/am/README.md).
+//  - a peer reached through the backend, its memory not mapped here: the message (header,
+//    arguments, medium body) is one message of the core's MessageLayer — the backend's native
+//    active messages (ucx) or the mailbox rings over put+notify (pciddc). A slot larger than the
+//    layer's payload is put into the ring first and the message carries the header only.
+//    Credits return as header-only messages.
+// A long body is put to its destination before the message (fenced unless it was a store into a
+// mapping). The target runs the handler on the message in place, counts it consumed, and returns
+// credit every half ring.
 #include "core/am/user_messages.h"
 
 #include <atomic>
