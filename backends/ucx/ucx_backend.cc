@@ -361,6 +361,11 @@ class UcxBackend final : public Backend,
   std::atomic<uint64_t> flushes_{0};
   std::atomic<bool> tearing_down_{false};
 
+  // The handler and the received messages have a lock of their own: on_active_message takes it
+  // inside ucp_worker_progress (UCX's worker lock held), so it must never be held around a UCX
+  // call — mutex_ is (ucp_ep_create in connect: a thread connecting under mutex_ while another
+  // progresses and receives would each wait for the other's lock).
+  std::mutex am_queue_mutex_;
   ActiveMessages::Handler am_handler_;
   std::deque<ReceivedMessage> am_queue_;
   std::atomic<size_t> am_queued_{0};
@@ -1163,7 +1168,7 @@ ucs_status_t UcxBackend::on_active_message(void* arg, const void* header, size_t
     std::memcpy(m.copy.get(), data, length);
     m.data = m.copy.get();
   }
-  std::lock_guard<std::mutex> lock(self->mutex_);
+  std::lock_guard<std::mutex> lock(self->am_queue_mutex_);
   self->am_queue_.push_back(std::move(m));
   self->am_queued_.fetch_add(1, std::memory_order_release);
   return keep;
@@ -1175,7 +1180,7 @@ void UcxBackend::deliver_active_messages() {
   for (;;) {
     ReceivedMessage m;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::lock_guard<std::mutex> lock(am_queue_mutex_);
       if (am_queue_.empty() || !am_handler_) return;
       m = std::move(am_queue_.front());
       am_queue_.pop_front();
@@ -1187,7 +1192,7 @@ void UcxBackend::deliver_active_messages() {
 }
 
 void UcxBackend::set_handler(ActiveMessages::Handler handler) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(am_queue_mutex_);
   am_handler_ = std::move(handler);
 }
 

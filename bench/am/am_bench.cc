@@ -2,7 +2,7 @@
 // replies with a short message), the rate of fire-and-forget requests (a stream closed by one
 // request with a completion), and for long messages the bandwidth beside memcpy of the same size.
 // Medians of kSamples samples; prints a table. `gasketrun -n 2 am_bench` (any path: set
-// GASKET_LOCAL=backend and GASKET_TRANSPORT to measure a backend; bench/am/compare.sh does ucx-shm
+// GASKET_LOCAL=backend and GASKET_TRANSPORT to measure a backend; bench/am/compare.sh runs the paths
 // beside MPI and ucx_perftest).
 #include <algorithm>
 #include <chrono>
@@ -56,8 +56,11 @@ int main() {
                            {"long", 4096}, {"long", 65536}, {"long", 1 << 20}, {"long", kMaxLong}};
   std::vector<char> source(kMaxLong, 'x'), copy(kMaxLong);
   if (me == 0) {
-    std::printf("gasket::am PE 0 -> PE 1 over %s (medians of %d samples; the machine is shared)\n",
-                gasket::transport_name(1), kSamples);
+    const am::Route route = am::route(1);
+    std::printf("gasket::am PE 0 -> PE 1 over %s, route %s (medians of %d samples; the machine is shared)\n",
+                gasket::transport_name(1),
+                route == am::Route::kRing ? "ring" : route == am::Route::kNativeMessages ? "native messages" : "mailbox messages",
+                kSamples);
     std::printf("%-7s %9s %12s %14s %12s %14s\n", "kind", "bytes", "rtt_us", "rate_Mmsg_s", "long_MB_s", "memcpy_MB_s");
     for (const Row& r : rows) {
       auto send = [&](bool round_trip) {

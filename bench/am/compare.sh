@@ -1,21 +1,33 @@
 #!/usr/bin/env bash
-# gasket::am beside MPI point to point (gasket's MPI, bench/mpi/pingpong) and UCX's own active
-# messages (ucx_perftest ucp_am_lat / ucp_am_bw), all on UCX over shared memory (UCX_TLS=self,sm),
-# same machine, same run. Each side prints its own table; ucx_perftest's figures are the medians
-# of ROUNDS runs per size.
-#   bazel run //bench/am:compare [-- ROUNDS]
+# gasket::am and MPI point to point (gasket's MPI, bench/mpi/pingpong) on each path of PATHS
+# (default: local, pciddc-shm, ucx-shm, ucx-tcp; the environment of each from tests/paths.txt),
+# then UCX's own active messages (ucx_perftest ucp_am_lat / ucp_am_bw) over self,sm — same machine,
+# same run. Each prints its own table; ucx_perftest's figures are the medians of ROUNDS runs per
+# size.
+#   bazel run //bench/am:compare [-- ROUNDS [PATHS...]]
 set -eu
-gasketrun=$1 am_bench=$2 pingpong=$3
-rounds=${4:-5}
+gasketrun=$1 am_bench=$2 pingpong=$3 paths_file=$4
+rounds=${5:-5}
+shift 5 2>/dev/null || shift $#
+paths=("$@")
+[ ${#paths[@]} -gt 0 ] || paths=(local pciddc-shm ucx-shm ucx-tcp)
 command -v ucx_perftest >/dev/null || { echo "compare.sh: ucx_perftest not found (apt-get install ucx-utils)" >&2; exit 1; }
-export UCX_TLS=self,sm
 uptime
 
-echo "== gasket::am over ucx-shm"
-GASKET_LOCAL=backend GASKET_TRANSPORT=ucx "$gasketrun" -n 2 "$am_bench"
+for path in "${paths[@]}"; do
+  entry=$(grep -E "^${path}( |\$)" "$paths_file") || { echo "compare.sh: unknown path $path" >&2; exit 2; }
+  (
+    for assignment in ${entry#"$path"}; do export "${assignment?}"; done
+    [ "$path" = local ] || export GASKET_LOCAL=backend
+    echo "== gasket::am over $path"
+    "$gasketrun" -n 2 "$am_bench"
+    echo "== MPI ping-pong (gasket's MPI) over $path"
+    "$gasketrun" -n 2 "$pingpong" --max 65536
+  )
+  uptime
+done
 
-echo "== MPI ping-pong (gasket's MPI) over ucx-shm"
-GASKET_LOCAL=backend GASKET_TRANSPORT=ucx "$gasketrun" -n 2 "$pingpong" --max 4194304
+export UCX_TLS=self,sm
 
 # perftest TEST SIZE ITERS -> perftest's CSV result line (client and server on loopback).
 perftest() {

@@ -1,10 +1,20 @@
-// Active messages for clients of core/gasket.h (user_messages.h), over the core's one-sided
-// operations, so one implementation serves every path: each PE's symmetric region holds a ring
-// of kSlots slots per sender and a credit word per target. A message is a put of its slot (header,
-// arguments, medium body) — preceded for a long message by the put of its body to its
-// destination — a fence, and an atomic set of the slot's sequence word, which the target's
-// progress polls. The target runs the handler on the slot in place, then counts the slot
-// consumed; every half ring it sets its count in the sender's credit word.
+// Active messages for clients of core/gasket.h (user_messages.h). Each PE's symmetric region
+// holds a ring of kSlots slots per sender and a credit word per target; a sender has at most
+// kSlots messages unconsumed at a target (credits). Two kinds of route, fixed per peer at the
+// first registration:
+//  - a peer whose memory is mapped here (self and same-node peers on the direct path; peers whose
+//    segments the backend maps, as ucx over shared memory does): the slot is stored into the
+//    peer's ring through the mapping, then its sequence word by a release store, which the
+//    target's progress polls; credits return by a release store into the sender's credit word.
+//    Measured faster than the backend's own messages there (core/am/README.md).
+//  - a peer reached through the backend, its memory not mapped here: the message (header,
+//    arguments, medium body) is one message of the core's MessageLayer — the backend's native
+//    active messages (ucx) or the mailbox rings over put+notify (pciddc). A slot larger than the
+//    layer's payload is put into the ring first and the message carries the header only.
+//    Credits return as header-only messages.
+// A long body is put to its destination before the message (fenced unless it was a store into a
+// mapping). The target runs the handler on the message in place, counts it consumed, and returns
+// credit every half ring.
 #include "core/am/user_messages.h"
 
 #include <atomic>
@@ -14,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/am/message_layer.h"
 #include "core/base/log.h"
 #include "core/gasket.h"
 #include "core/runtime.h"
@@ -33,9 +44,15 @@ constexpr size_t kSlots = 32;  // credits per sender; even (credits return every
 constexpr size_t kSlotBytes = 2048;
 constexpr uint16_t kAckHandler = 0;  // internal: a handler with a completion has run
 constexpr uint8_t kAckWanted = 1;
+constexpr uint8_t kInSlot = 2;  // by the message layer: the payload was put into the ring slot
+constexpr uint8_t kCredit = 4;  // by the message layer: `seq` is the receiver's consumed count
+// The MessageLayer handler that carries these messages (a core id: core handlers are 1..15,
+// emulated get/atomics take the first nine).
+constexpr core::am::HandlerId kUserMessagesHandler = core::am::kFirstCoreHandler + 12;
+static_assert(kUserMessagesHandler < core::am::kFirstClientHandler, "a core handler id");
 
 struct SlotHeader {
-  uint64_t seq;  // message number + 1 from this sender; set last, atomically
+  uint64_t seq;  // message number + 1 from this sender; on the direct path set last, atomically
   uint64_t dest_offset;  // long: where the body is (segment and offset: each PE maps it elsewhere)
   uint64_t op;  // with kAckWanted: the sender's completion to acknowledge
   uint32_t signature;
@@ -66,8 +83,18 @@ struct Queued {
   std::vector<char> args, body;
 };
 
+// A message the layer delivered: its bytes, run by serve().
+struct Arrived {
+  int source;
+  std::vector<char> bytes;
+};
+
 struct State {
   int me = 0, n = 0;
+  core::am::MessageLayer* layer = nullptr;  // null when no peer is reached through the backend
+  std::vector<Route> routes;  // per PE
+  std::vector<int> ring_sources;  // PEs whose messages arrive in this PE's rings (route kRing)
+  std::vector<char*> mapped_region;  // per PE: its region as mapped here, or null (not route kRing)
   char* region = nullptr;  // symmetric: credit words (n x 8 bytes, padded), then the rings
   size_t rings_offset = 0;
   std::vector<Registered> handlers;
@@ -82,9 +109,14 @@ struct State {
   std::deque<Queued> queued;
   // queued.size(), read by serve() without the lock: an idle progress does not take queue_mutex.
   std::atomic<size_t> queued_count{0};
-  std::atomic<uint64_t> delivered{0}, sent_total{0}, waited{0}, replies_queued{0};
+  std::mutex arrived_mutex;
+  std::deque<Arrived> arrived;
+  std::atomic<size_t> arrived_count{0};
+  std::atomic<uint64_t> delivered{0}, sent_total{0}, sent_by_layer{0}, waited{0}, replies_queued{0};
 
   uint64_t* credit_word(int target) { return reinterpret_cast<uint64_t*>(region + 8 * static_cast<size_t>(target)); }
+  // Where `pe`'s copy of `at` (an address in the region) is mapped here (routes kRing only).
+  char* mapped(int pe, char* at) { return mapped_region[static_cast<size_t>(pe)] + (at - region); }
   // Slot `index` of `sender`'s ring (an address in the symmetric region, valid on every PE).
   char* slot(int sender, uint64_t index) {
     return region + rings_offset + (static_cast<size_t>(sender) * kSlots + index % kSlots) * kSlotBytes;
@@ -120,6 +152,19 @@ void check_message(const State& s, const detail::Outgoing& m, const char* call) 
   if (m.body_len > 0 && m.body == nullptr) log::fatal("%s: body of %zu bytes at NULL", call, m.body_len);
 }
 
+// Whether a put to `pe` in `seg` is a store of this CPU into a mapping (core/rma.cc: the direct
+// path, or memory the backend maps here), which a release store orders.
+bool stores_reach(const segments::Segment& seg, int pe) {
+  core::Runtime& rt = *core::Runtime::get();
+  if (seg.peer_base[static_cast<size_t>(pe)] == nullptr) return false;
+  return rt.path(pe) == core::Path::kDirect ? seg.file_backed || pe == rt.my_pe() : seg.backend_memory;
+}
+
+void send_by_layer(State& s, int pe, const void* bytes, size_t len, const char* call) {
+  Status st = s.layer->send(pe, kUserMessagesHandler, bytes, len);
+  if (!st.is_ok()) log::fatal("%s: to PE %d: %s", call, pe, st.message().c_str());
+}
+
 // Writes message `m` into its slot on m.pe when the ring has credit (else false, with `wait`
 // false). Caller holds send_mutex (released while waiting).
 bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& m, uint8_t flags, uint64_t op,
@@ -141,9 +186,12 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
   if (m.kind == Kind::kLong && m.body_len > 0) gasket::put(m.dest, m.body, m.body_len, m.pe, call);
   char buffer[kSlotBytes];
   SlotHeader h{};
+  h.seq = index + 1;
+  const segments::Segment* dest_segment = nullptr;
   if (m.kind == Kind::kLong) {
     size_t offset = 0;
-    h.dest_segment = core::Runtime::get()->translate(m.dest, m.body_len, call, "destination", &offset).id;
+    dest_segment = &core::Runtime::get()->translate(m.dest, m.body_len, call, "destination", &offset);
+    h.dest_segment = dest_segment->id;
     h.dest_offset = offset;
   }
   h.op = op;
@@ -153,7 +201,6 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
   h.kind = static_cast<uint8_t>(m.kind);
   h.flags = flags;
   h.args_len = static_cast<uint32_t>(m.args_len);
-  std::memcpy(buffer, &h, sizeof h);
   size_t len = sizeof h;
   if (m.args_len > 0) std::memcpy(buffer + len, m.args, m.args_len);
   len += m.args_len;
@@ -161,10 +208,29 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
     std::memcpy(buffer + len, m.body, m.body_len);
     len += m.body_len;
   }
-  // Everything but the sequence word, then (ordered after it, and after a long body) the word.
-  gasket::put(slot + sizeof(uint64_t), buffer + sizeof(uint64_t), len - sizeof(uint64_t), m.pe, call);
-  gasket::fence();
-  gasket::atomic_set(reinterpret_cast<uint64_t*>(slot), index + 1, m.pe, call);
+  if (s.routes[static_cast<size_t>(m.pe)] != Route::kRing) {
+    if (m.kind == Kind::kLong && m.body_len > 0) gasket::fence();  // the body before the message
+    if (len > s.layer->max_payload()) {
+      // The payload into the slot (free: the credits), ordered before the header's message.
+      gasket::put(slot + sizeof h, buffer + sizeof h, len - sizeof h, m.pe, call);
+      gasket::fence();
+      h.flags |= kInSlot;
+      len = sizeof h;
+    }
+    std::memcpy(buffer, &h, sizeof h);
+    send_by_layer(s, m.pe, buffer, len, call);
+    s.sent_by_layer.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    // The target's ring is mapped here: the slot's bytes, then its sequence word by a release
+    // store, ordered after them and after a long body stored into a mapping; a body the backend
+    // wrote needs its fence first.
+    if (dest_segment != nullptr && !stores_reach(*dest_segment, m.pe)) gasket::fence();
+    std::memcpy(buffer, &h, sizeof h);
+    char* target = s.mapped(m.pe, slot);
+    std::memcpy(target + sizeof(uint64_t), buffer + sizeof(uint64_t), len - sizeof(uint64_t));
+    __atomic_store_n(reinterpret_cast<uint64_t*>(target), index + 1, __ATOMIC_RELEASE);
+    gasket::detail::ring(m.pe);
+  }
   t_posting = false;
   s.sent[static_cast<size_t>(m.pe)] = index + 1;
   s.sent_total.fetch_add(1, std::memory_order_relaxed);
@@ -256,29 +322,94 @@ void complete(State& s, uint64_t op) {
   c->done.store(true, std::memory_order_release);
 }
 
-// Runtime::progress's hook: queued replies out, then every message that has arrived in order.
+// Runs message `h` from `source` (its arguments and medium body at `payload`), counts it consumed
+// and returns credit every half ring. Under the dispatch flag.
+void consume(State& s, int source, const SlotHeader& h, char* payload) {
+  if (h.handler == kAckHandler) {
+    complete(s, h.op);
+  } else {
+    run_handler(s, source, h, payload);
+  }
+  uint64_t consumed = ++s.consumed[static_cast<size_t>(source)];
+  if (consumed % (kSlots / 2) != 0) return;
+  if (s.routes[static_cast<size_t>(source)] == Route::kRing) {
+    __atomic_store_n(reinterpret_cast<uint64_t*>(s.mapped(source, reinterpret_cast<char*>(s.credit_word(s.me)))),
+                     consumed, __ATOMIC_RELEASE);
+    gasket::detail::ring(source);
+  } else {
+    SlotHeader credit{};
+    credit.seq = consumed;
+    credit.flags = kCredit;
+    send_by_layer(s, source, &credit, sizeof credit, "gasket::am (credit)");
+  }
+}
+
+// A message the layer delivered: in order
+// per sender, its payload inline or in the ring slot the sender put it into.
+void consume_from_layer(State& s, int source, char* bytes, size_t len) {
+  SlotHeader h;
+  std::memcpy(&h, bytes, sizeof h);
+  uint64_t expected = s.consumed[static_cast<size_t>(source)] + 1;
+  if (h.seq != expected) {
+    log::fatal("gasket::am: message %llu from PE %d arrived when %llu was expected (the message layer reordered "
+               "them)", static_cast<unsigned long long>(h.seq), source, static_cast<unsigned long long>(expected));
+  }
+  char* payload = (h.flags & kInSlot) != 0 ? s.slot(source, h.seq - 1) + sizeof h : bytes + sizeof h;
+  if ((h.flags & kInSlot) == 0 && len < sizeof h + h.args_len + (h.kind == static_cast<uint8_t>(Kind::kMedium) ? h.body_len : 0)) {
+    log::fatal("gasket::am: a message of %zu bytes from PE %d is shorter than its header says", len, source);
+  }
+  consume(s, source, h, payload);
+}
+
+// Messages the layer delivered, in arrival order.
+void consume_arrived(State& s) {
+  while (s.arrived_count.load(std::memory_order_acquire) != 0) {
+    Arrived d;
+    {
+      std::lock_guard<std::mutex> lock(s.arrived_mutex);
+      d = std::move(s.arrived.front());
+      s.arrived.pop_front();
+      s.arrived_count.store(s.arrived.size(), std::memory_order_release);
+    }
+    consume_from_layer(s, d.source, d.bytes.data(), d.bytes.size());
+  }
+}
+
+// The MessageLayer's handler: a credit at once; a message is queued for serve(), which runs next
+// in the same progress, outside the layer's dispatch (a handler may then wait for the core's own
+// messages: an emulated get or atomic's reply).
+void on_layer_message(int source, const void* payload, size_t len) {
+  State& s = *g_state;
+  if (len < sizeof(SlotHeader)) log::fatal("gasket::am: a message of %zu bytes from PE %d has no header", len, source);
+  SlotHeader h;
+  std::memcpy(&h, payload, sizeof h);
+  if ((h.flags & kCredit) != 0) {
+    __atomic_store_n(s.credit_word(source), h.seq, __ATOMIC_RELEASE);  // in order: never smaller
+    return;
+  }
+  const char* bytes = static_cast<const char*>(payload);
+  std::lock_guard<std::mutex> lock(s.arrived_mutex);
+  s.arrived.push_back(Arrived{source, std::vector<char>(bytes, bytes + len)});
+  s.arrived_count.store(s.arrived.size(), std::memory_order_release);
+}
+
+// Runtime::progress's hook: messages the layer delivered, queued replies out, then every message
+// that has arrived in order in the rings of direct-path senders.
 void serve() {
   State* sp = g_state;
   if (sp == nullptr || t_handler != nullptr || t_posting) return;  // handlers never nest
   State& s = *sp;
   if (s.dispatching.exchange(true, std::memory_order_acquire)) return;  // one dispatcher at a time
+  consume_arrived(s);
   if (s.queued_count.load(std::memory_order_acquire) != 0) flush_queued(s);
-  for (int source = 0; source < s.n; ++source) {
-    uint64_t& consumed = s.consumed[static_cast<size_t>(source)];
+  for (int source : s.ring_sources) {
     for (size_t k = 0; k < kSlots; ++k) {
+      uint64_t consumed = s.consumed[static_cast<size_t>(source)];
       char* slot = s.slot(source, consumed);
       if (__atomic_load_n(reinterpret_cast<uint64_t*>(slot), __ATOMIC_ACQUIRE) != consumed + 1) break;
       SlotHeader h;
       std::memcpy(&h, slot, sizeof h);
-      if (h.handler == kAckHandler) {
-        complete(s, h.op);
-      } else {
-        run_handler(s, source, h, slot + sizeof h);
-      }
-      ++consumed;
-      if (consumed % (kSlots / 2) == 0) {
-        gasket::atomic_set(s.credit_word(s.me), consumed, source, "gasket::am (credit)");
-      }
+      consume(s, source, h, slot + sizeof h);
     }
   }
   s.dispatching.store(false, std::memory_order_release);
@@ -304,7 +435,21 @@ uint16_t add_handler(Kind kind, uint32_t signature, size_t args_len, Entry entry
     s->sent.assign(static_cast<size_t>(s->n), 0);
     s->consumed.assign(static_cast<size_t>(s->n), 0);
     s->handlers.push_back(Registered{Kind::kShort, 0, 0, nullptr});  // kAckHandler
+    s->layer = rt.messages();
+    size_t region_offset = 0;
+    const segments::Segment& region = rt.translate(s->region, bytes, call, "active-message rings", &region_offset);
+    for (int pe = 0; pe < s->n; ++pe) {
+      Route r = Route::kRing;
+      if (!stores_reach(region, pe)) {
+        if (s->layer == nullptr) log::fatal("%s: PE %d is reached through the backend, which has no message layer", call, pe);
+        r = dynamic_cast<core::am::NativeMessages*>(s->layer) != nullptr ? Route::kNativeMessages : Route::kMailboxMessages;
+      }
+      s->routes.push_back(r);
+      s->mapped_region.push_back(r == Route::kRing ? region.peer_base[static_cast<size_t>(pe)] + region_offset : nullptr);
+      if (r == Route::kRing) s->ring_sources.push_back(pe);
+    }
     g_state = s;
+    if (s->layer != nullptr) s->layer->register_handler(kUserMessagesHandler, on_layer_message);
     rt.set_user_message_progress(serve);
   }
   if (g_state->handlers.size() > UINT16_MAX) log::fatal("%s: more than %d handlers", call, UINT16_MAX);
@@ -350,6 +495,11 @@ void check_may_block(const char* call) {
 
 }  // namespace detail
 
+Route route(int pe, const char* call) {
+  core::Runtime::checked(call).check_pe(pe, call);
+  return state(call).routes[static_cast<size_t>(pe)];
+}
+
 Limits limits(int pe, const char* call) {
   core::Runtime::checked(call).check_pe(pe, call);
   return Limits{detail::kMaxArgBytes, kMaxMedium, sym_heap_size(), kSlots};
@@ -386,6 +536,7 @@ Counters counters() {
   if (State* s = g_state) {
     c.delivered = s->delivered.load();
     c.sent = s->sent_total.load();
+    c.sent_by_layer = s->sent_by_layer.load();
     c.waited_for_credit = s->waited.load();
     c.replies_queued = s->replies_queued.load();
   }

@@ -47,6 +47,16 @@ Limits limits(int pe, const char* call = "gasket::am::limits");
 
 enum class Kind : uint8_t { kShort = 1, kMedium = 2, kLong = 3 };
 
+// How messages to a PE travel (fixed at the first registration, from how this PE reaches it):
+enum class Route : uint8_t {
+  kRing,             // the target's memory is mapped here (the direct path; ucx over shared memory): stores
+                     // of the slot into the target's ring, then of its sequence word
+  kNativeMessages,   // one of the backend's own active messages per message (ucx, memory not mapped)
+  kMailboxMessages,  // one notifying put per message (pciddc: the core's mailbox rings)
+};
+// The route to `pe`; ends the job naming `call` when `pe` is out of range or nothing is registered.
+Route route(int pe, const char* call = "gasket::am::route");
+
 template <typename... A>
 struct ShortHandler {
   uint16_t index = 0;
@@ -225,9 +235,10 @@ void request_long(const Completion& c, int pe, LongHandler<A...> h, const void* 
   detail::send<A...>(c.state_, pe, h.index, Kind::kLong, body, len, dest, "gasket::am::request_long", args...);
 }
 
-// Messages delivered to this PE so far (handlers run), and sent from it (requests and replies).
+// Messages delivered to this PE so far (handlers run), and sent from it (requests, replies and
+// acknowledgements; sent_by_layer of them through the backend's messages, the rest by the rings).
 struct Counters {
-  uint64_t delivered = 0, sent = 0, waited_for_credit = 0, replies_queued = 0;
+  uint64_t delivered = 0, sent = 0, sent_by_layer = 0, waited_for_credit = 0, replies_queued = 0;
 };
 Counters counters();
 

@@ -6,7 +6,9 @@
 // and bytes it was sent with.
 #define BOOST_TEST_MODULE active_messages
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "tests/core/fixture.h"
@@ -164,6 +166,47 @@ BOOST_AUTO_TEST_CASE(limits_are_reported) {
   PE_TEST(l.max_medium == 1936u);
   PE_TEST(l.max_long == gasket::sym_heap_size());
   PE_TEST(l.credits == 32u);
+}
+
+// The route to each PE follows from how this PE reaches it (core/am/README.md): the rings where
+// its memory is mapped here (the direct path; ucx over shared memory when UCX maps the segments),
+// else the backend's own active messages (ucx) or the core's mailbox rings (pciddc); messages
+// through the backend are counted in sent_by_layer.
+BOOST_AUTO_TEST_CASE(messages_take_the_route_of_the_path) {
+  Setup s;
+  // UCX provides (and maps) the segments' memory only over shared memory and only where no
+  // same-node peer maps the core's own files (backends/backend.h: SegmentMemory).
+  const char* tls = std::getenv("UCX_TLS");
+  bool ucx_maps_memory = tls == nullptr || std::strstr(tls, "sm") != nullptr;
+  for (int pe = 0; pe < npes(); ++pe) {
+    if (pe != me() && std::string(gasket::transport_name(pe)) == "direct") ucx_maps_memory = false;
+  }
+  for (int pe = 0; pe < npes(); ++pe) {
+    const std::string transport = gasket::transport_name(pe);
+    am::Route expected = am::Route::kRing;
+    if (transport == "pciddc") expected = am::Route::kMailboxMessages;
+    if (transport == "ucx" && !ucx_maps_memory) expected = am::Route::kNativeMessages;
+    BOOST_TEST(static_cast<int>(am::route(pe)) == static_cast<int>(expected),
+               "PE " << me() << " to PE " << pe << " over " << transport);
+  }
+  // Taken before the barrier: no PE sends before every PE has taken it.
+  const am::Counters before = am::counters();
+  pongs_seen = 0;
+  gasket::barrier_all();
+  const uint64_t rounds = 50;
+  for (uint64_t i = 0; i < rounds; ++i) {
+    am::request(right(), handlers().ping, static_cast<int>(i), 0L);
+    gasket::poll(true, [&] { return pongs_seen == static_cast<long>(i) + 1; });
+  }
+  // Every PE has its pongs: every ping was handled and its pong sent.
+  gasket::barrier_all();
+  const am::Counters after = am::counters();
+  // This PE sent `rounds` requests to its right neighbour and `rounds` pongs to its left one.
+  const uint64_t by_layer = (am::route(right()) == am::Route::kRing ? 0 : rounds) +
+                            (am::route(left()) == am::Route::kRing ? 0 : rounds);
+  PE_TEST(after.sent - before.sent == 2 * rounds);
+  PE_TEST(after.sent_by_layer - before.sent_by_layer == by_layer);
+  gasket::barrier_all();
 }
 
 BOOST_AUTO_TEST_CASE(ping_pong) {
