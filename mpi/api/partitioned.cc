@@ -108,9 +108,11 @@ class Partitioned final : public gasket::mpi::p2p::Operation {
     }
     ready_[static_cast<size_t>(p)] = true;
     ++n_ready_;
-    Error e;
-    push(&e);
-    return e;
+    // A failed match (sizes that differ) is the round's error, kept in failure_ and reported by
+    // the wait that completes the round, whether or not the peer's hello is here yet.
+    Error round_failure;
+    push(&round_failure);
+    return Error::ok();
   }
 
   // Parrived of partition p: unpacks it when it has arrived.
