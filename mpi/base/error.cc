@@ -102,6 +102,7 @@ const char* error_class_string(int error_class) {
       "MPI_ERR_PROC_ABORTED: operation failed because a peer process has aborted",
       "MPI_ERR_ERRHANDLER: invalid errhandler argument",
       "MPI_ERR_ABI: the ABI query or setting is refused",
+      "MPI_ERR_LASTCODE: last error code",
   };
   if (error_class < 0 || error_class >= static_cast<int>(sizeof kStrings / sizeof kStrings[0])) return nullptr;
   return kStrings[error_class];

@@ -128,7 +128,7 @@ typedef struct MPI_Status {
 #define MPI_ERR_PROC_ABORTED 78    /* MPI 4.0: a process of the operation has aborted */
 #define MPI_ERR_ERRHANDLER 79      /* MPI 4.1: an invalid error handler argument */
 #define MPI_ERR_ABI 80             /* MPI 5.0: an ABI query or setting refused */
-#define MPI_ERR_LASTCODE 80
+#define MPI_ERR_LASTCODE 81       /* a class of its own, as the ABI's (no predefined class shares it) */
 
 /* ---- special values ---- */
 #define MPI_ANY_SOURCE (-1)
