@@ -192,6 +192,7 @@ Error Context::start(int required) {
   int64_t slots = cfg.integer(Knob::MPI_SHM_SLOTS);
   o.shm_hot = cfg.size(Knob::MPI_SHM_HOT);
   o.rndv_bounce = cfg.size(Knob::MPI_RNDV_BOUNCE);
+  int64_t zones = cfg.integer(Knob::MPI_RNDV_ZONES);
   o.single_copy = cfg.boolean(Knob::MPI_SINGLE_COPY);
   coll_single_copy_bytes_ = static_cast<int64_t>(cfg.size(Knob::MPI_COLL_SINGLE_COPY));
   coll_staged_bytes_ = static_cast<int64_t>(cfg.size(Knob::MPI_COLL_STAGED));
@@ -208,6 +209,10 @@ Error Context::start(int required) {
     return error(MPI_ERR_OTHER, "MPI_Init: GASKET_MPI_RNDV_BOUNCE=%zu must be a multiple of 4K, at least 8K",
                  o.rndv_bounce);
   }
+  if (zones < 1 || zones > 1024) {
+    return error(MPI_ERR_OTHER, "MPI_Init: GASKET_MPI_RNDV_ZONES=%lld must be in 1..1024", static_cast<long long>(zones));
+  }
+  o.rndv_zones = static_cast<size_t>(zones);
   comms_ = std::make_unique<comm::CommTable>(gasket::my_pe(), gasket::n_pes(), tables_.errhandlers);
   auto engine = p2p::Engine::create(o);
   if (!engine.is_ok()) return error(MPI_ERR_OTHER, "%s", engine.status().message().c_str());

@@ -63,11 +63,15 @@ Status Engine::init() {
   int node_pes = 1;
   std::vector<uint32_t> node_slot = ShmRings::node_slots(node_of_pe, &node_pes);
   rings_bytes_ = round_up(ShmRings::region_bytes(node_pes, options_.shm_slots, max_packet), 4096);
-  size_t zones = n * options_.rndv_bounce;
+  // Rendezvous bounce zones: a pool shared by all senders, as many as asked but no more than the
+  // other PEs (the same figure on every PE: a symmetric allocation), not one per PE of the job.
+  n_zones_ = std::max<size_t>(1, std::min(options_.rndv_zones, n - 1));
+  size_t zones = n_zones_ * options_.rndv_bounce;
+  zone_owner_.assign(n_zones_, nullptr);
   // Two blocks: the rings start zeroed (their flag words; sym_calloc gives a large block's pages
-  // back instead of writing them where it can). The rendezvous zones, one per peer, and the pids
-  // are written before they are read, so they are not cleared: they take memory only once used
-  // (where the heap cannot give pages back, ucx, clearing them cost every peer 256 KiB at MPI_Init).
+  // back instead of writing them where it can). The rendezvous zones and the pids are written
+  // before they are read, so they are not cleared: they take memory only once used (where the
+  // heap cannot give pages back, ucx, clearing them would make them resident at MPI_Init).
   region_ = static_cast<char*>(gasket::sym_calloc(1, rings_bytes_, "MPI_Init"));
   zones_ = static_cast<char*>(gasket::sym_malloc(zones + round_up(n * kPidBytes, 64), "MPI_Init"));
   if (region_ == nullptr || zones_ == nullptr) {
@@ -75,7 +79,8 @@ Status Engine::init() {
                   "MPI_Init: the symmetric heap has no room for the " + std::to_string(rings_bytes_) +
                       " bytes of MPI rings and the " + std::to_string(zones) +
                       " bytes of rendezvous zones (raise GASKET_HEAP_SIZE, or lower "
-                      "GASKET_MPI_SHM_EAGER_LIMIT / GASKET_MPI_SHM_SLOTS / GASKET_MPI_RNDV_BOUNCE)");
+                      "GASKET_MPI_SHM_EAGER_LIMIT / GASKET_MPI_SHM_SLOTS / GASKET_MPI_RNDV_BOUNCE / "
+                      "GASKET_MPI_RNDV_ZONES)");
   }
   std::vector<char*> peers(n, nullptr);
   for (int pe = 0; pe < n_pes_; ++pe) {
@@ -191,9 +196,6 @@ void Engine::grow_peer_tables(size_t n) {
   am_sent_seq_.resize(n, 0);
   am_expected_seq_.resize(n, 0);
   am_early_.resize(n);
-  zone_owner_.resize(n, nullptr);
-  zone_wait_head_.resize(n, nullptr);
-  zone_wait_tail_.resize(n, nullptr);
 }
 
 void Engine::reach_late_peer(int pe) {
@@ -958,15 +960,19 @@ void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::strin
     return;
   }
   ++stat_rndv_bounce_;
-  size_t s = static_cast<size_t>(src_pe);
-  if (zone_owner_[s] == nullptr) {
-    zone_owner_[s] = r;
-    grant_bounce(r);
-  } else {
-    r->zone_next = nullptr;
-    (zone_wait_tail_[s] ? zone_wait_tail_[s]->zone_next : zone_wait_head_[s]) = r;
-    zone_wait_tail_[s] = r;
-  }
+  if (zone_wait_head_ == nullptr && claim_zone(r)) return;
+  r->zone_next = nullptr;
+  (zone_wait_tail_ ? zone_wait_tail_->zone_next : zone_wait_head_) = r;
+  zone_wait_tail_ = r;
+}
+
+bool Engine::claim_zone(Request* r) {
+  auto free_zone = std::find(zone_owner_.begin(), zone_owner_.end(), nullptr);
+  if (free_zone == zone_owner_.end()) return false;
+  *free_zone = r;
+  r->zone = static_cast<int>(free_zone - zone_owner_.begin());
+  grant_bounce(r);
+  return true;
 }
 
 const char* Engine::mapped_source(int src_pe, const RtsBody& rts) const {
@@ -1150,8 +1156,7 @@ Engine::Destination Engine::register_destination(Request* r, int src, char* dst,
 
 void Engine::grant_bounce(Request* r) {
   int64_t half = static_cast<int64_t>(options_.rndv_bounce / 2);
-  size_t s = static_cast<size_t>(r->rndv_src_pe);
-  char* zone = zones_ + s * options_.rndv_bounce;
+  char* zone = zones_ + static_cast<size_t>(r->zone) * options_.rndv_bounce;
   while (r->rndv_granted < r->rndv_bytes && r->rndv_granted - r->rndv_received < 2 * half) {
     int64_t len = std::min(half, r->rndv_bytes - r->rndv_granted);
     char* dst = zone + ((r->rndv_granted / half) % 2) * half;
@@ -1176,8 +1181,7 @@ void Engine::on_data(int src, const DataBody& d) {
     log::fatal("MPI: PE %d delivered rendezvous data for receive request %llu, which is not waiting for it", src,
                static_cast<unsigned long long>(d.rreq));
   }
-  size_t s = static_cast<size_t>(src);
-  if (zone_owner_[s] != r) {  // put (or pushed) straight into the receive buffer
+  if (r->zone < 0) {  // put (or pushed) straight into the receive buffer
     r->rndv_received += static_cast<int64_t>(d.length);
     if (r->rndv_received == r->rndv_bytes) complete_recv(r);
     return;
@@ -1189,13 +1193,14 @@ void Engine::on_data(int src, const DataBody& d) {
     grant_bounce(r);
     return;
   }
+  zone_owner_[static_cast<size_t>(r->zone)] = nullptr;
+  r->zone = -1;
   complete_recv(r);
-  Request* next = zone_wait_head_[s];
-  zone_owner_[s] = next;
-  if (next != nullptr) {
-    zone_wait_head_[s] = next->zone_next;
-    if (zone_wait_head_[s] == nullptr) zone_wait_tail_[s] = nullptr;
-    grant_bounce(next);
+  // The freed zone goes to the transfer that has waited longest, whichever its sender.
+  if (Request* next = zone_wait_head_) {
+    zone_wait_head_ = next->zone_next;
+    if (zone_wait_head_ == nullptr) zone_wait_tail_ = nullptr;
+    claim_zone(next);
   }
 }
 

@@ -12,8 +12,8 @@
 //      pulls: same node, the sender's buffer readable here (its mapped segment, or
 //             process_vm_readv) -> one copy, then FIN; or
 //      asks for puts: CTS with a destination from register_destination() — the receive buffer
-//             itself when it lies in a segment (zero copy), else the sender's bounce zone in the
-//             receiver's region, in two pipelined halves — the sender puts each range (the core
+//             itself when it lies in a segment (zero copy), else a bounce zone claimed from the
+//             receiver's pool, in two pipelined halves — the sender puts each range (the core
 //             fragments to the backend's limit), quiets, and sends DATA.
 //    Unexpected large messages wait as RTS packets, never as data. Unexpected eager data is
 //    bounded by a sender-side budget: a sender has at most unexpected_limit / n_pes eager bytes
@@ -50,7 +50,8 @@ struct EngineOptions {
   size_t shm_eager_limit = 32 << 10;  // same-node rings
   size_t shm_slots = 16;
   size_t shm_hot = 16 << 10;          // the rings' hot area (shm_rings.h); 0: none
-  size_t rndv_bounce = 256 << 10;
+  size_t rndv_bounce = 256 << 10;     // one bounce zone
+  size_t rndv_zones = 4;              // bounce zones per PE, shared by all its senders
   bool single_copy = true;            // same-node pull allowed
   size_t unexpected_limit = 64 << 20; // eager bytes buffered at a receiver from all senders
 };
@@ -306,6 +307,7 @@ class Engine {
   int my_pe_ = 0, n_pes_ = 1;
   char* region_ = nullptr;  // symmetric: the rings
   char* zones_ = nullptr;   // symmetric: [bounce zones][pids]
+  size_t n_zones_ = 0;
   size_t rings_bytes_ = 0;
   std::unique_ptr<ShmRings> rings_;
   std::vector<int> shm_peers_;
@@ -368,9 +370,13 @@ class Engine {
   // Removes `it` from the unexpected queue (into the spares).
   void drop_unexpected(std::list<Unexpected>::iterator it);
 
-  // Bounce zones (receiver side): the request using each source's zone, and those waiting.
+  // Bounce zones (receiver side): a pool shared by every sender, a zone claimed per transfer and
+  // freed at its completion; the request holding each zone, and those waiting for one (in order).
   std::vector<Request*> zone_owner_;
-  std::vector<Request*> zone_wait_head_, zone_wait_tail_;
+  Request* zone_wait_head_ = nullptr;
+  Request* zone_wait_tail_ = nullptr;
+  // Gives `r` a free zone and grants its first ranges; false (nothing changed) when none is free.
+  bool claim_zone(Request* r);
 
   uint64_t stat_eager_ = 0, stat_rndv_pull_ = 0, stat_rndv_get_ = 0, stat_rndv_scattered_ = 0, stat_rndv_split_ = 0, stat_rndv_put_ = 0, stat_rndv_bounce_ = 0, stat_over_budget_ = 0;
 };

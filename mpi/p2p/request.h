@@ -76,7 +76,8 @@ struct RequestState : Transfer {
   int64_t rndv_bytes = 0;     // bytes to move (the smaller of message and capacity)
   int64_t rndv_granted = 0;
   int64_t rndv_received = 0;
-  struct Request* zone_next = nullptr;  // waiting for the bounce zone of its source
+  int zone = -1;                        // the bounce zone it holds (index in the engine's pool)
+  struct Request* zone_next = nullptr;  // waiting for a free bounce zone
 
   // Buffered send: the block in the attached buffer to give back at completion.
   char* bsend_block = nullptr;
