@@ -7,7 +7,7 @@ runtime cannot tell (other implementations' registered memory and endpoints): pr
 import sys
 from collections import defaultdict
 
-FIGURES = ["rss", "pss", "private", "shm_files", "shm_mapped", "shm_rss", "sockets", "registered", "endpoints", "heap"]
+FIGURES = ["rss", "pss", "private", "shm_files", "shm_mapped", "shm_rss", "sockets", "registered", "endpoints", "heap", "sym_heap"]
 
 
 def parse(path):

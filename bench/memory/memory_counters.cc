@@ -1,10 +1,12 @@
 // gasket's answers to bench/memory's probe: the memory registered with the backend (every core
 // segment when a backend runs: the core registers them all at init) and the backend's endpoints
-// (ucx: endpoints created; pciddc tcp: connections open), read from the backend's own description.
+// (ucx: endpoints created; pciddc tcp: connections open), read from the backend's own description;
+// and the symmetric heap's bytes in use.
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "core/gasket.h"
 #include "core/runtime.h"
 
 namespace {
@@ -39,5 +41,11 @@ extern "C" int memory_probe_backend_counters(long* registered_kib, long* endpoin
   long n = number_after(text, "endpoints: ");
   if (n < 0) n = number_before(text, " connections,");
   *endpoints = n;
+  return 0;
+}
+
+extern "C" int memory_probe_symmetric_heap(long* in_use_kib) {
+  if (gasket::core::Runtime::get() == nullptr) return -1;
+  *in_use_kib = static_cast<long>(gasket::sym_heap_in_use() / 1024);
   return 0;
 }

@@ -9,7 +9,9 @@
  * runtime can say (gasket: memory_counters.cc, a weak symbol elsewhere), the memory registered
  * with its backend and the backend's endpoints (ucx endpoints, pciddc tcp connections). With
  * glibc, the bytes malloc has handed out and not taken back (`heap`: exact where the page-grained
- * figures are not, so it shows a table of a few hundred bytes per peer).
+ * figures are not, so it shows a table of a few hundred bytes per peer). Where the runtime has a
+ * symmetric heap (gasket), the part of it in use (`sym_heap`: MPI's rings and rendezvous zones,
+ * the collectives' areas).
  * Rank 0 prints one line per phase: the mean over PEs of each figure (KiB, counts), and the
  * maximum of rss. */
 #include <mpi.h>
@@ -24,10 +26,11 @@
 
 /* Filled by gasket's build (memory_counters.cc); absent from other implementations' builds. */
 extern int memory_probe_backend_counters(long* registered_kib, long* endpoints) __attribute__((weak));
+extern int memory_probe_symmetric_heap(long* in_use_kib) __attribute__((weak));
 
-enum { kRss, kPss, kPrivate, kShmFiles, kShmMapped, kShmRss, kSockets, kRegistered, kEndpoints, kHeap, kFigures };
-static const char* const kNames[kFigures] = {"rss",     "pss",     "private",    "shm_files", "shm_mapped",
-                                             "shm_rss", "sockets", "registered", "endpoints", "heap"};
+enum { kRss, kPss, kPrivate, kShmFiles, kShmMapped, kShmRss, kSockets, kRegistered, kEndpoints, kHeap, kSymHeap, kFigures };
+static const char* const kNames[kFigures] = {"rss",     "pss",     "private",    "shm_files", "shm_mapped", "shm_rss",
+                                             "sockets", "registered", "endpoints", "heap",    "sym_heap"};
 
 static int is_shared_memory_file(const char* path) {
   return strncmp(path, "/dev/shm/", 9) == 0 || strncmp(path, "/SYSV", 5) == 0 || strncmp(path, "/memfd:", 7) == 0;
@@ -89,13 +92,15 @@ static long count_sockets(void) {
 }
 
 static void measure(double* fig) {
-  long registered = -1, endpoints = -1;
+  long registered = -1, endpoints = -1, sym_heap = -1;
   memset(fig, 0, sizeof(double) * kFigures);
   read_smaps(fig);
   fig[kSockets] = (double)count_sockets();
   if (memory_probe_backend_counters != NULL) memory_probe_backend_counters(&registered, &endpoints);
   fig[kRegistered] = (double)registered;
   fig[kEndpoints] = (double)endpoints;
+  if (memory_probe_symmetric_heap != NULL) memory_probe_symmetric_heap(&sym_heap);
+  fig[kSymHeap] = (double)sym_heap;
 #ifdef __GLIBC__
   {
     struct mallinfo2 m = mallinfo2();

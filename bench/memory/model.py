@@ -10,7 +10,7 @@ KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
 # Defaults of the knobs involved (core/config/knobs.def).
 AM_SLOTS, AM_SLOT_BYTES, AM_GET_BOUNCE = 32, 256, 64 * KiB
 MEMREG_BOUNCE = 64 * KiB
-MPI_SHM_EAGER_LIMIT, MPI_SHM_SLOTS, MPI_RNDV_BOUNCE = 32 * KiB, 16, 256 * KiB
+MPI_SHM_EAGER_LIMIT, MPI_SHM_SLOTS, MPI_RNDV_BOUNCE, MPI_RNDV_ZONES = 32 * KiB, 16, 256 * KiB, 4
 MPI_HEADER, MPI_RTS_BODY = 24, 48  # sizeof(mpi::p2p::Header), sizeof(RtsBody) (mpi/p2p/wire.h)
 
 
@@ -22,10 +22,19 @@ def round_up(x, to):
 INTERNAL_PER_PEER = 64 + AM_SLOTS * AM_SLOT_BYTES + 2 * AM_GET_BOUNCE  # MailboxLayout: credit word, ring, bounce + scatter zone
 BOUNCE_PER_PEER = 256 + 4 * MEMREG_BOUNCE                               # memreg::UserMemory channel: header + 4 stages
 FILES_PER_PEER = INTERNAL_PER_PEER + BOUNCE_PER_PEER
-# MPI's symmetric-heap region (mpi/p2p/engine.cc): a ring per PE of the node, a zone per peer.
+# MPI's symmetric-heap blocks (mpi/p2p/engine.cc): a ring per PE of the node; the rendezvous
+# bounce zones, a pool of MPI_RNDV_ZONES (at most the other PEs) shared by all senders; a pid slot
+# per PE of the job.
 MPI_MAX_PACKET = round_up(MPI_HEADER + MPI_RTS_BODY + MPI_SHM_EAGER_LIMIT, 64)
 MPI_RING = 64 + MPI_SHM_SLOTS * MPI_MAX_PACKET                          # credit line + ring (ShmRings::region_bytes)
-MPI_ZONE = MPI_RNDV_BOUNCE + 4                                          # rendezvous bounce zone + pid slot
+MPI_PID = 4
+
+
+def mpi_heap(n, node, before):
+    """MPI's symmetric heap per PE (bytes): rings (4 KiB pages), zones, pid table (64 B lines)."""
+    rings = round_up(MPI_RING * (n if before else node), 4096)
+    zones = (n if before else max(1, min(MPI_RNDV_ZONES, n - 1))) * MPI_RNDV_BOUNCE  # before: one per PE of the job
+    return rings + zones + round_up(n * MPI_PID, 64)
 # Tables indexed by PE in private memory, measured (pciddc-tcp-nodes' private slope after init,
 # 2..64 PEs): paths, node map, segment peer bases, mailbox counters, MPI peer tables, ucx peers
 # and keys, the bootstrap's cached records.
@@ -35,12 +44,11 @@ TABLES_PER_PEER = 2.5 * KiB
 def per_pe(n, node, before, ucx, contacted, endpoint_cost):
     """Bytes per PE: (virtual files, MPI heap, resident)."""
     files = n * FILES_PER_PEER
+    heap = mpi_heap(n, node, before)
     if before:  # rings and zones for every PE of the job, all zeroed where the heap keeps its pages (ucx)
-        heap = n * (MPI_RING + MPI_ZONE)
         resident = heap if ucx else 0
     else:  # rings for the node's PEs only, not written to clear them (the heap's calloc leaves
-        # memory no block has covered alone); zones untouched until a rendezvous through them
-        heap = node * MPI_RING + n * MPI_ZONE
+        # memory no block has covered alone); the pool's zones untouched until a rendezvous lands
         resident = 0
     resident += n * TABLES_PER_PEER + contacted * endpoint_cost
     return files, heap, resident
@@ -56,20 +64,30 @@ def measured_slopes(path):
     rows = fit.parse(path)
     out = {}
     for (impl, phase), pts in rows.items():
-        for f in ("registered", "shm_rss", "private", "endpoints"):
-            p = [(n, v[f]) for n, v in pts.items()]
+        for f in ("registered", "shm_rss", "private", "endpoints", "sym_heap"):
+            p = [(n, v.get(f, -1)) for n, v in pts.items()]
             if len(p) > 1 and all(y >= 0 for _, y in p):
                 out[(impl, phase, f)] = fit.slope(p)
-    return out
+    return out, rows
+
+
+def model_heap_slope(rows, impl, before):
+    """The least-squares slope (KiB per PE) of mpi_heap over the PE counts `impl` was measured at:
+    the same fit as the measured one (the pool's zones, 1..4, grow below 5 PEs)."""
+    import fit
+    node_of = (lambda n: min(n, 2)) if impl.endswith("-nodes") else (lambda n: n)
+    counts = sorted(rows.get((impl, "init"), {}))
+    return fit.slope([(n, mpi_heap(n, node_of(n), before) / KiB) for n in counts]) if len(counts) > 1 else None
 
 
 def main():
     print("structure sizes per peer: core files %s (internal %s + memreg bounce %s); MPI ring %s per node PE, "
-          "rendezvous zone %s per peer; tables %s" % (fmt(FILES_PER_PEER), fmt(INTERNAL_PER_PEER), fmt(BOUNCE_PER_PEER),
-                                                      fmt(MPI_RING), fmt(MPI_ZONE), fmt(TABLES_PER_PEER)))
+          "rendezvous zones %d x %s per PE (was one per peer), pid %d B per peer; tables %s"
+          % (fmt(FILES_PER_PEER), fmt(INTERNAL_PER_PEER), fmt(BOUNCE_PER_PEER), fmt(MPI_RING), MPI_RNDV_ZONES,
+             fmt(MPI_RNDV_BOUNCE), MPI_PID, fmt(TABLES_PER_PEER)))
     endpoint_cost = 0.0
     if len(sys.argv) > 1:
-        m = measured_slopes(sys.argv[1])
+        m, rows = measured_slopes(sys.argv[1])
         print("\ncheck against %s (KiB per added PE: model / measured)" % sys.argv[1])
         checks = [
             ("registered (core files, any backend path)", FILES_PER_PEER, ("pciddc-tcp", "init", "registered")),
@@ -78,6 +96,10 @@ def main():
             ("ucx-tcp-nodes, shm resident after init: none", 0, ("ucx-tcp-nodes", "init", "shm_rss")),
             ("pciddc-tcp-nodes, private after init (tables)", TABLES_PER_PEER, ("pciddc-tcp-nodes", "init", "private")),
         ]
+        # MPI's symmetric heap (the rest of the heap in use does not change with the PE count)
+        for impl in ("local", "ucx-tcp-nodes"):
+            checks.append(("%s, MPI symmetric heap after init" % impl, (model_heap_slope(rows, impl, False) or 0) * KiB,
+                           (impl, "init", "sym_heap")))
         for label, model, key in checks:
             got = m.get(key)
             print("  %-52s %8.2f / %s" % (label, model / KiB, "-" if got is None else "%.2f" % got))
