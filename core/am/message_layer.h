@@ -2,7 +2,9 @@
 // are registered by id (core/am/emulated_rma.h uses kFirstCoreHandler.., MPI takes ids from
 // kFirstClientHandler on). Incoming messages are copied out of the transport at once (freeing
 // its buffers and credits) and handlers run from progress() — one at a time, never nested: a
-// handler that sends while the target is out of credits only drains, it does not dispatch.
+// handler that sends while the target is out of credits only drains, it does not dispatch. A
+// receiver (register_receiver) gets the transport's bytes instead, as they arrive, and copies
+// what it keeps itself (gasket::am: one copy per message instead of two).
 //
 // Two transports, chosen once at init by create_message_layer():
 //  - MailboxRings: per-peer rings in the target's internal segment over the backend's put+notify

@@ -188,7 +188,11 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
   char* slot = s.slot(s.me, index);
   t_posting = true;
   const bool long_body = m.kind == Kind::kLong && m.body_len > 0;
+  const bool ring = s.routes[static_cast<size_t>(m.pe)] == Route::kRing;
+  // The arguments and a medium body are copied once: straight into the target's slot where its
+  // ring is mapped here, else into the message for the layer.
   char buffer[kSlotBytes];
+  char* out = ring ? s.mapped(m.pe, slot) : buffer;
   SlotHeader h{};
   h.seq = index + 1;
   const segments::Segment* dest_segment = nullptr;
@@ -206,13 +210,13 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
   h.flags = flags;
   h.args_len = static_cast<uint32_t>(m.args_len);
   size_t len = sizeof h;
-  if (m.args_len > 0) std::memcpy(buffer + len, m.args, m.args_len);
+  if (m.args_len > 0) std::memcpy(out + len, m.args, m.args_len);
   len += m.args_len;
   if (m.kind == Kind::kMedium && m.body_len > 0) {
-    std::memcpy(buffer + len, m.body, m.body_len);
+    std::memcpy(out + len, m.body, m.body_len);
     len += m.body_len;
   }
-  if (s.routes[static_cast<size_t>(m.pe)] != Route::kRing && long_body && len <= s.layer->max_payload_with_body()) {
+  if (!ring && long_body && len <= s.layer->max_payload_with_body()) {
     // The body travels with the message; the transport writes it to its destination on the
     // target (ucx: rendezvous straight into it) before the message is delivered.
     std::memcpy(buffer, &h, sizeof h);
@@ -220,7 +224,7 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
     if (!st.is_ok()) log::fatal("%s: to PE %d: %s", call, m.pe, st.message().c_str());
     s.sent_by_layer.fetch_add(1, std::memory_order_relaxed);
     s.bodies_with_message.fetch_add(1, std::memory_order_relaxed);
-  } else if (s.routes[static_cast<size_t>(m.pe)] != Route::kRing) {
+  } else if (!ring) {
     if (long_body) {
       gasket::put(m.dest, m.body, m.body_len, m.pe, call);
       gasket::fence();  // the body before the message
@@ -236,15 +240,13 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
     send_by_layer(s, m.pe, buffer, len, call);
     s.sent_by_layer.fetch_add(1, std::memory_order_relaxed);
   } else {
-    // The target's ring is mapped here: the slot's bytes, then its sequence word by a release
-    // store, ordered after them and after a long body stored into a mapping; a body the backend
-    // wrote needs its fence first.
+    // The target's ring is mapped here: the slot's bytes (its payload already stored), then its
+    // sequence word by a release store, ordered after them and after a long body stored into a
+    // mapping; a body the backend wrote needs its fence first.
     if (long_body) gasket::put(m.dest, m.body, m.body_len, m.pe, call);
     if (dest_segment != nullptr && !stores_reach(*dest_segment, m.pe)) gasket::fence();
-    std::memcpy(buffer, &h, sizeof h);
-    char* target = s.mapped(m.pe, slot);
-    std::memcpy(target + sizeof(uint64_t), buffer + sizeof(uint64_t), len - sizeof(uint64_t));
-    __atomic_store_n(reinterpret_cast<uint64_t*>(target), index + 1, __ATOMIC_RELEASE);
+    std::memcpy(out + sizeof(uint64_t), reinterpret_cast<const char*>(&h) + sizeof(uint64_t), sizeof h - sizeof(uint64_t));
+    __atomic_store_n(reinterpret_cast<uint64_t*>(out), index + 1, __ATOMIC_RELEASE);
     gasket::detail::ring(m.pe);
   }
   t_posting = false;

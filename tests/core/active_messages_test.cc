@@ -308,8 +308,9 @@ BOOST_AUTO_TEST_CASE(long_bodies_are_never_copied_on_receipt) {
     gasket::poll(true, [&] { return last_checked_salt == salt; });
     BOOST_TEST(last_checked_bad == 0u, "PE " << me() << ": long of " << size << " bytes: " << last_checked_bad
                                             << " bad bytes seen by the handler");
+    gasket::barrier_all();  // the neighbour's handler has checked this PE's area
   }
-  gasket::barrier_all();  // every reply has been handled: nothing of this case is in flight
+  // Every reply has been handled: nothing of this case is in flight.
   const am::Counters after = am::counters();
   const uint64_t n = sizes.size();
   // Received here: the left neighbour's long messages and the right one's replies.
