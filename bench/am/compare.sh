@@ -3,10 +3,11 @@
 # (default: local, pciddc-shm, ucx-shm, ucx-tcp; the environment of each from tests/paths.txt),
 # then UCX's own active messages (ucx_perftest ucp_am_lat / ucp_am_bw) over self,sm and self,tcp
 # (the transports of ucx-shm and ucx-tcp) — same machine, same run. Each prints its own table;
-# ucx_perftest's figures are the medians of ROUNDS runs per size. ucp_am_bw streams about 1 GiB
-# (at least 256 and at most 10^6 messages) per run: its rate is the run's mean, which a short run
-# (10^4 messages) leaves to a few scheduling stalls on a shared machine (it then printed 0.04-0.2
-# Mmsg/s at 8 bytes over sm for a median send overhead of 0.1 us).
+# ucx_perftest's figures are the medians of ROUNDS runs per size. ucp_am_bw's bandwidth and rate
+# are its "overall" columns (the whole run: CSV fields 6 and 8); fields 5 and 7 are the last
+# report interval only (ucx_perftest's moment_average). Each run streams about 1 GiB (at least
+# 256 and at most 10^6 messages): a run of 10^4 small messages is a few ms, left to scheduling
+# stalls on a shared machine.
 #   bazel run //bench/am:compare [-- ROUNDS [PATHS...]]
 set -eu
 gasketrun=$1 am_bench=$2 pingpong=$3 paths_file=$4
@@ -54,9 +55,10 @@ for tls in self,sm self,tcp; do
     bw_iters=$(( (1 << 30) / size )); bw_iters=$(( bw_iters > 1000000 ? 1000000 : bw_iters < 256 ? 256 : bw_iters ))
     lat=() rate=() bw=()
     for r in $(seq "$rounds"); do
-      # CSV: iterations, median/avg/overall latency (us), bandwidth avg/overall (MB/s), rate avg/overall (msg/s)
+      # CSV: iterations, latency median/last interval/overall (us), bandwidth last interval/overall
+      # (MB/s), rate last interval/overall (msg/s)
       l=$(perftest ucp_am_lat "$size" "$lat_iters"); lat+=("$(echo "$l" | cut -d, -f2)")
-      b=$(perftest ucp_am_bw "$size" "$bw_iters"); bw+=("$(echo "$b" | cut -d, -f5)"); rate+=("$(echo "$b" | cut -d, -f7)")
+      b=$(perftest ucp_am_bw "$size" "$bw_iters"); bw+=("$(echo "$b" | cut -d, -f6)"); rate+=("$(echo "$b" | cut -d, -f8)")
     done
     printf "%9s %14s %16s %14s\n" "$size" "$(printf '%s\n' "${lat[@]}" | median)" \
       "$(printf '%s\n' "${rate[@]}" | median | awk '{printf "%.3f", $1 / 1e6}')" "$(printf '%s\n' "${bw[@]}" | median)"
