@@ -145,6 +145,18 @@ class ActiveMessages {
     *sent = true;
     return send(pe, payload, len);
   }
+  // Messages carrying a body that the transport writes straight to an address the target picks
+  // (long active messages): `place` runs on the target as the message arrives, from the payload,
+  // and returns where the body's `body_len` bytes go; the handler gets the payload once they are
+  // there. A transport without it keeps max_payload_with_body() 0.
+  using Placement = std::function<void*(int src_pe, const void* payload, size_t len, size_t body_len)>;
+  virtual size_t max_payload_with_body() const { return 0; }
+  virtual void set_placement(Placement place) { (void)place; }
+  // Like send; `body` is reusable on return.
+  virtual Status send_with_body(int pe, const void* payload, size_t len, const void* body, size_t body_len) {
+    (void)pe, (void)payload, (void)len, (void)body, (void)body_len;
+    return Status(StatusCode::kUnavailable, "this backend's active messages carry no body");
+  }
 };
 
 // Optional capability: memory registered by one PE only — user buffers it exposes to peers (MPI

@@ -7,6 +7,7 @@
 #include <ucs/sys/uid.h>
 #include <uct/api/uct.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -216,6 +217,9 @@ class UcxBackend final : public Backend,
   size_t max_payload() const override { return max_am_payload_; }
   Status send(int pe, const void* payload, size_t len) override;
   Status try_send(int pe, const void* payload, size_t len, bool* sent) override;
+  size_t max_payload_with_body() const override { return max_payload_with_body_; }
+  void set_placement(ActiveMessages::Placement place) override;
+  Status send_with_body(int pe, const void* payload, size_t len, const void* body, size_t body_len) override;
 
  private:
   struct Peer {
@@ -269,6 +273,9 @@ class UcxBackend final : public Backend,
     size_t len;
     bool ucx_owned;  // persistent UCX data, released with ucp_am_data_release
     std::unique_ptr<char[]> copy;
+    // A body UCX is still writing to its place (ucp_am_recv_data_nbx): the message waits for it,
+    // and so do the ones behind it.
+    void* body_request = nullptr;
   };
 
   static void on_endpoint_error(void* arg, ucp_ep_h ep, ucs_status_t status);
@@ -308,6 +315,8 @@ class UcxBackend final : public Backend,
   void issued_to(int pe) { peers_[static_cast<size_t>(pe)].issued.fetch_add(1, std::memory_order_release); }
   Status flush_endpoints();
   void deliver_active_messages();
+  ucs_status_t receive_with_body(int src, const void* header, size_t header_length, void* data, size_t length,
+                                 const ucp_am_recv_param_t* param);
   Status fence_while_progressing();
   unsigned progress_worker();
   void teardown();
@@ -321,6 +330,7 @@ class UcxBackend final : public Backend,
   bootstrap::Bootstrap* const bootstrap_;
   unsigned idle_polls_before_yield_;
   size_t max_am_payload_;
+  size_t max_payload_with_body_ = 0;  // the worker's largest AM header, less the sender's PE
   bool rdma_device_ = true;  // a network device other than tcp is visible (start()): NIC atomics and reads possible
   bool shared_memory_enabled_ = true;  // UCX_TLS lets UCX use a shared-memory transport
   bool allocate_segments_ = false;     // SegmentMemory offered (GASKET_UCX_ALLOCATE, shared memory)
@@ -367,6 +377,7 @@ class UcxBackend final : public Backend,
   // progresses and receives would each wait for the other's lock).
   std::mutex am_queue_mutex_;
   ActiveMessages::Handler am_handler_;
+  ActiveMessages::Placement placement_;
   std::deque<ReceivedMessage> am_queue_;
   std::atomic<size_t> am_queued_{0};
   // Active messages sent without waiting whose copy UCX still holds (under mutex_), in order.
@@ -456,6 +467,14 @@ Status UcxBackend::start() {
   am.arg = this;
   st = ucp_worker_set_am_recv_handler(worker_, &am);
   if (st != UCS_OK) return ucx_error(st, "ucp_worker_set_am_recv_handler");
+  // A message with a body carries its payload in the AM header (the body is UCX's data).
+  ucp_worker_attr_t header_attr{};
+  header_attr.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER;
+  st = ucp_worker_query(worker_, &header_attr);
+  if (st != UCS_OK) return ucx_error(st, "ucp_worker_query (max_am_header)");
+  if (header_attr.max_am_header > sizeof am_header_) {
+    max_payload_with_body_ = std::min(max_am_payload_, header_attr.max_am_header - sizeof am_header_);
+  }
 
   if (spans_nodes_) {
     Status listening = listen();
@@ -1149,11 +1168,12 @@ ucs_status_t UcxBackend::on_active_message(void* arg, const void* header, size_t
                                            void* data, size_t length, const ucp_am_recv_param_t* param) {
   auto* self = static_cast<UcxBackend*>(arg);
   uint32_t src = 0;
-  if (header_length != sizeof src) {
-    log::fatal("ucx: received an active message with a %zu-byte header (gasket sends %zu): another "
+  if (header_length < sizeof src) {
+    log::fatal("ucx: received an active message with a %zu-byte header (gasket sends at least %zu): another "
                "program shares this UCX worker's address?", header_length, sizeof src);
   }
   std::memcpy(&src, header, sizeof src);
+  if (header_length > sizeof src) return self->receive_with_body(static_cast<int>(src), header, header_length, data, length, param);
   if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
     log::fatal("ucx: PE %u sent an active message of %zu bytes by rendezvous; gasket sends them eagerly "
                "up to %zu bytes", src, length, self->max_am_payload_);
@@ -1174,6 +1194,41 @@ ucs_status_t UcxBackend::on_active_message(void* arg, const void* header, size_t
   return keep;
 }
 
+// A message with a body (send_with_body): the payload follows the sender's PE in the header;
+// the body goes to where the placement says, by UCX's rendezvous straight into it, or, sent
+// eagerly, copied from UCX's receive buffer into it here. The payload is queued (a copy) and
+// delivered once the body is in place.
+ucs_status_t UcxBackend::receive_with_body(int src, const void* header, size_t header_length, void* data,
+                                           size_t length, const ucp_am_recv_param_t* param) {
+  const char* payload = static_cast<const char*>(header) + sizeof(uint32_t);
+  const size_t len = header_length - sizeof(uint32_t);
+  Placement place;
+  {
+    std::lock_guard<std::mutex> lock(am_queue_mutex_);
+    place = placement_;
+  }
+  if (!place) log::fatal("ucx: PE %d sent an active message with a body, but nothing here places bodies", src);
+  char* dest = static_cast<char*>(place(src, payload, len, length));
+  ReceivedMessage m{src, nullptr, len, false, std::make_unique<char[]>(len)};
+  std::memcpy(m.copy.get(), payload, len);
+  m.data = m.copy.get();
+  if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+    ucp_request_param_t rp{};
+    ucs_status_ptr_t req = ucp_am_recv_data_nbx(worker_, data, dest, length, &rp);
+    if (UCS_PTR_IS_ERR(req)) {
+      log::fatal("ucx: receiving the %zu-byte body of PE %d's active message failed: %s", length, src,
+                 ucs_status_string(UCS_PTR_STATUS(req)));
+    }
+    m.body_request = req;
+  } else if (length > 0) {
+    std::memcpy(dest, data, length);
+  }
+  std::lock_guard<std::mutex> lock(am_queue_mutex_);
+  am_queue_.push_back(std::move(m));
+  am_queued_.fetch_add(1, std::memory_order_release);
+  return UCS_OK;
+}
+
 void UcxBackend::deliver_active_messages() {
   // One message at a time, the lock released around the handler: a handler may send, put and
   // progress (which may deliver the next messages itself).
@@ -1182,6 +1237,16 @@ void UcxBackend::deliver_active_messages() {
     {
       std::lock_guard<std::mutex> lock(am_queue_mutex_);
       if (am_queue_.empty() || !am_handler_) return;
+      if (void* body = am_queue_.front().body_request) {
+        ucs_status_t st = ucp_request_check_status(body);
+        if (st == UCS_INPROGRESS) return;  // in order: the messages behind it wait too
+        ucp_request_free(body);
+        am_queue_.front().body_request = nullptr;
+        if (st != UCS_OK) {
+          log::fatal("ucx: the body of PE %d's active message did not arrive: %s", am_queue_.front().src_pe,
+                     ucs_status_string(st));
+        }
+      }
       m = std::move(am_queue_.front());
       am_queue_.pop_front();
       am_queued_.fetch_sub(1, std::memory_order_release);
@@ -1194,6 +1259,35 @@ void UcxBackend::deliver_active_messages() {
 void UcxBackend::set_handler(ActiveMessages::Handler handler) {
   std::lock_guard<std::mutex> lock(am_queue_mutex_);
   am_handler_ = std::move(handler);
+}
+
+void UcxBackend::set_placement(ActiveMessages::Placement place) {
+  std::lock_guard<std::mutex> lock(am_queue_mutex_);
+  placement_ = std::move(place);
+}
+
+Status UcxBackend::send_with_body(int pe, const void* payload, size_t len, const void* body, size_t body_len) {
+  if (len > max_payload_with_body_) {
+    return invalid_argument("ucx: an active message with a body carries at most " +
+                            std::to_string(max_payload_with_body_) + " payload bytes (the AM header), not " +
+                            std::to_string(len) + " (to PE " + std::to_string(pe) + ")");
+  }
+  ucp_ep_h ep;
+  Status s = endpoint(pe, &ep);
+  if (!s.is_ok()) return s;
+  std::vector<char> header(sizeof am_header_ + len);
+  std::memcpy(header.data(), &am_header_, sizeof am_header_);
+  if (len > 0) std::memcpy(header.data() + sizeof am_header_, payload, len);
+  // No protocol flag: UCX sends small bodies eagerly and large ones by rendezvous, as it rates them.
+  ucp_request_param_t param{};
+  ucs_status_ptr_t req = ucp_am_send_nbx(ep, kAmId, header.data(), header.size(), body, body_len, &param);
+  issued_to(pe);
+  // The body and header are reusable once UCX completes the send (for a rendezvous: the target
+  // has fetched the body).
+  return complete(req, [&] {
+    return "ucp_am_send_nbx of " + std::to_string(len) + " bytes with a " + std::to_string(body_len) +
+           "-byte body to PE " + std::to_string(pe);
+  });
 }
 
 Status UcxBackend::send(int pe, const void* payload, size_t len) {

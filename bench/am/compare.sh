@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # gasket::am and MPI point to point (gasket's MPI, bench/mpi/pingpong) on each path of PATHS
 # (default: local, pciddc-shm, ucx-shm, ucx-tcp; the environment of each from tests/paths.txt),
-# then UCX's own active messages (ucx_perftest ucp_am_lat / ucp_am_bw) over self,sm — same machine,
-# same run. Each prints its own table; ucx_perftest's figures are the medians of ROUNDS runs per
-# size.
+# then UCX's own active messages (ucx_perftest ucp_am_lat / ucp_am_bw) over self,sm and self,tcp
+# (the transports of ucx-shm and ucx-tcp) — same machine, same run. Each prints its own table;
+# ucx_perftest's figures are the medians of ROUNDS runs per size. ucp_am_bw's bandwidth and rate
+# are its "overall" columns (the whole run: CSV fields 6 and 8); fields 5 and 7 are the last
+# report interval only (ucx_perftest's moment_average). Each run streams about 1 GiB (at least
+# 256 and at most 10^6 messages): a run of 10^4 small messages is a few ms, left to scheduling
+# stalls on a shared machine.
 #   bazel run //bench/am:compare [-- ROUNDS [PATHS...]]
 set -eu
 gasketrun=$1 am_bench=$2 pingpong=$3 paths_file=$4
@@ -22,12 +26,10 @@ for path in "${paths[@]}"; do
     echo "== gasket::am over $path"
     "$gasketrun" -n 2 "$am_bench"
     echo "== MPI ping-pong (gasket's MPI) over $path"
-    "$gasketrun" -n 2 "$pingpong" --max 65536
+    "$gasketrun" -n 2 "$pingpong" --max 4194304
   )
   uptime
 done
-
-export UCX_TLS=self,sm
 
 # perftest TEST SIZE ITERS -> perftest's CSV result line (client and server on loopback).
 perftest() {
@@ -44,17 +46,22 @@ perftest() {
 }
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
-echo "== ucx_perftest over self,sm (medians of $rounds runs; latency is half a round trip)"
-printf "%9s %14s %16s %14s\n" "bytes" "ucp_am_lat_us" "ucp_am_bw_Mmsg_s" "ucp_am_bw_MB_s"
-for size in 8 64 512 1936 4096 65536 1048576 4194304; do
-  iters=$(( size >= 1048576 ? 200 : 10000 ))
-  lat=() rate=() bw=()
-  for r in $(seq "$rounds"); do
-    # CSV: iterations, median/avg/overall latency (us), bandwidth avg/overall (MB/s), rate avg/overall (msg/s)
-    l=$(perftest ucp_am_lat "$size" "$iters"); lat+=("$(echo "$l" | cut -d, -f2)")
-    b=$(perftest ucp_am_bw "$size" "$iters"); bw+=("$(echo "$b" | cut -d, -f5)"); rate+=("$(echo "$b" | cut -d, -f7)")
+for tls in self,sm self,tcp; do
+  export UCX_TLS=$tls
+  echo "== ucx_perftest over $tls (medians of $rounds runs; latency is half a round trip; MB = 2^20 bytes)"
+  printf "%9s %14s %16s %14s\n" "bytes" "ucp_am_lat_us" "ucp_am_bw_Mmsg_s" "ucp_am_bw_MB_s"
+  for size in 8 64 512 1936 4096 16384 65536 262144 1048576 4194304; do
+    lat_iters=$(( size >= 1048576 ? 200 : 10000 ))
+    bw_iters=$(( (1 << 30) / size )); bw_iters=$(( bw_iters > 1000000 ? 1000000 : bw_iters < 256 ? 256 : bw_iters ))
+    lat=() rate=() bw=()
+    for r in $(seq "$rounds"); do
+      # CSV: iterations, latency median/last interval/overall (us), bandwidth last interval/overall
+      # (MB/s), rate last interval/overall (msg/s)
+      l=$(perftest ucp_am_lat "$size" "$lat_iters"); lat+=("$(echo "$l" | cut -d, -f2)")
+      b=$(perftest ucp_am_bw "$size" "$bw_iters"); bw+=("$(echo "$b" | cut -d, -f6)"); rate+=("$(echo "$b" | cut -d, -f8)")
+    done
+    printf "%9s %14s %16s %14s\n" "$size" "$(printf '%s\n' "${lat[@]}" | median)" \
+      "$(printf '%s\n' "${rate[@]}" | median | awk '{printf "%.3f", $1 / 1e6}')" "$(printf '%s\n' "${bw[@]}" | median)"
   done
-  printf "%9s %14s %16s %14s\n" "$size" "$(printf '%s\n' "${lat[@]}" | median)" \
-    "$(printf '%s\n' "${rate[@]}" | median | awk '{printf "%.3f", $1 / 1e6}')" "$(printf '%s\n' "${bw[@]}" | median)"
+  uptime
 done
-uptime

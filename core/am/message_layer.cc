@@ -45,10 +45,25 @@ void MessageLayer::register_handler(HandlerId id, Handler handler) {
   handlers_[id] = std::move(handler);
 }
 
+void MessageLayer::register_receiver(HandlerId id, Handler receiver) {
+  if (id == 0 || id >= kMaxHandlers) log::fatal("am::register_receiver: handler id %u is not in 1..%u", id, kMaxHandlers - 1);
+  receivers_[id] = std::move(receiver);
+}
+
+Status MessageLayer::send_with_body(int pe, HandlerId id, const void*, size_t, const void*, size_t body_len) {
+  return invalid_argument("am::send_with_body: " + describe() + " carries no body (" + std::to_string(body_len) +
+                          " bytes to PE " + std::to_string(pe) + ", handler " + std::to_string(id) + ")");
+}
+
 void MessageLayer::enqueue(int src_pe, HandlerId id, const void* payload, size_t len) {
+  if (id < kMaxHandlers && receivers_[id]) {
+    receivers_[id](src_pe, payload, len);  // on the transport's bytes: no copy here
+    return;
+  }
   if (id >= kMaxHandlers || !handlers_[id]) {
     log::fatal("active message from PE %d names handler %u, which is not registered here", src_pe, id);
   }
+  copied_[id].fetch_add(len, std::memory_order_relaxed);
   Pending p{src_pe, id, std::vector<char>(static_cast<const char*>(payload), static_cast<const char*>(payload) + len)};
   std::lock_guard<std::mutex> lock(pending_mutex_);
   pending_.push_back(std::move(p));
@@ -216,10 +231,40 @@ NativeMessages::NativeMessages(backend::ActiveMessages& am) : am_(am) {
 
 size_t NativeMessages::max_payload() const { return am_.max_payload() - kNativeHeaderBytes; }
 
-Status NativeMessages::framed(int pe, HandlerId id, const void* payload, size_t len, std::vector<char>* out) const {
-  if (len > max_payload()) {
+size_t NativeMessages::max_payload_with_body() const {
+  size_t most = am_.max_payload_with_body();
+  return most > kNativeHeaderBytes ? most - kNativeHeaderBytes : 0;
+}
+
+void NativeMessages::set_placement(HandlerId id, Placement place) {
+  if (id == 0 || id >= kMaxHandlers) log::fatal("am::set_placement: handler id %u is not in 1..%u", id, kMaxHandlers - 1);
+  placements_[id] = std::move(place);
+  am_.set_placement([this](int src, const void* payload, size_t len, size_t body_len) -> void* {
+    if (len < kNativeHeaderBytes) log::fatal("am: a %zu-byte active message with a body from PE %d has no header", len, src);
+    uint16_t handler;
+    std::memcpy(&handler, payload, sizeof handler);
+    if (handler >= kMaxHandlers || !placements_[handler]) {
+      log::fatal("am: PE %d sent a %zu-byte body for handler %u, which places no bodies here", src, body_len, handler);
+    }
+    return placements_[handler](src, static_cast<const char*>(payload) + kNativeHeaderBytes, len - kNativeHeaderBytes,
+                                body_len);
+  });
+}
+
+Status NativeMessages::send_with_body(int pe, HandlerId id, const void* payload, size_t len, const void* body,
+                                      size_t body_len) {
+  std::vector<char> buf;
+  Status st = framed(pe, id, payload, len, max_payload_with_body(), &buf);
+  if (!st.is_ok()) return st;
+  ++sent_;
+  return am_.send_with_body(pe, buf.data(), buf.size(), body, body_len);
+}
+
+Status NativeMessages::framed(int pe, HandlerId id, const void* payload, size_t len, size_t limit,
+                              std::vector<char>* out) const {
+  if (len > limit) {
     return invalid_argument("am::send: a " + std::to_string(len) + "-byte message to PE " + std::to_string(pe) +
-                            " exceeds the backend's active-message payload of " + std::to_string(max_payload()) + " bytes");
+                            " exceeds the backend's active-message payload of " + std::to_string(limit) + " bytes");
   }
   out->resize(kNativeHeaderBytes + len);
   std::memcpy(out->data(), &id, sizeof id);
@@ -229,7 +274,7 @@ Status NativeMessages::framed(int pe, HandlerId id, const void* payload, size_t 
 
 Status NativeMessages::send(int pe, HandlerId id, const void* payload, size_t len) {
   std::vector<char> buf;
-  Status st = framed(pe, id, payload, len, &buf);
+  Status st = framed(pe, id, payload, len, max_payload(), &buf);
   if (!st.is_ok()) return st;
   ++sent_;
   return am_.send(pe, buf.data(), buf.size());
@@ -238,7 +283,7 @@ Status NativeMessages::send(int pe, HandlerId id, const void* payload, size_t le
 Status NativeMessages::try_send(int pe, HandlerId id, const void* payload, size_t len, bool* sent) {
   *sent = false;
   std::vector<char> buf;
-  Status st = framed(pe, id, payload, len, &buf);
+  Status st = framed(pe, id, payload, len, max_payload(), &buf);
   if (!st.is_ok()) return st;
   st = am_.try_send(pe, buf.data(), buf.size(), sent);
   if (*sent) ++sent_;

@@ -2,7 +2,9 @@
 // are registered by id (core/am/emulated_rma.h uses kFirstCoreHandler.., MPI takes ids from
 // kFirstClientHandler on). Incoming messages are copied out of the transport at once (freeing
 // its buffers and credits) and handlers run from progress() — one at a time, never nested: a
-// handler that sends while the target is out of credits only drains, it does not dispatch.
+// handler that sends while the target is out of credits only drains, it does not dispatch. A
+// receiver (register_receiver) gets the transport's bytes instead, as they arrive, and copies
+// what it keeps itself (gasket::am: one copy per message instead of two).
 //
 // Two transports, chosen once at init by create_message_layer():
 //  - MailboxRings: per-peer rings in the target's internal segment over the backend's put+notify
@@ -64,6 +66,10 @@ class MessageLayer {
  public:
   virtual ~MessageLayer() = default;
   void register_handler(HandlerId id, Handler handler);
+  // Like register_handler, but `receiver` runs as each message arrives (from the backend's
+  // progress or notify delivery), on the transport's own bytes, valid only during the call: no
+  // copy. It must not wait, nor send through this layer with send().
+  void register_receiver(HandlerId id, Handler receiver);
   // Delivers `payload` to handler `id` on `pe`; waits (progressing) while out of credits.
   virtual Status send(int pe, HandlerId id, const void* payload, size_t len) = 0;
   // Like send, but never waits: `*sent` false when the channel to `pe` has no room now (no
@@ -71,9 +77,18 @@ class MessageLayer {
   // sends queue such packets rather than wait for a receiver that may not be calling).
   virtual Status try_send(int pe, HandlerId id, const void* payload, size_t len, bool* sent) = 0;
   virtual size_t max_payload() const = 0;
+  // Messages with a body the transport writes straight to where the target's placement for `id`
+  // says (set_placement), before the message is delivered: 0 when the transport cannot (mailboxes).
+  using Placement = backend::ActiveMessages::Placement;
+  virtual size_t max_payload_with_body() const { return 0; }
+  virtual void set_placement(HandlerId id, Placement place) { (void)id, (void)place; }
+  virtual Status send_with_body(int pe, HandlerId id, const void* payload, size_t len, const void* body,
+                                size_t body_len);
   virtual std::string describe() const = 0;
   // Runs the handlers of messages received so far (not when already inside a handler).
   void progress();
+  // Bytes of handler `id`'s messages this layer copied on receipt (none for a receiver's).
+  uint64_t copied_bytes(HandlerId id) const { return id < kMaxHandlers ? copied_[id].load(std::memory_order_relaxed) : 0; }
 
  protected:
   // Copies a received message for dispatch; ends the job when no handler has `id`.
@@ -86,6 +101,8 @@ class MessageLayer {
     std::vector<char> payload;
   };
   std::vector<Handler> handlers_ = std::vector<Handler>(kMaxHandlers);
+  std::vector<Handler> receivers_ = std::vector<Handler>(kMaxHandlers);
+  std::unique_ptr<std::atomic<uint64_t>[]> copied_{new std::atomic<uint64_t>[kMaxHandlers]()};
   std::mutex pending_mutex_;
   std::deque<Pending> pending_;
   // pending_.size(), read by progress() without the lock: an idle progress (every poll of a wait,
@@ -137,11 +154,17 @@ class NativeMessages final : public MessageLayer {
   Status try_send(int pe, HandlerId id, const void* payload, size_t len, bool* sent) override;
   size_t max_payload() const override;
   std::string describe() const override;
+  size_t max_payload_with_body() const override;
+  void set_placement(HandlerId id, Placement place) override;
+  Status send_with_body(int pe, HandlerId id, const void* payload, size_t len, const void* body,
+                        size_t body_len) override;
 
  private:
   // The message with its header in front (the handler id), for the backend.
-  Status framed(int pe, HandlerId id, const void* payload, size_t len, std::vector<char>* out) const;
+  // At most `limit` payload bytes.
+  Status framed(int pe, HandlerId id, const void* payload, size_t len, size_t limit, std::vector<char>* out) const;
   backend::ActiveMessages& am_;
+  std::vector<Placement> placements_ = std::vector<Placement>(kMaxHandlers);
   std::atomic<uint64_t> sent_{0};
 };
 

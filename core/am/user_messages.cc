@@ -11,10 +11,13 @@
 //    arguments, medium body) is one message of the core's MessageLayer — the backend's native
 //    active messages (ucx) or the mailbox rings over put+notify (pciddc). A slot larger than the
 //    layer's payload is put into the ring first and the message carries the header only.
-//    Credits return as header-only messages.
+//    Credits return as header-only messages. The layer hands each message over as it arrives
+//    (a receiver): it is copied once, into this module's queue.
 // A long body is put to its destination before the message (fenced unless it was a store into a
-// mapping). The target runs the handler on the message in place, counts it consumed, and returns
-// credit every half ring.
+// mapping), or, where the layer carries bodies (ucx's native messages), travels with the message
+// and is written to its destination by the transport before the message is delivered. The
+// target runs the handler on the message in place, counts it consumed, and returns credit every
+// half ring.
 #include "core/am/user_messages.h"
 
 #include <atomic>
@@ -112,7 +115,8 @@ struct State {
   std::mutex arrived_mutex;
   std::deque<Arrived> arrived;
   std::atomic<size_t> arrived_count{0};
-  std::atomic<uint64_t> delivered{0}, sent_total{0}, sent_by_layer{0}, waited{0}, replies_queued{0};
+  std::atomic<uint64_t> delivered{0}, sent_total{0}, sent_by_layer{0}, waited{0}, replies_queued{0},
+      bodies_with_message{0}, received_bytes_copied{0};
 
   uint64_t* credit_word(int target) { return reinterpret_cast<uint64_t*>(region + 8 * static_cast<size_t>(target)); }
   // Where `pe`'s copy of `at` (an address in the region) is mapped here (routes kRing only).
@@ -183,8 +187,12 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
   uint64_t index = s.sent[static_cast<size_t>(m.pe)];
   char* slot = s.slot(s.me, index);
   t_posting = true;
-  if (m.kind == Kind::kLong && m.body_len > 0) gasket::put(m.dest, m.body, m.body_len, m.pe, call);
+  const bool long_body = m.kind == Kind::kLong && m.body_len > 0;
+  const bool ring = s.routes[static_cast<size_t>(m.pe)] == Route::kRing;
+  // The arguments and a medium body are copied once: straight into the target's slot where its
+  // ring is mapped here, else into the message for the layer.
   char buffer[kSlotBytes];
+  char* out = ring ? s.mapped(m.pe, slot) : buffer;
   SlotHeader h{};
   h.seq = index + 1;
   const segments::Segment* dest_segment = nullptr;
@@ -202,14 +210,25 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
   h.flags = flags;
   h.args_len = static_cast<uint32_t>(m.args_len);
   size_t len = sizeof h;
-  if (m.args_len > 0) std::memcpy(buffer + len, m.args, m.args_len);
+  if (m.args_len > 0) std::memcpy(out + len, m.args, m.args_len);
   len += m.args_len;
   if (m.kind == Kind::kMedium && m.body_len > 0) {
-    std::memcpy(buffer + len, m.body, m.body_len);
+    std::memcpy(out + len, m.body, m.body_len);
     len += m.body_len;
   }
-  if (s.routes[static_cast<size_t>(m.pe)] != Route::kRing) {
-    if (m.kind == Kind::kLong && m.body_len > 0) gasket::fence();  // the body before the message
+  if (!ring && long_body && len <= s.layer->max_payload_with_body()) {
+    // The body travels with the message; the transport writes it to its destination on the
+    // target (ucx: rendezvous straight into it) before the message is delivered.
+    std::memcpy(buffer, &h, sizeof h);
+    Status st = s.layer->send_with_body(m.pe, kUserMessagesHandler, buffer, len, m.body, m.body_len);
+    if (!st.is_ok()) log::fatal("%s: to PE %d: %s", call, m.pe, st.message().c_str());
+    s.sent_by_layer.fetch_add(1, std::memory_order_relaxed);
+    s.bodies_with_message.fetch_add(1, std::memory_order_relaxed);
+  } else if (!ring) {
+    if (long_body) {
+      gasket::put(m.dest, m.body, m.body_len, m.pe, call);
+      gasket::fence();  // the body before the message
+    }
     if (len > s.layer->max_payload()) {
       // The payload into the slot (free: the credits), ordered before the header's message.
       gasket::put(slot + sizeof h, buffer + sizeof h, len - sizeof h, m.pe, call);
@@ -221,14 +240,13 @@ bool post(State& s, std::unique_lock<std::mutex>& lock, const detail::Outgoing& 
     send_by_layer(s, m.pe, buffer, len, call);
     s.sent_by_layer.fetch_add(1, std::memory_order_relaxed);
   } else {
-    // The target's ring is mapped here: the slot's bytes, then its sequence word by a release
-    // store, ordered after them and after a long body stored into a mapping; a body the backend
-    // wrote needs its fence first.
+    // The target's ring is mapped here: the slot's bytes (its payload already stored), then its
+    // sequence word by a release store, ordered after them and after a long body stored into a
+    // mapping; a body the backend wrote needs its fence first.
+    if (long_body) gasket::put(m.dest, m.body, m.body_len, m.pe, call);
     if (dest_segment != nullptr && !stores_reach(*dest_segment, m.pe)) gasket::fence();
-    std::memcpy(buffer, &h, sizeof h);
-    char* target = s.mapped(m.pe, slot);
-    std::memcpy(target + sizeof(uint64_t), buffer + sizeof(uint64_t), len - sizeof(uint64_t));
-    __atomic_store_n(reinterpret_cast<uint64_t*>(target), index + 1, __ATOMIC_RELEASE);
+    std::memcpy(out + sizeof(uint64_t), reinterpret_cast<const char*>(&h) + sizeof(uint64_t), sizeof h - sizeof(uint64_t));
+    __atomic_store_n(reinterpret_cast<uint64_t*>(out), index + 1, __ATOMIC_RELEASE);
     gasket::detail::ring(m.pe);
   }
   t_posting = false;
@@ -271,6 +289,16 @@ void flush_queued(State& s) {
 }
 
 // ---- receiving ----
+// Where long message `h` from `source` names its body: its segment and offset here.
+char* long_destination(int source, const SlotHeader& h) {
+  const segments::Segment* seg = core::Runtime::get()->segments().find(h.dest_segment);
+  if (seg == nullptr || h.dest_offset > seg->size || h.body_len > seg->size - h.dest_offset) {
+    log::fatal("gasket::am: a long message from PE %d names segment %u offset %llu (%u bytes), which is not here",
+               source, h.dest_segment, static_cast<unsigned long long>(h.dest_offset), h.body_len);
+  }
+  return seg->base + h.dest_offset;
+}
+
 void run_handler(State& s, int source, const SlotHeader& h, char* payload) {
   if (h.handler >= s.handlers.size()) {
     log::fatal("gasket::am: a message from PE %d names handler %u, but only %zu are registered here (every PE "
@@ -284,14 +312,7 @@ void run_handler(State& s, int source, const SlotHeader& h, char* payload) {
   }
   void* body = nullptr;
   if (h.kind == static_cast<uint8_t>(Kind::kMedium)) body = payload + h.args_len;
-  if (h.kind == static_cast<uint8_t>(Kind::kLong)) {
-    const segments::Segment* seg = core::Runtime::get()->segments().find(h.dest_segment);
-    if (seg == nullptr || h.dest_offset > seg->size || h.body_len > seg->size - h.dest_offset) {
-      log::fatal("gasket::am: a long message from PE %d names segment %u offset %llu (%u bytes), which is not here",
-                 source, h.dest_segment, static_cast<unsigned long long>(h.dest_offset), h.body_len);
-    }
-    body = seg->base + h.dest_offset;
-  }
+  if (h.kind == static_cast<uint8_t>(Kind::kLong)) body = long_destination(source, h);
   Token token(source);
   t_handler = &token;
   r.entry(token, payload, body, h.body_len);
@@ -375,9 +396,23 @@ void consume_arrived(State& s) {
   }
 }
 
-// The MessageLayer's handler: a credit at once; a message is queued for serve(), which runs next
-// in the same progress, outside the layer's dispatch (a handler may then wait for the core's own
-// messages: an emulated get or atomic's reply).
+// Where the layer's transport writes the body of a long message that travels with it (before
+// the message is delivered): the destination the header names, checked like the handler's.
+void* place_long_body(int source, const void* payload, size_t len, size_t body_len) {
+  SlotHeader h;
+  if (len < sizeof h) log::fatal("gasket::am: a message with a body of %zu bytes from PE %d has no header", body_len, source);
+  std::memcpy(&h, payload, sizeof h);
+  if (h.kind != static_cast<uint8_t>(Kind::kLong) || h.body_len != body_len) {
+    log::fatal("gasket::am: PE %d sent a body of %zu bytes with a message of kind %u announcing %u bytes", source,
+               body_len, h.kind, h.body_len);
+  }
+  return long_destination(source, h);
+}
+
+// The MessageLayer's receiver, on the transport's bytes as they arrive: a credit at once; a
+// message is copied (the one copy on its way) and queued for serve(), which runs next in the same
+// progress, outside the layer's dispatch (a handler may then wait for the core's own messages:
+// an emulated get or atomic's reply).
 void on_layer_message(int source, const void* payload, size_t len) {
   State& s = *g_state;
   if (len < sizeof(SlotHeader)) log::fatal("gasket::am: a message of %zu bytes from PE %d has no header", len, source);
@@ -388,6 +423,7 @@ void on_layer_message(int source, const void* payload, size_t len) {
     return;
   }
   const char* bytes = static_cast<const char*>(payload);
+  s.received_bytes_copied.fetch_add(len, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(s.arrived_mutex);
   s.arrived.push_back(Arrived{source, std::vector<char>(bytes, bytes + len)});
   s.arrived_count.store(s.arrived.size(), std::memory_order_release);
@@ -449,7 +485,10 @@ uint16_t add_handler(Kind kind, uint32_t signature, size_t args_len, Entry entry
       if (r == Route::kRing) s->ring_sources.push_back(pe);
     }
     g_state = s;
-    if (s->layer != nullptr) s->layer->register_handler(kUserMessagesHandler, on_layer_message);
+    if (s->layer != nullptr) {
+      s->layer->register_receiver(kUserMessagesHandler, on_layer_message);
+      s->layer->set_placement(kUserMessagesHandler, place_long_body);
+    }
     rt.set_user_message_progress(serve);
   }
   if (g_state->handlers.size() > UINT16_MAX) log::fatal("%s: more than %d handlers", call, UINT16_MAX);
@@ -539,6 +578,9 @@ Counters counters() {
     c.sent_by_layer = s->sent_by_layer.load();
     c.waited_for_credit = s->waited.load();
     c.replies_queued = s->replies_queued.load();
+    c.bodies_with_message = s->bodies_with_message.load();
+    c.received_bytes_copied = s->received_bytes_copied.load() +
+                              (s->layer != nullptr ? s->layer->copied_bytes(kUserMessagesHandler) : 0);
   }
   return c;
 }

@@ -237,8 +237,13 @@ void request_long(const Completion& c, int pe, LongHandler<A...> h, const void* 
 
 // Messages delivered to this PE so far (handlers run), and sent from it (requests, replies and
 // acknowledgements; sent_by_layer of them through the backend's messages, the rest by the rings).
+// bodies_with_message: long bodies sent inside a message of the backend (ucx's native messages),
+// written to their destination by the transport. received_bytes_copied: the bytes of messages
+// received through the backend's messages that were copied on their way to the handler (header,
+// arguments and medium body, once each; a long body is never among them; nothing on the rings).
 struct Counters {
   uint64_t delivered = 0, sent = 0, sent_by_layer = 0, waited_for_credit = 0, replies_queued = 0;
+  uint64_t bodies_with_message = 0, received_bytes_copied = 0;
 };
 Counters counters();
 
