@@ -478,12 +478,17 @@ void shm_pair_reduce(Context& c, Guard& g, const comm::Communicator& comm, const
   const int64_t elem = type.size, bytes = count * elem;
   const int peer = 1 - comm.rank;
   const char* mine = static_cast<const char*>(in);
+  // A message within a buffer: piece k at its own offset of its round's buffer, so the sender never
+  // waits for the root to be done with an earlier piece (only round 1's step 1: the root has entered
+  // this collective, so the other buffer's previous readers are done).
+  const bool own_offsets = bytes <= static_cast<int64_t>(StagingArea::kBufferBytes);
   if (comm.rank != root) {
     const int64_t step = piece_bytes(bytes, elem, 16 << 10);
-    for (int64_t at = 0; at < bytes; at += step) {
-      CellRound round(set_of(comm), slot_of(c, comm), w.wait);
-      std::memcpy(round_staging(c, comm, comm.rank, round.seq()), mine + at, static_cast<size_t>(std::min(step, bytes - at)));
-      round.publish(&step, sizeof step);
+    for (int64_t at = 0, k = 0; at < bytes; at += step, ++k) {
+      CellRound round(set_of(comm), slot_of(c, comm), w.wait, /*writes_data=*/!own_offsets || k < 2);
+      char* piece = round_staging(c, comm, comm.rank, round.seq()) + (own_offsets ? at : 0);
+      std::memcpy(piece, mine + at, static_cast<size_t>(std::min(step, bytes - at)));
+      round.publish(&step, k == 0 ? sizeof step : 0);
     }
     return;
   }
@@ -499,7 +504,7 @@ void shm_pair_reduce(Context& c, Guard& g, const comm::Communicator& comm, const
     round.wait_one(peer);
     if (at == 0) std::memcpy(&step, round.cell(peer)->data, sizeof step);
     const auto len = static_cast<size_t>(std::min(step, bytes - at));
-    const char* staged = round_staging(c, comm, peer, round.seq());
+    const char* staged = round_staging(c, comm, peer, round.seq()) + (own_offsets ? at : 0);
     // Rank order: x0 op x1, the accumulator starting as x1.
     if (root == 1) {
       if (in != out) std::memcpy(acc + at, mine + at, len);
