@@ -43,10 +43,13 @@ void set_flag(Cell* cell, uint64_t flag) {
   }
 }
 
-// Whether only `members` tasks or fewer are runnable on the machine (read afresh: a yield made on
-// a stale answer could hand a CPU burner a time slice).
-bool run_queue_within(int members) {
+// Whether a crowded wait may poll on with yields: at most two members per CPU (the yield then
+// hands the CPU to the one partner sharing it; with more, the waiters' yields take turns before
+// the writer's) and only `members` tasks or fewer runnable on the machine (read afresh: a yield
+// made on a stale answer could hand a CPU burner a time slice).
+bool crowd_is_the_set(int members) {
   static const core::RunQueue queue;
+  if (members > 2 * queue.cpus()) return false;
   int tasks = queue.runnable();
   return tasks >= 0 && tasks <= std::max(members, queue.cpus());
 }
@@ -164,7 +167,7 @@ void CellRound::wait_for(Cell* cell, uint64_t seq) {
     if ((++step & 15) == 0) wait_.progress(wait_.ctx);
     // Past 4 polls a crowded wait polls on only while the set's members alone share the CPUs
     // (asked every 8th poll: a read of /proc/loadavg costs ~1.4 µs).
-    if (crowded && step > 4 && step <= crowded_polls && (step - 5) % 8 == 0 && !run_queue_within(n_)) {
+    if (crowded && step > 4 && step <= crowded_polls && (step - 5) % 8 == 0 && !crowd_is_the_set(n_)) {
       crowded_polls = step - 1;
     }
     bool sleep_due = crowded ? step > crowded_polls : gasket::detail::spin(&spun, /*pause=*/false) && gasket::detail::nap_allowed();

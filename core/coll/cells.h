@@ -107,10 +107,11 @@ struct CellSlot {
 // `release`/`retake` (optional): called around each futex sleep, so that other threads of this
 // process run meanwhile (MPI under MULTIPLE: its lock; their progress is then their own).
 // `crowded_polls`: the polls before that sleep when processes outnumber cores. Past 4 they are
-// made only while no more tasks are runnable on the machine than the set has members (the CPUs
-// are shared by the set alone, so each backoff's yield hands this CPU to a member, maybe the
-// writer awaited): for waits on a peer's copy of kilobytes, which a cross-CPU wake-up (12-15 µs
-// on the 2-vCPU guest) costs more than (mpi/coll/README.md "Waiting on staged data").
+// made only while the set has at most two members per CPU and no more tasks are runnable on the
+// machine than it has members (the CPUs are shared by the set alone, so each backoff's yield
+// hands this CPU to the member sharing it, maybe the writer awaited): for waits on a peer's copy
+// of kilobytes, which a cross-CPU wake-up (12-15 µs on the 2-vCPU guest) costs more than
+// (mpi/coll/README.md "Waiting on staged data").
 struct CellWait {
   void (*progress)(void* ctx) = nullptr;
   void (*backoff)(void* ctx, unsigned* polls) = nullptr;
