@@ -42,14 +42,18 @@ bool RunQueue::contested() const {
   return true;
 }
 
-bool RunQueue::read_contested() const {
-  if (fd_ < 0) return true;
+int RunQueue::runnable() const {
+  if (fd_ < 0) return -1;
   char text[128];
   ssize_t n = ::pread(fd_, text, sizeof text - 1, 0);
-  if (n <= 0) return true;
+  if (n <= 0) return -1;
   text[n] = '\0';
-  int runnable = runnable_tasks(text);
-  return runnable < 0 || runnable > cpus_;
+  return runnable_tasks(text);
+}
+
+bool RunQueue::read_contested() const {
+  int tasks = runnable();
+  return tasks < 0 || tasks > cpus_;
 }
 
 }  // namespace gasket::core

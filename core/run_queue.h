@@ -27,6 +27,8 @@ class RunQueue {
   // would hand a time slice to another process that became runnable meanwhile.
   bool contested() const;
   int cpus() const { return cpus_; }
+  // The runnable tasks right now (a fresh read), or -1 when /proc/loadavg cannot be read.
+  int runnable() const;
   static constexpr int64_t kFreshNs = 100000;
 
  private:

@@ -6,12 +6,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstring>
 #include <ctime>
 
 #include "core/gasket.h"
+#include "core/run_queue.h"
 
 namespace gasket::coll {
 
@@ -39,6 +41,17 @@ void set_flag(Cell* cell, uint64_t flag) {
   if (__atomic_load_n(&cell->sleepers, __ATOMIC_SEQ_CST) != 0) {
     syscall(SYS_futex, futex_word(cell), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
   }
+}
+
+// Whether a crowded wait may poll on with yields: at most two members per CPU (the yield then
+// hands the CPU to the one partner sharing it; with more, the waiters' yields take turns before
+// the writer's) and only `members` tasks or fewer runnable on the machine (read afresh: a yield
+// made on a stale answer could hand a CPU burner a time slice).
+bool crowd_is_the_set(int members) {
+  static const core::RunQueue queue;
+  if (members > 2 * queue.cpus()) return false;
+  int tasks = queue.runnable();
+  return tasks >= 0 && tasks <= std::max(members, queue.cpus());
 }
 
 void standard_progress(void*) { gasket::progress(); }
@@ -149,10 +162,15 @@ void CellRound::wait_all() {
 void CellRound::wait_for(Cell* cell, uint64_t seq) {
   if (reached(cell, tag_, seq)) return;  // the common case of step 1, and of a late arrival
   const bool crowded = gasket::oversubscribed();
-  unsigned polls = 0, step = 0, spun = 0;
+  unsigned polls = 0, step = 0, spun = 0, crowded_polls = wait_.crowded_polls;
   do {
     if ((++step & 15) == 0) wait_.progress(wait_.ctx);
-    bool sleep_due = crowded ? step > 4 : gasket::detail::spin(&spun, /*pause=*/false) && gasket::detail::nap_allowed();
+    // Past 4 polls a crowded wait polls on only while the set's members alone share the CPUs
+    // (asked every 8th poll: a read of /proc/loadavg costs ~1.4 µs).
+    if (crowded && step > 4 && step <= crowded_polls && (step - 5) % 8 == 0 && !crowd_is_the_set(n_)) {
+      crowded_polls = step - 1;
+    }
+    bool sleep_due = crowded ? step > crowded_polls : gasket::detail::spin(&spun, /*pause=*/false) && gasket::detail::nap_allowed();
     if (wait_.may_sleep && sleep_due) {
       __atomic_add_fetch(&cell->sleepers, 1, __ATOMIC_SEQ_CST);
       uint64_t f = __atomic_load_n(&cell->flag, __ATOMIC_SEQ_CST);

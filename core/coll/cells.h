@@ -106,6 +106,12 @@ struct CellSlot {
 // a yield when oversubscribed, sleeping unless MULTIPLE.
 // `release`/`retake` (optional): called around each futex sleep, so that other threads of this
 // process run meanwhile (MPI under MULTIPLE: its lock; their progress is then their own).
+// `crowded_polls`: the polls before that sleep when processes outnumber cores. Past 4 they are
+// made only while the set has at most two members per CPU and no more tasks are runnable on the
+// machine than it has members (the CPUs are shared by the set alone, so each backoff's yield
+// hands this CPU to the member sharing it, maybe the writer awaited): for waits on a peer's copy
+// of kilobytes, which a cross-CPU wake-up (12-15 µs on the 2-vCPU guest) costs more than
+// (mpi/coll/README.md "Waiting on staged data").
 struct CellWait {
   void (*progress)(void* ctx) = nullptr;
   void (*backoff)(void* ctx, unsigned* polls) = nullptr;
@@ -113,6 +119,7 @@ struct CellWait {
   void (*retake)(void* ctx) = nullptr;
   void* ctx = nullptr;
   bool may_sleep = false;
+  unsigned crowded_polls = 4;
   static CellWait standard(bool thread_multiple);
 };
 

@@ -59,11 +59,16 @@ namespace {
 // Waiting inside an MPI call: the engine's progress and the context's backoff (which lets other
 // threads in under MPI_THREAD_MULTIPLE). The futex sleep releases the lock under MULTIPLE: the
 // cell's owner wakes the sleeper, and the other threads run their own progress meanwhile.
+// Large staged data (`staged`): waits on a peer's copy of kilobytes poll on longer when the job
+// alone is oversubscribed (core/coll/cells.h `crowded_polls`; "Waiting on staged data" in
+// mpi/coll/README.md).
+constexpr unsigned kStagedCrowdedPolls = 64;
 struct Waiting {
   Context& c;
   Guard& g;
   CellWait wait;
-  Waiting(Context& c_, Guard& g_) : c(c_), g(g_) {
+  Waiting(Context& c_, Guard& g_, bool staged = false) : c(c_), g(g_) {
+    if (staged) wait.crowded_polls = kStagedCrowdedPolls;
     wait.progress = [](void* ctx) { static_cast<Waiting*>(ctx)->c.engine().progress(); };
     wait.backoff = [](void* ctx, unsigned* polls) {
       auto* w = static_cast<Waiting*>(ctx);
@@ -239,7 +244,7 @@ void put_to(const Exposures& x, const comm::Communicator& comm, int rank, std::s
 }  // namespace
 
 void shm_direct_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root) {
-  Waiting w(c, g);
+  Waiting w(c, g, /*staged=*/true);
   Exposures x("MPI_Bcast");
   {
     CellRound round(set_of(comm), slot_of(c, comm), w.wait);
@@ -260,7 +265,7 @@ void shm_direct_bcast(Context& c, Guard& g, const comm::Communicator& comm, void
 
 void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
                           int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type) {
-  Waiting w(c, g);
+  Waiting w(c, g, /*staged=*/true);
   Exposures x("MPI_Allreduce");
   const int n = comm.size(), me = comm.rank;
   const int64_t elem = type.size;
@@ -432,7 +437,7 @@ void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void
     (void)s.run(g);
     return;
   }
-  Waiting w(c, g);
+  Waiting w(c, g, /*staged=*/true);
   char* buf = static_cast<char*>(data);
   // The root copies piece k + 1 in while the others copy piece k out (it runs up to a round ahead).
   int64_t step = piece_bytes(bytes, 1, 64 << 10);
@@ -452,7 +457,7 @@ void shm_staged_bcast(Context& c, Guard& g, const comm::Communicator& comm, void
 
 void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
                           int64_t count, MPI_Op op, int type_handle, const datatype::Datatype& type) {
-  Waiting w(c, g);
+  Waiting w(c, g, /*staged=*/true);
   const int64_t elem = type.size, per_chunk = static_cast<int64_t>(StagingArea::kBufferBytes) / elem;
   const op::Combiner combine(c.ops(), op, type_handle, type);
   const bool commutative = c.ops().commutative(op);
@@ -469,16 +474,22 @@ void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
 
 void shm_pair_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
                      MPI_Op op, int type_handle, const datatype::Datatype& type, int root) {
-  Waiting w(c, g);
+  Waiting w(c, g, /*staged=*/true);
   const int64_t elem = type.size, bytes = count * elem;
   const int peer = 1 - comm.rank;
   const char* mine = static_cast<const char*>(in);
+  // Up to a quarter of a buffer: piece k at its own offset of its round's buffer, so the sender
+  // never waits for the root to be done with an earlier piece (only round 1's step 1: the root has
+  // entered this collective, so the other buffer's previous readers are done). Larger messages
+  // keep the two alternating pieces (1 MiB with own offsets measured bimodal, mpi/coll/README.md).
+  const bool own_offsets = bytes <= static_cast<int64_t>(StagingArea::kBufferBytes / 4);
   if (comm.rank != root) {
     const int64_t step = piece_bytes(bytes, elem, 16 << 10);
-    for (int64_t at = 0; at < bytes; at += step) {
-      CellRound round(set_of(comm), slot_of(c, comm), w.wait);
-      std::memcpy(round_staging(c, comm, comm.rank, round.seq()), mine + at, static_cast<size_t>(std::min(step, bytes - at)));
-      round.publish(&step, sizeof step);
+    for (int64_t at = 0, k = 0; at < bytes; at += step, ++k) {
+      CellRound round(set_of(comm), slot_of(c, comm), w.wait, /*writes_data=*/!own_offsets || k < 2);
+      char* piece = round_staging(c, comm, comm.rank, round.seq()) + (own_offsets ? at : 0);
+      std::memcpy(piece, mine + at, static_cast<size_t>(std::min(step, bytes - at)));
+      round.publish(&step, k == 0 ? sizeof step : 0);
     }
     return;
   }
@@ -494,7 +505,7 @@ void shm_pair_reduce(Context& c, Guard& g, const comm::Communicator& comm, const
     round.wait_one(peer);
     if (at == 0) std::memcpy(&step, round.cell(peer)->data, sizeof step);
     const auto len = static_cast<size_t>(std::min(step, bytes - at));
-    const char* staged = round_staging(c, comm, peer, round.seq());
+    const char* staged = round_staging(c, comm, peer, round.seq()) + (own_offsets ? at : 0);
     // Rank order: x0 op x1, the accumulator starting as x1.
     if (root == 1) {
       if (in != out) std::memcpy(acc + at, mine + at, len);
@@ -531,8 +542,9 @@ namespace {
 // The buffer is rewritten two rounds on, after step 1 has seen every reader enter the next one.
 class StagedBlocks {
  public:
-  StagedBlocks(Context& c, Guard& g, const comm::Communicator& comm, bool writes_data)
-      : c_(c), comm_(comm), waiting_(c, g), round_(set_of(comm), slot_of(c, comm), waiting_.wait, writes_data) {}
+  // `block`: the bytes of one block (large blocks wait as staged data).
+  StagedBlocks(Context& c, Guard& g, const comm::Communicator& comm, bool writes_data, int64_t block)
+      : c_(c), comm_(comm), waiting_(c, g, block > static_cast<int64_t>(CollectiveArea::kCellBytes)), round_(set_of(comm), slot_of(c, comm), waiting_.wait, writes_data) {}
   void stage(const Typed& block) {
     datatype::pack(*block.type, block.buf, block.count, round_staging(c_, comm_, comm_.rank, round_.seq()) + staged_);
     staged_ += block.bytes();
@@ -553,12 +565,17 @@ class StagedBlocks {
   int64_t staged_ = 0;
 };
 
+// The bytes of one block: this member's, else (a root in place) its entry of `all`.
+int64_t one_block(const Typed* mine, const std::vector<Typed>& all, int rank) {
+  return mine != nullptr ? mine->bytes() : all[static_cast<size_t>(rank)].bytes();
+}
+
 }  // namespace
 
 void shm_staged_gather(Context& c, Guard& g, const comm::Communicator& comm, const Typed* mine,
                        const std::vector<Typed>& all, int root) {
   const bool is_root = comm.rank == root;
-  StagedBlocks round(c, g, comm, /*writes_data=*/!is_root || mine != nullptr);
+  StagedBlocks round(c, g, comm, /*writes_data=*/!is_root || mine != nullptr, one_block(mine, all, root));
   if (is_root) {
     if (mine != nullptr) round.stage(*mine);  // into all[root] below, after the others
     round.publish();
@@ -575,7 +592,7 @@ void shm_staged_gather(Context& c, Guard& g, const comm::Communicator& comm, con
 void shm_staged_scatter(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& all,
                         const Typed* mine, int root) {
   const bool is_root = comm.rank == root;
-  StagedBlocks round(c, g, comm, /*writes_data=*/is_root);
+  StagedBlocks round(c, g, comm, /*writes_data=*/is_root, one_block(mine, all, root));
   if (!is_root) {
     round.publish();  // entered (step 1 of later rounds: done reading earlier buffers)
     round.receive(root, mine->bytes() * comm.rank, *mine);
@@ -588,7 +605,7 @@ void shm_staged_scatter(Context& c, Guard& g, const comm::Communicator& comm, co
 
 void shm_staged_allgather(Context& c, Guard& g, const comm::Communicator& comm, const Typed* mine,
                           const std::vector<Typed>& all) {
-  StagedBlocks round(c, g, comm, true);
+  StagedBlocks round(c, g, comm, true, one_block(mine, all, comm.rank));
   round.stage(mine != nullptr ? *mine : all[static_cast<size_t>(comm.rank)]);
   round.publish();
   for (int j = mine != nullptr ? 0 : 1; j < comm.size(); ++j) {
@@ -599,7 +616,7 @@ void shm_staged_allgather(Context& c, Guard& g, const comm::Communicator& comm, 
 
 void shm_staged_alltoall(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& to,
                          const std::vector<Typed>& from) {
-  StagedBlocks round(c, g, comm, true);
+  StagedBlocks round(c, g, comm, true, from[0].bytes());
   for (const Typed& b : to.empty() ? from : to) round.stage(b);
   round.publish();
   const int64_t offset = from[0].bytes() * comm.rank;  // my block in every sender's buffer
@@ -612,7 +629,7 @@ void shm_staged_alltoall(Context& c, Guard& g, const comm::Communicator& comm, c
 void shm_staged_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
                        const std::vector<int64_t>& parts, MPI_Op op, int type_handle, const datatype::Datatype& type,
                        int root) {
-  Waiting w(c, g);
+  Waiting w(c, g, /*staged=*/count * type.size > static_cast<int64_t>(CollectiveArea::kCellBytes));
   CellRound round(set_of(comm), slot_of(c, comm), w.wait);
   const int n = comm.size(), me = comm.rank;
   const int64_t elem = type.size;

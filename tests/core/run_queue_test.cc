@@ -32,4 +32,5 @@ BOOST_AUTO_TEST_CASE(this_machine_counts_the_reader_and_its_cpus) {
   BOOST_TEST(runnable_tasks(text.c_str()) >= 1, "'" << text << "': the reading process runs");
   gasket::core::RunQueue queue;
   BOOST_TEST(queue.cpus() == static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+  BOOST_TEST(queue.runnable() >= 1, "the fresh count includes this reader");
 }

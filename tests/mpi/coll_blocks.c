@@ -278,16 +278,18 @@ static void run_all(MPI_Comm comm) {
       reductions(comm, round, counts[k], affine, affine_type);
     }
   }
-  /* Tallied (24 B): past the cells, past 16 KiB, a quarter of which is not a whole element, and
-   * past 4 MiB by one element (pieces of a whole buffer and a last piece of one element) */
+  /* Tallied (24 B): past the cells, past 16 KiB, a quarter of which is not a whole element, the
+   * most whole elements within a quarter of a staging buffer (256 KiB: the 2-rank sender stages
+   * every piece at its own offset and runs ahead of the root into the next reduce) and one element
+   * past it, and past 4 MiB by one element (pieces of a whole buffer and a last one of one element) */
   MPI_Op tallied;
   MPI_Datatype tallied_type;
   MPI_OK(MPI_Op_create(tallied_op, 0, &tallied));
   MPI_OK(MPI_Type_contiguous(3, MPI_UINT64_T, &tallied_type));
   MPI_OK(MPI_Type_commit(&tallied_type));
-  const int tallies[] = {85, 171, 2731, 2732, 10923, (4 << 20) / 24 + 1};
+  const int tallies[] = {85, 171, 2731, 2732, 10923, (256 << 10) / 24, (256 << 10) / 24 + 1, (4 << 20) / 24 + 1};
   for (size_t k = 0; k < sizeof tallies / sizeof tallies[0]; ++k) {
-    for (int round = 0; round < (tallies[k] > 10923 ? 2 : 2 * n + 4); ++round) {
+    for (int round = 0; round < (tallies[k] > (256 << 10) / 24 + 1 ? 2 : tallies[k] > 10923 ? 4 : 2 * n + 4); ++round) {
       tallied_reduce(comm, round, tallies[k], tallied, tallied_type);
     }
   }
