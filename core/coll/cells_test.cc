@@ -5,10 +5,12 @@
 #define BOOST_TEST_MODULE cells
 #include <boost/test/unit_test.hpp>
 
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "core/coll/cells.h"
@@ -70,6 +72,40 @@ BOOST_AUTO_TEST_CASE(cells_apply_on_mapped_sets_only) {
   BOOST_TEST(!coll::cells_apply(area, -1, world, 0));
   coll::CellArea none;
   BOOST_TEST(!coll::cells_apply(none, 1, world, 0));
+  barrier_all();
+  area.destroy("test");
+}
+
+// From 3 members the barrier is released by rank 0 of the set, once every member has arrived: a
+// member that arrives late finds rank 0's flag of that barrier not yet raised (rank 0 publishes
+// only after seeing every arrival), and after the barrier it is raised. Rank 0 is the last PE here
+// (the set lists the PEs in reverse), so the set's rank, not the PE number, is what counts. The
+// late member sleeps first so that rank 0 has surely arrived; with the old symmetric barrier rank 0
+// raised its flag on arrival.
+BOOST_AUTO_TEST_CASE(barrier_released_by_rank_0_after_every_arrival) {
+  coll::CellArea area;
+  BOOST_REQUIRE(area.create("test").is_ok());
+  std::vector<int> reverse;
+  for (int pe = n_pes() - 1; pe >= 0; --pe) reverse.push_back(pe);
+  coll::PeSet set = coll::PeSet::of_list(reverse, "test");
+  uint64_t seq = 0;
+  const uint32_t tag = 5;
+  coll::CellSlot slot{&area, 3, tag, &seq};
+  coll::CellWait wait = coll::CellWait::standard(false);
+  const int n = set.size(), me = set.my_rank();
+  int early_flags = 0, missing_flags = 0;
+  for (int round = 0; round < 24; ++round) {
+    const uint64_t next = seq + 1, flag = (uint64_t{tag} << 32) | next;
+    const coll::CellArea::Cell* root = area.cell(set.pe(0), slot.slot, static_cast<int>(next & 1));
+    if (n >= 3 && me == 1 + round % (n - 1)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      if (__atomic_load_n(&root->flag, __ATOMIC_ACQUIRE) == flag) ++early_flags;
+    }
+    coll::cell_barrier(set, slot, wait);
+    if (__atomic_load_n(&root->flag, __ATOMIC_ACQUIRE) != flag) ++missing_flags;
+  }
+  PE_EQUAL(early_flags, 0);
+  PE_EQUAL(missing_flags, 0);
   barrier_all();
   area.destroy("test");
 }
