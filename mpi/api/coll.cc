@@ -77,6 +77,7 @@ Error not_aliased(const std::vector<Typed>& sent, const std::vector<Typed>& rece
                   const char* call) {
   auto ranges = [](const std::vector<Typed>& blocks) {
     std::vector<coll::ByteRange> out;
+    out.reserve(blocks.size());
     for (const Typed& b : blocks) out.push_back(coll::occupied(b.buf, b.count, *b.type));
     return out;
   };
@@ -105,6 +106,7 @@ Error blocks(Context& c, const Layout& l, int n, const cm::Communicator& comm, c
     return error(MPI_ERR_ARG, "%s: rank %d: the counts array is NULL", call, comm.rank);
   }
   out->clear();
+  out->reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     MPI_Count count = l.counts ? l.counts[i] : l.count;
     MPI_Datatype type = l.types != nullptr ? l.types[i] : l.type;
