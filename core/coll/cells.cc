@@ -174,22 +174,16 @@ void CellRound::wait_for(Cell* cell, uint64_t seq) {
   } while (!reached(cell, tag_, seq));
 }
 
-// From 3 members rank 0 releases the others: it publishes only once every member has arrived, and
-// the others wait for its flag alone, so rank 0 leaves first. A collective rooted at rank 0 that
-// follows (a broadcast, a scatter) then finds its root already done when the receivers come out,
-// instead of half of them waiting for a root still being scheduled (4 ranks on 2 cores: 2 us for
-// a receiver leaving before the root, 0.2 after). At 2 members the symmetric exchange stays (one
-// one-way latency, where a release costs two).
-void cell_barrier(const PeSet& set, const CellSlot& slot, const CellWait& wait) {
+void cell_barrier(const PeSet& set, const CellSlot& slot, const CellWait& wait, int releaser) {
   CellRound round(set, slot, wait);
-  if (set.size() < 3) {
+  if (releaser < 0) {
     round.publish(nullptr, 0);
     round.wait_all();
     return;
   }
-  if (set.my_rank() != 0) {
+  if (set.my_rank() != releaser) {
     round.publish(nullptr, 0);
-    round.wait_one(0);
+    round.wait_one(releaser);
     return;
   }
   round.wait_all();

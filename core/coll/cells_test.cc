@@ -76,13 +76,12 @@ BOOST_AUTO_TEST_CASE(cells_apply_on_mapped_sets_only) {
   area.destroy("test");
 }
 
-// From 3 members the barrier is released by rank 0 of the set, once every member has arrived: a
-// member that arrives late finds rank 0's flag of that barrier not yet raised (rank 0 publishes
-// only after seeing every arrival), and after the barrier it is raised. Rank 0 is the last PE here
-// (the set lists the PEs in reverse), so the set's rank, not the PE number, is what counts. The
-// late member sleeps first so that rank 0 has surely arrived; with the old symmetric barrier rank 0
-// raised its flag on arrival.
-BOOST_AUTO_TEST_CASE(barrier_released_by_rank_0_after_every_arrival) {
+// A barrier with a releaser: a member that arrives late finds the releaser's flag of that barrier
+// not yet raised (it publishes only after seeing every arrival), and after the barrier it is
+// raised. Released by set rank 0 (the last PE: the set lists the PEs in reverse, so the set's rank,
+// not the PE number, is what counts) and by the last rank. The late member sleeps first so that
+// the releaser has surely arrived: a releaser publishing on arrival is caught.
+BOOST_AUTO_TEST_CASE(barrier_released_after_every_arrival) {
   coll::CellArea area;
   BOOST_REQUIRE(area.create("test").is_ok());
   std::vector<int> reverse;
@@ -95,13 +94,14 @@ BOOST_AUTO_TEST_CASE(barrier_released_by_rank_0_after_every_arrival) {
   const int n = set.size(), me = set.my_rank();
   int early_flags = 0, missing_flags = 0;
   for (int round = 0; round < 24; ++round) {
+    const int releaser = round % 2 == 0 ? 0 : n - 1, late = (releaser + 1 + round % n) % n;
     const uint64_t next = seq + 1, flag = (uint64_t{tag} << 32) | next;
-    const coll::CellArea::Cell* root = area.cell(set.pe(0), slot.slot, static_cast<int>(next & 1));
-    if (n >= 3 && me == 1 + round % (n - 1)) {
+    const coll::CellArea::Cell* root = area.cell(set.pe(releaser), slot.slot, static_cast<int>(next & 1));
+    if (me == late && late != releaser) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       if (__atomic_load_n(&root->flag, __ATOMIC_ACQUIRE) == flag) ++early_flags;
     }
-    coll::cell_barrier(set, slot, wait);
+    coll::cell_barrier(set, slot, wait, releaser);
     if (__atomic_load_n(&root->flag, __ATOMIC_ACQUIRE) != flag) ++missing_flags;
   }
   PE_EQUAL(early_flags, 0);
@@ -132,10 +132,10 @@ BOOST_AUTO_TEST_CASE(interleaved_collectives_on_overlapping_sets) {
     int me = s.set.my_rank(), n = s.set.size();
     if (me < 0) continue;
     switch (iter % 5) {
-      case 0: {  // barrier: every member has stored its count before anyone leaves
+      case 0: {  // barrier (symmetric or released): every member has stored its count before anyone leaves
         uint64_t round = ++arrived[k];
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        coll::cell_barrier(s.set, s.slot, wait);
+        coll::cell_barrier(s.set, s.slot, wait, (iter / 5) % (n + 1) - 1);  // symmetric, or released by a rank
         for (int r = 0; r < n; ++r) {
           auto* theirs = static_cast<uint64_t*>(peer_pointer(arrived, s.set.pe(r)));
           uint64_t seen = __atomic_load_n(&theirs[k], __ATOMIC_ACQUIRE);

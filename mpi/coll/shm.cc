@@ -144,18 +144,28 @@ void shm_allreduce_nodes(Context& c, Guard& g, const comm::Communicator& comm, c
   round.publish(out, static_cast<size_t>(bytes));
 }
 
+// From 3 ranks a barrier is released by the root of the last broadcast or scatter (a benchmark
+// loop, or an application alternating barriers with broadcasts from one root): that root leaves
+// first, so when the next broadcast follows, its receivers come out of the barrier to find the
+// data there (4 ranks on 2 cores, one 8-byte MPI_Bcast timed after a barrier: half the receivers
+// left the symmetric barrier before the root and waited 2 us for it, 0.2 after). After a reduce
+// or gather to a root the barrier stays symmetric: a root leaving first would wait for every
+// contribution. At 2 ranks always symmetric (a release costs two one-way latencies, not one).
 void shm_barrier(Context& c, Guard& g, const comm::Communicator& comm) {
   Waiting w(c, g);
-  gasket::coll::cell_barrier(set_of(comm), slot_of(c, comm), w.wait);
+  const int releaser = comm.size() >= 3 ? comm.barrier_releaser : -1;
+  gasket::coll::cell_barrier(set_of(comm), slot_of(c, comm), w.wait, releaser);
 }
 
 void shm_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root) {
+  comm.barrier_releaser = root;
   Waiting w(c, g);
   gasket::coll::cell_broadcast(set_of(comm), slot_of(c, comm), w.wait, data, static_cast<size_t>(bytes), root);
 }
 
 void shm_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
                 MPI_Op op, int type_handle, const datatype::Datatype& type, int root) {
+  if (root >= 0) comm.barrier_releaser = -1;
   Waiting w(c, g);
   op::Combiner combine(c.ops(), op, type_handle, type);
   gasket::coll::cell_reduce(set_of(comm), slot_of(c, comm), w.wait, in, out, static_cast<size_t>(count),
@@ -572,6 +582,7 @@ class StagedBlocks {
 
 void shm_staged_gather(Context& c, Guard& g, const comm::Communicator& comm, const Typed* mine,
                        const std::vector<Typed>& all, int root) {
+  comm.barrier_releaser = -1;
   const bool is_root = comm.rank == root;
   const int64_t block = is_root ? all[static_cast<size_t>(root)].bytes() : mine->bytes();
   StagedBlocks round(c, g, comm, /*writes_data=*/!is_root || mine != nullptr, block);
@@ -590,6 +601,7 @@ void shm_staged_gather(Context& c, Guard& g, const comm::Communicator& comm, con
 
 void shm_staged_scatter(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& all,
                         const Typed* mine, int root) {
+  comm.barrier_releaser = root;
   const bool is_root = comm.rank == root;
   const int64_t block = is_root ? all[0].bytes() : mine->bytes();
   StagedBlocks round(c, g, comm, /*writes_data=*/is_root, block * comm.size());
@@ -630,6 +642,7 @@ void shm_staged_alltoall(Context& c, Guard& g, const comm::Communicator& comm, c
 void shm_staged_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
                        const std::vector<int64_t>& parts, MPI_Op op, int type_handle, const datatype::Datatype& type,
                        int root) {
+  if (parts.empty()) comm.barrier_releaser = -1;
   Waiting w(c, g);
   CellRound round(set_of(comm), slot_of(c, comm), w.wait);
   const int n = comm.size(), me = comm.rank;
