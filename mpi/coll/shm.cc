@@ -144,16 +144,18 @@ void shm_allreduce_nodes(Context& c, Guard& g, const comm::Communicator& comm, c
   round.publish(out, static_cast<size_t>(bytes));
 }
 
-// From 3 ranks a barrier is released by the root of the last broadcast or scatter (a benchmark
-// loop, or an application alternating barriers with broadcasts from one root): that root leaves
-// first, so when the next broadcast follows, its receivers come out of the barrier to find the
-// data there (4 ranks on 2 cores, one 8-byte MPI_Bcast timed after a barrier: half the receivers
-// left the symmetric barrier before the root and waited 2 us for it, 0.2 after). After a reduce
-// or gather to a root the barrier stays symmetric: a root leaving first would wait for every
-// contribution. At 2 ranks always symmetric (a release costs two one-way latencies, not one).
+// From 3 ranks the first barrier after a broadcast or scatter is released by its root (a
+// benchmark loop, or an application alternating barriers with broadcasts from one root): that
+// root leaves first, so when the next broadcast follows, its receivers come out of the barrier to
+// find the data there (4 ranks on 2 cores, one 8-byte MPI_Bcast timed after a barrier: half the
+// receivers left the symmetric barrier before the root and waited 2 us for it, 0.2 after). After
+// a reduce or gather to a root, and after a barrier (barriers back to back: a release costs a
+// phase more), the barrier is symmetric: a root leaving first would wait for every contribution.
+// At 2 ranks always symmetric (a release costs two one-way latencies, not one).
 void shm_barrier(Context& c, Guard& g, const comm::Communicator& comm) {
   Waiting w(c, g);
   const int releaser = comm.size() >= 3 ? comm.barrier_releaser : -1;
+  comm.barrier_releaser = -1;
   gasket::coll::cell_barrier(set_of(comm), slot_of(c, comm), w.wait, releaser);
 }
 
