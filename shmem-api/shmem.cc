@@ -244,7 +244,7 @@ void to_all(T* dest, const T* src, int n, int start, int log_stride, int size, l
 void team_sync(Team& t, const char* call) {
   Library& l = lib(call);
   if (!l.on_cells(t, 0)) return coll::barrier(t.set, t.sync, false, call);
-  coll::cell_barrier(t.set, l.cell_slot(t), l.cell_wait());
+  coll::cell_barrier(t.set, l.cell_slot(t), l.cell_wait(), /*releaser=*/-1);
 }
 
 int team_broadcast(shmem_team_t t, void* dest, const void* src, size_t bytes, int root, const char* call) {

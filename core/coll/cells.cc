@@ -192,10 +192,20 @@ void CellRound::wait_for(Cell* cell, uint64_t seq) {
   } while (!reached(cell, tag_, seq));
 }
 
-void cell_barrier(const PeSet& set, const CellSlot& slot, const CellWait& wait) {
+void cell_barrier(const PeSet& set, const CellSlot& slot, const CellWait& wait, int releaser) {
   CellRound round(set, slot, wait);
-  round.publish(nullptr, 0);
+  if (releaser < 0) {
+    round.publish(nullptr, 0);
+    round.wait_all();
+    return;
+  }
+  if (set.my_rank() != releaser) {
+    round.publish(nullptr, 0);
+    round.wait_one(releaser);
+    return;
+  }
   round.wait_all();
+  round.publish(nullptr, 0);
 }
 
 void cell_broadcast(const PeSet& set, const CellSlot& slot, const CellWait& wait, void* data, size_t bytes,

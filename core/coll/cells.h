@@ -161,7 +161,12 @@ class CellRound {
   void wait_for(Cell* cell, uint64_t seq);
 };
 
-void cell_barrier(const PeSet& set, const CellSlot& slot, const CellWait& wait);
+// `releaser` -1: every member publishes and waits for all (one wait phase). A rank: the others
+// publish and wait for its flag alone, and it publishes once every member has arrived, so it
+// leaves first: a collective rooted there that follows finds its root done when the others come
+// out, instead of some of them waiting for a root still being scheduled (oversubscribed). Every
+// member passes the same value.
+void cell_barrier(const PeSet& set, const CellSlot& slot, const CellWait& wait, int releaser);
 // `bytes` of `data` at `root_rank` copied into `data` of every other member.
 void cell_broadcast(const PeSet& set, const CellSlot& slot, const CellWait& wait, void* data, size_t bytes,
                     int root_rank);

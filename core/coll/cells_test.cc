@@ -5,10 +5,12 @@
 #define BOOST_TEST_MODULE cells
 #include <boost/test/unit_test.hpp>
 
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "core/coll/cells.h"
@@ -74,6 +76,40 @@ BOOST_AUTO_TEST_CASE(cells_apply_on_mapped_sets_only) {
   area.destroy("test");
 }
 
+// A barrier with a releaser: a member that arrives late finds the releaser's flag of that barrier
+// not yet raised (it publishes only after seeing every arrival), and after the barrier it is
+// raised. Released by set rank 0 (the last PE: the set lists the PEs in reverse, so the set's rank,
+// not the PE number, is what counts) and by the last rank. The late member sleeps first so that
+// the releaser has surely arrived: a releaser publishing on arrival is caught.
+BOOST_AUTO_TEST_CASE(barrier_released_after_every_arrival) {
+  coll::CellArea area;
+  BOOST_REQUIRE(area.create("test").is_ok());
+  std::vector<int> reverse;
+  for (int pe = n_pes() - 1; pe >= 0; --pe) reverse.push_back(pe);
+  coll::PeSet set = coll::PeSet::of_list(reverse, "test");
+  uint64_t seq = 0;
+  const uint32_t tag = 5;
+  coll::CellSlot slot{&area, 3, tag, &seq};
+  coll::CellWait wait = coll::CellWait::standard(false);
+  const int n = set.size(), me = set.my_rank();
+  int early_flags = 0, missing_flags = 0;
+  for (int round = 0; round < 24; ++round) {
+    const int releaser = round % 2 == 0 ? 0 : n - 1, late = (releaser + 1 + round % n) % n;
+    const uint64_t next = seq + 1, flag = (uint64_t{tag} << 32) | next;
+    const coll::CellArea::Cell* root = area.cell(set.pe(releaser), slot.slot, static_cast<int>(next & 1));
+    if (me == late && late != releaser) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      if (__atomic_load_n(&root->flag, __ATOMIC_ACQUIRE) == flag) ++early_flags;
+    }
+    coll::cell_barrier(set, slot, wait, releaser);
+    if (__atomic_load_n(&root->flag, __ATOMIC_ACQUIRE) != flag) ++missing_flags;
+  }
+  PE_EQUAL(early_flags, 0);
+  PE_EQUAL(missing_flags, 0);
+  barrier_all();
+  area.destroy("test");
+}
+
 BOOST_AUTO_TEST_CASE(interleaved_collectives_on_overlapping_sets) {
   coll::CellArea area;
   BOOST_REQUIRE(area.create("test").is_ok());
@@ -96,10 +132,10 @@ BOOST_AUTO_TEST_CASE(interleaved_collectives_on_overlapping_sets) {
     int me = s.set.my_rank(), n = s.set.size();
     if (me < 0) continue;
     switch (iter % 5) {
-      case 0: {  // barrier: every member has stored its count before anyone leaves
+      case 0: {  // barrier (symmetric or released): every member has stored its count before anyone leaves
         uint64_t round = ++arrived[k];
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        coll::cell_barrier(s.set, s.slot, wait);
+        coll::cell_barrier(s.set, s.slot, wait, (iter / 5) % (n + 1) - 1);  // symmetric, or released by a rank
         for (int r = 0; r < n; ++r) {
           auto* theirs = static_cast<uint64_t*>(peer_pointer(arrived, s.set.pe(r)));
           uint64_t seen = __atomic_load_n(&theirs[k], __ATOMIC_ACQUIRE);

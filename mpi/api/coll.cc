@@ -75,8 +75,16 @@ Error typed(Context& c, const void* buf, MPI_Count count, MPI_Datatype type, con
 // The blocks this rank sends and those it receives must not overlap (MPI_ERR_BUFFER).
 Error not_aliased(const std::vector<Typed>& sent, const std::vector<Typed>& received, const cm::Communicator& comm,
                   const char* call) {
+  // The spans of both kinds first: separate buffers end the check before any list is built.
+  auto span = [](const std::vector<Typed>& blocks) {
+    coll::ByteRange all;
+    for (const Typed& b : blocks) all = coll::cover(all, coll::occupied(b.buf, b.count, *b.type));
+    return all;
+  };
+  if (!coll::meet(span(sent), span(received))) return Error::ok();
   auto ranges = [](const std::vector<Typed>& blocks) {
     std::vector<coll::ByteRange> out;
+    out.reserve(blocks.size());
     for (const Typed& b : blocks) out.push_back(coll::occupied(b.buf, b.count, *b.type));
     return out;
   };
@@ -105,14 +113,18 @@ Error blocks(Context& c, const Layout& l, int n, const cm::Communicator& comm, c
     return error(MPI_ERR_ARG, "%s: rank %d: the counts array is NULL", call, comm.rank);
   }
   out->clear();
+  out->reserve(static_cast<size_t>(n));
+  const dt::Datatype* t = nullptr;
   for (int i = 0; i < n; ++i) {
     MPI_Count count = l.counts ? l.counts[i] : l.count;
     MPI_Datatype type = l.types != nullptr ? l.types[i] : l.type;
-    const dt::Datatype* t;
-    Error e = api::check_count(count, call, comm);
-    if (e.is_ok()) e = api::check_type(c, type, count, call, comm, &t);
-    if (e.is_ok()) e = api::check_buffer(l.buf, count, *t, call, comm);
-    if (!e.is_ok()) return e;
+    // One count and type for every block: checked once.
+    if (t == nullptr || l.counts || l.types != nullptr) {
+      Error e = api::check_count(count, call, comm);
+      if (e.is_ok()) e = api::check_type(c, type, count, call, comm, &t);
+      if (e.is_ok()) e = api::check_buffer(l.buf, count, *t, call, comm);
+      if (!e.is_ok()) return e;
+    }
     int64_t disp = !l.displs ? static_cast<int64_t>(i) * count * t->extent()
                    : l.byte_displs       ? l.displs[i]
                                          : static_cast<int64_t>(l.displs[i]) * t->extent();

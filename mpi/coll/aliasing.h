@@ -23,6 +23,11 @@ struct ByteRange {
 // The bytes `count` elements of `type` at `buf` occupy.
 ByteRange occupied(const void* buf, int64_t count, const datatype::Datatype& type);
 
+// The smallest range holding both (an empty range adds nothing).
+ByteRange cover(ByteRange a, ByteRange b);
+// Whether two ranges share a byte.
+bool meet(ByteRange a, ByteRange b);
+
 // MPI_ERR_BUFFER naming the call and rank when a range of `sent` overlaps a range of `received`.
 Error check_not_aliased(std::vector<ByteRange> sent, std::vector<ByteRange> received, const char* call, int rank);
 

@@ -149,18 +149,30 @@ void shm_allreduce_nodes(Context& c, Guard& g, const comm::Communicator& comm, c
   round.publish(out, static_cast<size_t>(bytes));
 }
 
+// From 3 ranks the first barrier after a broadcast or scatter is released by its root (a
+// benchmark loop, or an application alternating barriers with broadcasts from one root): that
+// root leaves first, so when the next broadcast follows, its receivers come out of the barrier to
+// find the data there (4 ranks on 2 cores, one 8-byte MPI_Bcast timed after a barrier: half the
+// receivers left the symmetric barrier before the root and waited 2 us for it, 0.2 after). After
+// a reduce or gather to a root, and after a barrier (barriers back to back: a release costs a
+// phase more), the barrier is symmetric: a root leaving first would wait for every contribution.
+// At 2 ranks always symmetric (a release costs two one-way latencies, not one).
 void shm_barrier(Context& c, Guard& g, const comm::Communicator& comm) {
   Waiting w(c, g);
-  gasket::coll::cell_barrier(set_of(comm), slot_of(c, comm), w.wait);
+  const int releaser = comm.size() >= 3 ? comm.barrier_releaser : -1;
+  comm.barrier_releaser = -1;
+  gasket::coll::cell_barrier(set_of(comm), slot_of(c, comm), w.wait, releaser);
 }
 
 void shm_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root) {
+  comm.barrier_releaser = root;
   Waiting w(c, g);
   gasket::coll::cell_broadcast(set_of(comm), slot_of(c, comm), w.wait, data, static_cast<size_t>(bytes), root);
 }
 
 void shm_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
                 MPI_Op op, int type_handle, const datatype::Datatype& type, int root) {
+  if (root >= 0) comm.barrier_releaser = -1;
   Waiting w(c, g);
   op::Combiner combine(c.ops(), op, type_handle, type);
   gasket::coll::cell_reduce(set_of(comm), slot_of(c, comm), w.wait, in, out, static_cast<size_t>(count),
@@ -537,23 +549,39 @@ bool shm_blocks_apply(Context& c, const comm::Communicator& comm, int64_t staged
 
 namespace {
 
-// One round of staged blocks: this member packs `sent` back to back into its buffer of the round
-// and publishes; receive() then unpacks a block out of a sender's buffer once it has published.
-// The buffer is rewritten two rounds on, after step 1 has seen every reader enter the next one.
+// Where `rank` stages in `round`: its cell's data when the most any member stages, `most_staged`
+// bytes (the same figure on every member), fits a cell, else its staging buffer of the round. The
+// cell's first bytes share its flag's line, so a reader of small blocks (8 B scattered to 4 ranks)
+// takes one line from the writer's cache, not the flag's and then a buffer's; both are rewritten
+// two rounds on, after step 1 has seen every reader enter the next one.
+char* staged_at(Context& c, const comm::Communicator& comm, const CellRound& round, int rank, int64_t most_staged) {
+  if (most_staged <= static_cast<int64_t>(CollectiveArea::kCellBytes)) return round.cell(rank)->data;
+  return round_staging(c, comm, rank, round.seq());
+}
+
+// One round of staged blocks: this member packs `sent` back to back where it stages (staged_at)
+// and publishes; receive() then unpacks a block out of a sender's staged bytes once it has
+// published.
 class StagedBlocks {
  public:
-  // `block`: the bytes of one block (large blocks wait as staged data).
-  StagedBlocks(Context& c, Guard& g, const comm::Communicator& comm, bool writes_data, int64_t block)
-      : c_(c), comm_(comm), waiting_(c, g, block > static_cast<int64_t>(CollectiveArea::kCellBytes)), round_(set_of(comm), slot_of(c, comm), waiting_.wait, writes_data) {}
+  // `block`: the bytes of one block (large blocks wait as staged data); `most_staged`: the most
+  // bytes any member stages (the same figure on every member).
+  StagedBlocks(Context& c, Guard& g, const comm::Communicator& comm, bool writes_data, int64_t block,
+               int64_t most_staged)
+      : c_(c),
+        comm_(comm),
+        waiting_(c, g, block > static_cast<int64_t>(CollectiveArea::kCellBytes)),
+        round_(set_of(comm), slot_of(c, comm), waiting_.wait, writes_data),
+        most_staged_(most_staged) {}
   void stage(const Typed& block) {
-    datatype::pack(*block.type, block.buf, block.count, round_staging(c_, comm_, comm_.rank, round_.seq()) + staged_);
+    datatype::pack(*block.type, block.buf, block.count, staged_at(c_, comm_, round_, comm_.rank, most_staged_) + staged_);
     staged_ += block.bytes();
   }
   void publish() { round_.publish(nullptr, 0); }
-  // `into` from `rank`'s buffer at byte `offset`.
+  // `into` from `rank`'s staged bytes at byte `offset`.
   void receive(int rank, int64_t offset, const Typed& into) {
     if (rank != comm_.rank) round_.wait_one(rank);
-    const char* from = round_staging(c_, comm_, rank, round_.seq()) + offset;
+    const char* from = staged_at(c_, comm_, round_, rank, most_staged_) + offset;
     datatype::unpack(*into.type, from, into.bytes(), into.buf, into.count);
   }
 
@@ -562,6 +590,7 @@ class StagedBlocks {
   const comm::Communicator& comm_;
   Waiting waiting_;
   CellRound round_;
+  const int64_t most_staged_;
   int64_t staged_ = 0;
 };
 
@@ -574,8 +603,10 @@ int64_t one_block(const Typed* mine, const std::vector<Typed>& all, int rank) {
 
 void shm_staged_gather(Context& c, Guard& g, const comm::Communicator& comm, const Typed* mine,
                        const std::vector<Typed>& all, int root) {
+  comm.barrier_releaser = -1;
   const bool is_root = comm.rank == root;
-  StagedBlocks round(c, g, comm, /*writes_data=*/!is_root || mine != nullptr, one_block(mine, all, root));
+  const int64_t block = one_block(mine, all, root);
+  StagedBlocks round(c, g, comm, /*writes_data=*/!is_root || mine != nullptr, block, block);
   if (is_root) {
     if (mine != nullptr) round.stage(*mine);  // into all[root] below, after the others
     round.publish();
@@ -591,8 +622,10 @@ void shm_staged_gather(Context& c, Guard& g, const comm::Communicator& comm, con
 
 void shm_staged_scatter(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& all,
                         const Typed* mine, int root) {
+  comm.barrier_releaser = root;
   const bool is_root = comm.rank == root;
-  StagedBlocks round(c, g, comm, /*writes_data=*/is_root, one_block(mine, all, root));
+  const int64_t block = one_block(mine, all, root);
+  StagedBlocks round(c, g, comm, /*writes_data=*/is_root, block, block * comm.size());
   if (!is_root) {
     round.publish();  // entered (step 1 of later rounds: done reading earlier buffers)
     round.receive(root, mine->bytes() * comm.rank, *mine);
@@ -605,8 +638,9 @@ void shm_staged_scatter(Context& c, Guard& g, const comm::Communicator& comm, co
 
 void shm_staged_allgather(Context& c, Guard& g, const comm::Communicator& comm, const Typed* mine,
                           const std::vector<Typed>& all) {
-  StagedBlocks round(c, g, comm, true, one_block(mine, all, comm.rank));
-  round.stage(mine != nullptr ? *mine : all[static_cast<size_t>(comm.rank)]);
+  const Typed& sent = mine != nullptr ? *mine : all[static_cast<size_t>(comm.rank)];
+  StagedBlocks round(c, g, comm, true, sent.bytes(), sent.bytes());
+  round.stage(sent);
   round.publish();
   for (int j = mine != nullptr ? 0 : 1; j < comm.size(); ++j) {
     int q = (comm.rank + j) % comm.size();  // start at different senders: spread the readers
@@ -616,7 +650,7 @@ void shm_staged_allgather(Context& c, Guard& g, const comm::Communicator& comm, 
 
 void shm_staged_alltoall(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& to,
                          const std::vector<Typed>& from) {
-  StagedBlocks round(c, g, comm, true, from[0].bytes());
+  StagedBlocks round(c, g, comm, true, from[0].bytes(), from[0].bytes() * comm.size());
   for (const Typed& b : to.empty() ? from : to) round.stage(b);
   round.publish();
   const int64_t offset = from[0].bytes() * comm.rank;  // my block in every sender's buffer
@@ -629,11 +663,12 @@ void shm_staged_alltoall(Context& c, Guard& g, const comm::Communicator& comm, c
 void shm_staged_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
                        const std::vector<int64_t>& parts, MPI_Op op, int type_handle, const datatype::Datatype& type,
                        int root) {
+  if (parts.empty()) comm.barrier_releaser = -1;
   Waiting w(c, g, /*staged=*/count * type.size > static_cast<int64_t>(CollectiveArea::kCellBytes));
   CellRound round(set_of(comm), slot_of(c, comm), w.wait);
   const int n = comm.size(), me = comm.rank;
   const int64_t elem = type.size;
-  if (count > 0) std::memcpy(round_staging(c, comm, me, round.seq()), in, static_cast<size_t>(count * elem));
+  if (count > 0) std::memcpy(staged_at(c, comm, round, me, count * elem), in, static_cast<size_t>(count * elem));
   round.publish(nullptr, 0);
   // My part: the whole vector at the root of a reduce, part `me` of a reduce_scatter.
   int64_t first = 0, mine = count;
@@ -646,7 +681,7 @@ void shm_staged_reduce(Context& c, Guard& g, const comm::Communicator& comm, con
   round.wait_all();
   if (mine == 0) return;
   const auto bytes = static_cast<size_t>(mine * elem);
-  auto staged = [&](int r) { return round_staging(c, comm, r, round.seq()) + first * elem; };
+  auto staged = [&](int r) { return staged_at(c, comm, round, r, count * elem) + first * elem; };
   std::memcpy(out, staged(n - 1), bytes);
   const op::Combiner combine(c.ops(), op, type_handle, type);
   for (int r = n - 2; r >= 0; --r) combine(staged(r), out, mine);

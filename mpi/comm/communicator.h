@@ -84,6 +84,10 @@ struct Communicator {
   mutable std::shared_ptr<const Group> cell_set_group;
   mutable int cells_slot = -1;
   mutable bool cells_serve = false;
+  // The rank that releases this communicator's next cell barrier (-1: none, a symmetric
+  // exchange): the root of the last same-node broadcast or scatter, none after a reduce or gather
+  // to a root or a barrier (mpi/coll/shm.cc; the same on every member, which makes the same calls).
+  mutable int barrier_releaser = -1;
 
   int size() const { return static_cast<int>(group->pes.size()); }
   bool is_inter() const { return remote_group != nullptr; }

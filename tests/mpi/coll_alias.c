@@ -3,7 +3,8 @@
  * argument): every collective with both buffers, in its blocking, non-blocking, persistent and
  * large-count (_c) forms, the neighborhood collectives too; the same buffer, a send buffer
  * starting inside the receive buffer, and a receive block inside a strided send type. Buffers
- * that only touch, and MPI_IN_PLACE, are accepted and give the right values; the rooted forms
+ * that only touch, send and receive blocks interleaved in one area, and MPI_IN_PLACE, are accepted
+ * and give the right values (a receive block moved onto a send block there is refused); the rooted forms
  * refuse at the root (on MPI_COMM_SELF, and on the world where the root then calls again
  * correctly and the others' one call matches it). The job then finalizes cleanly. */
 #include <string.h>
@@ -99,6 +100,25 @@ int main(int argc, char** argv) {
   for (int p = 0; p < size; p++) {
     for (int i = 0; i < N; i++) CHECK_EQ(recv[p * N + i], p * 100 + i);
   }
+
+  /* send and receive blocks interleaved in one area (rank p's block to send, then the block from
+   * rank p): the two areas' spans meet, no block overlaps another: accepted, with the right values;
+   * the last receive block moved one int down onto the send block before it: refused */
+  int* mix = buf + 32 * N;
+  int sdispls[16], rdispls[16];
+  for (int p = 0; p < size; p++) {
+    sdispls[p] = 2 * p * N, rdispls[p] = (2 * p + 1) * N;
+    for (int i = 0; i < N; i++) mix[sdispls[p] + i] = rank * 1000 + p * 10 + i, mix[rdispls[p] + i] = -1;
+  }
+  MPI_OK(MPI_Alltoallv(mix, counts, sdispls, MPI_INT, mix, counts, rdispls, MPI_INT, MPI_COMM_WORLD));
+  for (int p = 0; p < size; p++) {
+    for (int i = 0; i < N; i++) {
+      CHECK_EQ(mix[sdispls[p] + i], rank * 1000 + p * 10 + i);
+      CHECK_EQ(mix[rdispls[p] + i], p * 1000 + rank * 10 + i);
+    }
+  }
+  rdispls[size - 1] -= 1;
+  EXPECT_ALIAS(MPI_Alltoallv(mix, counts, sdispls, MPI_INT, mix, counts, rdispls, MPI_INT, MPI_COMM_WORLD));
 
   /* ---- rooted: on MPI_COMM_SELF every call is the root's ---- */
   EXPECT_ALIAS(MPI_Gather(buf, N, MPI_INT, buf, N, MPI_INT, 0, MPI_COMM_SELF));

@@ -2,8 +2,10 @@
  * checked against the value its sender wrote (sender, receiver, round and position encoded), and
  * blocking MPI_Reduce / MPI_Reduce_scatter / MPI_Reduce_scatter_block checked against serial
  * references (MPI_SUM of ints, and a non-commutative user op right only in rank order):
- *  - block sizes 0 B, 1 B, 7 B, 1 KiB, 4 KiB + 1, 64 KiB, and around the 1 MiB a member may stage
- *    (an alltoall's n blocks just fitting and one byte past; a 1 MiB gather block);
+ *  - block sizes 0 B, 1 B, 7 B, 1 KiB, around the 2 KiB a member stages in its cell (n blocks of
+ *    an alltoall or a scatter's root, one of a gather or allgather), 4 KiB + 1, 64 KiB, and around
+ *    the 1 MiB a member may stage (an alltoall's n blocks just fitting and one byte past; a 1 MiB
+ *    gather block);
  *  - the operations interleaved over rounds with rotating roots, so every buffer is rewritten
  *    while the previous users may still be reading the other one;
  *  - MPI_IN_PLACE where the standard allows it (alltoall, allgather, the root of gather/scatter);
@@ -255,7 +257,10 @@ static void run_all(MPI_Comm comm) {
   int n;
   MPI_Comm_size(comm, &n);
   const int64_t mib = 1 << 20;
-  const int64_t blocks[] = {0, 1, 7, 1024, 4097, 65536, mib / n, mib / n + 1, mib};
+  /* around the 2 KiB a member stages in its cell (an alltoall's or scatter root's n blocks, a
+   * gather's or allgather's one: just fitting and one byte past), then the staging buffers */
+  const int64_t cell = 2048;
+  const int64_t blocks[] = {0, 1, 7, 1024, cell / n, cell / n + 1, cell, cell + 1, 4097, 65536, mib / n, mib / n + 1, mib};
   int64_t most = 0;
   for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; ++k) most = blocks[k] > most ? blocks[k] : most;
   unsigned char* send = malloc((size_t)(most * n));
