@@ -177,6 +177,7 @@ static void run_alone(int rank, int size, int reps, int quick, int stats, const 
       if (rank == 0) {
         printf("%s/alone %d %.3f\n%s/alone-max %d %.3f\n", kAloneNames[op], bytes, avg[reps / 2], kAloneNames[op],
                bytes, max[reps / 2]);
+        fflush(stdout); /* rows stay when a side-by-side run's JOB_LIMIT stops the job */
         char figure[96], x[32];
         snprintf(x, sizeof x, "%d", bytes);
         snprintf(figure, sizeof figure, "mpi_%s_alone_latency_%dranks", kAloneNames[op], size);
@@ -251,6 +252,7 @@ int main(int argc, char** argv) {
     double us = measure(cases[k].op, a, b, cases[k].count, iters, reps);
     if (rank == 0) {
       printf("%s %d %.3f\n", cases[k].name, cases[k].count * (int)sizeof(double), us);
+      fflush(stdout);
       char figure[64], x[32];
       snprintf(figure, sizeof figure, "mpi_%s_latency_%dranks", cases[k].name, size);
       snprintf(x, sizeof x, "%d", cases[k].count * (int)sizeof(double));

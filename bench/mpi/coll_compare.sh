@@ -6,7 +6,8 @@
 # (--alone: the public micro-benchmarks' shape, each call timed alone after a barrier; with
 # RANKS="2 4 8 16" the whole table of that shape)
 # Environment: BAZEL (default bazel), BAZEL_OUTPUT_BASE (an output base to build in), RANKS
-# (default "2 4").
+# (default "2 4"), JOB_LIMIT (seconds per job; e.g. 120 with RANKS="8 16", where MPICH takes
+# minutes per row).
 source "$(dirname "$0")/side_by_side.sh"
 
 compare_columns coll_compare bench/mpi/coll.c us .2f "$@"
