@@ -493,7 +493,7 @@ void shm_pair_reduce(Context& c, Guard& g, const comm::Communicator& comm, const
   // Up to a quarter of a buffer: piece k at its own offset of its round's buffer, so the sender
   // never waits for the root to be done with an earlier piece (only round 1's step 1: the root has
   // entered this collective, so the other buffer's previous readers are done). Larger messages
-  // keep the two alternating pieces (1 MiB with own offsets measured bimodal, mpi/coll/README.md).
+  // keep the two alternating pieces (1 MiB with own offsets not decided under load, mpi/coll/README.md).
   const bool own_offsets = bytes <= static_cast<int64_t>(StagingArea::kBufferBytes / 4);
   if (comm.rank != root) {
     const int64_t step = piece_bytes(bytes, elem, 16 << 10);
