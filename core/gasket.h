@@ -206,6 +206,11 @@ bool spin(unsigned* polls, bool pause = true);
 // Whether every peer rings this PE's doorbell futex (all on the direct path): the collectives'
 // cells sleep on their own futexes only then.
 bool nap_allowed();
+// Whether a set of `members` PEs has the machine's CPUs to itself: at most two members per CPU and
+// no more tasks runnable now than it has members (or CPUs), read afresh from the runtime's run
+// queue. A crowded wait polls on with yields only then (core/coll/cells.h `crowded_polls`): each
+// yield hands the CPU to a member, never to another process's burner.
+bool cpus_shared_by_set_alone(int members);
 // A nap announced by nap_begin: the doorbell's ring count then, and how it sleeps.
 struct Nap {
   uint32_t rings = 0;

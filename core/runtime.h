@@ -200,6 +200,7 @@ class Runtime {
     return oversubscribed_ || naps_allowed() ? free_cpus_spin_count_ : 0u;
   }
   bool cpus_contested() const { return run_queue_ == nullptr || run_queue_->contested(); }
+  const RunQueue* run_queue() const { return run_queue_.get(); }
   // The nap past the spin budget (core/rma.cc, detail::nap_*): allowed when every peer rings this
   // PE's doorbell when it writes (all on the direct path: no backend, no late peers).
   bool naps_allowed() const {

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <vector>
 
@@ -71,6 +72,14 @@ void back_off(unsigned* polls) {
 bool nap_allowed() {
   Runtime* r = Runtime::get();
   return r != nullptr && r->naps_allowed();
+}
+
+bool cpus_shared_by_set_alone(int members) {
+  Runtime* r = Runtime::get();
+  const core::RunQueue* queue = r != nullptr ? r->run_queue() : nullptr;
+  if (queue == nullptr || members > 2 * queue->cpus()) return false;
+  int tasks = queue->runnable();
+  return tasks >= 0 && tasks <= std::max(members, queue->cpus());
 }
 
 // The doorbell's ring count is the futex word: the internal segment is a shared file mapping,

@@ -6,14 +6,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstring>
 #include <ctime>
 
 #include "core/gasket.h"
-#include "core/run_queue.h"
 
 namespace gasket::coll {
 
@@ -41,17 +39,6 @@ void set_flag(Cell* cell, uint64_t flag) {
   if (__atomic_load_n(&cell->sleepers, __ATOMIC_SEQ_CST) != 0) {
     syscall(SYS_futex, futex_word(cell), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
   }
-}
-
-// Whether a crowded wait may poll on with yields: at most two members per CPU (the yield then
-// hands the CPU to the one partner sharing it; with more, the waiters' yields take turns before
-// the writer's) and only `members` tasks or fewer runnable on the machine (read afresh: a yield
-// made on a stale answer could hand a CPU burner a time slice).
-bool crowd_is_the_set(int members) {
-  static const core::RunQueue queue;
-  if (members > 2 * queue.cpus()) return false;
-  int tasks = queue.runnable();
-  return tasks >= 0 && tasks <= std::max(members, queue.cpus());
 }
 
 void standard_progress(void*) { gasket::progress(); }
@@ -167,7 +154,7 @@ void CellRound::wait_for(Cell* cell, uint64_t seq) {
     if ((++step & 15) == 0) wait_.progress(wait_.ctx);
     // Past 4 polls a crowded wait polls on only while the set's members alone share the CPUs
     // (asked every 8th poll: a read of /proc/loadavg costs ~1.4 µs).
-    if (crowded && step > 4 && step <= crowded_polls && (step - 5) % 8 == 0 && !crowd_is_the_set(n_)) {
+    if (crowded && step > 4 && step <= crowded_polls && (step - 5) % 8 == 0 && !gasket::detail::cpus_shared_by_set_alone(n_)) {
       crowded_polls = step - 1;
     }
     bool sleep_due = crowded ? step > crowded_polls : gasket::detail::spin(&spun, /*pause=*/false) && gasket::detail::nap_allowed();
