@@ -7,7 +7,8 @@
 # RANKS="2 4 8 16" the whole table of that shape)
 # Environment: BAZEL (default bazel), BAZEL_OUTPUT_BASE (an output base to build in), RANKS
 # (default "2 4"), JOB_LIMIT (seconds per job; e.g. 120 with RANKS="8 16", where MPICH takes
-# minutes per row).
+# minutes per row), ROUNDS (each job run that many times, implementations interleaved; a cell is
+# the median).
 source "$(dirname "$0")/side_by_side.sh"
 
 compare_columns coll_compare bench/mpi/coll.c us .2f "$@"

@@ -3,7 +3,8 @@
 # benchmark once per MPI implementation installed here.
 # Environment: BAZEL (default bazel), BAZEL_OUTPUT_BASE (an output base to build in), JOB_LIMIT
 # (seconds one job may run; its rows printed by then are kept and the rest shown as "-": MPICH
-# busy-polls when oversubscribed and takes minutes per row at 8 and 16 ranks on 2 cores).
+# busy-polls when oversubscribed and takes minutes per row at 8 and 16 ranks on 2 cores), ROUNDS
+# (compare_columns: runs per job, medians).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bazel_cmd=(${BAZEL:-bazel})
@@ -44,13 +45,16 @@ split_command() {
 # compare_columns SCRIPT SOURCE UNIT FORMAT [ARGS...]: builds SOURCE with every implementation,
 # runs it with ARGS at each rank count of $RANKS (default "2 4"), and prints one Markdown table:
 # a row per "operation size value" line the program prints, a column per implementation and rank
-# count (values printed with the Python FORMAT, e.g. .2f, in UNIT).
+# count (values printed with the Python FORMAT, e.g. .2f, in UNIT). With ROUNDS=K (default 1)
+# every job runs K times, the implementations interleaved within each round, and a cell is the
+# median of its K values (a single job can land in a slow mode for its whole life).
 compare_columns() {
   local script=$1 source=$2 unit=$3 format=$4
   shift 4
-  local program_args=("$@") columns=() files=() n
+  local program_args=("$@") columns=() n round
+  declare -A outputs=()
   compare_run() {  # name, ranks, compile command..., --, launch command...
-    local name=$1 n=$2 compile launch exe
+    local name=$1 n=$2 compile launch exe out
     shift 2
     split_command "$@"
     exe="$tmp/$(basename "$source" .c)_$name"
@@ -58,37 +62,44 @@ compare_columns() {
       echo "$script: building with $name failed: $(head -3 "$tmp/$name.err")" >&2
       return
     fi
-    echo "$script: running $name on $n ranks" >&2
+    echo "$script: running $name on $n ranks (round $round)" >&2
+    out="$tmp/$name.$n.$round.out"
     local limit=() status=0
     [ -n "${JOB_LIMIT:-}" ] && limit=(timeout --kill-after=10 "$JOB_LIMIT")
-    "${limit[@]}" "${launch[@]}" "$exe" "${program_args[@]}" >"$tmp/$name.$n.out" 2>"$tmp/$name.$n.err" || status=$?
-    if [ "$status" -eq 124 ] && grep -qv '^#' "$tmp/$name.$n.out"; then
+    "${limit[@]}" "${launch[@]}" "$exe" "${program_args[@]}" >"$out" 2>"$tmp/$name.$n.err" || status=$?
+    if [ "$status" -eq 124 ] && grep -qv '^#' "$out"; then
       echo "$script: $name on $n ranks stopped after JOB_LIMIT=$JOB_LIMIT s; the rows it printed are kept" >&2
       status=0
     fi
     if [ "$status" -eq 0 ]; then
-      columns+=("$name $n")
-      files+=("$tmp/$name.$n.out")
+      [ -n "${outputs["$name $n"]:-}" ] || columns+=("$name $n")
+      outputs["$name $n"]+="$out:"
     else
-      echo "$script: $name on $n ranks failed: $(tail -3 "$tmp/$name.$n.err" "$tmp/$name.$n.out")" >&2
+      echo "$script: $name on $n ranks failed: $(tail -3 "$tmp/$name.$n.err" "$out")" >&2
     fi
   }
-  for n in ${RANKS:-2 4}; do
-    each_implementation "$script" "$n" compare_run
+  for round in $(seq 1 "${ROUNDS:-1}"); do
+    for n in ${RANKS:-2 4}; do
+      each_implementation "$script" "$n" compare_run
+    done
   done
-  [ ${#files[@]} -gt 0 ] || { echo "$script: nothing ran" >&2; return 1; }
-  python3 - "$unit" "$format" "$(printf '%s,' "${columns[@]}")" "${files[@]}" <<'PY'
+  [ ${#columns[@]} -gt 0 ] || { echo "$script: nothing ran" >&2; return 1; }
+  local column_files=() c
+  for c in "${columns[@]}"; do column_files+=("${outputs[$c]}"); done
+  python3 - "$unit" "$format" "$(printf '%s,' "${columns[@]}")" "${column_files[@]}" <<'PY'
+import statistics
 import sys
 unit, fmt = sys.argv[1], sys.argv[2]
 columns = [c for c in sys.argv[3].split(",") if c]
 tables = []
-for path in sys.argv[4:]:
-    rows = {}
-    for line in open(path):
-        parts = line.split()
-        if len(parts) == 3 and not line.startswith("#"):
-            rows[(parts[0], int(parts[1]))] = float(parts[2])
-    tables.append(rows)
+for paths in sys.argv[4:]:
+    values = {}
+    for path in [p for p in paths.split(":") if p]:
+        for line in open(path):
+            parts = line.split()
+            if len(parts) == 3 and not line.startswith("#"):
+                values.setdefault((parts[0], int(parts[1])), []).append(float(parts[2]))
+    tables.append({k: statistics.median(v) for k, v in values.items()})
 keys = []
 for t in tables:
     for k in t:

@@ -95,11 +95,7 @@ void CellArea::retire(int slot, const PeSet& set, uint32_t tag, uint64_t seq) {
   retired_.push_back(Retired{set, slot, tag, mark});
 }
 
-Cell* CellArea::cell(int pe, int slot, int parity) const {
-  auto i = static_cast<size_t>(pe);
-  Cell* base = i < peer_bases_.size() ? peer_bases_[i] : static_cast<Cell*>(gasket::peer_pointer(base_, pe));
-  return base == nullptr ? nullptr : base + slot * 2 + parity;
-}
+Cell* CellArea::unlisted_base(int pe) const { return static_cast<Cell*>(gasket::peer_pointer(base_, pe)); }
 
 CellWait CellWait::standard(bool thread_multiple) {
   CellWait w;

@@ -71,7 +71,12 @@ class CellArea {
   void retire(int slot, const PeSet& set, uint32_t tag, uint64_t seq);
 
   // `pe`'s cell (this PE's own or a same-node peer's mapping); null when `pe` is not mapped here.
-  Cell* cell(int pe, int slot, int parity) const;
+  // Inline: every collective finds each member's cell.
+  Cell* cell(int pe, int slot, int parity) const {
+    auto i = static_cast<size_t>(pe);
+    Cell* base = i < peer_bases_.size() ? peer_bases_[i] : unlisted_base(pe);
+    return base == nullptr ? nullptr : base + slot * 2 + parity;
+  }
   // The same member's cell of the other parity in the same slot (`c` is of `parity`).
   static Cell* other_parity(Cell* c, int parity) { return parity == 0 ? c + 1 : c - 1; }
 
@@ -82,6 +87,8 @@ class CellArea {
     uint32_t tag;
     uint64_t seq;  // the mark: the collective after the set's last one
   };
+  // base_ as mapped here for a PE past those listed at create() (a process added later).
+  Cell* unlisted_base(int pe) const;
   Cell* base_ = nullptr;  // [slot][parity]
   // base_ as mapped here for each PE of the job (its own: base_; null: not mapped here), found
   // once at create(): cell() is on every collective's path.

@@ -72,17 +72,31 @@ Error typed(Context& c, const void* buf, MPI_Count count, MPI_Datatype type, con
   return Error::ok();
 }
 
+// Blocks as the aliasing check reads them: a list, or the one block a call names (no list is built
+// for the one-block forms: they are on every small reduction's path).
+class BlockView {
+ public:
+  BlockView(const std::vector<Typed>& list) : first_(list.data()), n_(list.size()) {}
+  BlockView(const Typed& one) : first_(&one), n_(1) {}
+  const Typed* begin() const { return first_; }
+  const Typed* end() const { return first_ + n_; }
+  size_t size() const { return n_; }
+
+ private:
+  const Typed* first_;
+  size_t n_;
+};
+
 // The blocks this rank sends and those it receives must not overlap (MPI_ERR_BUFFER).
-Error not_aliased(const std::vector<Typed>& sent, const std::vector<Typed>& received, const cm::Communicator& comm,
-                  const char* call) {
+Error not_aliased(BlockView sent, BlockView received, const cm::Communicator& comm, const char* call) {
   // The spans of both kinds first: separate buffers end the check before any list is built.
-  auto span = [](const std::vector<Typed>& blocks) {
+  auto span = [](BlockView blocks) {
     coll::ByteRange all;
     for (const Typed& b : blocks) all = coll::cover(all, coll::occupied(b.buf, b.count, *b.type));
     return all;
   };
   if (!coll::meet(span(sent), span(received))) return Error::ok();
-  auto ranges = [](const std::vector<Typed>& blocks) {
+  auto ranges = [](BlockView blocks) {
     std::vector<coll::ByteRange> out;
     out.reserve(blocks.size());
     for (const Typed& b : blocks) out.push_back(coll::occupied(b.buf, b.count, *b.type));
@@ -315,7 +329,7 @@ Error rooted(Context& c, Guard& g, bool gathering, const void* sendbuf, MPI_Coun
   if (e.is_ok() && member && !in_place) e = typed(c, own, own_count, own_type, *comm, call, &mine);
   std::vector<Typed> all;
   if (e.is_ok() && is_root) e = blocks(c, root_side, static_cast<int>(comm->peers().pes.size()), *comm, call, &all);
-  if (e.is_ok() && is_root && !inter && !in_place) e = not_aliased({mine}, all, *comm, call);
+  if (e.is_ok() && is_root && !inter && !in_place) e = not_aliased(mine, all, *comm, call);
   if (!e.is_ok()) return e;
   if (form.blocking() && !inter && !root_side.per_rank()) {
     int64_t block = is_root ? all[0].bytes() : mine.bytes();
@@ -355,7 +369,7 @@ Error allgather(Context& c, Guard& g, const void* sendbuf, MPI_Count sendcount, 
   if (e.is_ok()) e = no_in_place(out.buf, "recvbuf", *comm, call);
   if (e.is_ok()) e = blocks(c, out, static_cast<int>(comm->peers().pes.size()), *comm, call, &all);
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = typed(c, sendbuf, sendcount, sendtype, *comm, call, &mine);
-  if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = not_aliased({mine}, all, *comm, call);
+  if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = not_aliased(mine, all, *comm, call);
   if (!e.is_ok()) return e;
   if (form.blocking() && !out.per_rank() && coll::shm_blocks_apply(c, *comm, all[0].bytes())) {
     coll::shm_staged_allgather(c, g, *comm, sendbuf == MPI_IN_PLACE ? nullptr : &mine, all);
@@ -429,7 +443,7 @@ Error reduce(Context& c, Guard& g, const void* sendbuf, void* recvbuf, MPI_Count
   if (e.is_ok() && member) e = api::check_buffer(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, *r.type, call, *comm);
   if (e.is_ok() && is_root) e = api::check_buffer(recvbuf, count, *r.type, call, *comm);
   if (e.is_ok() && is_root && sendbuf != MPI_IN_PLACE && !inter) {
-    e = not_aliased({Typed{const_cast<void*>(sendbuf), count, r.type, type}}, {Typed{recvbuf, count, r.type, type}},
+    e = not_aliased(Typed{const_cast<void*>(sendbuf), count, r.type, type}, Typed{recvbuf, count, r.type, type},
                     *comm, call);
   }
   if (!e.is_ok()) return e;
@@ -486,7 +500,7 @@ Error all_reduce(Context& c, Guard& g, AllKind kind, const void* sendbuf, void* 
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = api::check_buffer(sendbuf, count, *r.type, call, *comm);
   if (e.is_ok()) e = api::check_buffer(recvbuf, count, *r.type, call, *comm);
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) {
-    e = not_aliased({Typed{const_cast<void*>(sendbuf), count, r.type, type}}, {Typed{recvbuf, count, r.type, type}},
+    e = not_aliased(Typed{const_cast<void*>(sendbuf), count, r.type, type}, Typed{recvbuf, count, r.type, type},
                     *comm, call);
   }
   if (!e.is_ok()) return e;
@@ -567,7 +581,7 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, l
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) e = api::check_buffer(sendbuf, total, *r.type, call, *comm);
   if (e.is_ok()) e = api::check_buffer(recvbuf, mine, *r.type, call, *comm);
   if (e.is_ok() && sendbuf != MPI_IN_PLACE) {
-    e = not_aliased({Typed{const_cast<void*>(sendbuf), total, r.type, type}}, {Typed{recvbuf, mine, r.type, type}},
+    e = not_aliased(Typed{const_cast<void*>(sendbuf), total, r.type, type}, Typed{recvbuf, mine, r.type, type},
                     *comm, call);
   }
   if (!e.is_ok()) return e;

@@ -671,15 +671,18 @@ void shm_staged_reduce(Context& c, Guard& g, const comm::Communicator& comm, con
   if (count > 0) std::memcpy(staged_at(c, comm, round, me, count * elem), in, static_cast<size_t>(count * elem));
   round.publish(nullptr, 0);
   // My part: the whole vector at the root of a reduce, part `me` of a reduce_scatter.
+  // A member with nothing to receive (a non-root of a reduce, a zero part of a reduce_scatter)
+  // leaves at once: its buffer is rewritten only once the readers have entered a later round
+  // (step 1).
   int64_t first = 0, mine = count;
   if (!parts.empty()) {
     for (int q = 0; q < me; ++q) first += parts[static_cast<size_t>(q)];
     mine = parts[static_cast<size_t>(me)];
   } else if (me != root) {
-    return;  // the buffer is rewritten only once the root has entered a later round (step 1)
+    mine = 0;
   }
-  round.wait_all();
   if (mine == 0) return;
+  round.wait_all();
   const auto bytes = static_cast<size_t>(mine * elem);
   auto staged = [&](int r) { return staged_at(c, comm, round, r, count * elem) + first * elem; };
   std::memcpy(out, staged(n - 1), bytes);
