@@ -107,6 +107,7 @@ int Library::add_team(coll::PeSet set, int slot, uint32_t tag, const shmem_team_
   t.set = std::move(set);
   t.slot = slot;
   t.tag = tag;
+  if (t.on_cells) t.cell_table = coll::cell_table(cells_, slot, t.set);
   last_tag_ = tag > last_tag_ ? tag : last_tag_;
   t.sync = pool_ + static_cast<size_t>(slot) * kSlotWords;
   if (config != nullptr) t.config = *config;

@@ -35,10 +35,13 @@ struct Team {
   shmem_team_config_t config{0};
   // The same-node cell protocol (core/coll/cells.h) in the cell slot `slot`: whether it serves the
   // team (every member mapped here), the team's tag (a serial agreed at creation, increasing on
-  // every PE) and its count of cell collectives.
+  // every PE), its count of cell collectives and the last one in which this PE saw every member
+  // (coll::CellSlot), and the members' cells (coll::cell_table, made with on_cells).
   bool on_cells = false;
   uint32_t tag = 0;
   uint64_t cell_seq = 0;
+  uint64_t cell_all_entered = 0;
+  std::vector<coll::CellArea::Cell*> cell_table;
 };
 
 struct Context {
@@ -88,7 +91,10 @@ class Library {
 
   // Whether the cell protocol serves `t` for `bytes` of data (the same answer on every member).
   bool on_cells(const Team& t, size_t bytes) const { return t.on_cells && bytes <= coll::CellArea::kCellBytes; }
-  coll::CellSlot cell_slot(Team& t) const { return coll::CellSlot{&cells_, t.slot, t.tag, &t.cell_seq}; }
+  coll::CellSlot cell_slot(Team& t) const {
+    return coll::CellSlot{&cells_, t.slot, t.tag, &t.cell_seq, &t.cell_all_entered,
+                          t.cell_table.empty() ? nullptr : t.cell_table.data()};
+  }
   const coll::CellWait& cell_wait() const { return cell_wait_; }
 
   // Where the next _any search starts (wait_until_any/test_any and their vector forms): one past

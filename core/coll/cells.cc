@@ -113,12 +113,27 @@ bool cells_apply(const CellArea& area, int slot, const PeSet& set, size_t bytes)
   return true;
 }
 
+std::vector<CellArea::Cell*> cell_table(const CellArea& area, int slot, const PeSet& set) {
+  const int n = set.size();
+  std::vector<Cell*> table(static_cast<size_t>(2 * n));
+  for (int parity = 0; parity < 2; ++parity) {
+    for (int r = 0; r < n; ++r) table[static_cast<size_t>(parity * n + r)] = area.cell(set.pe(r), slot, parity);
+  }
+  return table;
+}
+
 CellRound::CellRound(const PeSet& set, const CellSlot& slot, const CellWait& wait, bool writes_data)
-    : set_(set), wait_(wait), tag_(slot.tag), seq_(++*slot.seq), n_(set.size()) {
+    : set_(set), wait_(wait), tag_(slot.tag), seq_(++*slot.seq), all_entered_(slot.all_entered), n_(set.size()) {
   const int parity = static_cast<int>(seq_ & 1);
-  for (int r = 0; r < n_; ++r) cells_[r] = slot.area->cell(set.pe(r), slot.slot, parity);
+  if (slot.table != nullptr) {
+    cells_ = slot.table + parity * n_;
+  } else {
+    for (int r = 0; r < n_; ++r) looked_up_[r] = slot.area->cell(set.pe(r), slot.slot, parity);
+    cells_ = looked_up_;
+  }
   // Step 1: everyone has entered the previous collective (its flag is in the other cells).
-  if (writes_data && seq_ > 2) {
+  const bool seen = all_entered_ != nullptr && *all_entered_ + 1 == seq_;
+  if (writes_data && seq_ > 2 && !seen) {
     for (int r = 0; r < n_; ++r) {
       if (cells_[r] != nullptr) wait_for(CellArea::other_parity(cells_[r], parity), seq_ - 1);
     }
@@ -135,6 +150,7 @@ void CellRound::wait_all() {
   for (int r = 0; r < n_; ++r) {
     if (r != set_.my_rank() && cells_[r] != nullptr) wait_for(cells_[r], seq_);
   }
+  all_entered();
 }
 
 // Polls the flag (progress every 16th poll: other traffic needs it rarely, and it costs more than
@@ -185,6 +201,7 @@ void cell_barrier(const PeSet& set, const CellSlot& slot, const CellWait& wait, 
   if (set.my_rank() != releaser) {
     round.publish(nullptr, 0);
     round.wait_one(releaser);
+    round.all_entered();  // the releaser published once every member had
     return;
   }
   round.wait_all();

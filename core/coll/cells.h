@@ -98,13 +98,22 @@ class CellArea {
 };
 
 // Where a set's collectives run: its slot, its tag, and its collective counter (incremented by
-// every cell collective; starts at 0, equal on every member).
+// every cell collective; starts at 0, equal on every member). Optional, kept by the set's owner:
+// `all_entered` (starts at 0, reset with `seq`): the last collective in which this member saw
+// every member's flag, so that step 1 of the next one is already done; `table`: every member's
+// cell by parity, `table[parity * set size + rank]` as CellArea::cell gives them (cell_table()),
+// so that a collective does not look them up.
 struct CellSlot {
   const CellArea* area = nullptr;
   int slot = -1;
   uint32_t tag = 0;
   uint64_t* seq = nullptr;
+  uint64_t* all_entered = nullptr;
+  CellArea::Cell* const* table = nullptr;
 };
+
+// The cells of `set` in `slot` for CellSlot::table (2 x set size entries).
+std::vector<CellArea::Cell*> cell_table(const CellArea& area, int slot, const PeSet& set);
 
 // How a member waits: `progress` (every 16th poll) and `backoff` (other polls) with `ctx`;
 // `may_sleep`: whether no other thread of this process could need to run the wait's progress;
@@ -148,6 +157,8 @@ class CellRound {
   // still waiting on the old one and leaves the cell's data as it was; the writers of data still
   // wait. A receiver thus never sleeps on another receiver (oversubscribed broadcasts: one wake-up
   // per receiver, from the root).
+  // Step 1 is skipped when this member saw every member's flag in the previous collective
+  // (CellSlot::all_entered).
   CellRound(const PeSet& set, const CellSlot& slot, const CellWait& wait, bool writes_data = true);
   // The member of `rank`'s cell of this collective (null when not mapped here).
   Cell* cell(int rank) const { return cells_[rank]; }
@@ -156,6 +167,11 @@ class CellRound {
   // Step 3: every other mapped member has published / `rank` has.
   void wait_all();
   void wait_one(int rank) { wait_for(cells_[rank], seq_); }
+  // The caller knows that every member has entered this collective (the flag of a member that
+  // publishes only once all have): step 1 of the next one is done.
+  void all_entered() {
+    if (all_entered_ != nullptr) *all_entered_ = seq_;
+  }
   uint64_t seq() const { return seq_; }
 
  private:
@@ -163,8 +179,10 @@ class CellRound {
   const CellWait& wait_;
   uint32_t tag_;
   uint64_t seq_;
+  uint64_t* all_entered_;
   int n_;
-  Cell* cells_[CellArea::kMaxMembers];  // the first n_ are set (not zeroed: on every call's path)
+  Cell* const* cells_;  // the slot's table, or looked_up_
+  Cell* looked_up_[CellArea::kMaxMembers];  // the first n_ are set without a table (not zeroed: on every call's path)
   void wait_for(Cell* cell, uint64_t seq);
 };
 

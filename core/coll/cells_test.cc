@@ -44,6 +44,8 @@ struct TestSet {
   coll::PeSet set;
   coll::CellSlot slot;
   uint64_t seq = 0;
+  uint64_t all_entered = 0;
+  std::vector<coll::CellArea::Cell*> table;
 };
 
 std::vector<TestSet> make_sets(const coll::CellArea& area) {
@@ -110,12 +112,67 @@ BOOST_AUTO_TEST_CASE(barrier_released_after_every_arrival) {
   area.destroy("test");
 }
 
-BOOST_AUTO_TEST_CASE(interleaved_collectives_on_overlapping_sets) {
+namespace {
+
+// A receiver still copying a broadcast's data keeps the cell it reads: the root's next two
+// broadcasts may not wait for anybody, but the second reuses that cell's parity and must first see
+// every member enter the one before (step 1). Checked after a symmetric barrier (after which the
+// owner's state lets the first broadcast skip step 1) with and without the owner's state; the slow
+// receiver sleeps between seeing the root's flag and reading the data.
+void slow_reader_keeps_its_cell(bool kept_by_owner) {
+  coll::CellArea area;
+  BOOST_REQUIRE(area.create("test").is_ok());
+  coll::PeSet set = coll::PeSet::strided(0, 1, n_pes(), "test");
+  uint64_t seq = 0, all_entered = 0;
+  std::vector<coll::CellArea::Cell*> table = coll::cell_table(area, 2, set);
+  coll::CellSlot slot{&area, 2, 9, &seq};
+  if (kept_by_owner) slot.all_entered = &all_entered, slot.table = table.data();
+  coll::CellWait wait = coll::CellWait::standard(false);
+  const int n = set.size(), me = set.my_rank(), root = 0, slow = n - 1;
+  int wrong = 0;
+  for (int round = 0; round < 6; ++round) {
+    coll::cell_barrier(set, slot, wait, -1);
+    for (int k = 0; k < 3; ++k) {
+      unsigned char data[64];
+      std::memset(data, me == root ? 16 * round + k + 1 : 0, sizeof data);
+      if (me == slow && k == 0 && slow != root) {
+        coll::CellRound bcast(set, slot, wait, /*writes_data=*/false);
+        bcast.publish(nullptr, 0);
+        bcast.wait_one(root);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        std::memcpy(data, bcast.cell(root)->data, sizeof data);
+      } else {
+        coll::cell_broadcast(set, slot, wait, data, sizeof data, root);
+      }
+      for (unsigned char b : data) wrong += b != 16 * round + k + 1;
+    }
+  }
+  PE_EQUAL(wrong, 0);
+  barrier_all();
+  area.destroy("test");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(slow_reader_keeps_its_cell_without_the_owners_state) { slow_reader_keeps_its_cell(false); }
+
+BOOST_AUTO_TEST_CASE(slow_reader_keeps_its_cell_with_the_owners_state) { slow_reader_keeps_its_cell(true); }
+
+namespace {
+
+// `kept_by_owner`: the sets keep CellSlot's optional state (the last collective that saw every
+// member, which lets step 1 be skipped, and the cell table), as MPI's communicators do.
+void interleaved_collectives(bool kept_by_owner) {
   coll::CellArea area;
   BOOST_REQUIRE(area.create("test").is_ok());
   std::vector<TestSet> sets = make_sets(area);
   for (TestSet& s : sets) {
     s.slot.seq = &s.seq;
+    if (kept_by_owner) {
+      s.table = coll::cell_table(area, s.slot.slot, s.set);
+      s.slot.all_entered = &s.all_entered;
+      s.slot.table = s.table.data();
+    }
     BOOST_REQUIRE(coll::cells_apply(area, s.slot.slot, s.set, coll::CellArea::kCellBytes));
   }
   coll::CellWait wait = coll::CellWait::standard(false);
@@ -212,3 +269,9 @@ BOOST_AUTO_TEST_CASE(interleaved_collectives_on_overlapping_sets) {
   sym_free(arrived);
   area.destroy("test");
 }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(interleaved_collectives_on_overlapping_sets) { interleaved_collectives(false); }
+
+BOOST_AUTO_TEST_CASE(interleaved_collectives_with_the_owners_state) { interleaved_collectives(true); }

@@ -99,6 +99,7 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
     n.context = a.context, n.coll_slot = a.slot;
   }
   n.shm_seq = 0;
+  n.shm_all_entered = 0;
   if (hints != nullptr) n.hints = *hints;
   gasket::mpi::AttributeList source = std::move(n.attributes);  // *old's when the call started
   n.attributes.clear();
@@ -128,6 +129,7 @@ class IdupOperation final : public gasket::mpi::p2p::Operation {
     n_.coll_slot = -1;
     n_.coll_seq = 0;
     n_.shm_seq = 0;
+    n_.shm_all_entered = 0;
     gasket::mpi::AttributeList source = std::move(n_.attributes);  // the old communicator's at MPI_Comm_idup
     n_.attributes.clear();
     n_.name.clear();

@@ -29,6 +29,7 @@ const PeSet& set_of(const comm::Communicator& comm) {
     comm.cell_set = std::make_shared<const PeSet>(PeSet::of_list(comm.group->pes, "MPI collective"));
     comm.cell_set_group = comm.group;
     comm.cells_slot = -1;
+    comm.cells_table_slot = -1;
   }
   return *comm.cell_set;
 }
@@ -44,8 +45,22 @@ bool cells_serve(Context& c, const comm::Communicator& comm) {
   return comm.cells_serve;
 }
 
+}  // namespace
+
+struct CellTable {
+  std::vector<gasket::coll::CellArea::Cell*> cells;
+};
+
+namespace {
+
 CellSlot slot_of(Context& c, const comm::Communicator& comm) {
-  return CellSlot{&c.area(), comm.coll_slot, comm.context, &comm.shm_seq};
+  const PeSet& set = set_of(comm);
+  if (comm.cells_table == nullptr || comm.cells_table_slot != comm.coll_slot) {
+    comm.cells_table = std::make_shared<const CellTable>(CellTable{gasket::coll::cell_table(c.area(), comm.coll_slot, set)});
+    comm.cells_table_slot = comm.coll_slot;
+  }
+  return CellSlot{&c.area(), comm.coll_slot, comm.context, &comm.shm_seq, &comm.shm_all_entered,
+                  comm.cells_table->cells.data()};
 }
 
 }  // namespace

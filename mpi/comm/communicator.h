@@ -19,6 +19,10 @@ namespace gasket::coll {
 class PeSet;  // core/coll: a communicator's group as the core's PE set (same-node collectives)
 }  // namespace gasket::coll
 
+namespace gasket::mpi::coll {
+struct CellTable;  // mpi/coll/shm.cc: the members' same-node collective cells
+}  // namespace gasket::mpi::coll
+
 namespace gasket::mpi::topo {
 class Topology;  // mpi/topo: a process topology (immutable, shared by duplicates)
 }  // namespace gasket::mpi::topo
@@ -74,16 +78,21 @@ struct Communicator {
   // collective's traffic, so several non-blocking ones in flight never match each other's.
   mutable uint32_t coll_seq = 0;
   std::shared_ptr<const topo::Topology> topology;  // null without one; MPI_Comm_dup keeps it
-  // Its slot of the same-node collective area (mpi/coll/area.h; -1: none) and the number of
-  // collectives it has run there.
+  // Its slot of the same-node collective area (mpi/coll/area.h; -1: none), the number of
+  // collectives it has run there and the last one in which this member saw every member's flag
+  // (gasket::coll::CellSlot; both reset together).
   int coll_slot = -1;
   mutable uint64_t shm_seq = 0;
+  mutable uint64_t shm_all_entered = 0;
   // The group as a core PE set for the same-node collectives (mpi/coll/shm.cc builds it on first
   // use, for cell_set_group), and whether the cells serve it in slot cells_slot (found once).
   mutable std::shared_ptr<const gasket::coll::PeSet> cell_set;
   mutable std::shared_ptr<const Group> cell_set_group;
   mutable int cells_slot = -1;
   mutable bool cells_serve = false;
+  // The members' cells in slot cells_table_slot (gasket::coll::cell_table, made on first use).
+  mutable std::shared_ptr<const gasket::mpi::coll::CellTable> cells_table;
+  mutable int cells_table_slot = -1;
   // The rank that releases this communicator's next cell barrier (-1: none, a symmetric
   // exchange): the root of the last same-node broadcast or scatter, none after a reduce or gather
   // to a root or a barrier (mpi/coll/shm.cc; the same on every member, which makes the same calls).
