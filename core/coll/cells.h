@@ -16,7 +16,8 @@
 // Protocol, for the set's collective number `seq` (cells of parity seq & 1):
 //  1. (seq > 2) wait until every member has entered collective seq - 1: then nobody still reads
 //     the cells of seq - 2, which this one reuses (a member writing only its flag, a broadcast's
-//     receiver, skips it: see CellRound);
+//     receiver, skips it: see CellRound; done already when this member saw every member's flag
+//     in seq - 1: CellSlot::all_entered);
 //  2. write the contribution (if any) into this member's cell, then its flag = seq (release);
 //  3. wait for the flags needed (every member's for barrier/reduce/allreduce at the receiving
 //     ranks, the root's for broadcast) and read the data straight out of the peers' cells.
