@@ -89,16 +89,23 @@ static void run_round(MPI_Comm comm, int round, int64_t block, unsigned char* se
   for (int s = 0; s < n; ++s) expect(recv + s * block, s, -1, round, block, "MPI_Allgather");
 }
 
-/* Contiguous ints sent, received into every other int (a vector type resized to its stride):
- * the same signature, another layout; the gaps keep their sentinel. */
-static void strided_alltoall(MPI_Comm comm, int round, int ints) {
-  int rank, n;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &n);
+/* `ints` ints at every other int: a vector type resized to its stride (committed). */
+static MPI_Datatype every_other_int(int ints) {
   MPI_Datatype vec, strided;
   MPI_OK(MPI_Type_vector(ints, 1, 2, MPI_INT, &vec));
   MPI_OK(MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * ints * sizeof(int)), &strided));
   MPI_OK(MPI_Type_commit(&strided));
+  MPI_OK(MPI_Type_free(&vec));
+  return strided;
+}
+
+/* Contiguous ints sent, received into every other int: the same signature, another layout; the
+ * gaps keep their sentinel. */
+static void strided_alltoall(MPI_Comm comm, int round, int ints) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  MPI_Datatype strided = every_other_int(ints);
   int* out = malloc(sizeof(int) * (size_t)(ints * n));
   int* in = malloc(sizeof(int) * (size_t)(2 * ints * n));
   for (int d = 0; d < n; ++d) {
@@ -115,7 +122,6 @@ static void strided_alltoall(MPI_Comm comm, int round, int ints) {
   free(in);
   free(out);
   MPI_OK(MPI_Type_free(&strided));
-  MPI_OK(MPI_Type_free(&vec));
 }
 
 /* MPI_Scatter of `ints` ints per rank from a rotating root (in place every other round), the
@@ -125,10 +131,7 @@ static void strided_scatter(MPI_Comm comm, int round, int ints, int strided_root
   int rank, n;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &n);
-  MPI_Datatype vec, strided;
-  MPI_OK(MPI_Type_vector(ints, 1, 2, MPI_INT, &vec));
-  MPI_OK(MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * ints * sizeof(int)), &strided));
-  MPI_OK(MPI_Type_commit(&strided));
+  MPI_Datatype strided = every_other_int(ints);
   int root = round % n, in_place = rank == root && round % 2 == 1;
   int* sent = malloc(sizeof(int) * (size_t)(2 * ints * n));
   int* got = malloc(sizeof(int) * (size_t)(2 * ints));
@@ -158,7 +161,6 @@ static void strided_scatter(MPI_Comm comm, int round, int ints, int strided_root
   free(got);
   free(sent);
   MPI_OK(MPI_Type_free(&strided));
-  MPI_OK(MPI_Type_free(&vec));
 }
 
 /* x -> a x + b (mod 2^64): composition is associative, not commutative. */
