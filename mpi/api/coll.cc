@@ -333,6 +333,10 @@ Error rooted(Context& c, Guard& g, bool gathering, const void* sendbuf, MPI_Coun
   if (!e.is_ok()) return e;
   if (form.blocking() && !inter && !root_side.per_rank()) {
     int64_t block = is_root ? all[0].bytes() : mine.bytes();
+    if (!gathering && coll::shm_pulled_scatter_applies(c, *comm, block)) {
+      coll::shm_pulled_scatter(c, g, *comm, all, in_place ? nullptr : &mine, root);
+      return Error::ok();
+    }
     if (coll::shm_blocks_apply(c, *comm, gathering ? block : block * comm->size())) {
       const Typed* own_block = in_place ? nullptr : &mine;
       gathering ? coll::shm_staged_gather(c, g, *comm, own_block, all, root)

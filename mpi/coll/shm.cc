@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -226,7 +227,7 @@ class Exposures {
 
  private:
   const char* call_;
-  std::vector<memreg::Exposure> held_;
+  std::deque<memreg::Exposure> held_;  // a deque: expose() returns references into it that must outlive later calls
 };
 
 // Descriptors travel in a cell as [length][bytes]... (a few dozen bytes each).
@@ -564,6 +565,11 @@ bool shm_blocks_apply(Context& c, const comm::Communicator& comm, int64_t staged
 
 namespace {
 
+// The pulled scatter (shm_pulled_scatter_applies): from 4 members and 32 KiB blocks, measured
+// against the staged round (mpi/coll/README.md "Scatter by one kernel copy per block").
+constexpr int kPulledScatterMembers = 4;
+constexpr int64_t kPulledScatterBlock = 32 << 10;
+
 // Where `rank` stages in `round`: its cell's data when the most any member stages, `most_staged`
 // bytes (the same figure on every member), fits a cell, else its staging buffer of the round. The
 // cell's first bytes share its flag's line, so a reader of small blocks (8 B scattered to 4 ranks)
@@ -649,6 +655,60 @@ void shm_staged_scatter(Context& c, Guard& g, const comm::Communicator& comm, co
   for (const Typed& b : all) round.stage(b);
   round.publish();
   if (mine != nullptr) round.receive(root, all[0].bytes() * root, *mine);
+}
+
+// ---- scatter by one kernel copy per block ----
+
+bool shm_pulled_scatter_applies(Context& c, const comm::Communicator& comm, int64_t block) {
+  return comm.size() >= kPulledScatterMembers && block >= kPulledScatterBlock &&
+         shm_blocks_apply(c, comm, block * comm.size());
+}
+
+void shm_pulled_scatter(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& all,
+                        const Typed* mine, int root) {
+  comm.barrier_releaser = root;
+  Waiting w(c, g, /*staged=*/true);
+  Exposures x("MPI_Scatter");
+  const bool is_root = comm.rank == root;
+  ScratchPool::Block packed;  // the root's blocks back to back when its type is not contiguous
+  {
+    CellRound round(set_of(comm), slot_of(c, comm), w.wait, /*writes_data=*/is_root);
+    if (is_root) {
+      const int64_t block = all[0].bytes();
+      const char* span = static_cast<const char*>(all[0].buf) + all[0].type->true_lb;
+      if (!all[0].type->contiguous()) {
+        packed = c.scratch().take(static_cast<size_t>(block * comm.size()));
+        for (size_t q = 0; q < all.size(); ++q) {
+          datatype::pack(*all[q].type, all[q].buf, all[q].count, packed.memory.get() + block * static_cast<int64_t>(q));
+        }
+        span = packed.memory.get();
+      }
+      std::string cell = pack_descriptors(x, {&x.expose(span, block * comm.size())});
+      round.publish(cell.data(), cell.size());
+      if (mine != nullptr) {  // the root's own block while the others pull theirs
+        const char* own = span + block * root;
+        datatype::unpack(*mine->type, own, mine->bytes(), mine->buf, mine->count);
+      }
+    } else {
+      round.publish(nullptr, 0);
+      round.wait_one(root);
+      const std::string_view sender = descriptor_in(round, root, 0);
+      const int64_t offset = mine->bytes() * comm.rank;
+      if (mine->type->contiguous()) {
+        get_from(x, comm, root, sender, offset, static_cast<char*>(mine->buf) + mine->type->true_lb, mine->bytes());
+      } else {
+        ScratchPool::Block tmp = c.scratch().take(static_cast<size_t>(mine->bytes()));
+        get_from(x, comm, root, sender, offset, tmp.memory.get(), mine->bytes());
+        datatype::unpack(*mine->type, tmp.memory.get(), mine->bytes(), mine->buf, mine->count);
+        c.scratch().give(std::move(tmp));
+      }
+    }
+  }
+  // Every receiver has pulled its block: the root's exposure may go and its send buffer be reused.
+  CellRound done(set_of(comm), slot_of(c, comm), w.wait, /*writes_data=*/false);
+  done.publish(nullptr, 0);
+  if (is_root) done.wait_all();
+  if (packed.memory != nullptr) c.scratch().give(std::move(packed));
 }
 
 void shm_staged_allgather(Context& c, Guard& g, const comm::Communicator& comm, const Typed* mine,

@@ -89,6 +89,17 @@ void shm_staged_allgather(Context& c, Guard& g, const comm::Communicator& comm, 
 void shm_staged_alltoall(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& to,
                          const std::vector<Typed>& from);
 
+// Blocking scatter of equal blocks by one kernel copy per block (core memreg): the root exposes
+// its send buffer (its blocks packed back to back first when its type is not contiguous) and
+// publishes the descriptor in its cell; every other member pulls its block straight into its
+// receive buffer (through scratch when that type is not contiguous) while the root copies its own;
+// a last cell round keeps the send buffer exposed, and the root in the call, until all have read.
+// Applies from 4 members and 32 KiB blocks where shm_blocks_apply serves the whole send buffer
+// (the same answer on every member).
+bool shm_pulled_scatter_applies(Context& c, const comm::Communicator& comm, int64_t block);
+void shm_pulled_scatter(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& all,
+                        const Typed* mine, int root);
+
 // Blocking MPI_Reduce (past the cells' 2 KiB) and MPI_Reduce_scatter(_block) of contiguous data
 // on the same node, one staged round: every member copies its input (`count` elements, at most a
 // buffer: shm_blocks_apply on count * type.size) into its buffer and publishes; the member that

@@ -53,13 +53,30 @@ bool defined(MPI_Op op, Kind k) {
   }
 }
 
-// io[i] = f(io[i], in[i]) over `n` elements of T: one loop per (type, operation), so the compiler
-// vectorises it; a Reducer once chosen (elementwise_reducer below) runs without any dispatch.
+// Elements per block of elementwise() below.
+constexpr int64_t kBlockElements = 16;
+
+// io[k] = f(io[k], in[k]) for one block of operands that do not overlap: a loop of fixed count on
+// restrict pointers, which GCC vectorises at -O2 (its default cost model there takes no loop of
+// unknown count and no run-time overlap check: the plain loop ran one element per instruction,
+// 64 KiB of floats summed in ~13k cycles instead of ~5k).
+template <typename T, typename F>
+void elementwise_block(const T* __restrict in, T* __restrict io) {
+  for (int64_t k = 0; k < kBlockElements; ++k) io[k] = static_cast<T>(F{}(io[k], in[k]));
+}
+
+// io[i] = f(io[i], in[i]) over `n` elements of T: one loop per (type, operation); a Reducer once
+// chosen (elementwise_reducer below) runs without any dispatch. Separate operands go by blocks;
+// overlapping ones (in == io) and the tail one element at a time.
 template <typename T, typename F>
 void elementwise(const void* in_v, void* io_v, int64_t n) {
   const T* in = static_cast<const T*>(in_v);
   T* io = static_cast<T*>(io_v);
-  for (int64_t i = 0; i < n; ++i) io[i] = static_cast<T>(F{}(io[i], in[i]));
+  int64_t i = 0;
+  if (in + n <= io || io + n <= in) {
+    for (; i + kBlockElements <= n; i += kBlockElements) elementwise_block<T, F>(in + i, io + i);
+  }
+  for (; i < n; ++i) io[i] = static_cast<T>(F{}(io[i], in[i]));
 }
 
 struct Max { template <typename T> T operator()(T a, T b) const { return a < b ? b : a; } };

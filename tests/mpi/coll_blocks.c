@@ -12,7 +12,8 @@
  *  - MPI_Reduce of a non-commutative op on 24-byte elements at every root, in place and not, from
  *    2 KiB to past 4 MiB (at 2 ranks the pipelined pair reduce from 4 KiB);
  *  - a receive type of a different layout with the same signature (strided ints received from
- *    contiguous ones): the gaps must stay untouched;
+ *    contiguous ones by an alltoall; scatters around 32 KiB blocks with either side strided): the
+ *    gaps must stay untouched;
  *  - on MPI_COMM_WORLD and on a split communicator whose rank order reverses the world's.
  * The same-node staged path serves the local path, the schedules the backend paths. */
 #include <stdint.h>
@@ -88,16 +89,23 @@ static void run_round(MPI_Comm comm, int round, int64_t block, unsigned char* se
   for (int s = 0; s < n; ++s) expect(recv + s * block, s, -1, round, block, "MPI_Allgather");
 }
 
-/* Contiguous ints sent, received into every other int (a vector type resized to its stride):
- * the same signature, another layout; the gaps keep their sentinel. */
-static void strided_alltoall(MPI_Comm comm, int round, int ints) {
-  int rank, n;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &n);
+/* `ints` ints at every other int: a vector type resized to its stride (committed). */
+static MPI_Datatype every_other_int(int ints) {
   MPI_Datatype vec, strided;
   MPI_OK(MPI_Type_vector(ints, 1, 2, MPI_INT, &vec));
   MPI_OK(MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * ints * sizeof(int)), &strided));
   MPI_OK(MPI_Type_commit(&strided));
+  MPI_OK(MPI_Type_free(&vec));
+  return strided;
+}
+
+/* Contiguous ints sent, received into every other int: the same signature, another layout; the
+ * gaps keep their sentinel. */
+static void strided_alltoall(MPI_Comm comm, int round, int ints) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  MPI_Datatype strided = every_other_int(ints);
   int* out = malloc(sizeof(int) * (size_t)(ints * n));
   int* in = malloc(sizeof(int) * (size_t)(2 * ints * n));
   for (int d = 0; d < n; ++d) {
@@ -114,7 +122,45 @@ static void strided_alltoall(MPI_Comm comm, int round, int ints) {
   free(in);
   free(out);
   MPI_OK(MPI_Type_free(&strided));
-  MPI_OK(MPI_Type_free(&vec));
+}
+
+/* MPI_Scatter of `ints` ints per rank from a rotating root (in place every other round), the
+ * root's blocks and the receivers' block each contiguous or every other int (`strided_root`,
+ * `strided_receivers`): the same signature in another layout; the gaps keep their sentinel. */
+static void strided_scatter(MPI_Comm comm, int round, int ints, int strided_root, int strided_receivers) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  MPI_Datatype strided = every_other_int(ints);
+  int root = round % n, in_place = rank == root && round % 2 == 1;
+  int* sent = malloc(sizeof(int) * (size_t)(2 * ints * n));
+  int* got = malloc(sizeof(int) * (size_t)(2 * ints));
+  int step = strided_root ? 2 : 1;
+  for (int i = 0; i < 2 * ints * n; ++i) sent[i] = -7;
+  for (int i = 0; i < 2 * ints; ++i) got[i] = -7;
+  if (rank == root) {
+    for (int d = 0; d < n; ++d) {
+      for (int i = 0; i < ints; ++i) sent[(d * ints + i) * step] = root * 100000 + d * 1000 + i + round;
+    }
+  }
+  MPI_OK(MPI_Scatter(sent, strided_root ? 1 : ints, strided_root ? strided : MPI_INT, in_place ? MPI_IN_PLACE : got,
+                     strided_receivers ? 1 : ints, strided_receivers ? strided : MPI_INT, root, comm));
+  if (!in_place) {
+    int gap = strided_receivers ? 2 : 1;
+    for (int i = 0; i < ints; ++i) {
+      CHECK_EQ(got[i * gap], root * 100000 + rank * 1000 + i + round);
+      if (strided_receivers) CHECK_EQ(got[i * gap + 1], -7);
+    }
+    if (!strided_receivers) CHECK_EQ(got[ints], -7);
+  }
+  if (rank == root) {
+    for (int i = 0; i < 2 * ints * n; ++i) {
+      if (strided_root && i % 2 == 1) CHECK_EQ(sent[i], -7);
+    }
+  }
+  free(got);
+  free(sent);
+  MPI_OK(MPI_Type_free(&strided));
 }
 
 /* x -> a x + b (mod 2^64): composition is associative, not commutative. */
@@ -271,6 +317,12 @@ static void run_all(MPI_Comm comm) {
     for (int round = 0; round < rounds; ++round) run_round(comm, round, blocks[k], send, recv);
   }
   for (int round = 0; round < kRounds; ++round) strided_alltoall(comm, round, 1 + 300 * round);
+  /* scatter blocks around the 32 KiB from which 4 or more ranks pull them from the root's buffer,
+   * each side contiguous or strided */
+  const int scatter_ints[] = {(32 << 10) / 4 - 1, (32 << 10) / 4, (64 << 10) / 4 + 1};
+  for (size_t k = 0; k < sizeof scatter_ints / sizeof scatter_ints[0]; ++k) {
+    for (int round = 0; round < 2 * n; ++round) strided_scatter(comm, round, scatter_ints[k], round % 4 >= 2, round % 3 == 1);
+  }
   MPI_Op affine;
   MPI_Datatype affine_type;
   MPI_OK(MPI_Op_create(affine_op, 0, &affine));
