@@ -381,14 +381,17 @@ Status Runtime::start_backend() {
   }
   Status st = bootstrap_->fence();
   if (!st.is_ok()) return st;
-  // Same-node peers' copies of segments the backend allocated are mapped through it.
+  // Same-node peers' copies of segments the backend allocated are mapped through it at first
+  // contact (Segment::peer_copy): mapping one makes the backend's endpoint to that peer, so a
+  // peer never contacted costs none.
   for (segments::Segment& s : segments_.all_mutable()) {
     if (!s.backend_memory) continue;
-    for (int pe = 0; pe < n_pes_; ++pe) {
-      if (pe != my_pe_ && node_of(pe) == node_of(my_pe_)) {
-        s.peer_base[static_cast<size_t>(pe)] = backend_->segment_memory()->peer_segment(pe, s.id);
-      }
-    }
+    s.map_peer = [this, &s](int pe) -> char* {
+      if (pe == my_pe_ || node_of(pe) != node_of(my_pe_)) return nullptr;
+      char* mapped = backend_->segment_memory()->peer_segment(pe, s.id);
+      if (mapped != nullptr) __atomic_store_n(&s.peer_base[static_cast<size_t>(pe)], mapped, __ATOMIC_RELEASE);
+      return mapped;
+    };
   }
   return start_active_messages();
 }
