@@ -461,6 +461,26 @@ wire::FrameHeader serve_until_acknowledged(Receiver& r, Client& c) {
   BOOST_TEST(ack.kind == static_cast<uint8_t>(wire::FrameKind::kFlushAck));
   return ack;
 }
+
+// `count` notifying writes of 8 bytes from `src_pe` at offsets first, first + 8, ... of segment 1,
+// frame i carrying id i and the letter 'A' + i % 26, in one string as the wire carries them.
+std::string notifying_writes(uint32_t src_pe, uint64_t first, uint32_t count) {
+  std::string frames;
+  for (uint32_t i = 0; i < count; ++i) {
+    wire::FrameHeader h{};
+    h.magic = wire::kFrameMagic;
+    h.src_pe = src_pe;
+    h.segment = 1;
+    h.offset = first + 8 * i;
+    h.length = 8;
+    h.id = i;
+    h.flags = kLastOfMessage | kNotifyReceiver;
+    h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
+    frames.append(reinterpret_cast<const char*>(&h), sizeof h);
+    frames.append(8, static_cast<char>('A' + i % 26));
+  }
+  return frames;
+}
 }  // namespace
 
 // A lone plain write asks for an acknowledgement itself (wire::kAckWanted), so the quiet after it
@@ -623,28 +643,6 @@ BOOST_AUTO_TEST_CASE(frame_acknowledging_more_than_was_sent_is_rejected) {
 // whose last header is cut in two, lands whole and in order, and the cut frame lands once its
 // second half arrives. The burst is longer than one service pass takes (64 frames), so frames
 // left in the staging buffer must be served although the socket has nothing more to read.
-namespace {
-// `count` notifying writes of 8 bytes from `src_pe` at offsets first, first + 8, ... of segment 1,
-// frame i carrying id i and the letter 'A' + i % 26, in one string as the wire carries them.
-std::string notifying_writes(uint32_t src_pe, uint64_t first, uint32_t count) {
-  std::string frames;
-  for (uint32_t i = 0; i < count; ++i) {
-    wire::FrameHeader h{};
-    h.magic = wire::kFrameMagic;
-    h.src_pe = src_pe;
-    h.segment = 1;
-    h.offset = first + 8 * i;
-    h.length = 8;
-    h.id = i;
-    h.flags = kLastOfMessage | kNotifyReceiver;
-    h.kind = static_cast<uint8_t>(wire::FrameKind::kWrite);
-    frames.append(reinterpret_cast<const char*>(&h), sizeof h);
-    frames.append(8, static_cast<char>('A' + i % 26));
-  }
-  return frames;
-}
-}  // namespace
-
 BOOST_AUTO_TEST_CASE(burst_of_small_frames_read_in_blocks_lands_in_order) {
   Receiver r;
   Client c(r.link->port());
