@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <utility>
 
 namespace gasket::core {
 
@@ -25,29 +26,27 @@ BellSocket::~BellSocket() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Status BellSocket::open(const std::string& own, const std::vector<std::string>& names) {
+Status BellSocket::open(const std::string& own, std::function<std::string(int pe)> name_of) {
   fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return Status(StatusCode::kInternal, "doorbell socket: socket: " + std::string(std::strerror(errno)));
-  Address me;
-  me.len = abstract_address(own, &me.addr);
-  if (::bind(fd_, reinterpret_cast<sockaddr*>(&me.addr), me.len) != 0) {
+  sockaddr_un me;
+  socklen_t len = abstract_address(own, &me);
+  if (::bind(fd_, reinterpret_cast<sockaddr*>(&me), len) != 0) {
     std::string why = std::strerror(errno);
     ::close(fd_);
     fd_ = -1;
     return Status(StatusCode::kInternal, "doorbell socket: bind " + own + ": " + why);
   }
-  peers_.assign(names.size(), Address{});
-  for (size_t pe = 0; pe < names.size(); ++pe) {
-    if (!names[pe].empty()) peers_[pe].len = abstract_address(names[pe], &peers_[pe].addr);
-  }
+  name_of_ = std::move(name_of);
   return Status::ok();
 }
 
 void BellSocket::ring(int pe) const {
-  const Address& to = peers_[static_cast<size_t>(pe)];
-  if (fd_ < 0 || to.len == 0) return;
+  if (fd_ < 0) return;
+  sockaddr_un to;
+  socklen_t len = abstract_address(name_of_(pe), &to);
   char byte = 1;
-  (void)::sendto(fd_, &byte, 1, MSG_DONTWAIT | MSG_NOSIGNAL, reinterpret_cast<const sockaddr*>(&to.addr), to.len);
+  (void)::sendto(fd_, &byte, 1, MSG_DONTWAIT | MSG_NOSIGNAL, reinterpret_cast<const sockaddr*>(&to), len);
 }
 
 void BellSocket::drain() const {

@@ -8,8 +8,8 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <functional>
 #include <string>
-#include <vector>
 
 #include "core/base/status.h"
 
@@ -22,9 +22,9 @@ class BellSocket {
   BellSocket(const BellSocket&) = delete;
   BellSocket& operator=(const BellSocket&) = delete;
 
-  // Binds this PE's socket to the abstract name `own` and learns the names of the PEs it may
-  // ring (`names[pe]`, "" for a PE it never rings).
-  Status open(const std::string& own, const std::vector<std::string>& names);
+  // Binds this PE's socket to the abstract name `own`; `name_of(pe)` gives the name of a PE it
+  // rings, computed at each ring (a wake-up of a sleeper: rare) instead of an address kept per PE.
+  Status open(const std::string& own, std::function<std::string(int pe)> name_of);
   // The fd that turns readable when rung; -1 before open().
   int fd() const { return fd_; }
   // Sends PE `pe` one byte (never blocks: a full or closed socket is rung already or gone).
@@ -33,12 +33,8 @@ class BellSocket {
   void drain() const;
 
  private:
-  struct Address {
-    sockaddr_un addr;
-    socklen_t len = 0;
-  };
   int fd_ = -1;
-  std::vector<Address> peers_;
+  std::function<std::string(int pe)> name_of_;
 };
 
 }  // namespace gasket::core

@@ -41,7 +41,7 @@ inline char* direct_address(const segments::Segment& seg, size_t offset, int pe)
 // backend call, its key lookup, or a quiet after a get. Ordering against the backend's other
 // operations is the backend's fence (ucx completes instead of ordering while peers are mapped).
 inline char* backend_mapped(const segments::Segment& seg, int pe) {
-  return seg.backend_memory ? seg.peer_base[static_cast<size_t>(pe)] : nullptr;
+  return seg.backend_memory ? seg.peer_copy(pe) : nullptr;
 }
 
 void backend_put(Runtime& r, int pe, const segments::Segment& seg, size_t offset, const void* src,

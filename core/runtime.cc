@@ -235,6 +235,16 @@ Status Runtime::create_data_segment() {
   return st;
 }
 
+Runtime::~Runtime() {
+  if (node_of_pe_.size() < static_cast<size_t>(n_pes_)) return;  // init failed before it placed the PEs
+  for (const segments::Segment& s : segments_.all()) {
+    if (!s.file_backed || s.backend_memory) continue;
+    for (int pe = 0; pe < n_pes_ && static_cast<size_t>(pe) < s.peer_base.size(); ++pe) {
+      if (pe != my_pe_ && node_of(pe) == node_of(my_pe_)) segments::SharedMemoryFile::unmap(s.peer_base[static_cast<size_t>(pe)], s.size);
+    }
+  }
+}
+
 Status Runtime::map_peer_segments() {
   Status st = bootstrap_->fence();
   if (!st.is_ok()) return st;
@@ -252,11 +262,9 @@ Status Runtime::map_peer_segments() {
       }
       if (!own.file_backed) continue;  // reached by a kernel copy (core/memreg), see below
       if (own.backend_memory) continue;  // mapped through the backend (start_backend)
-      std::string file = segment_file(pe, own.name);
-      auto f = segments::SharedMemoryFile::open(file, own.size);
-      if (!f.is_ok()) return Status(f.status().code(), "gasket::init: mapping PE " + std::to_string(pe) + "'s " + own.name + " segment: " + f.status().message());
-      segments_.find(own.id)->peer_base[static_cast<size_t>(pe)] = f->data();
-      files_.push_back(std::move(f.value()));
+      auto mapped = segments::SharedMemoryFile::map(segment_file(pe, own.name), own.size);
+      if (!mapped.is_ok()) return Status(mapped.status().code(), "gasket::init: mapping PE " + std::to_string(pe) + "'s " + own.name + " segment: " + mapped.status().message());
+      segments_.find(own.id)->peer_base[static_cast<size_t>(pe)] = mapped.value();
     }
   }
   // Segments left in place (not on a file): every PE's base address, and the processes of this
@@ -294,11 +302,8 @@ Status Runtime::map_peer_segments() {
 // caller rings for them (InitOptions::threads_woken), naps so: a sleeper does not see input
 // another thread took for it.
 void Runtime::open_bell_socket(bool unwoken_threads) {
-  std::vector<std::string> names(static_cast<size_t>(n_pes_));
-  for (int pe = 0; pe < n_pes_; ++pe) {
-    if (doorbells_[static_cast<size_t>(pe)] != nullptr) names[static_cast<size_t>(pe)] = segment_file(pe, "bell");
-  }
-  Status st = bell_.open(segment_file(my_pe_, "bell"), names);
+  // Only PEs with a doorbell here (same-node peers) are rung (detail::ring).
+  Status st = bell_.open(segment_file(my_pe_, "bell"), [this](int pe) { return segment_file(pe, "bell"); });
   if (!st.is_ok()) {
     GASKET_WARN("PE %d: %s; waits on backend paths yield instead of sleeping", my_pe_, st.message().c_str());
     return;
@@ -381,14 +386,17 @@ Status Runtime::start_backend() {
   }
   Status st = bootstrap_->fence();
   if (!st.is_ok()) return st;
-  // Same-node peers' copies of segments the backend allocated are mapped through it.
+  // Same-node peers' copies of segments the backend allocated are mapped through it at first
+  // contact (Segment::peer_copy): mapping one makes the backend's endpoint to that peer, so a
+  // peer never contacted costs none.
   for (segments::Segment& s : segments_.all_mutable()) {
     if (!s.backend_memory) continue;
-    for (int pe = 0; pe < n_pes_; ++pe) {
-      if (pe != my_pe_ && node_of(pe) == node_of(my_pe_)) {
-        s.peer_base[static_cast<size_t>(pe)] = backend_->segment_memory()->peer_segment(pe, s.id);
-      }
-    }
+    s.map_peer = [this, &s](int pe) -> char* {
+      if (pe == my_pe_ || node_of(pe) != node_of(my_pe_)) return nullptr;
+      char* mapped = backend_->segment_memory()->peer_segment(pe, s.id);
+      if (mapped != nullptr) __atomic_store_n(&s.peer_base[static_cast<size_t>(pe)], mapped, __ATOMIC_RELEASE);
+      return mapped;
+    };
   }
   return start_active_messages();
 }

@@ -249,6 +249,8 @@ class Runtime {
   const segments::Segment& translate_any(const void* addr, size_t bytes, const char* call, const char* role,
                                          size_t* offset) const;
   Runtime() : allocator_(0) {}
+  // Unmaps the same-node peers' copies mapped from their files (map_peer_segments).
+  ~Runtime();
   Status start_impl(const InitOptions& options);
   Status find_nodes();
   Status create_segment(segments::SegmentId id, const char* name, size_t size);
@@ -297,7 +299,9 @@ class Runtime {
   backend::InputSignal* input_signal_ = nullptr;
 
   segments::SegmentTable segments_;
-  std::vector<segments::SharedMemoryFile> files_;  // own segments and mapped peer segments
+  // This PE's own segment files. Peers' files are mapped by a name computed from their PE and kept
+  // only as Segment::peer_base (unmapped by ~Runtime): no record per peer.
+  std::vector<segments::SharedMemoryFile> files_;
   std::string data_file_;  // the redistributed data segment's file until unlinked (never unmapped)
   InternalArea* internal_ = nullptr;
   const segments::Segment* heap_ = nullptr;  // segments_'s heap (translate's first look), set at init

@@ -22,8 +22,9 @@ namespace gasket::backend::pciddc {
 namespace {
 constexpr int kConnectTimeoutSeconds = 60;
 constexpr int kFramesPerService = 64;  // fairness between connections
-// Incoming bytes are read in blocks of up to this size, so that a run of small frames costs one
-// recv, not two per frame; a payload at least this long is received straight into its segment.
+// Incoming bytes are read in blocks of up to this size into the link's one staging buffer, so
+// that a run of small frames costs one recv, not two per frame; a payload at least this long is
+// received straight into its segment.
 constexpr size_t kStagingBytes = 64 * 1024;
 
 std::string pe_name(int pe) { return "PE " + std::to_string(pe); }
@@ -60,32 +61,16 @@ struct TcpLink::Connection {
   std::string hello;  // bytes of an incoming hello received so far
   wire::FrameHeader header{};
   size_t header_got = 0;
-  // Bytes read from the socket but not yet consumed: [staged_begin, staged_end) of `staging`.
-  std::unique_ptr<char[]> staging;
-  size_t staged_begin = 0, staged_end = 0;
+  // Bytes read from the socket that were still unconsumed when another connection needed the
+  // link's staging buffer: moved here, handed out before anything else ([aside_begin, end)), and
+  // released once consumed. Empty in the common case (a connection's staged bytes consumed before
+  // another is read), so a connection costs no buffer of its own.
+  std::string aside;
+  size_t aside_begin = 0;
   // The last read into the staging buffer took less than a block: the socket was empty then, so
   // a frame boundary with nothing staged ends this pass without another recv (new input shows in
   // the next poll). Cleared when poll reports the socket readable.
   bool drained = false;
-
-  // Like recv(fd, dst, want, MSG_DONTWAIT), but through the staging buffer: bytes already read
-  // are handed out first, and the socket is read a block at a time (or straight into `dst` for a
-  // long payload). Returns the bytes given, 0 when the peer closed, or -1 (errno set).
-  ssize_t take(void* dst, size_t want) {
-    if (staged_begin == staged_end) {
-      if (want >= kStagingBytes) return ::recv(fd, dst, want, MSG_DONTWAIT);
-      if (!staging) staging.reset(new char[kStagingBytes]);
-      ssize_t n = ::recv(fd, staging.get(), kStagingBytes, MSG_DONTWAIT);
-      if (n <= 0) return n;
-      staged_begin = 0;
-      staged_end = static_cast<size_t>(n);
-      drained = staged_end < kStagingBytes;
-    }
-    size_t n = std::min(want, staged_end - staged_begin);
-    std::memcpy(dst, staging.get() + staged_begin, n);
-    staged_begin += n;
-    return static_cast<ssize_t>(n);
-  }
   char* payload_dst = nullptr;
   size_t payload_left = 0;
   // Frames of this connection: sent whole from here, received whole (landed) from the peer, and
@@ -222,7 +207,7 @@ bool TcpLink::prepare_sleep(std::vector<pollfd>* fds) {
   if (!lock.owns_lock()) return false;
   fds->push_back(pollfd{listen_fd_, POLLIN, 0});
   for (auto& c : connections_) {
-    if (c->staged_begin < c->staged_end) return false;
+    if (staged_locked(*c)) return false;
     if (c->fd >= 0) fds->push_back(pollfd{c->fd, POLLIN, 0});
   }
   return true;
@@ -388,7 +373,7 @@ Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
   for (auto& c : connections_) {
     fds.push_back(pollfd{c->fd, POLLIN, 0});
     polled.push_back(c.get());
-    staged = staged || c->staged_begin < c->staged_end;
+    staged = staged || staged_locked(*c);
   }
   if (staged) timeout_ms = 0;
   int rc = poll(fds.data(), fds.size(), timeout_ms);
@@ -413,7 +398,7 @@ Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
     // Only the sockets polled (connections accepted just now are read on the next call).
     for (size_t i = 1; i < fds.size() && st.is_ok(); ++i) {
       Connection& c = *polled[i - 1];
-      if (fds[i].revents == 0 && c.staged_begin == c.staged_end) continue;
+      if (fds[i].revents == 0 && !staged_locked(c)) continue;
       if (c.state != Connection::State::kClosed) st = receive_from_locked(c);
     }
   }
@@ -436,10 +421,58 @@ Status TcpLink::receive_locked(int timeout_ms, bool send_acks) {
   return st;
 }
 
+// Like recv(fd, dst, want, MSG_DONTWAIT), but through the staging buffer: bytes already read are
+// handed out first (those moved aside, then those staged), and the socket is read a block at a
+// time (or straight into `dst` for a long payload). Returns the bytes given, 0 when the peer
+// closed, or -1 (errno set).
+ssize_t TcpLink::take_locked(Connection& c, void* dst, size_t want) {
+  if (c.aside_begin < c.aside.size()) {
+    size_t n = std::min(want, c.aside.size() - c.aside_begin);
+    std::memcpy(dst, c.aside.data() + c.aside_begin, n);
+    c.aside_begin += n;
+    if (c.aside_begin == c.aside.size()) {
+      std::string().swap(c.aside);  // gives the memory back
+      c.aside_begin = 0;
+    }
+    return static_cast<ssize_t>(n);
+  }
+  if (staged_for_ != &c || staged_begin_ == staged_end_) {
+    if (want >= kStagingBytes) return ::recv(c.fd, dst, want, MSG_DONTWAIT);
+    // The buffer is about to be read into: another connection's unconsumed bytes move aside.
+    if (staged_for_ != nullptr && staged_for_ != &c && staged_begin_ < staged_end_) {
+      staged_for_->aside.assign(staging_.get() + staged_begin_, staged_end_ - staged_begin_);
+      staged_for_->aside_begin = 0;
+      ++moved_aside_;
+    }
+    staged_for_ = nullptr;
+    staged_begin_ = staged_end_ = 0;
+    if (!staging_) staging_.reset(new char[kStagingBytes]);
+    ssize_t n = ::recv(c.fd, staging_.get(), kStagingBytes, MSG_DONTWAIT);
+    if (n <= 0) return n;
+    staged_for_ = &c;
+    staged_end_ = static_cast<size_t>(n);
+    c.drained = staged_end_ < kStagingBytes;
+  }
+  size_t n = std::min(want, staged_end_ - staged_begin_);
+  std::memcpy(dst, staging_.get() + staged_begin_, n);
+  staged_begin_ += n;
+  return static_cast<ssize_t>(n);
+}
+
+bool TcpLink::staged_locked(const Connection& c) const {
+  return c.aside_begin < c.aside.size() || (staged_for_ == &c && staged_begin_ < staged_end_);
+}
+
 void TcpLink::close_locked(Connection& c) {
   if (c.fd >= 0) ::close(c.fd);
   c.fd = -1;
-  c.staged_begin = c.staged_end = 0;  // what a closed connection left unread is dropped
+  // What a closed connection left unread is dropped.
+  std::string().swap(c.aside);
+  c.aside_begin = 0;
+  if (staged_for_ == &c) {
+    staged_for_ = nullptr;
+    staged_begin_ = staged_end_ = 0;
+  }
   c.state = Connection::State::kClosed;
   if (c.pe >= 0 && open_[static_cast<size_t>(c.pe)] == &c) open_[static_cast<size_t>(c.pe)] = nullptr;
 }
@@ -527,8 +560,8 @@ Status TcpLink::receive_from_locked(Connection& c) {
   c.drained = false;  // poll reported input, or bytes wait staged
   for (int frames = 0; frames < kFramesPerService && c.state == Connection::State::kOpen;) {
     if (c.payload_left == 0 && c.header_got < sizeof c.header) {
-      if (c.header_got == 0 && c.drained && c.staged_begin == c.staged_end) break;
-      ssize_t n = c.take(reinterpret_cast<char*>(&c.header) + c.header_got, sizeof c.header - c.header_got);
+      if (c.header_got == 0 && c.drained && !staged_locked(c)) break;
+      ssize_t n = take_locked(c, reinterpret_cast<char*>(&c.header) + c.header_got, sizeof c.header - c.header_got);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
       if (n <= 0) {
         int err = errno;
@@ -575,7 +608,7 @@ Status TcpLink::receive_from_locked(Connection& c) {
       c.payload_left = c.header.length;
     }
     if (c.payload_left > 0) {
-      ssize_t n = c.take(c.payload_dst, c.payload_left);
+      ssize_t n = take_locked(c, c.payload_dst, c.payload_left);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
       if (n <= 0) {
         int err = errno;
@@ -621,7 +654,8 @@ std::string TcpLink::describe() const {
   return "link tcp, port " + std::to_string(port_) + ", " + std::to_string(open) + " connections, " +
          std::to_string(frames_sent_) + " frames sent, " + std::to_string(frames_received_) + " received, " +
          std::to_string(flush_requests_) + " flush requests, " +
-         std::to_string(rejected_) + " connections rejected";
+         std::to_string(rejected_) + " connections rejected, " + std::to_string(moved_aside_) +
+         " staged leftovers moved aside";
 }
 
 }  // namespace gasket::backend::pciddc

@@ -10,6 +10,8 @@
 // being received (so two PEs writing large messages to each other both make progress).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -88,6 +90,10 @@ class TcpLink final : public Link {
   Status finish_hello_locked(Connection& c);
   void reject_locked(Connection& c, const std::string& why);
   void close_locked(Connection& c);
+  // Reads from `c` through the staging buffer (tcp_link.cc).
+  ssize_t take_locked(Connection& c, void* dst, size_t want);
+  // Whether bytes read from `c` wait unconsumed (moved aside, or in the staging buffer).
+  bool staged_locked(const Connection& c) const;
   wire::FrameHeader header_for(const SendEntry& e) const;
 
   Options options_;
@@ -102,6 +108,13 @@ class TcpLink final : public Link {
   uint64_t frames_sent_ = 0, frames_received_ = 0;
   uint64_t flush_requests_ = 0;  // quiet()'s round trips (the others were acknowledged by traffic)
   int receive_depth_ = 0;
+  // One staging buffer for the whole link (not one per connection): [staged_begin_, staged_end_)
+  // read from `staged_for_` and not yet consumed. A connection's leftover moves into its own
+  // `aside` bytes when another connection needs the buffer.
+  std::unique_ptr<char[]> staging_;
+  size_t staged_begin_ = 0, staged_end_ = 0;
+  Connection* staged_for_ = nullptr;
+  uint64_t moved_aside_ = 0;  // times a connection's staged bytes moved aside (describe())
 };
 
 }  // namespace gasket::backend::pciddc

@@ -186,6 +186,8 @@ class UcxBackend final : public Backend,
   Status quiet() override;
   void progress() override;
   std::string describe() const override;
+  int n_pes() const { return n_pes_; }
+  bool has_endpoint(int pe) const { return peers_[static_cast<size_t>(pe)].ep.load(std::memory_order_acquire) != nullptr; }
   RemoteRead* remote_read() override { return this; }
   RemoteAtomics* remote_atomics() override { return this; }
   ActiveMessages* active_messages() override { return this; }
@@ -1471,6 +1473,11 @@ Result<std::unique_ptr<Backend>> create(const StartInfo& info) {
   Status st = backend->start();
   if (!st.is_ok()) return Status(st.code(), st.message() + " (PE " + std::to_string(info.my_pe) + ")");
   return std::unique_ptr<Backend>(std::move(backend));
+}
+
+bool has_endpoint(Backend& backend, int pe) {
+  auto* ucx = dynamic_cast<UcxBackend*>(&backend);
+  return ucx != nullptr && pe >= 0 && pe < ucx->n_pes() && ucx->has_endpoint(pe);
 }
 
 }  // namespace gasket::backend::ucx

@@ -16,4 +16,9 @@ namespace gasket::backend::ucx {
 // context or worker cannot be created (bad UCX_* settings, no usable transport).
 Result<std::unique_ptr<Backend>> create(const StartInfo& info);
 
+// Whether `backend`, a ucx backend, has made its endpoint to `pe`: endpoints (and, over shared
+// memory, the mapping of a same-host peer's segments) are made at first contact, so a PE never
+// contacted has none. False for any other backend or PE.
+bool has_endpoint(Backend& backend, int pe);
+
 }  // namespace gasket::backend::ucx

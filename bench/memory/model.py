@@ -35,10 +35,13 @@ def mpi_heap(n, node, before):
     rings = round_up(MPI_RING * (n if before else node), 4096)
     zones = (n if before else max(1, min(MPI_RNDV_ZONES, n - 1))) * MPI_RNDV_BOUNCE  # before: one per PE of the job
     return rings + zones + round_up(n * MPI_PID, 64)
-# Tables indexed by PE in private memory, measured (pciddc-tcp-nodes' private slope after init,
-# 2..64 PEs): paths, node map, segment peer bases, mailbox counters, MPI peer tables, ucx peers
-# and keys, the bootstrap's cached records.
-TABLES_PER_PEER = 2.5 * KiB
+# Tables indexed by PE in private memory: paths, node map, segment peer bases, mailbox counters,
+# MPI peer tables, ucx peers and keys, the bootstrap's cached records. Now: the largest heap slope
+# after MPI_Init of the single-node paths (ucx-shm, 2..32 PEs; malloc's exact count), since the
+# peers' file records and names, the doorbell addresses and the same-host UCX endpoints made at
+# init are gone. Before: pciddc-tcp-nodes' private slope after init (2..64 PEs).
+TABLES_PER_PEER = 0.72 * KiB
+TABLES_PER_PEER_BEFORE = 2.5 * KiB
 
 
 def per_pe(n, node, before, ucx, contacted, endpoint_cost):
@@ -50,7 +53,7 @@ def per_pe(n, node, before, ucx, contacted, endpoint_cost):
     else:  # rings for the node's PEs only, not written to clear them (the heap's calloc leaves
         # memory no block has covered alone); the pool's zones untouched until a rendezvous lands
         resident = 0
-    resident += n * TABLES_PER_PEER + contacted * endpoint_cost
+    resident += n * (TABLES_PER_PEER_BEFORE if before else TABLES_PER_PEER) + contacted * endpoint_cost
     return files, heap, resident
 
 
@@ -64,7 +67,7 @@ def measured_slopes(path):
     rows = fit.parse(path)
     out = {}
     for (impl, phase), pts in rows.items():
-        for f in ("registered", "shm_rss", "private", "endpoints", "sym_heap"):
+        for f in ("registered", "shm_rss", "private", "endpoints", "sym_heap", "heap"):
             p = [(n, v.get(f, -1)) for n, v in pts.items()]
             if len(p) > 1 and all(y >= 0 for _, y in p):
                 out[(impl, phase, f)] = fit.slope(p)
@@ -82,9 +85,9 @@ def model_heap_slope(rows, impl, before):
 
 def main():
     print("structure sizes per peer: core files %s (internal %s + memreg bounce %s); MPI ring %s per node PE, "
-          "rendezvous zones %d x %s per PE (was one per peer), pid %d B per peer; tables %s"
+          "rendezvous zones %d x %s per PE (was one per peer), pid %d B per peer; tables %s (was %s)"
           % (fmt(FILES_PER_PEER), fmt(INTERNAL_PER_PEER), fmt(BOUNCE_PER_PEER), fmt(MPI_RING), MPI_RNDV_ZONES,
-             fmt(MPI_RNDV_BOUNCE), MPI_PID, fmt(TABLES_PER_PEER)))
+             fmt(MPI_RNDV_BOUNCE), MPI_PID, fmt(TABLES_PER_PEER), fmt(TABLES_PER_PEER_BEFORE)))
     endpoint_cost = 0.0
     if len(sys.argv) > 1:
         m, rows = measured_slopes(sys.argv[1])
@@ -94,8 +97,10 @@ def main():
             # every PE on one node: a ring per PE, in heap memory no block covered before, not written
             ("ucx-tcp, shm resident after init: none", 0, ("ucx-tcp", "init", "shm_rss")),
             ("ucx-tcp-nodes, shm resident after init: none", 0, ("ucx-tcp-nodes", "init", "shm_rss")),
-            ("pciddc-tcp-nodes, private after init (tables)", TABLES_PER_PEER, ("pciddc-tcp-nodes", "init", "private")),
         ]
+        # the tables indexed by PE: malloc's bytes after init (at most the model's figure)
+        for impl in ("local", "pciddc-shm", "pciddc-tcp", "ucx-shm", "ucx-tcp"):
+            checks.append(("%s, heap after init (tables, at most)" % impl, TABLES_PER_PEER, (impl, "init", "heap")))
         # MPI's symmetric heap (the rest of the heap in use does not change with the PE count)
         for impl in ("local", "ucx-tcp-nodes"):
             checks.append(("%s, MPI symmetric heap after init" % impl, (model_heap_slope(rows, impl, False) or 0) * KiB,

@@ -160,7 +160,7 @@ void check_message(const State& s, const detail::Outgoing& m, const char* call) 
 // path, or memory the backend maps here), which a release store orders.
 bool stores_reach(const segments::Segment& seg, int pe) {
   core::Runtime& rt = *core::Runtime::get();
-  if (seg.peer_base[static_cast<size_t>(pe)] == nullptr) return false;
+  if (seg.peer_copy(pe) == nullptr) return false;
   return rt.path(pe) == core::Path::kDirect ? seg.file_backed || pe == rt.my_pe() : seg.backend_memory;
 }
 
@@ -474,6 +474,8 @@ uint16_t add_handler(Kind kind, uint32_t signature, size_t args_len, Entry entry
     s->layer = rt.messages();
     size_t region_offset = 0;
     const segments::Segment& region = rt.translate(s->region, bytes, call, "active-message rings", &region_offset);
+    // Every PE's route is fixed here, so peers whose rings the backend maps (ucx over shared
+    // memory) are mapped now, each with its endpoint, not at first contact.
     for (int pe = 0; pe < s->n; ++pe) {
       Route r = Route::kRing;
       if (!stores_reach(region, pe)) {
@@ -481,7 +483,7 @@ uint16_t add_handler(Kind kind, uint32_t signature, size_t args_len, Entry entry
         r = dynamic_cast<core::am::NativeMessages*>(s->layer) != nullptr ? Route::kNativeMessages : Route::kMailboxMessages;
       }
       s->routes.push_back(r);
-      s->mapped_region.push_back(r == Route::kRing ? region.peer_base[static_cast<size_t>(pe)] + region_offset : nullptr);
+      s->mapped_region.push_back(r == Route::kRing ? region.peer_copy(pe) + region_offset : nullptr);
       if (r == Route::kRing) s->ring_sources.push_back(pe);
     }
     g_state = s;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,18 @@ struct Segment {
   bool backend_memory = false;
   // Per PE, for segments that are not file backed: that PE's base in its own address space.
   std::vector<uintptr_t> peer_address;
+  // Set for backend_memory segments: maps a same-node peer's copy on first ask (the backend makes
+  // its endpoint to that peer then), stores it in peer_base and returns it; null where the peer's
+  // copy cannot be mapped here (another node, or the transport maps none).
+  std::function<char*(int pe)> map_peer;
+
+  // `pe`'s copy mapped here, or null; a backend_memory segment's is mapped at this first ask.
+  // Safe from several threads: the mapping is published with a release store.
+  char* peer_copy(int pe) const {
+    char* mapped = __atomic_load_n(&peer_base[static_cast<size_t>(pe)], __ATOMIC_ACQUIRE);
+    if (__builtin_expect(mapped != nullptr, 1) || !map_peer) return mapped;
+    return map_peer(pe);
+  }
 
   bool contains(const void* addr, size_t len) const {
     auto a = reinterpret_cast<uintptr_t>(addr), b = reinterpret_cast<uintptr_t>(base);

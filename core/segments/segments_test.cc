@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <random>
 #include <set>
@@ -151,6 +152,29 @@ BOOST_AUTO_TEST_CASE(shared_memory_file_is_shared_and_removed) {
   auto missing = SharedMemoryFile::open(name, 1 << 16);
   BOOST_TEST(!missing.is_ok());
   BOOST_TEST(missing.status().message().find("No such file") != std::string::npos);
+}
+
+// A peer's file mapped with nothing kept but the mapping: it shares the owner's bytes both ways,
+// outlives the name, refuses a wrong size, and unmap releases it (the address no longer mapped).
+BOOST_AUTO_TEST_CASE(peer_file_mapped_without_record) {
+  std::string name = "/gasket-unittest-peer-" + std::to_string(getpid());
+  auto own = SharedMemoryFile::create(name, 1 << 16);
+  BOOST_REQUIRE(own.is_ok());
+  auto mapped = SharedMemoryFile::map(name, 1 << 16);
+  BOOST_REQUIRE(mapped.is_ok());
+  char* peer = mapped.value();
+  BOOST_TEST(static_cast<void*>(peer) != static_cast<void*>(own->data()));
+  std::strcpy(own->data() + 100, "from the owner");
+  BOOST_TEST(std::string(peer + 100) == "from the owner");
+  std::strcpy(peer + 60000, "from the peer");
+  BOOST_TEST(std::string(own->data() + 60000) == "from the peer");
+  BOOST_TEST(!SharedMemoryFile::map(name, 1 << 15).is_ok());  // size mismatch is caught
+  BOOST_REQUIRE(own->unlink().is_ok());
+  BOOST_TEST(std::string(peer + 100) == "from the owner");
+  SharedMemoryFile::unmap(peer, 1 << 16);
+  unsigned char resident = 0;
+  BOOST_TEST(mincore(peer, 4096, &resident) != 0);  // nothing mapped there any more
+  BOOST_TEST(errno == ENOMEM);
 }
 
 // A malloc'd buffer's whole pages move onto a shared file at the same address with their

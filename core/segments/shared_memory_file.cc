@@ -89,6 +89,18 @@ Result<SharedMemoryFile> SharedMemoryFile::open(const std::string& name, size_t 
   return f;
 }
 
+Result<char*> SharedMemoryFile::map(const std::string& name, size_t size) {
+  Result<SharedMemoryFile> f = open(name, size);
+  if (!f.is_ok()) return f.status();
+  char* data = f->data();
+  f->addr_ = nullptr;  // the caller owns the mapping now
+  return data;
+}
+
+void SharedMemoryFile::unmap(char* data, size_t size) {
+  if (data != nullptr) munmap(data, size);
+}
+
 Status SharedMemoryFile::unlink() {
   if (!linked_) return Status::ok();
   linked_ = false;

@@ -24,6 +24,10 @@ class SharedMemoryFile {
   static Result<SharedMemoryFile> create(const std::string& name, size_t size, void* at = nullptr);
   // Opens and maps a file another process created; its size must be `size`.
   static Result<SharedMemoryFile> open(const std::string& name, size_t size);
+  // The same, kept as nothing but the mapping (no name, no record): the caller unmaps it with
+  // unmap(data, size). For peers' segments, one per peer and segment.
+  static Result<char*> map(const std::string& name, size_t size);
+  static void unmap(char* data, size_t size);
 
   // Removes the name; the mapping stays valid until unmapped.
   Status unlink();

@@ -979,8 +979,8 @@ const char* Engine::mapped_source(int src_pe, const RtsBody& rts) const {
   if (src_pe == my_pe_) return reinterpret_cast<const char*>(rts.addr);
   if (rts.in_segment == 0) return nullptr;
   const segments::Segment* seg = core::Runtime::get()->segments().find(rts.segment);
-  if (seg == nullptr || seg->peer_base[static_cast<size_t>(src_pe)] == nullptr) return nullptr;
-  return seg->peer_base[static_cast<size_t>(src_pe)] + rts.offset;
+  char* base = seg == nullptr ? nullptr : seg->peer_copy(src_pe);
+  return base == nullptr ? nullptr : base + rts.offset;
 }
 
 namespace {

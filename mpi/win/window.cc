@@ -42,7 +42,7 @@ Region segment_region(uint64_t base, uint64_t size, int pe, uint32_t segment, ui
   const segments::Segment* s = runtime().segments().find(segment);
   r.cpu_atomics = r.direct != nullptr && s != nullptr && s->file_backed;
   // Through a backend that maps no copy here: the owner applies shipped accumulates.
-  bool mapped = s != nullptr && s->backend_memory && s->peer_base[static_cast<size_t>(pe)] != nullptr;
+  bool mapped = s != nullptr && s->backend_memory && s->peer_copy(pe) != nullptr;
   r.shipped = runtime().path(pe) == core::Path::kBackend && !mapped;
   return r;
 }
@@ -338,7 +338,7 @@ char* Window::shared_pointer(int rank) const {
   const Region& r = t.regions[0];
   segments::Translation tr = runtime().segments().translate(r.alias, 0);
   if (tr.segment == nullptr) return nullptr;
-  char* base = tr.segment->peer_base[static_cast<size_t>(r.pe)];
+  char* base = tr.segment->peer_copy(r.pe);
   return base == nullptr ? nullptr : base + tr.offset;
 }
 

@@ -40,9 +40,10 @@ bool on_ucx_shm() {
          std::getenv("GASKET_UCX_ALLOCATE") == nullptr;
 }
 
-// Whether `pe`'s heap is reached through the backend's mapping (the core's shortcut).
+// Whether `pe`'s heap is reached through the backend's mapping (the core's shortcut), mapped at
+// this first ask.
 bool heap_mapped(int pe) {
-  return heap().backend_memory && heap().peer_base[static_cast<size_t>(pe)] != nullptr;
+  return heap().backend_memory && heap().peer_copy(pe) != nullptr;
 }
 
 bool via_backend(int pe) { return std::string(gasket::transport_name(pe)) != "direct"; }

@@ -160,7 +160,8 @@ BOOST_AUTO_TEST_CASE(realloc_keeps_contents_written_by_a_peer) {
 
 BOOST_AUTO_TEST_CASE(peers_mappings_show_their_memory) {
   // A same-node peer's copy mapped here (by the core's files or through UCX) holds what that
-  // peer wrote; where the backend allocated the segment every same-node peer must be mapped.
+  // peer wrote; where the backend allocated the segment every same-node peer must be mapped when
+  // first asked (Segment::peer_copy).
   const int me = gasket::my_pe(), n = gasket::n_pes();
   auto* word = static_cast<uint64_t*>(gasket::sym_malloc(sizeof(uint64_t)));
   *word = pattern(me, 7);
@@ -169,7 +170,7 @@ BOOST_AUTO_TEST_CASE(peers_mappings_show_their_memory) {
   const size_t offset = static_cast<size_t>(reinterpret_cast<char*>(word) - heap.base);
   for (int pe = 0; pe < n; ++pe) {
     if (pe == me || gasket::node_of(pe) != gasket::node_of(me)) continue;
-    char* mapped = heap.peer_base[static_cast<size_t>(pe)];
+    char* mapped = heap.peer_copy(pe);
     if (heap.backend_memory) BOOST_TEST(mapped != nullptr, "PE " << me << ": PE " << pe << "'s heap is not mapped");
     if (mapped == nullptr) continue;
     uint64_t seen;
