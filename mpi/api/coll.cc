@@ -277,6 +277,7 @@ Error bcast(Context& c, Guard& g, void* buf, MPI_Count count, MPI_Datatype type,
     using Path = void (*)(Context&, Guard&, const cm::Communicator&, void*, int64_t, int);
     int64_t bytes = d.bytes();
     Path path = coll::shm_applies(c, *comm, bytes)                   ? coll::shm_bcast
+                : coll::shm_pulled_bcast_applies(c, *comm, bytes)   ? coll::shm_direct_bcast
                 : coll::shm_staged_applies(c, *comm, bytes, 1)      ? coll::shm_staged_bcast
                 : coll::shm_direct_applies(c, *comm, bytes)         ? coll::shm_direct_bcast
                                                                      : nullptr;

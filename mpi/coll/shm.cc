@@ -569,6 +569,9 @@ namespace {
 // against the staged round (mpi/coll/README.md "Scatter by one kernel copy per block").
 constexpr int kPulledScatterMembers = 4;
 constexpr int64_t kPulledScatterBlock = 32 << 10;
+// The pulled broadcast (shm_pulled_bcast_applies), measured against the staged one.
+constexpr int kPulledBcastMembers = 4;
+constexpr int64_t kPulledBcastFrom = 32 << 10, kPulledBcastTo = 1 << 20;
 
 // Where `rank` stages in `round`: its cell's data when the most any member stages, `most_staged`
 // bytes (the same figure on every member), fits a cell, else its staging buffer of the round. The
@@ -658,6 +661,11 @@ void shm_staged_scatter(Context& c, Guard& g, const comm::Communicator& comm, co
 }
 
 // ---- scatter by one kernel copy per block ----
+
+bool shm_pulled_bcast_applies(Context& c, const comm::Communicator& comm, int64_t bytes) {
+  return comm.size() >= kPulledBcastMembers && bytes >= kPulledBcastFrom && bytes < kPulledBcastTo &&
+         comm.size() <= 2 * gasket::detail::cpus_online() && shm_staged_applies(c, comm, bytes, 1);
+}
 
 bool shm_pulled_scatter_applies(Context& c, const comm::Communicator& comm, int64_t block) {
   return comm.size() >= kPulledScatterMembers && block >= kPulledScatterBlock &&

@@ -40,6 +40,11 @@ void shm_retire(Context& c, const comm::Communicator& comm);
 bool shm_direct_applies(Context& c, const comm::Communicator& comm, int64_t bytes);
 // Every member reads the root's buffer (one copy per member, in parallel), then a cell round tells
 // the root that all have read it.
+// shm_pulled_bcast_applies: where that broadcast replaces the staged one whatever
+// GASKET_MPI_COLL_SINGLE_COPY says: from 4 members and 32 KiB up to 1 MiB, while the members
+// are at most two per CPU of the node (the same answer on every member; mpi/coll/README.md
+// "Broadcast by one kernel copy per receiver").
+bool shm_pulled_bcast_applies(Context& c, const comm::Communicator& comm, int64_t bytes);
 void shm_direct_bcast(Context& c, Guard& g, const comm::Communicator& comm, void* data, int64_t bytes, int root);
 // Reduce-scatter + allgather without intermediate copies: rank q reduces slice q of every
 // member's input (x0 op (x1 op ... x_{n-1}), rank order: non-commutative ops too) into slice q of

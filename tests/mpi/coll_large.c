@@ -224,8 +224,10 @@ static void suite(MPI_Comm comm) {
   non_commutative(3 * 65536 + 5, 1, comm); /* four chunks: every staging buffer reused, in place */
   big_elements(16387, 1, comm);
   big_elements(16384, 3, comm);
-  int bcast_sizes[] = {4095, 4096, 4097, 65535, 65536, 65537, 1 << 20, (1 << 20) + 3, (4 << 20) + 1};
-  for (int k = 0; k < 9; ++k) bcasts(bcast_sizes[k], comm);
+  /* and 32 KiB and 1 MiB: the pulled broadcast's range (from 4 ranks, at most two per CPU) */
+  int bcast_sizes[] = {4095, 4096, 4097, 32767, 32768, 65535, 65536, 65537, (1 << 20) - 1, 1 << 20, (1 << 20) + 3,
+                       (4 << 20) + 1};
+  for (size_t k = 0; k < sizeof bcast_sizes / sizeof bcast_sizes[0]; ++k) bcasts(bcast_sizes[k], comm);
 }
 
 int main(int argc, char** argv) {
