@@ -107,6 +107,7 @@ void Schedule::start_round(Round& r) {
     q->tag = tag_;
     q->my_rank = rank_;
     q->user_owned = true;
+    q->pull_alone = pull_alone_ && !t.is_send;
     pending_.push_back(q);
     if (t.is_send) {
       c_.engine().start_send(q);
