@@ -14,25 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block_pattern.h"
 #include "check.h"
-
-static unsigned char value_of(int sender, int receiver, int round, int64_t i) {
-  return (unsigned char)(sender * 29 + receiver * 11 + round * 17 + i * 3 + (i >> 9) + 1);
-}
-
-static void fill(unsigned char* p, int sender, int receiver, int round, int64_t bytes) {
-  for (int64_t i = 0; i < bytes; ++i) p[i] = value_of(sender, receiver, round, i);
-}
-
-static void expect(const unsigned char* p, int sender, int receiver, int round, int64_t bytes, const char* what) {
-  for (int64_t i = 0; i < bytes; ++i) {
-    if (p[i] != value_of(sender, receiver, round, i)) {
-      fprintf(stderr, "%s: round %d, block from %d to %d, %lld bytes: byte %lld is %d, expected %d\n", what, round,
-              sender, receiver, (long long)bytes, (long long)i, p[i], value_of(sender, receiver, round, i));
-      CHECK(0);
-    }
-  }
-}
 
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle split;
