@@ -77,9 +77,10 @@ class Schedule final : public p2p::Operation {
   void alongside(std::function<void()> step);
   // Ends the round: later transfers start once everything before has completed.
   void next();
-  // This schedule's receives pull a same-node rendezvous alone, never asking the sender to copy
-  // half (p2p split pull): for senders with other transfers or their own block to copy meanwhile
-  // (a scatter's root), and for rounds whose peers need not run at the same time (oversubscribed).
+  // The receives added from now on pull a same-node rendezvous alone, never asking the sender to
+  // copy half (p2p split pull): for senders with other transfers or their own block to copy
+  // meanwhile (a scatter's root), and for rounds whose peers need not run at the same time
+  // (oversubscribed).
   void pull_alone() { pull_alone_ = true; }
   // Scratch memory owned by the schedule (stable address, 16-byte aligned).
   char* scratch(int64_t bytes);
@@ -108,6 +109,7 @@ class Schedule final : public p2p::Operation {
     int64_t count;
     const datatype::Datatype* type;
     int handle;
+    bool pull_alone;  // a receive: Request::pull_alone
   };
   struct Round {
     std::vector<std::function<void()>> before, alongside, after;
