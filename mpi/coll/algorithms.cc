@@ -305,6 +305,7 @@ void scatter(Schedule& s, const Ranks& g, const std::vector<Typed>& blocks, cons
       if (!self || i != g.rank) s.send(g, i, b.buf, b.count, b.type, b.handle);
     }
   } else {
+    s.pull_alone();  // the root serves every receiver and copies its own block meanwhile
     s.recv(g, root, mine.buf, mine.count, mine.type, mine.handle);
   }
   s.next();
@@ -341,6 +342,7 @@ void alltoall(Schedule& s, const Ranks& g, const std::vector<Typed>& to, const s
   int64_t total = 0;
   for (const Typed& t : to) total += t.bytes();
   bool pairwise = self && total >= kLargeBytes && n > 2;  // rounds line up only within one group
+  s.pull_alone();  // each rank copies what it receives: a round needs its peers posted, not running
   if (self) copy_typed(s, from[static_cast<size_t>(g.rank)], to[static_cast<size_t>(g.rank)]);
   for (int k = self ? 1 : 0; k < n; ++k) {
     // Round k: to rank + k, from rank - k (an intercommunicator: remote ranks, no self).

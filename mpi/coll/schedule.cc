@@ -49,11 +49,11 @@ void Schedule::add_transfer(Transfer t) {
 
 void Schedule::send(const Ranks& to, int peer, const void* buf, int64_t count, const datatype::Datatype* type,
                     int handle) {
-  add_transfer(Transfer{true, to.side, to.map ? to.map[peer] : peer, const_cast<void*>(buf), count, type, handle});
+  add_transfer(Transfer{true, to.side, to.map ? to.map[peer] : peer, const_cast<void*>(buf), count, type, handle, false});
 }
 void Schedule::recv(const Ranks& from, int peer, void* buf, int64_t count, const datatype::Datatype* type,
                     int handle) {
-  add_transfer(Transfer{false, from.side, from.map ? from.map[peer] : peer, buf, count, type, handle});
+  add_transfer(Transfer{false, from.side, from.map ? from.map[peer] : peer, buf, count, type, handle, pull_alone_});
 }
 void Schedule::send_bytes(const Ranks& to, int peer, const void* buf, int64_t bytes) {
   send(to, peer, buf, bytes, byte_type_, MPI_BYTE);
@@ -107,6 +107,7 @@ void Schedule::start_round(Round& r) {
     q->tag = tag_;
     q->my_rank = rank_;
     q->user_owned = true;
+    q->pull_alone = t.pull_alone;
     pending_.push_back(q);
     if (t.is_send) {
       c_.engine().start_send(q);

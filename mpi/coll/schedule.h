@@ -77,6 +77,11 @@ class Schedule final : public p2p::Operation {
   void alongside(std::function<void()> step);
   // Ends the round: later transfers start once everything before has completed.
   void next();
+  // The receives added from now on pull a same-node rendezvous alone, never asking the sender to
+  // copy half (p2p split pull): for senders with other transfers or their own block to copy
+  // meanwhile (a scatter's root), and for rounds whose peers need not run at the same time
+  // (oversubscribed).
+  void pull_alone() { pull_alone_ = true; }
   // Scratch memory owned by the schedule (stable address, 16-byte aligned).
   char* scratch(int64_t bytes);
 
@@ -104,6 +109,7 @@ class Schedule final : public p2p::Operation {
     int64_t count;
     const datatype::Datatype* type;
     int handle;
+    bool pull_alone;  // a receive: Request::pull_alone
   };
   struct Round {
     std::vector<std::function<void()>> before, alongside, after;
@@ -128,6 +134,7 @@ class Schedule final : public p2p::Operation {
   bool closed_ = false;  // next() was called: the next step opens a round
   size_t current_ = 0;
   bool started_ = false;
+  bool pull_alone_ = false;
   std::vector<p2p::Request*> pending_;
   std::vector<ScratchPool::Block> scratch_;
   MPI_Comm persistent_comm_ = MPI_COMM_NULL;

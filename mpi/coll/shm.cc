@@ -601,6 +601,8 @@ class StagedBlocks {
     datatype::pack(*block.type, block.buf, block.count, staged_at(c_, comm_, round_, comm_.rank, most_staged_) + staged_);
     staged_ += block.bytes();
   }
+  // Leaves `bytes` unstaged (a block no one reads from here), keeping the others' offsets.
+  void skip(int64_t bytes) { staged_ += bytes; }
   void publish() { round_.publish(nullptr, 0); }
   // `into` from `rank`'s staged bytes at byte `offset`.
   void receive(int rank, int64_t offset, const Typed& into) {
@@ -733,13 +735,29 @@ void shm_staged_allgather(Context& c, Guard& g, const comm::Communicator& comm, 
 
 void shm_staged_alltoall(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& to,
                          const std::vector<Typed>& from) {
-  StagedBlocks round(c, g, comm, true, from[0].bytes(), from[0].bytes() * comm.size());
-  for (const Typed& b : to.empty() ? from : to) round.stage(b);
+  const int n = comm.size(), me = comm.rank;
+  const int64_t block = from[0].bytes();
+  StagedBlocks round(c, g, comm, true, block, block * n);
+  // My own block goes straight across when both layouts are contiguous, and stays where it is in
+  // place; else it is packed and unpacked like the others (the two layouts may differ).
+  const Typed& own_to = to.empty() ? from[static_cast<size_t>(me)] : to[static_cast<size_t>(me)];
+  const Typed& own_from = from[static_cast<size_t>(me)];
+  const bool own_across = to.empty() || (own_to.type->contiguous() && own_from.type->contiguous());
+  for (int q = 0; q < n; ++q) {
+    if (q == me && own_across) {
+      round.skip(block);
+    } else {
+      round.stage(to.empty() ? from[static_cast<size_t>(q)] : to[static_cast<size_t>(q)]);
+    }
+  }
   round.publish();
-  const int64_t offset = from[0].bytes() * comm.rank;  // my block in every sender's buffer
-  for (int j = 0; j < comm.size(); ++j) {
-    int q = (comm.rank + j) % comm.size();
-    round.receive(q, offset, from[static_cast<size_t>(q)]);
+  if (!to.empty() && own_across && block > 0) {
+    std::memcpy(static_cast<char*>(own_from.buf) + own_from.type->true_lb,
+                static_cast<const char*>(own_to.buf) + own_to.type->true_lb, static_cast<size_t>(block));
+  }
+  for (int j = own_across ? 1 : 0; j < n; ++j) {
+    int q = (me + j) % n;
+    round.receive(q, block * me, from[static_cast<size_t>(q)]);  // my block in every sender's buffer
   }
 }
 

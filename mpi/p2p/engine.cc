@@ -930,8 +930,8 @@ void Engine::rndv_receive(Request* r, int src_pe, const RtsBody& rts, std::strin
     r->staging.resize(static_cast<size_t>(std::max<int64_t>(r->capacity, 1)));
     r->recv_data = r->staging.data();
   }
-  if (!layout && same_node && split_pull_ > 0 && static_cast<size_t>(r->rndv_bytes) >= split_pull_ && cma_proven_ &&
-      mapped_source(src_pe, rts) == nullptr) {
+  if (!layout && same_node && !r->pull_alone && split_pull_ > 0 && static_cast<size_t>(r->rndv_bytes) >= split_pull_ &&
+      cma_proven_ && mapped_source(src_pe, rts) == nullptr) {
     split_pull(r, src_pe, rts);
     return;
   }

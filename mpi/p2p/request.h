@@ -76,6 +76,8 @@ struct RequestState : Transfer {
   int64_t rndv_bytes = 0;     // bytes to move (the smaller of message and capacity)
   int64_t rndv_granted = 0;
   int64_t rndv_received = 0;
+  bool pull_alone = false;  // same node: never ask the sender to push half (split pull) — its
+                            // other transfers or its own copy would make this one wait for it
   int zone = -1;                        // the bounce zone it holds (index in the engine's pool)
   struct Request* zone_next = nullptr;  // waiting for a free bounce zone
 

@@ -21,28 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block_pattern.h"
 #include "check.h"
 
 enum { kRounds = 6 };
-
-/* The byte at position i of the block `sender` sends `receiver` in round `round`. */
-static unsigned char value_of(int sender, int receiver, int round, int64_t i) {
-  return (unsigned char)(sender * 31 + receiver * 7 + round * 13 + i * 5 + (i >> 8) + 1);
-}
-
-static void fill(unsigned char* p, int sender, int receiver, int round, int64_t bytes) {
-  for (int64_t i = 0; i < bytes; ++i) p[i] = value_of(sender, receiver, round, i);
-}
-
-static void expect(const unsigned char* p, int sender, int receiver, int round, int64_t bytes, const char* what) {
-  for (int64_t i = 0; i < bytes; ++i) {
-    if (p[i] != value_of(sender, receiver, round, i)) {
-      fprintf(stderr, "%s: round %d, block from %d to %d, %lld bytes: byte %lld is %d, expected %d\n", what, round,
-              sender, receiver, (long long)bytes, (long long)i, p[i], value_of(sender, receiver, round, i));
-      CHECK(0);
-    }
-  }
-}
 
 /* A gather block carries the sender as receiver -1 (a scatter block: the root as sender). */
 static void run_round(MPI_Comm comm, int round, int64_t block, unsigned char* send, unsigned char* recv) {
