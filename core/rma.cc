@@ -300,10 +300,13 @@ const char* op_name(AtomicOp op) {
 // each other (core/am/cpu_atomic.h, WordLock).
 uint64_t locked_static_atomic(Runtime& r, const segments::Segment& seg, size_t offset, int pe, unsigned width,
                               backend::AtomicOp op, uint64_t operand, uint64_t compare, const char* call) {
-  uint64_t* lock = pe == r.my_pe()
-                       ? &r.internal()->static_data_lock
-                       : reinterpret_cast<uint64_t*>(r.segments().find(segments::kInternalSegment)->peer_base[static_cast<size_t>(pe)] +
-                                                     offsetof(core::InternalArea, static_data_lock));
+  // The owner's internal segment: a backend's copy is mapped at first contact (peer_copy).
+  char* owner_internal = pe == r.my_pe() ? reinterpret_cast<char*>(r.internal())
+                                         : r.segments().find(segments::kInternalSegment)->peer_copy(pe);
+  if (owner_internal == nullptr) {
+    log::fatal("%s: atomic on PE %d's static data: its internal segment (the data's lock) is not mapped here", call, pe);
+  }
+  uint64_t* lock = reinterpret_cast<uint64_t*>(owner_internal + offsetof(core::InternalArea, static_data_lock));
   core::am::WordLock held(lock, static_cast<uint64_t>(r.my_pe()) + 1, r.spin_count());
   if (pe == r.my_pe()) return core::am::cpu_atomic(seg.base + offset, width, op, operand, compare);
   uint64_t word = 0;  // the peer's word, modified here, written back
