@@ -211,8 +211,8 @@ bool nap_allowed();
 // queue. A crowded wait polls on with yields only then (core/coll/cells.h `crowded_polls`): each
 // yield hands the CPU to a member, never to another process's burner.
 bool cpus_shared_by_set_alone(int members);
-// The CPUs online on this node (the same answer on every PE of the node: a collective algorithm
-// may be chosen from it).
+// The CPUs online on this node, as the runtime's run queue counted them at init (the same answer
+// on every PE of the node: a collective algorithm may be chosen from it; 1 before init).
 int cpus_online();
 // A nap announced by nap_begin: the doorbell's ring count then, and how it sleeps.
 struct Nap {

@@ -77,9 +77,7 @@ bool nap_allowed() {
 int cpus_online() {
   Runtime* r = Runtime::get();
   const core::RunQueue* queue = r != nullptr ? r->run_queue() : nullptr;
-  if (queue != nullptr) return queue->cpus();
-  long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return online > 0 ? static_cast<int>(online) : 1;
+  return queue != nullptr ? queue->cpus() : 1;
 }
 
 bool cpus_shared_by_set_alone(int members) {

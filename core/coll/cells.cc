@@ -125,12 +125,7 @@ std::vector<CellArea::Cell*> cell_table(const CellArea& area, int slot, const Pe
 CellRound::CellRound(const PeSet& set, const CellSlot& slot, const CellWait& wait, bool writes_data)
     : set_(set), wait_(wait), tag_(slot.tag), seq_(++*slot.seq), all_entered_(slot.all_entered), n_(set.size()) {
   const int parity = static_cast<int>(seq_ & 1);
-  if (slot.table != nullptr) {
-    cells_ = slot.table + parity * n_;
-  } else {
-    for (int r = 0; r < n_; ++r) looked_up_[r] = slot.area->cell(set.pe(r), slot.slot, parity);
-    cells_ = looked_up_;
-  }
+  cells_ = slot.table + parity * n_;
   // Step 1: everyone has entered the previous collective (its flag is in the other cells).
   const bool seen = all_entered_ != nullptr && *all_entered_ + 1 == seq_;
   if (writes_data && seq_ > 2 && !seen) {

@@ -98,12 +98,11 @@ class CellArea {
   std::vector<Retired> retired_;
 };
 
-// Where a set's collectives run: its slot, its tag, and its collective counter (incremented by
-// every cell collective; starts at 0, equal on every member). Optional, kept by the set's owner:
-// `all_entered` (starts at 0, reset with `seq`): the last collective in which this member saw
-// every member's flag, so that step 1 of the next one is already done; `table`: every member's
-// cell by parity, `table[parity * set size + rank]` as CellArea::cell gives them (cell_table()),
-// so that a collective does not look them up.
+// Where a set's collectives run: its slot, its tag, its collective counter (incremented by every
+// cell collective; starts at 0, equal on every member) and every member's cell by parity,
+// `table[parity * set size + rank]` (cell_table(), made once by the set's owner: a collective does
+// not look them up). Optional: `all_entered` (starts at 0, reset with `seq`): the last collective
+// in which this member saw every member's flag, so that step 1 of the next one is already done.
 struct CellSlot {
   const CellArea* area = nullptr;
   int slot = -1;
@@ -182,8 +181,7 @@ class CellRound {
   uint64_t seq_;
   uint64_t* all_entered_;
   int n_;
-  Cell* const* cells_;  // the slot's table, or looked_up_
-  Cell* looked_up_[CellArea::kMaxMembers];  // the first n_ are set without a table (not zeroed: on every call's path)
+  Cell* const* cells_;  // this collective's parity in the slot's table
   void wait_for(Cell* cell, uint64_t seq);
 };
 

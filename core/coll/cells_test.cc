@@ -91,7 +91,8 @@ BOOST_AUTO_TEST_CASE(barrier_released_after_every_arrival) {
   coll::PeSet set = coll::PeSet::of_list(reverse, "test");
   uint64_t seq = 0;
   const uint32_t tag = 5;
-  coll::CellSlot slot{&area, 3, tag, &seq};
+  std::vector<coll::CellArea::Cell*> table = coll::cell_table(area, 3, set);
+  coll::CellSlot slot{&area, 3, tag, &seq, nullptr, table.data()};
   coll::CellWait wait = coll::CellWait::standard(false);
   const int n = set.size(), me = set.my_rank();
   int early_flags = 0, missing_flags = 0;
@@ -125,8 +126,7 @@ void slow_reader_keeps_its_cell(bool kept_by_owner) {
   coll::PeSet set = coll::PeSet::strided(0, 1, n_pes(), "test");
   uint64_t seq = 0, all_entered = 0;
   std::vector<coll::CellArea::Cell*> table = coll::cell_table(area, 2, set);
-  coll::CellSlot slot{&area, 2, 9, &seq};
-  if (kept_by_owner) slot.all_entered = &all_entered, slot.table = table.data();
+  coll::CellSlot slot{&area, 2, 9, &seq, kept_by_owner ? &all_entered : nullptr, table.data()};
   coll::CellWait wait = coll::CellWait::standard(false);
   const int n = set.size(), me = set.my_rank(), root = 0, slow = n - 1;
   int wrong = 0;
@@ -161,18 +161,16 @@ BOOST_AUTO_TEST_CASE(slow_reader_keeps_its_cell_with_the_owners_state) { slow_re
 namespace {
 
 // `kept_by_owner`: the sets keep CellSlot's optional state (the last collective that saw every
-// member, which lets step 1 be skipped, and the cell table), as MPI's communicators do.
+// member, which lets step 1 be skipped), as MPI's communicators and OpenSHMEM's teams do.
 void interleaved_collectives(bool kept_by_owner) {
   coll::CellArea area;
   BOOST_REQUIRE(area.create("test").is_ok());
   std::vector<TestSet> sets = make_sets(area);
   for (TestSet& s : sets) {
     s.slot.seq = &s.seq;
-    if (kept_by_owner) {
-      s.table = coll::cell_table(area, s.slot.slot, s.set);
-      s.slot.all_entered = &s.all_entered;
-      s.slot.table = s.table.data();
-    }
+    s.table = coll::cell_table(area, s.slot.slot, s.set);
+    s.slot.table = s.table.data();
+    if (kept_by_owner) s.slot.all_entered = &s.all_entered;
     BOOST_REQUIRE(coll::cells_apply(area, s.slot.slot, s.set, coll::CellArea::kCellBytes));
   }
   coll::CellWait wait = coll::CellWait::standard(false);

@@ -30,20 +30,8 @@ const PeSet& set_of(const comm::Communicator& comm) {
     comm.cell_set = std::make_shared<const PeSet>(PeSet::of_list(comm.group->pes, "MPI collective"));
     comm.cell_set_group = comm.group;
     comm.cells_slot = -1;
-    comm.cells_table_slot = -1;
   }
   return *comm.cell_set;
-}
-
-// Whether the cells serve `comm` (an intracommunicator holding a slot): every member mapped here
-// and few enough. Found once per (group, slot): it is on every small collective's path.
-bool cells_serve(Context& c, const comm::Communicator& comm) {
-  const PeSet& set = set_of(comm);
-  if (comm.cells_slot != comm.coll_slot) {
-    comm.cells_serve = gasket::coll::cells_apply(c.area(), comm.coll_slot, set, 0);
-    comm.cells_slot = comm.coll_slot;
-  }
-  return comm.cells_serve;
 }
 
 }  // namespace
@@ -54,12 +42,25 @@ struct CellTable {
 
 namespace {
 
-CellSlot slot_of(Context& c, const comm::Communicator& comm) {
+// What the cells give `comm` in its slot, found once per (group, slot): whether they serve it
+// (every member mapped here and few enough) and the members' cells. On every small collective's
+// path.
+void find_cells(Context& c, const comm::Communicator& comm) {
   const PeSet& set = set_of(comm);
-  if (comm.cells_table == nullptr || comm.cells_table_slot != comm.coll_slot) {
-    comm.cells_table = std::make_shared<const CellTable>(CellTable{gasket::coll::cell_table(c.area(), comm.coll_slot, set)});
-    comm.cells_table_slot = comm.coll_slot;
-  }
+  if (comm.cells_slot == comm.coll_slot) return;
+  comm.cells_serve = gasket::coll::cells_apply(c.area(), comm.coll_slot, set, 0);
+  comm.cells_table = std::make_shared<const CellTable>(CellTable{gasket::coll::cell_table(c.area(), comm.coll_slot, set)});
+  comm.cells_slot = comm.coll_slot;
+}
+
+// Whether the cells serve `comm` (an intracommunicator holding a slot).
+bool cells_serve(Context& c, const comm::Communicator& comm) {
+  find_cells(c, comm);
+  return comm.cells_serve;
+}
+
+CellSlot slot_of(Context& c, const comm::Communicator& comm) {
+  find_cells(c, comm);
   return CellSlot{&c.area(), comm.coll_slot, comm.context, &comm.shm_seq, &comm.shm_all_entered,
                   comm.cells_table->cells.data()};
 }
@@ -230,6 +231,15 @@ class Exposures {
   std::deque<memreg::Exposure> held_;  // a deque: expose() returns references into it that must outlive later calls
 };
 
+// The last round of a collective through exposed buffers: every member says it is done reading;
+// `waits` members (the exposing root, or every member) wait for all, so that no exposure is
+// released, nor a buffer reused, while a peer still reads it.
+void readers_done(Context& c, const comm::Communicator& comm, Waiting& w, bool waits) {
+  CellRound done(set_of(comm), slot_of(c, comm), w.wait, /*writes_data=*/false);
+  done.publish(nullptr, 0);
+  if (waits) done.wait_all();
+}
+
 // Descriptors travel in a cell as [length][bytes]... (a few dozen bytes each).
 std::string pack_descriptors(const Exposures& x, std::initializer_list<const std::string*> list) {
   std::string cell;
@@ -286,9 +296,7 @@ void shm_direct_bcast(Context& c, Guard& g, const comm::Communicator& comm, void
     }
   }
   // Everyone has read: the root may release its exposure (and the caller reuse the buffer).
-  CellRound done(set_of(comm), slot_of(c, comm), w.wait);
-  done.publish(nullptr, 0);
-  if (comm.rank == root) done.wait_all();
+  readers_done(c, comm, w, comm.rank == root);
 }
 
 void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out,
@@ -334,9 +342,7 @@ void shm_direct_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
   }
   // Every member has pushed its slice (so read every input): the output is complete, and the
   // exposures may go, the buffers be reused.
-  CellRound done(set_of(comm), slot_of(c, comm), w.wait);
-  done.publish(nullptr, 0);
-  done.wait_all();
+  readers_done(c, comm, w, true);
 }
 
 // ---- staged through the staging area (large data) ----
@@ -662,7 +668,7 @@ void shm_staged_scatter(Context& c, Guard& g, const comm::Communicator& comm, co
   if (mine != nullptr) round.receive(root, all[0].bytes() * root, *mine);
 }
 
-// ---- scatter by one kernel copy per block ----
+// ---- broadcast and scatter by one kernel copy per receiver ----
 
 bool shm_pulled_bcast_applies(Context& c, const comm::Communicator& comm, int64_t bytes) {
   return comm.size() >= kPulledBcastMembers && bytes >= kPulledBcastFrom && bytes < kPulledBcastTo &&
@@ -715,9 +721,7 @@ void shm_pulled_scatter(Context& c, Guard& g, const comm::Communicator& comm, co
     }
   }
   // Every receiver has pulled its block: the root's exposure may go and its send buffer be reused.
-  CellRound done(set_of(comm), slot_of(c, comm), w.wait, /*writes_data=*/false);
-  done.publish(nullptr, 0);
-  if (is_root) done.wait_all();
+  readers_done(c, comm, w, is_root);
   if (packed.memory != nullptr) c.scratch().give(std::move(packed));
 }
 

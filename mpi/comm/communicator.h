@@ -85,14 +85,13 @@ struct Communicator {
   mutable uint64_t shm_seq = 0;
   mutable uint64_t shm_all_entered = 0;
   // The group as a core PE set for the same-node collectives (mpi/coll/shm.cc builds it on first
-  // use, for cell_set_group), and whether the cells serve it in slot cells_slot (found once).
+  // use, for cell_set_group), and what the cells give it in slot cells_slot (found once): whether
+  // they serve it, and the members' cells (gasket::coll::cell_table).
   mutable std::shared_ptr<const gasket::coll::PeSet> cell_set;
   mutable std::shared_ptr<const Group> cell_set_group;
   mutable int cells_slot = -1;
   mutable bool cells_serve = false;
-  // The members' cells in slot cells_table_slot (gasket::coll::cell_table, made on first use).
   mutable std::shared_ptr<const gasket::mpi::coll::CellTable> cells_table;
-  mutable int cells_table_slot = -1;
   // The rank that releases this communicator's next cell barrier (-1: none, a symmetric
   // exchange): the root of the last same-node broadcast or scatter, none after a reduce or gather
   // to a root or a barrier (mpi/coll/shm.cc; the same on every member, which makes the same calls).
