@@ -16,37 +16,24 @@ int fail_unstarted(const Error& e) {
   log::fatal("MPI error: %s (%s)", e.message().c_str(), error_class_string(e.error_class()));
 }
 
-Error check_comm(Context& c, MPI_Comm handle, const char* call, comm::Communicator** comm) {
+Error comm_failed(Context& c, MPI_Comm handle, const char* call, comm::Communicator** comm) {
   return c.comms().lookup(handle, call, comm);
 }
 
-Error check_count(MPI_Count count, const char* call, const comm::Communicator& comm) {
-  if (count < 0) return error(MPI_ERR_COUNT, "%s: rank %d: count %lld is negative", call, comm.rank,
-                                 static_cast<long long>(count));
-  return Error::ok();
+Error count_failed(MPI_Count count, const char* call, const comm::Communicator& comm) {
+  return error(MPI_ERR_COUNT, "%s: rank %d: count %lld is negative", call, comm.rank, static_cast<long long>(count));
 }
 
-Error check_type(Context& c, MPI_Datatype handle, const char* call, const comm::Communicator& comm,
-                 const datatype::Datatype** type) {
-  return check_type(c, handle, 1, call, comm, type);  // a type whatever the count
-}
-
-Error check_type(Context& c, MPI_Datatype handle, MPI_Count count, const char* call, const comm::Communicator& comm,
-                 const datatype::Datatype** type) {
-  Error e = c.types().lookup_data(handle, count, call, type);
+Error type_failed(Context& c, MPI_Datatype handle, MPI_Count count, const char* call, const comm::Communicator& comm,
+                  const datatype::Datatype** type) {
+  Error e = c.types().lookup_data(handle, count, call, type);  // MPI_DATATYPE_NULL at count 0 passes here
   if (!e.is_ok()) return Error(e.error_class(), e.message() + " (rank " + std::to_string(comm.rank) + ")");
   return Error::ok();
 }
 
-Error check_buffer(const void* buf, MPI_Count count, const datatype::Datatype& type, const char* call,
-                   const comm::Communicator& comm) {
-  // MPI_BOTTOM (null) is valid only with a type of absolute addresses (a non-zero lower bound).
-  if (buf == nullptr && count > 0 && type.size > 0 && type.true_lb == 0) {
-    return error(MPI_ERR_BUFFER, "%s: rank %d: the buffer is NULL for %lld elements of %s", call, comm.rank,
-                 static_cast<long long>(count),
-                 type.name.empty() ? "a derived type" : type.name.c_str());
-  }
-  return Error::ok();
+Error buffer_failed(MPI_Count count, const datatype::Datatype& type, const char* call, const comm::Communicator& comm) {
+  return error(MPI_ERR_BUFFER, "%s: rank %d: the buffer is NULL for %lld elements of %s", call, comm.rank,
+               static_cast<long long>(count), type.name.empty() ? "a derived type" : type.name.c_str());
 }
 
 Error check_rank(int rank, bool is_source, const char* call, const comm::Communicator& comm) {

@@ -52,16 +52,37 @@ int info_call(const char* name, Body body) {
   return c.started() ? c.report(MPI_COMM_WORLD, e) : fail_unstarted(e);
 }
 
-// Argument checks shared by the bindings (each names the call and this rank).
-Error check_comm(Context& c, MPI_Comm handle, const char* call, comm::Communicator** comm);
-Error check_count(MPI_Count count, const char* call, const comm::Communicator& comm);
-Error check_type(Context& c, MPI_Datatype handle, const char* call, const comm::Communicator& comm,
-                 const datatype::Datatype** type);
+// Argument checks shared by the bindings (each names the call and this rank). The four on every
+// data call's path pass inline; a failure, and everything a failure needs, is made out of line
+// (the *_failed functions, which also decide the cases the fast test leaves open).
+Error comm_failed(Context& c, MPI_Comm handle, const char* call, comm::Communicator** comm);
+inline Error check_comm(Context& c, MPI_Comm handle, const char* call, comm::Communicator** comm) {
+  *comm = c.comms().find(handle);
+  return *comm != nullptr ? Error::ok() : comm_failed(c, handle, call, comm);
+}
+Error count_failed(MPI_Count count, const char* call, const comm::Communicator& comm);
+inline Error check_count(MPI_Count count, const char* call, const comm::Communicator& comm) {
+  return count >= 0 ? Error::ok() : count_failed(count, call, comm);
+}
 // The type of `count` elements of a data argument: MPI_DATATYPE_NULL is no data at count 0.
-Error check_type(Context& c, MPI_Datatype handle, MPI_Count count, const char* call, const comm::Communicator& comm,
-                 const datatype::Datatype** type);
-Error check_buffer(const void* buf, MPI_Count count, const datatype::Datatype& type, const char* call,
-                   const comm::Communicator& comm);
+Error type_failed(Context& c, MPI_Datatype handle, MPI_Count count, const char* call, const comm::Communicator& comm,
+                  const datatype::Datatype** type);
+inline Error check_type(Context& c, MPI_Datatype handle, MPI_Count count, const char* call,
+                        const comm::Communicator& comm, const datatype::Datatype** type) {
+  *type = c.types().find_committed(handle);
+  return *type != nullptr ? Error::ok() : type_failed(c, handle, count, call, comm, type);
+}
+inline Error check_type(Context& c, MPI_Datatype handle, const char* call, const comm::Communicator& comm,
+                        const datatype::Datatype** type) {
+  return check_type(c, handle, 1, call, comm, type);  // a type whatever the count
+}
+// MPI_BOTTOM (null) is valid only with a type of absolute addresses (a non-zero lower bound).
+Error buffer_failed(MPI_Count count, const datatype::Datatype& type, const char* call, const comm::Communicator& comm);
+inline Error check_buffer(const void* buf, MPI_Count count, const datatype::Datatype& type, const char* call,
+                          const comm::Communicator& comm) {
+  bool bottom_without_addresses = buf == nullptr && count > 0 && type.size > 0 && type.true_lb == 0;
+  return !bottom_without_addresses ? Error::ok() : buffer_failed(count, type, call, comm);
+}
 // A destination (no wildcard) or a source (MPI_ANY_SOURCE allowed); MPI_PROC_NULL is valid.
 Error check_rank(int rank, bool is_source, const char* call, const comm::Communicator& comm);
 Error check_tag(int tag, bool is_receive, const char* call, const comm::Communicator& comm);
