@@ -103,6 +103,8 @@ int name_of_null(const char* call, const char* null_name, char* name, int* resul
 // 3.2.5: only a call returning several statuses sets it, and only when it returns
 // MPI_ERR_IN_STATUS: set_errors_in_status).
 void fill_status(MPI_Status* status, int source, int tag, int64_t bytes, bool cancelled);
-void empty_status(MPI_Status* status);  // what a null or inactive request reports
+// What a null or inactive request reports: the empty status of MPI 4.1 section 3.7.3, whose
+// error field is MPI_SUCCESS (the one status a single-completion call writes MPI_ERROR of).
+void empty_status(MPI_Status* status);
 
 }  // namespace gasket::mpi::api

@@ -14,6 +14,7 @@
 #include "core/topology/topology.h"
 #include "mpi.h"
 #include "mpi/coll/agree.h"
+#include "mpi/coll/algorithms.h"
 #include "mpi/coll/shm.h"
 #include "mpi/api/attributes.h"
 #include "mpi/api/requests.h"
@@ -110,11 +111,87 @@ Error dup(Context& c, Guard& g, MPI_Comm comm, MPI_Comm* newcomm, const char* ca
   return Error::ok();
 }
 
-// MPI_Comm_idup of an intracommunicator in flight: the members agree on a context id without
-// blocking (coll::ContextAgreement, run by the engine's progress); at completion the handle is
-// written (attributes copied then). The new communicator gets no slot of the same-node
-// collective area (a blocking creation meanwhile could take the slot it would agree on), so its
-// collectives always take the schedules.
+// The context of an intercommunicator's MPI_Comm_idup, agreed without blocking: each group
+// agrees on an id over its local group (coll::ContextAgreement), the two leaders swap their
+// groups' ids over the intercommunicator and each tells its group (a bcast schedule). Equal ids
+// are the new communicator's; otherwise each group releases its own and agrees again from the
+// larger id up, until both groups offer the same one. Every message uses the one tag taken from
+// the intercommunicator at the start (the rounds follow each other in order).
+class InterContextAgreement {
+ public:
+  InterContextAgreement(Context& c, const cm::Communicator& inter)
+      : c_(c), inter_(inter), local_(inter.local()), local_seq_(inter.coll_seq),
+        tag_(gasket::mpi::coll::take_collective_tag(inter)) {
+    agree_from(c.next_nonblocking_context());
+  }
+  // True when done: context() is the new intercommunicator's at both groups.
+  bool progress(Error* e) {
+    for (;;) {
+      if (agreement_ != nullptr) {
+        if (!agreement_->progress(e)) return false;
+        if (!e->is_ok()) return true;
+        mine_ = agreement_->context();
+        agreement_.reset();
+        start_swap();
+      }
+      if (!swap_progress(e)) return false;
+      if (!e->is_ok() || theirs_ == mine_) return true;
+      c_.release_context(mine_);
+      agree_from(std::max(mine_, theirs_));
+    }
+  }
+  uint32_t context() const { return mine_; }
+
+ private:
+  // A local agreement from `floor`, on the intercommunicator's tag (the local group's sequence
+  // set back to it: every round of the local groups uses that one tag).
+  void agree_from(uint32_t floor) {
+    local_.coll_seq = local_seq_;
+    agreement_ = std::make_unique<gasket::mpi::coll::ContextAgreement>(c_, local_, floor);
+  }
+  void start_swap() {
+    out_ = mine_;
+    bcast_.reset();
+    if (local_.rank != 0) return;
+    using gasket::mpi::p2p::RequestKind;
+    send_ = api::new_internal(c_, RequestKind::kSend, &out_, sizeof out_, 0, tag_, inter_, inter_.context + 1);
+    recv_ = api::new_internal(c_, RequestKind::kRecv, &theirs_, sizeof theirs_, 0, tag_, inter_, inter_.context + 1);
+    c_.engine().start_recv(recv_);
+    c_.engine().start_send(send_);
+  }
+  // The leader's swap, then the bcast of the other group's id from the leader.
+  bool swap_progress(Error* e) {
+    if (bcast_ == nullptr) {
+      if (local_.rank == 0) {
+        if (!recv_->complete || !send_->complete) return false;
+        c_.engine().requests().release(recv_);
+        c_.engine().requests().release(send_);
+      }
+      namespace coll = gasket::mpi::coll;
+      bcast_ = std::make_unique<coll::Schedule>(c_, local_, "MPI_Comm_idup", tag_);
+      coll::bcast(*bcast_, bcast_->peers(), coll::as_bytes(*bcast_, &theirs_, sizeof theirs_), 0);
+    }
+    return bcast_->progress(e);
+  }
+
+  Context& c_;
+  cm::Communicator inter_;
+  cm::Communicator local_;
+  uint32_t local_seq_;
+  int tag_;
+  uint32_t mine_ = 0, out_ = 0, theirs_ = 0;
+  std::unique_ptr<gasket::mpi::coll::ContextAgreement> agreement_;
+  gasket::mpi::p2p::Request* send_ = nullptr;
+  gasket::mpi::p2p::Request* recv_ = nullptr;
+  std::unique_ptr<gasket::mpi::coll::Schedule> bcast_;
+};
+
+// MPI_Comm_idup in flight: the members agree on a context id without blocking (an
+// intracommunicator's coll::ContextAgreement, an intercommunicator's InterContextAgreement, run
+// by the engine's progress); at completion the handle is written (attributes copied then). The
+// new communicator gets no slot of the same-node collective area (a blocking creation meanwhile
+// could take the slot it would agree on), so its collectives always take the schedules.
+template <typename Agreement>
 class IdupOperation final : public gasket::mpi::p2p::Operation {
  public:
   IdupOperation(Context& c, MPI_Comm old_handle, const cm::Communicator& old, MPI_Comm* out,
@@ -148,7 +225,7 @@ class IdupOperation final : public gasket::mpi::p2p::Operation {
   MPI_Comm old_handle_;
   cm::Communicator n_;
   MPI_Comm* out_;
-  gasket::mpi::coll::ContextAgreement agreement_;
+  Agreement agreement_;
 };
 
 // MPI_Comm_idup(_with_info): hints null keeps comm's.
@@ -159,21 +236,14 @@ Error idup(Context& c, Guard& g, MPI_Comm comm, const gasket::mpi::Info* hints, 
   Error e = lookup(c, comm, call, &old);
   if (!e.is_ok()) return e;
   if (newcomm == nullptr) return error(MPI_ERR_ARG, "%s: newcomm is NULL", call);
-  gasket::mpi::p2p::Request* r;
+  gasket::mpi::p2p::Request* r = c.engine().requests().create(gasket::mpi::p2p::RequestKind::kOperation);
+  r->comm = comm;
   if (old->is_inter()) {
-    // An intercommunicator's agreement runs at once; the request is complete.
-    e = dup(c, g, comm, newcomm, call, hints);
-    if (!e.is_ok()) return e;
-    r = c.engine().requests().create(gasket::mpi::p2p::RequestKind::kRecv);
-    r->proc_null = true;
-    (void)api::start(c, r, call);
-    r->status_source = MPI_ANY_SOURCE;
+    r->operation = std::make_unique<IdupOperation<InterContextAgreement>>(c, comm, *old, newcomm, hints);
   } else {
-    r = c.engine().requests().create(gasket::mpi::p2p::RequestKind::kOperation);
-    r->comm = comm;
-    r->operation = std::make_unique<IdupOperation>(c, comm, *old, newcomm, hints);
-    c.engine().start_operation(r);
+    r->operation = std::make_unique<IdupOperation<gasket::mpi::coll::ContextAgreement>>(c, comm, *old, newcomm, hints);
   }
+  c.engine().start_operation(r);
   *request = r->handle;
   return Error::ok();
 }

@@ -460,9 +460,13 @@ Error connect_to_parent() {
   if (!e.is_ok()) return e;
   cm::Communicator local = *world;
   std::string name = port;
-  return join_groups(c, g, local, 0, [&](const std::vector<Member>& members, uint32_t context) {
+  e = join_groups(c, g, local, 0, [&](const std::vector<Member>& members, uint32_t context) {
     return connect_to(c, g, name, members, context, "MPI_Init (connecting to the parent job)");
   }, &c.parent(), "MPI_Init");
+  if (!e.is_ok() || c.parent() == MPI_COMM_NULL) return e;
+  // Naming Objects: the intercommunicator to the parents has the default name MPI_COMM_PARENT.
+  c.comms().find(c.parent())->name = "MPI_COMM_PARENT";
+  return e;
 }
 
 }  // namespace gasket::mpi::api

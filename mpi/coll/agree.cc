@@ -108,17 +108,24 @@ uint32_t agree_context(Context& c, Guard& g, const comm::Communicator& comm, int
 Agreement agree_with_slot(Context& c, Guard& g, const comm::Communicator& comm) { return agree(c, g, comm, true, -1); }
 
 ContextAgreement::ContextAgreement(Context& c, const comm::Communicator& comm)
+    : ContextAgreement(c, comm, c.next_nonblocking_context(), false) {}
+
+ContextAgreement::ContextAgreement(Context& c, const comm::Communicator& comm, uint32_t floor)
+    : ContextAgreement(c, comm, floor, true) {}
+
+ContextAgreement::ContextAgreement(Context& c, const comm::Communicator& comm, uint32_t floor, bool from_floor)
     : c_(c),
       comm_(comm),
       tag_(take_collective_tag(comm)),
-      floor_(c.next_nonblocking_context()),
+      floor_(floor),
+      from_floor_(from_floor),
       offers_(static_cast<size_t>(comm.size())),
       verdicts_(static_cast<size_t>(comm.size())) {
   start_offers();
 }
 
 void ContextAgreement::start_offers() {
-  mine_ = std::max(c_.next_nonblocking_context(), floor_);
+  mine_ = from_floor_ ? floor_ : std::max(c_.next_nonblocking_context(), floor_);
   while (c_.context_taken(mine_)) mine_ += comm::kContextStride;
   verdicts_round_ = false;
   round_ = allgather_schedule(c_, &mine_, sizeof mine_, offers_.data(), comm_, tag_);

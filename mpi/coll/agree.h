@@ -50,17 +50,22 @@ Agreement agree_with_slot(Context& c, Guard& g, const comm::Communicator& comm);
 class ContextAgreement {
  public:
   ContextAgreement(Context& c, const comm::Communicator& comm);
+  // Offers start at `floor` itself, below the non-blocking range's next id if need be (ids are
+  // checked against the taken ones only): an intercommunicator's two groups meet on one id.
+  ContextAgreement(Context& c, const comm::Communicator& comm, uint32_t floor);
   // True when done: context() is agreed (taken at this process and marked used).
   bool progress(Error* e);
   uint32_t context() const { return candidate_; }
 
  private:
+  ContextAgreement(Context& c, const comm::Communicator& comm, uint32_t floor, bool from_floor);
   void start_offers();
 
   Context& c_;
   comm::Communicator comm_;
   int tag_;
   uint32_t floor_;
+  bool from_floor_;  // offers start at floor_ even below next_nonblocking_context
   uint32_t mine_ = 0, candidate_ = 0;
   int verdict_ = 0;
   bool verdicts_round_ = false;

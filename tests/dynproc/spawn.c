@@ -93,6 +93,13 @@ static void child(int argc, char** argv) {
   MPI_Comm parent;
   MPI_OK(MPI_Comm_get_parent(&parent));
   CHECK(parent != MPI_COMM_NULL);
+  /* Naming Objects: the communicator MPI_Comm_get_parent returns has the default name
+   * MPI_COMM_PARENT. */
+  char name[MPI_MAX_OBJECT_NAME];
+  int name_len = -1;
+  MPI_OK(MPI_Comm_get_name(parent, name, &name_len));
+  CHECK(strcmp(name, "MPI_COMM_PARENT") == 0);
+  CHECK_EQ(name_len, (int)strlen("MPI_COMM_PARENT"));
   int flag = 0, *appnum = NULL;
   MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag));
   CHECK(flag);

@@ -70,6 +70,16 @@ static inline void init_test_at_level_arg(int* argc, char*** argv, int* rank, in
   MPI_OK(MPI_Query_thread(level));
 }
 
+/* The world split into its even and odd ranks (`*half`, this rank's side), joined by an
+ * intercommunicator (`*inter`, leaders world ranks 0 and 1, made on `tag`). Returns the side:
+ * 0 for the even ranks, 1 for the odd ones. */
+static inline int even_odd_intercomm(int world_rank, int tag, MPI_Comm* half, MPI_Comm* inter) {
+  int side = world_rank % 2;
+  MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, side, world_rank, half));
+  MPI_OK(MPI_Intercomm_create(*half, 0, MPI_COMM_WORLD, 1 - side, tag, inter));
+  return side;
+}
+
 /* `comm` holds the processes whose ranks in `ref` are ref_ranks[0..n), in that order, this one
  * among them (me: its rank in `ref`): its size, this process's place and an allreduce of the
  * ranks in `ref` are checked. */

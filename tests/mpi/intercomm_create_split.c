@@ -60,10 +60,8 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Init(&argc, &argv));
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
   MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
-  int side = world_rank % 2;
   MPI_Comm half, inter;
-  MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, side, world_rank, &half));
-  MPI_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - side, 9, &inter));
+  int side = even_odd_intercomm(world_rank, 9, &half, &inter);
   int half_rank, half_size;
   MPI_OK(MPI_Comm_rank(half, &half_rank));
   MPI_OK(MPI_Comm_size(half, &half_size));
