@@ -1,6 +1,7 @@
 #include "core/config/config.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "core/base/parse.h"
@@ -88,10 +89,14 @@ Result<Config> Config::load(const Lookup& lookup) {
   for (const KnobSpec& s : knobs()) {
     Value v;
     const char* env = lookup(s.name);
+    // OpenSHMEM's deprecated SMA_ prefix still names its SHMEM_ variables; SHMEM_ wins.
+    std::string sma = std::strncmp(s.alias, "SHMEM_", 6) == 0 ? "SMA_" + std::string(s.alias + 6) : "";
     if (env != nullptr) {
       v.origin = s.name;
     } else if (s.alias[0] != '\0' && (env = lookup(s.alias)) != nullptr) {
       v.origin = s.alias;
+    } else if (!sma.empty() && (env = lookup(sma.c_str())) != nullptr) {
+      v.origin = sma;
     }
     v.text = env != nullptr ? env : s.default_value;
     if (v.origin.empty()) v.origin = "default";
