@@ -101,6 +101,12 @@ Result<Config> Config::load(const Lookup& lookup) {
     v.text = env != nullptr ? env : s.default_value;
     if (v.origin.empty()) v.origin = "default";
     Status st = parse_value(s, v.text, &v.number);
+    // OpenSHMEM's switches (SHMEM_INFO, SHMEM_DEBUG) take "any" value: set to a word that is not
+    // a boolean, the standard name turns its knob on (the GASKET_ name stays strict).
+    if (!st.is_ok() && s.type == Type::kBool && v.origin != s.name && v.origin != "default") {
+      v.number = 1;
+      st = Status::ok();
+    }
     if (!st.is_ok()) {
       return invalid_argument("configuration " + v.origin + "='" + v.text + "': " + st.message());
     }
