@@ -341,6 +341,14 @@ int _my_pe(void) { return shmem_my_pe(); }
 int _num_pes(void) { return shmem_n_pes(); }
 int my_pe(void) { return shmem_my_pe(); }
 int num_pes(void) { return shmem_n_pes(); }
+// The cache-management routines: every machine gasket runs on keeps caches coherent, so there
+// is nothing to invalidate or flush; the specification allows them to do nothing.
+void shmem_clear_cache_inv(void) {}
+void shmem_set_cache_inv(void) {}
+void shmem_clear_cache_line_inv(void*) {}
+void shmem_set_cache_line_inv(void*) {}
+void shmem_udcflush(void) {}
+void shmem_udcflush_line(void*) {}
 
 // ---- memory management ----
 // A request for no bytes returns NULL on every PE (the same arguments everywhere) with no

@@ -27,9 +27,21 @@ BOOST_AUTO_TEST_CASE(sizes_with_suffixes) {
   BOOST_TEST(parse_size("100B").value() == 100u);
 }
 
+// OpenSHMEM's SHMEM_SYMMETRIC_SIZE: "a positive decimal value (integer or floating point) with an
+// optional character suffix", the size at least the integer ceiling of the product ("3.1m" is
+// 3250586 bytes in the text itself).
+BOOST_AUTO_TEST_CASE(decimal_fractions_round_up_after_the_multiplier) {
+  BOOST_TEST(parse_size("3.1m").value() == 3250586u);
+  BOOST_TEST(parse_size("1.5G").value() == 1536ull << 20);
+  BOOST_TEST(parse_size("0.5K").value() == 512u);
+  BOOST_TEST(parse_size("2.5").value() == 3u);
+  BOOST_TEST(parse_size("1.0000001k").value() == 1025u);
+  BOOST_TEST(parse_size("0.25t").value() == 256ull << 30);
+}
+
 BOOST_AUTO_TEST_CASE(bad_sizes_are_rejected_with_a_message) {
-  for (const char* bad : {"", "M", "-1", "12X", "1.5G", "99999999999999999999", "17179869184G",
-                          "iB", " 4"}) {
+  for (const char* bad : {"", "M", "-1", "12X", "99999999999999999999", "17179869184G", "iB",
+                          " 4", ".5M", "1.M", "1.5.2M", "3.1kk"}) {
     auto r = parse_size(bad);
     BOOST_TEST_INFO("input '" << bad << "'");
     BOOST_TEST(!r.is_ok());

@@ -21,6 +21,18 @@ Result<uint64_t> parse_size(const std::string& text) {
     if (value > (std::numeric_limits<uint64_t>::max() - d) / 10) return bad("too large");
     value = value * 10 + d;
   }
+  // A decimal fraction (OpenSHMEM's SHMEM_SYMMETRIC_SIZE allows "3.1m"): its digits, applied
+  // after the multiplier and rounded up, so "3.1M" is ceil(3.1 * 2^20) bytes.
+  uint64_t fraction = 0, fraction_scale = 1;
+  if (i < t.size() && t[i] == '.') {
+    size_t first = ++i;
+    for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) {
+      if (i - first == 18) return bad("more than 18 digits after the decimal point");
+      fraction = fraction * 10 + static_cast<uint64_t>(t[i] - '0');
+      fraction_scale *= 10;
+    }
+    if (i == first) return bad("no digit after the decimal point");
+  }
   std::string suffix = t.substr(i);
   std::transform(suffix.begin(), suffix.end(), suffix.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
@@ -38,7 +50,12 @@ Result<uint64_t> parse_size(const std::string& text) {
   else if (suffix == "T") shift = 40;
   else return bad("unknown suffix");
   if (shift != 0 && value > (std::numeric_limits<uint64_t>::max() >> shift)) return bad("too large");
-  return value << shift;
+  unsigned __int128 scaled_fraction = (static_cast<unsigned __int128>(fraction) << shift);
+  uint64_t fraction_bytes =
+      static_cast<uint64_t>((scaled_fraction + fraction_scale - 1) / fraction_scale);
+  uint64_t bytes = value << shift;
+  if (fraction_bytes > std::numeric_limits<uint64_t>::max() - bytes) return bad("too large");
+  return bytes + fraction_bytes;
 }
 
 Result<int64_t> parse_int(const std::string& text, int64_t min, int64_t max) {

@@ -8,7 +8,8 @@
 
 namespace gasket {
 
-// "4096", "64K", "64k", "512M", "2G", "1T" (binary multiples), optional trailing "B"/"iB".
+// "4096", "64K", "64k", "512M", "2G", "1T" (binary multiples), optional trailing "B"/"iB"; a
+// decimal fraction ("3.1m", "1.5G") is rounded up to whole bytes after the multiplier.
 // Rejects empty text, negative numbers, junk and values that overflow 64 bits.
 Result<uint64_t> parse_size(const std::string& text);
 // Decimal integer in [min, max].

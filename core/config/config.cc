@@ -1,6 +1,7 @@
 #include "core/config/config.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "core/base/parse.h"
@@ -88,14 +89,24 @@ Result<Config> Config::load(const Lookup& lookup) {
   for (const KnobSpec& s : knobs()) {
     Value v;
     const char* env = lookup(s.name);
+    // OpenSHMEM's deprecated SMA_ prefix still names its SHMEM_ variables; SHMEM_ wins.
+    std::string sma = std::strncmp(s.alias, "SHMEM_", 6) == 0 ? "SMA_" + std::string(s.alias + 6) : "";
     if (env != nullptr) {
       v.origin = s.name;
     } else if (s.alias[0] != '\0' && (env = lookup(s.alias)) != nullptr) {
       v.origin = s.alias;
+    } else if (!sma.empty() && (env = lookup(sma.c_str())) != nullptr) {
+      v.origin = sma;
     }
     v.text = env != nullptr ? env : s.default_value;
     if (v.origin.empty()) v.origin = "default";
     Status st = parse_value(s, v.text, &v.number);
+    // OpenSHMEM's switches (SHMEM_INFO, SHMEM_DEBUG) take "any" value: set to a word that is not
+    // a boolean, the standard name turns its knob on (the GASKET_ name stays strict).
+    if (!st.is_ok() && s.type == Type::kBool && v.origin != s.name && v.origin != "default") {
+      v.number = 1;
+      st = Status::ok();
+    }
     if (!st.is_ok()) {
       return invalid_argument("configuration " + v.origin + "='" + v.text + "': " + st.message());
     }

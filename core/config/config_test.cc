@@ -38,6 +38,33 @@ BOOST_AUTO_TEST_CASE(standard_alias_and_gasket_name_precedence) {
   BOOST_TEST(both->size(Knob::HEAP_SIZE) == 32ull << 20);
 }
 
+// OpenSHMEM 1.6: the deprecated SMA_ variables are still supported (the SHMEM_ one wins), and
+// SHMEM_INFO/SHMEM_DEBUG take any value.
+BOOST_AUTO_TEST_CASE(deprecated_sma_names_of_openshmem_variables) {
+  auto c = Config::load(from({{"SMA_SYMMETRIC_SIZE", "3.1m"}, {"SMA_DEBUG", "1"}, {"SMA_INFO", "yes"}}));
+  BOOST_REQUIRE(c.is_ok());
+  BOOST_TEST(c->size(Knob::HEAP_SIZE) == 3250586u);
+  BOOST_TEST(c->origin(Knob::HEAP_SIZE) == "SMA_SYMMETRIC_SIZE");
+  BOOST_TEST(c->boolean(Knob::SHMEM_DEBUG));
+  BOOST_TEST(c->boolean(Knob::SHMEM_INFO));
+  auto both = Config::load(from({{"SMA_SYMMETRIC_SIZE", "1G"}, {"SHMEM_SYMMETRIC_SIZE", "32M"}}));
+  BOOST_REQUIRE(both.is_ok());
+  BOOST_TEST(both->size(Knob::HEAP_SIZE) == 32ull << 20);
+  BOOST_TEST(both->origin(Knob::HEAP_SIZE) == "SHMEM_SYMMETRIC_SIZE");
+  // "Any" value turns an OpenSHMEM switch on; a boolean word keeps its meaning; GASKET_ stays strict
+  auto any = Config::load(from({{"SHMEM_DEBUG", "verbose"}, {"SMA_INFO", "please"}}));
+  BOOST_REQUIRE(any.is_ok());
+  BOOST_TEST(any->boolean(Knob::SHMEM_DEBUG));
+  BOOST_TEST(any->boolean(Knob::SHMEM_INFO));
+  auto off = Config::load(from({{"SHMEM_DEBUG", "0"}}));
+  BOOST_REQUIRE(off.is_ok());
+  BOOST_TEST(!off->boolean(Knob::SHMEM_DEBUG));
+  BOOST_TEST(!Config::load(from({{"GASKET_SHMEM_DEBUG", "verbose"}})).is_ok());
+  auto gasket_name = Config::load(from({{"SMA_HEAP_SIZE", "1G"}}));  // no SMA_ name for GASKET_ knobs
+  BOOST_REQUIRE(gasket_name.is_ok());
+  BOOST_TEST(gasket_name->origin(Knob::HEAP_SIZE) == "default");
+}
+
 BOOST_AUTO_TEST_CASE(auto_size_is_taken_only_by_knobs_that_declare_it) {
   auto c = Config::load(from({{"GASKET_HEAP_SIZE", "auto"}, {"GASKET_MPI_ALLOC_MEM_POOL", "16M"}}));
   BOOST_REQUIRE(c.is_ok());

@@ -443,6 +443,15 @@ void shmem_set_lock(long* lock);
 int shmem_test_lock(long* lock);
 void shmem_clear_lock(long* lock);
 
+/* ---- cache management (deprecated since OpenSHMEM 1.3, still required): no effect on
+ * cache-coherent machines, accepted for programs written for SGI SHMEM ---- */
+void shmem_clear_cache_inv(void);
+void shmem_set_cache_inv(void);
+void shmem_clear_cache_line_inv(void* dest);
+void shmem_set_cache_line_inv(void* dest);
+void shmem_udcflush(void);
+void shmem_udcflush_line(void* dest);
+
 /* ---- collectives ---- */
 void shmem_barrier_all(void);
 void shmem_sync_all(void);
