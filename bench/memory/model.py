@@ -8,7 +8,7 @@ import sys
 KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
 
 # Defaults of the knobs involved (core/config/knobs.def).
-AM_SLOTS, AM_SLOT_BYTES, AM_GET_BOUNCE = 32, 256, 64 * KiB
+AM_SLOTS, AM_SLOT_BYTES, AM_GET_BOUNCE, AM_ZONES = 32, 256, 64 * KiB, 4
 MEMREG_BOUNCE = 64 * KiB
 MPI_SHM_EAGER_LIMIT, MPI_SHM_SLOTS, MPI_RNDV_BOUNCE, MPI_RNDV_ZONES = 32 * KiB, 16, 256 * KiB, 4
 MPI_HEADER, MPI_RTS_BODY = 24, 48  # sizeof(mpi::p2p::Header), sizeof(RtsBody) (mpi/p2p/wire.h)
@@ -19,9 +19,12 @@ def round_up(x, to):
 
 
 # Per peer, in this PE's own shared-memory files (sparse: resident only where written).
-INTERNAL_PER_PEER = 64 + AM_SLOTS * AM_SLOT_BYTES + 2 * AM_GET_BOUNCE  # MailboxLayout: credit word, ring, bounce + scatter zone
+INTERNAL_PER_PEER = 64 + AM_SLOTS * AM_SLOT_BYTES                      # MailboxLayout: credit line, ring
+INTERNAL_ZONES = 2 * AM_ZONES * AM_GET_BOUNCE                           # the pools of get and scatter zones (per PE)
+INTERNAL_PER_PEER_BEFORE = INTERNAL_PER_PEER + 2 * AM_GET_BOUNCE        # was: a get and a scatter zone per PE of the job
 BOUNCE_PER_PEER = 256 + 4 * MEMREG_BOUNCE                               # memreg::UserMemory channel: header + 4 stages
 FILES_PER_PEER = INTERNAL_PER_PEER + BOUNCE_PER_PEER
+FILES_PER_PEER_BEFORE = INTERNAL_PER_PEER_BEFORE + BOUNCE_PER_PEER
 # MPI's symmetric-heap blocks (mpi/p2p/engine.cc): a ring per PE of the node; the rendezvous
 # bounce zones, a pool of MPI_RNDV_ZONES (at most the other PEs) shared by all senders; a pid slot
 # per PE of the job.
@@ -46,7 +49,7 @@ TABLES_PER_PEER_BEFORE = 2.5 * KiB
 
 def per_pe(n, node, before, ucx, contacted, endpoint_cost):
     """Bytes per PE: (virtual files, MPI heap, resident)."""
-    files = n * FILES_PER_PEER
+    files = n * FILES_PER_PEER_BEFORE if before else n * FILES_PER_PEER + INTERNAL_ZONES
     heap = mpi_heap(n, node, before)
     if before:  # rings and zones for every PE of the job, all zeroed where the heap keeps its pages (ucx)
         resident = heap if ucx else 0
@@ -84,10 +87,12 @@ def model_heap_slope(rows, impl, before):
 
 
 def main():
-    print("structure sizes per peer: core files %s (internal %s + memreg bounce %s); MPI ring %s per node PE, "
-          "rendezvous zones %d x %s per PE (was one per peer), pid %d B per peer; tables %s (was %s)"
-          % (fmt(FILES_PER_PEER), fmt(INTERNAL_PER_PEER), fmt(BOUNCE_PER_PEER), fmt(MPI_RING), MPI_RNDV_ZONES,
-             fmt(MPI_RNDV_BOUNCE), MPI_PID, fmt(TABLES_PER_PEER), fmt(TABLES_PER_PEER_BEFORE)))
+    print("structure sizes per peer: core files %s (internal %s, was %s with a get and a scatter zone per peer, now "
+          "%d of each per PE; + memreg bounce %s); MPI ring %s per node PE, rendezvous zones %d x %s per PE (was one "
+          "per peer), pid %d B per peer; tables %s (was %s)"
+          % (fmt(FILES_PER_PEER), fmt(INTERNAL_PER_PEER), fmt(INTERNAL_PER_PEER_BEFORE), AM_ZONES,
+             fmt(BOUNCE_PER_PEER), fmt(MPI_RING), MPI_RNDV_ZONES, fmt(MPI_RNDV_BOUNCE), MPI_PID,
+             fmt(TABLES_PER_PEER), fmt(TABLES_PER_PEER_BEFORE)))
     endpoint_cost = 0.0
     if len(sys.argv) > 1:
         m, rows = measured_slopes(sys.argv[1])

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The heap every PE holds after MPI_Init grows by at most 0.90 KiB per added PE — MPICH 4.0.2's
+# pciddc-tcp's `registered` (the core's files) grows by at most 264.4 KiB per added PE; and
+# the heap every PE holds after MPI_Init grows by at most 0.90 KiB per added PE — MPICH 4.0.2's
 # figure on this machine (README.md, "Private memory and heap per added PE") — on the paths where
 # gasket's own tables indexed by PE are what grows: local, pciddc-shm and pciddc-tcp (whose link
 # once held a 64 KiB staging buffer per connection: the barrier's partners after MPI_Init, 16.6 KiB
@@ -10,13 +11,22 @@
 #   per_peer_heap_test.sh RUNNER LAUNCHER PROBE
 set -euo pipefail
 runner=$1 launcher=$2 probe=$3
-heap_after_init() {  # PEs path
-  "$runner" "$launcher" "$probe" "$1" "$2" -- "$2" 2>/dev/null | sed -nE 's/^MEMORY .*phase=init .* heap=([0-9.]+) .*/\1/p'
+after_init() {  # FIGURE PEs path
+  "$runner" "$launcher" "$probe" "$2" "$3" -- "$3" 2>/dev/null | sed -nE "s/^MEMORY .*phase=init .* $1=([0-9.]+) .*/\\1/p"
 }
 status=0
+# The core's files registered with the backend grow by the mailbox's credit line and ring (8.06
+# KiB) and memreg's channel (256.25 KiB) per added PE: at most 264.4 KiB (392.2 while the
+# emulation's get and scatter zones were one per PE of the job, not a pool).
+small=$(after_init registered 8 pciddc-tcp)
+large=$(after_init registered 32 pciddc-tcp)
+awk -v a="$small" -v b="$large" 'BEGIN {
+  s = (b - a) / 24
+  printf "pciddc-tcp: registered %.1f KiB per PE at 8 PEs, %.1f at 32: %.2f KiB per added PE (at most 264.4)\n", a, b, s
+  exit !(a != "" && b != "" && s <= 264.4) }' || status=1
 for path in local pciddc-shm pciddc-tcp; do
-  small=$(heap_after_init 8 "$path")
-  large=$(heap_after_init 32 "$path")
+  small=$(after_init heap 8 "$path")
+  large=$(after_init heap 32 "$path")
   if [ -z "$small" ] || [ -z "$large" ]; then
     echo "$path: memory_probe printed no heap figure (8 PEs: '$small', 32 PEs: '$large')" >&2
     status=1

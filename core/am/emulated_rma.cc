@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "core/am/cpu_atomic.h"
@@ -31,7 +32,9 @@ struct BlocksRequest {
 struct ScatterRequest {
   uint64_t cookie;
   uint32_t segment;
-  uint32_t half;  // of the sender's scatter zone: 0 or 1
+  uint32_t zone;  // the scatter zone the sender holds here
+  uint32_t half;  // of that zone: 0 or 1
+  uint32_t reserved;
   uint64_t offset;
   uint64_t stride;
   uint64_t block;
@@ -50,9 +53,19 @@ struct AtomicRequest {
 struct ServiceRequest {
   uint64_t cookie;
   uint32_t service;
-  uint32_t half;  // of the sender's scatter zone (the input) and of its bounce zone here (the answer)
+  uint32_t zone;  // the scatter zone the sender holds here (the input is in half `half`)
+  uint32_t half;
+  uint32_t reserved;
+  uint64_t answer_offset;  // in the sender's internal segment
   uint64_t in_bytes;
   uint64_t out_bytes;
+};
+struct ZoneClaimRequest {
+  uint64_t cookie;
+};
+struct ZoneRelease {
+  uint32_t zone;
+  uint32_t reserved;
 };
 struct Reply {
   uint64_t cookie;
@@ -97,8 +110,8 @@ EmulatedRma::EmulatedRma(MessageLayer& messages, backend::Backend& backend, cons
       layout_(layout),
       my_pe_(my_pe),
       wait_until_(std::move(wait_until)),
-      bounce_mutex_(new std::mutex[static_cast<size_t>(layout.n_pes)]),
-      scatter_mutex_(new std::mutex[static_cast<size_t>(layout.n_pes)]) {
+      free_get_zones_(layout.zones >= 64 ? ~uint64_t{0} : (uint64_t{1} << layout.zones) - 1),
+      zone_holder_(layout.zones, -1) {
   messages_.register_handler(kGetRequest, [this](int src, const void* p, size_t n) { serve_get(src, p, n); });
   messages_.register_handler(kBlocksRequest, [this](int src, const void* p, size_t n) { serve_blocks(src, p, n); });
   messages_.register_handler(kScatterRequest, [this](int src, const void* p, size_t n) { serve_scatter(src, p, n); });
@@ -112,6 +125,132 @@ EmulatedRma::EmulatedRma(MessageLayer& messages, backend::Backend& backend, cons
   messages_.register_handler(kScatterReply, reply);
   messages_.register_handler(kServiceRequest, [this](int src, const void* p, size_t n) { serve_service(src, p, n); });
   messages_.register_handler(kServiceReply, reply);
+  messages_.register_handler(kZoneClaim, [this](int src, const void* p, size_t n) { serve_zone_claim(src, p, n); });
+  messages_.register_handler(kZoneRelease, [this](int src, const void* p, size_t n) { serve_zone_release(src, p, n); });
+}
+
+// ---- zones ----
+
+class EmulatedRma::GetZone {
+ public:
+  explicit GetZone(EmulatedRma& rma) : rma_(rma), zone_(rma.claim_get_zone()) {}
+  ~GetZone() { rma_.release_get_zone(zone_); }
+  GetZone(const GetZone&) = delete;
+  GetZone& operator=(const GetZone&) = delete;
+  uint64_t offset() const { return rma_.layout_.get_zone_offset(zone_); }
+  char* landed() const { return rma_.internal_base_ + offset(); }
+
+ private:
+  EmulatedRma& rma_;
+  size_t zone_;
+};
+
+size_t EmulatedRma::claim_get_zone() {
+  size_t zone = 0;
+  auto claimed = [this, &zone] {
+    uint64_t free = free_get_zones_.load(std::memory_order_relaxed);
+    while (free != 0) {
+      zone = static_cast<size_t>(__builtin_ctzll(free));
+      if (free_get_zones_.compare_exchange_weak(free, free & ~(uint64_t{1} << zone), std::memory_order_acquire,
+                                                std::memory_order_relaxed)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  if (!claimed()) wait_until_(claimed);  // another thread's operation frees one as its reply arrives
+  return zone;
+}
+
+void EmulatedRma::release_get_zone(size_t zone) {
+  free_get_zones_.fetch_or(uint64_t{1} << zone, std::memory_order_release);
+}
+
+class EmulatedRma::ScatterZone {
+ public:
+  ScatterZone(EmulatedRma& rma, int pe) : rma_(rma), pe_(pe) {}
+  ~ScatterZone() {
+    if (!held_) return;
+    ZoneRelease release{zone_, 0};
+    Status st = rma_.messages_.send(pe_, kZoneRelease, &release, sizeof release);
+    if (!st.is_ok()) log::fatal("am: releasing scatter zone %u of PE %d failed: %s", zone_, pe_, st.message().c_str());
+  }
+  ScatterZone(const ScatterZone&) = delete;
+  ScatterZone& operator=(const ScatterZone&) = delete;
+  Status claim() {
+    Result<uint32_t> zone = rma_.claim_scatter_zone(pe_);
+    if (!zone.is_ok()) return zone.status();
+    zone_ = zone.value();
+    held_ = true;
+    return Status::ok();
+  }
+  uint32_t zone() const { return zone_; }
+  uint64_t offset() const { return rma_.layout_.scatter_zone_offset(zone_); }
+
+ private:
+  EmulatedRma& rma_;
+  int pe_;
+  uint32_t zone_ = 0;
+  bool held_ = false;
+};
+
+Result<uint32_t> EmulatedRma::claim_scatter_zone(int pe) {
+  Waiter w;
+  ZoneClaimRequest req{track(&w)};
+  Status st = messages_.send(pe, kZoneClaim, &req, sizeof req);
+  if (!st.is_ok()) return st;
+  wait(req.cookie, &w);
+  return static_cast<uint32_t>(w.value);
+}
+
+void EmulatedRma::grant_zone(int src_pe, uint64_t cookie, uint32_t zone) {
+  Reply reply{cookie, zone};
+  Status st = messages_.send(src_pe, kScatterReply, &reply, sizeof reply);
+  if (!st.is_ok()) log::fatal("am: granting scatter zone %u to PE %d failed: %s", zone, src_pe, st.message().c_str());
+}
+
+void EmulatedRma::serve_zone_claim(int src_pe, const void* payload, size_t len) {
+  const ZoneClaimRequest& req = decode<ZoneClaimRequest>(src_pe, payload, len, "a zone claim");
+  int zone = -1;
+  {
+    std::lock_guard<std::mutex> lock(zones_mutex_);
+    for (size_t z = 0; z < zone_holder_.size() && zone < 0; ++z) {
+      if (zone_holder_[z] < 0) {
+        zone_holder_[z] = src_pe;
+        zone = static_cast<int>(z);
+      }
+    }
+    if (zone < 0) zone_claims_.push_back(ZoneClaim{src_pe, req.cookie});  // granted at a release
+  }
+  if (zone >= 0) grant_zone(src_pe, req.cookie, static_cast<uint32_t>(zone));
+}
+
+void EmulatedRma::serve_zone_release(int src_pe, const void* payload, size_t len) {
+  const ZoneRelease& req = decode<ZoneRelease>(src_pe, payload, len, "a zone release");
+  ZoneClaim next{-1, 0};
+  {
+    std::lock_guard<std::mutex> lock(zones_mutex_);
+    if (req.zone >= zone_holder_.size() || zone_holder_[req.zone] != src_pe) {
+      log::fatal("am: PE %d released scatter zone %u of PE %d, which it does not hold (%zu zones)", src_pe, req.zone,
+                 my_pe_, zone_holder_.size());
+    }
+    zone_holder_[req.zone] = -1;
+    if (!zone_claims_.empty()) {
+      next = zone_claims_.front();
+      zone_claims_.pop_front();
+      zone_holder_[req.zone] = next.pe;
+    }
+  }
+  if (next.pe >= 0) grant_zone(next.pe, next.cookie, req.zone);
+}
+
+char* EmulatedRma::scatter_landing(int src_pe, uint32_t zone, uint32_t half, const char* what) {
+  std::lock_guard<std::mutex> lock(zones_mutex_);
+  if (zone >= zone_holder_.size() || zone_holder_[zone] != src_pe || half > 1) {
+    log::fatal("am: %s from PE %d names half %u of scatter zone %u of PE %d, which it does not hold (%zu zones)", what,
+               src_pe, half, zone, my_pe_, zone_holder_.size());
+  }
+  return internal_base_ + layout_.scatter_zone_offset(zone) + half * max_gathered_block();
 }
 
 void EmulatedRma::set_service(unsigned id, Service fn) {
@@ -148,24 +287,24 @@ void EmulatedRma::complete(int src_pe, uint64_t cookie, uint64_t value) {
 }
 
 Status EmulatedRma::get(int pe, void* dst, backend::RemoteAddress src, size_t len) {
-  // Straight into the destination when it is remotely writable here, else through the bounce zone.
+  // Straight into the destination when it is remotely writable here, else through a get zone.
   segments::Translation t = segments_.translate(dst, len);
   const bool direct = t.segment != nullptr && t.in_bounds;
-  std::unique_lock<std::mutex> zone(bounce_mutex_[pe], std::defer_lock);
-  if (!direct) zone.lock();
+  std::optional<GetZone> zone;
+  if (!direct) zone.emplace(*this);
   size_t piece = direct ? len : layout_.bounce_bytes;
   for (size_t done = 0; done < len;) {
     size_t n = len - done < piece ? len - done : piece;
     Waiter w;
     GetRequest req{track(&w), src.segment, direct ? t.segment->id : segments::kInternalSegment, src.offset + done,
-                   direct ? t.offset + done : layout_.bounce_offset(pe), n};
+                   direct ? t.offset + done : zone->offset(), n};
     Status st = messages_.send(pe, kGetRequest, &req, sizeof req);
     if (!st.is_ok()) return st;
     wait(req.cookie, &w);
     if (n <= kShortGetBytes) {  // the target answered with the bytes in the reply (serve_get)
       std::memcpy(static_cast<char*>(dst) + done, &w.value, n);
     } else if (!direct) {
-      std::memcpy(static_cast<char*>(dst) + done, internal_base_ + layout_.bounce_offset(pe), n);
+      std::memcpy(static_cast<char*>(dst) + done, zone->landed(), n);
     }
     done += n;
   }
@@ -188,8 +327,8 @@ Status EmulatedRma::get_blocks(int pe, void* dst, size_t dst_step, backend::Remo
     Waiter w;
     size_t first = 0, n = 0;
   } halves[2];
-  std::lock_guard<std::mutex> zone(bounce_mutex_[pe]);
-  const uint64_t zone_offset = layout_.bounce_offset(pe);
+  GetZone zone(*this);
+  const uint64_t zone_offset = zone.offset();
   size_t next = 0;  // the first block not yet requested
   auto request = [&](int h) {
     Request& r = halves[h];
@@ -244,8 +383,10 @@ Status EmulatedRma::put_blocks(int pe, backend::RemoteAddress dst, size_t dst_st
     Waiter w;
     bool in_flight = false;
   } halves[2];
-  std::lock_guard<std::mutex> zone(scatter_mutex_[pe]);
-  const uint64_t zone_offset = layout_.scatter_offset(my_pe_);
+  ScatterZone zone(*this, pe);
+  Status claimed = zone.claim();
+  if (!claimed.is_ok()) return claimed;
+  const uint64_t zone_offset = zone.offset();
   for (size_t first = 0, h = 0; first < count; h ^= 1) {
     Request& r = halves[h];
     if (r.in_flight) wait(0, &r.w);  // its blocks are scattered: the half is free again
@@ -257,8 +398,8 @@ Status EmulatedRma::put_blocks(int pe, backend::RemoteAddress dst, size_t dst_st
     if (!st.is_ok()) return st;
     r.w.done.store(false, std::memory_order_relaxed);
     r.in_flight = true;
-    ScatterRequest req{track(&r.w), dst.segment, static_cast<uint32_t>(h), dst.offset + first * dst_step, dst_step,
-                       block, n};
+    ScatterRequest req{track(&r.w), dst.segment, zone.zone(), static_cast<uint32_t>(h), 0, dst.offset + first * dst_step,
+                       dst_step, block, n};
     if (!(st = messages_.send(pe, kScatterRequest, &req, sizeof req)).is_ok()) return st;
     first += n;
   }
@@ -295,8 +436,12 @@ Status EmulatedRma::call_service(int pe, unsigned id, ServiceCall* calls, size_t
     size_t call = 0;
     bool in_flight = false;
   } halves[2];
-  std::scoped_lock zones(scatter_mutex_[pe], bounce_mutex_[pe]);
-  const uint64_t in_zone = layout_.scatter_offset(my_pe_), out_zone = layout_.bounce_offset(pe);
+  // This PE's get zone first, then the target's scatter zone (every operation in that order).
+  GetZone answers(*this);
+  ScatterZone inputs(*this, pe);
+  Status claimed = inputs.claim();
+  if (!claimed.is_ok()) return claimed;
+  const uint64_t in_zone = inputs.offset(), out_zone = answers.offset();
   bool failed = false;
   auto finish = [&](size_t h) {
     Request& r = halves[h];
@@ -320,7 +465,8 @@ Status EmulatedRma::call_service(int pe, unsigned id, ServiceCall* calls, size_t
     r.w.done.store(false, std::memory_order_relaxed);
     r.call = i;
     r.in_flight = true;
-    ServiceRequest req{track(&r.w), id, static_cast<uint32_t>(h), calls[i].in_len, calls[i].out_len};
+    ServiceRequest req{track(&r.w), id, inputs.zone(), static_cast<uint32_t>(h), 0, out_zone + h * half,
+                       calls[i].in_len, calls[i].out_len};
     if (!(st = messages_.send(pe, kServiceRequest, &req, sizeof req)).is_ok()) return st;
   }
   for (size_t h = 0; h < 2; ++h) finish(h);
@@ -381,13 +527,13 @@ void EmulatedRma::serve_scatter(int src_pe, const void* payload, size_t len) {
   const ScatterRequest& req = decode<ScatterRequest>(src_pe, payload, len, "a blocked put request");
   const uint64_t half = max_gathered_block();
   uint64_t span = 0, bytes = 0;
-  if (req.half > 1 || !block_shape(req.count, req.block, req.stride, half, &span, &bytes)) {
+  const char* landed = scatter_landing(src_pe, req.zone, req.half, "a blocked put request");
+  if (!block_shape(req.count, req.block, req.stride, half, &span, &bytes)) {
     log::fatal("am: blocked put request from PE %d has %llu blocks of %llu bytes at stride %llu in half %u of its zone",
                src_pe, static_cast<unsigned long long>(req.count), static_cast<unsigned long long>(req.block),
                static_cast<unsigned long long>(req.stride), req.half);
   }
   char* to = local_address(src_pe, req.segment, req.offset, span, "a blocked put request");
-  const char* landed = internal_base_ + layout_.scatter_offset(src_pe) + req.half * half;
   for (uint64_t i = 0; i < req.count; ++i) std::memcpy(to + i * req.stride, landed + i * req.block, req.block);
   Reply reply{req.cookie, 0};
   Status st = messages_.send(src_pe, kScatterReply, &reply, sizeof reply);
@@ -418,7 +564,7 @@ void EmulatedRma::serve_atomic(int src_pe, const void* payload, size_t len) {
 void EmulatedRma::serve_service(int src_pe, const void* payload, size_t len) {
   const ServiceRequest& req = decode<ServiceRequest>(src_pe, payload, len, "a service request");
   const uint64_t half = max_gathered_block();
-  if (req.half > 1 || req.in_bytes > half || req.out_bytes > half || req.service >= kServices) {
+  if (req.in_bytes > half || req.out_bytes > half || req.service >= kServices) {
     log::fatal("am: service request from PE %d names service %u with %llu input and %llu answer bytes in half %u "
                "of its zone (services below %u, at most %llu bytes)", src_pe, req.service,
                static_cast<unsigned long long>(req.in_bytes), static_cast<unsigned long long>(req.out_bytes), req.half,
@@ -430,13 +576,13 @@ void EmulatedRma::serve_service(int src_pe, const void* payload, size_t len) {
     service = services_[req.service];
   }
   if (!service) log::fatal("am: PE %d asked for service %u, which PE %d has not installed", src_pe, req.service, my_pe_);
-  const char* in = internal_base_ + layout_.scatter_offset(src_pe) + req.half * half;
+  const char* in = scatter_landing(src_pe, req.zone, req.half, "a service request");
   answer_.resize(std::max<size_t>(answer_.size(), req.out_bytes));
   Reply reply{req.cookie, service(src_pe, in, req.in_bytes, answer_.data(), req.out_bytes)};
   Status st = Status::ok();
   if (req.out_bytes > 0) {
     st = put_in_pieces(backend_, src_pe,
-                       backend::RemoteAddress{segments::kInternalSegment, layout_.bounce_offset(my_pe_) + req.half * half},
+                       backend::RemoteAddress{segments::kInternalSegment, req.answer_offset},
                        answer_.data(), req.out_bytes);
     if (st.is_ok()) st = backend_.fence();  // the answer lands before the reply that announces it
   }

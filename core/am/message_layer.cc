@@ -35,6 +35,11 @@ Result<MailboxLayout> MailboxLayout::from_config(const config::Config& cfg, int 
     return invalid_argument("gasket::init: GASKET_AM_GET_BOUNCE=" + std::to_string(l.bounce_bytes) +
                             " must be a multiple of 4K in 4K..64M");
   }
+  int64_t zones = cfg.integer(Knob::AM_ZONES);
+  if (zones < 1 || zones > 64) {
+    return invalid_argument("gasket::init: GASKET_AM_ZONES=" + std::to_string(zones) + " must be in 1..64");
+  }
+  l.zones = static_cast<size_t>(zones);
   return l;
 }
 

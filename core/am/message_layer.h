@@ -44,6 +44,7 @@ struct MailboxLayout {
   size_t slots = 32;        // per ring: the credits of one sender
   size_t slot_bytes = 256;  // header + payload
   size_t bounce_bytes = 64 << 10;
+  size_t zones = 4;          // of bounce_bytes, per kind: a pool, not one per PE of the job
   uint64_t base_offset = 0;  // of the region in the internal segment
 
   static Result<MailboxLayout> from_config(const config::Config& cfg, int n_pes, uint64_t base_offset);
@@ -52,14 +53,13 @@ struct MailboxLayout {
   uint64_t ring_offset(int sender) const {
     return base_offset + 64 * static_cast<uint64_t>(n_pes) + static_cast<uint64_t>(sender) * slots * slot_bytes;
   }
-  uint64_t bounce_offset(int target) const {
-    return ring_offset(n_pes) + static_cast<uint64_t>(target) * bounce_bytes;
-  }
-  // Where `sender`'s packed blocks land before this PE scatters them (EmulatedRma::put_blocks).
-  uint64_t scatter_offset(int sender) const {
-    return bounce_offset(n_pes) + static_cast<uint64_t>(sender) * bounce_bytes;
-  }
-  size_t bytes() const { return static_cast<size_t>(scatter_offset(n_pes) - base_offset); }
+  // Where the data of this PE's own emulated gets (and its service calls' answers) land: zone
+  // `zone` of its pool, claimed per operation (EmulatedRma::get).
+  uint64_t get_zone_offset(size_t zone) const { return ring_offset(n_pes) + zone * bounce_bytes; }
+  // Where a sender's packed blocks (or service input) land before this PE scatters them: zone
+  // `zone` of the pool its peers claim per operation (EmulatedRma::put_blocks).
+  uint64_t scatter_zone_offset(size_t zone) const { return get_zone_offset(zones) + zone * bounce_bytes; }
+  size_t bytes() const { return static_cast<size_t>(scatter_zone_offset(zones) - base_offset); }
 };
 
 class MessageLayer {
