@@ -386,7 +386,8 @@ Error allgather(Context& c, Guard& g, const void* sendbuf, MPI_Count sendcount, 
     if (sendbuf == MPI_IN_PLACE) {
       mine = slot;
     } else {
-      coll::copy_typed(*s, slot, mine);
+      // While the peers pull this rank's block out of the send buffer (nothing sends the slot).
+      coll::copy_typed(*s, slot, mine, /*alongside=*/true);
     }
   }
   coll::allgather(*s, s->peers(), mine, all, !inter);

@@ -7,8 +7,9 @@
 //    kLargeBytes on with commutative ops a ring reduce-scatter + ring allgather;
 //  - reduce_scatter: ring for commutative ops, else reduce + scatter;
 //  - scan/exscan: recursive doubling;
-//  - gather/scatter: linear at the root; allgather: every block to every peer in one round, from
-//    kLargeBytes on a ring; alltoall: one round, from kLargeBytes on pairwise rounds.
+//  - gather/scatter: linear at the root; allgather: every block to every peer in one round (below
+//    1 MiB blocks the receives pull alone), from kLargeBytes on a ring; alltoall: one round, from
+//    kLargeBytes on pairwise rounds.
 // Reductions work on packed data (datatype::pack's stream) in scratch buffers; the rest move
 // typed data straight between user buffers.
 #pragma once

@@ -610,6 +610,13 @@ class StagedBlocks {
   // Leaves `bytes` unstaged (a block no one reads from here), keeping the others' offsets.
   void skip(int64_t bytes) { staged_ += bytes; }
   void publish() { round_.publish(nullptr, 0); }
+  // Whether `rank` has published in this round, without waiting (the flag test of
+  // core/coll/cells.cc: its owner has reached this round, or a later set holds the slot).
+  bool published(int rank) const {
+    const uint64_t f = __atomic_load_n(&round_.cell(rank)->flag, __ATOMIC_ACQUIRE);
+    const auto owner_tag = static_cast<uint32_t>(f >> 32), tag = comm_.context;
+    return owner_tag > tag || (owner_tag == tag && (f & 0xffffffffu) >= (round_.seq() & 0xffffffffu));
+  }
   // `into` from `rank`'s staged bytes at byte `offset`.
   void receive(int rank, int64_t offset, const Typed& into) {
     if (rank != comm_.rank) round_.wait_one(rank);
@@ -638,18 +645,37 @@ void shm_staged_gather(Context& c, Guard& g, const comm::Communicator& comm, con
   comm.barrier_releaser = -1;
   const bool is_root = comm.rank == root;
   const int64_t block = one_block(mine, all, root);
-  StagedBlocks round(c, g, comm, /*writes_data=*/!is_root || mine != nullptr, block, block);
-  if (is_root) {
-    if (mine != nullptr) round.stage(*mine);  // into all[root] below, after the others
+  // The root's own block goes straight across when both its layouts are contiguous (one memcpy,
+  // not two through its buffer; the root then writes no data and skips step 1).
+  const Typed* own_slot = is_root && mine != nullptr ? &all[static_cast<size_t>(root)] : nullptr;
+  const bool own_across = own_slot != nullptr && mine->type->contiguous() && own_slot->type->contiguous();
+  StagedBlocks round(c, g, comm, /*writes_data=*/!is_root || (mine != nullptr && !own_across), block, block);
+  if (!is_root) {
+    round.stage(*mine);
     round.publish();
-    for (int j = 1; j <= comm.size(); ++j) {
-      int q = (root + j) % comm.size();
-      if (q != root || mine != nullptr) round.receive(q, 0, all[static_cast<size_t>(q)]);
-    }
     return;
   }
-  round.stage(*mine);
+  if (own_slot != nullptr && !own_across) round.stage(*mine);
   round.publish();
+  if (own_slot != nullptr) {
+    if (!own_across) {
+      round.receive(root, 0, *own_slot);
+    } else if (block > 0) {
+      std::memcpy(static_cast<char*>(own_slot->buf) + own_slot->type->true_lb,
+                  static_cast<const char*>(mine->buf) + mine->type->true_lb, static_cast<size_t>(block));
+    }
+  }
+  // The others' blocks in the order they come in: every block already published is copied out;
+  // with none in, the root waits (and maybe sleeps) for the last one missing, so that the others
+  // are likely in when it wakes: one wake-up for all of them, not one per sender.
+  std::vector<int> missing;
+  for (int j = 1; j < comm.size(); ++j) missing.push_back((root + j) % comm.size());
+  while (!missing.empty()) {
+    auto ready = std::stable_partition(missing.begin(), missing.end(), [&](int q) { return !round.published(q); });
+    if (ready == missing.end()) --ready;  // none in: wait for the last one missing
+    for (auto q = ready; q != missing.end(); ++q) round.receive(*q, 0, all[static_cast<size_t>(*q)]);
+    missing.erase(ready, missing.end());
+  }
 }
 
 void shm_staged_scatter(Context& c, Guard& g, const comm::Communicator& comm, const std::vector<Typed>& all,

@@ -84,6 +84,8 @@ void shm_staged_allreduce(Context& c, Guard& g, const comm::Communicator& comm, 
 // a cell's 2 KiB: the same answer on every member. `mine` null: MPI_IN_PLACE (at the root of gather/scatter; allgather: the block is
 // already in all[rank]); an alltoall's `to` empty: in place (the blocks are staged before any
 // is read, so `from` may be the send buffer). `all` of gather/scatter: the root's blocks only.
+// A gather's root copies its own block across (both layouts contiguous) and the others' blocks in
+// the order they come in, waiting for the last one missing when none is in.
 bool shm_blocks_apply(Context& c, const comm::Communicator& comm, int64_t staged_bytes);
 void shm_staged_gather(Context& c, Guard& g, const comm::Communicator& comm, const Typed* mine,
                        const std::vector<Typed>& all, int root);

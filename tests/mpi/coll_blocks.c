@@ -12,8 +12,8 @@
  *  - MPI_Reduce of a non-commutative op on 24-byte elements at every root, in place and not, from
  *    2 KiB to past 4 MiB (at 2 ranks the pipelined pair reduce from 4 KiB);
  *  - a receive type of a different layout with the same signature (strided ints received from
- *    contiguous ones by an alltoall; scatters around 32 KiB blocks with either side strided): the
- *    gaps must stay untouched;
+ *    contiguous ones by an alltoall; scatters around 32 KiB blocks and gathers of 400 B, 8 KiB + 4
+ *    and 64 KiB blocks with either side strided): the gaps must stay untouched;
  *  - on MPI_COMM_WORLD and on a split communicator whose rank order reverses the world's.
  * The same-node staged path serves the local path, the schedules the backend paths. */
 #include <stdint.h>
@@ -139,6 +139,41 @@ static void strided_scatter(MPI_Comm comm, int round, int ints, int strided_root
     for (int i = 0; i < 2 * ints * n; ++i) {
       if (strided_root && i % 2 == 1) CHECK_EQ(sent[i], -7);
     }
+  }
+  free(got);
+  free(sent);
+  MPI_OK(MPI_Type_free(&strided));
+}
+
+/* MPI_Gather of `ints` ints per rank to a rotating root (in place at the root every other round),
+ * the senders' block and the root's blocks each contiguous or every other int (`strided_senders`,
+ * `strided_root`): the root's own block is copied across, or packed and unpacked when a layout is
+ * strided; the gaps keep their sentinel. */
+static void strided_gather(MPI_Comm comm, int round, int ints, int strided_senders, int strided_root) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  MPI_Datatype strided = every_other_int(ints);
+  int root = round % n, in_place = rank == root && round % 2 == 1;
+  int* sent = malloc(sizeof(int) * (size_t)(2 * ints));
+  int* got = malloc(sizeof(int) * (size_t)(2 * ints * n));
+  int gap = strided_senders ? 2 : 1, step = strided_root ? 2 : 1;
+  for (int i = 0; i < 2 * ints; ++i) sent[i] = -7;
+  for (int i = 0; i < 2 * ints * n; ++i) got[i] = -7;
+  for (int i = 0; i < ints; ++i) sent[i * gap] = rank * 100000 + i + round;
+  if (in_place) {
+    for (int i = 0; i < ints; ++i) got[(root * ints + i) * step] = root * 100000 + i + round;
+  }
+  MPI_OK(MPI_Gather(in_place ? MPI_IN_PLACE : sent, strided_senders ? 1 : ints, strided_senders ? strided : MPI_INT,
+                    got, strided_root ? 1 : ints, strided_root ? strided : MPI_INT, root, comm));
+  if (rank == root) {
+    for (int s = 0; s < n; ++s) {
+      for (int i = 0; i < ints; ++i) {
+        CHECK_EQ(got[(s * ints + i) * step], s * 100000 + i + round);
+        if (strided_root) CHECK_EQ(got[(s * ints + i) * step + 1], -7);
+      }
+    }
+    if (!strided_root) CHECK_EQ(got[n * ints], -7);
   }
   free(got);
   free(sent);
@@ -304,6 +339,12 @@ static void run_all(MPI_Comm comm) {
   const int scatter_ints[] = {(32 << 10) / 4 - 1, (32 << 10) / 4, (64 << 10) / 4 + 1};
   for (size_t k = 0; k < sizeof scatter_ints / sizeof scatter_ints[0]; ++k) {
     for (int round = 0; round < 2 * n; ++round) strided_scatter(comm, round, scatter_ints[k], round % 4 >= 2, round % 3 == 1);
+  }
+  /* gather blocks in a cell, past it, and of 64 KiB (staged at 3 ranks and more), either side
+   * contiguous or strided (the root's own block across or packed) */
+  const int gather_ints[] = {100, 2049, (64 << 10) / 4};
+  for (size_t k = 0; k < sizeof gather_ints / sizeof gather_ints[0]; ++k) {
+    for (int round = 0; round < 2 * n; ++round) strided_gather(comm, round, gather_ints[k], round % 4 >= 2, round % 3 == 1);
   }
   MPI_Op affine;
   MPI_Datatype affine_type;
