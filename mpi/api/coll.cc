@@ -591,7 +591,7 @@ Error reduce_scatter(Context& c, Guard& g, const void* sendbuf, void* recvbuf, l
                     *comm, call);
   }
   if (!e.is_ok()) return e;
-  if (form.blocking() && r.type->contiguous() && coll::shm_blocks_apply(c, *comm, r.bytes(total))) {
+  if (form.blocking() && r.type->contiguous() && coll::shm_reduce_scatter_applies(c, *comm, r.bytes(total))) {
     const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     coll::shm_staged_reduce(c, g, *comm, static_cast<const char*>(in) + r.type->true_lb,
                             static_cast<char*>(recvbuf) + r.type->true_lb, total, parts, op, type, *r.type, -1);

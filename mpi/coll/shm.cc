@@ -565,8 +565,12 @@ bool shm_blocks_apply(Context& c, const comm::Communicator& comm, int64_t staged
   // once, where here it waits out the sender's copy into its buffer and, on a loaded machine, naps
   // through it (scatter 64 KiB timed alone after a barrier: 27-132 µs staged, 4.4-5.7 the schedules).
   if (comm.size() == 2 && staged_bytes > static_cast<int64_t>(CollectiveArea::kCellBytes)) return false;
-  return !comm.is_inter() && staged_bytes <= static_cast<int64_t>(StagingArea::kBufferBytes) &&
-         c.coll_staged_bytes() > 0 && comm.size() > 1 && c.staging().serves(comm.coll_slot) && shm_applies(c, comm, 0);
+  return shm_reduce_scatter_applies(c, comm, staged_bytes);
+}
+
+bool shm_reduce_scatter_applies(Context& c, const comm::Communicator& comm, int64_t bytes) {
+  return !comm.is_inter() && bytes <= static_cast<int64_t>(StagingArea::kBufferBytes) && c.coll_staged_bytes() > 0 &&
+         comm.size() > 1 && c.staging().serves(comm.coll_slot) && shm_applies(c, comm, 0);
 }
 
 namespace {
@@ -799,12 +803,7 @@ void shm_staged_reduce(Context& c, Guard& g, const comm::Communicator& comm, con
   CellRound round(set_of(comm), slot_of(c, comm), w.wait);
   const int n = comm.size(), me = comm.rank;
   const int64_t elem = type.size;
-  if (count > 0) std::memcpy(staged_at(c, comm, round, me, count * elem), in, static_cast<size_t>(count * elem));
-  round.publish(nullptr, 0);
   // My part: the whole vector at the root of a reduce, part `me` of a reduce_scatter.
-  // A member with nothing to receive (a non-root of a reduce, a zero part of a reduce_scatter)
-  // leaves at once: its buffer is rewritten only once the readers have entered a later round
-  // (step 1).
   int64_t first = 0, mine = count;
   if (!parts.empty()) {
     for (int q = 0; q < me; ++q) first += parts[static_cast<size_t>(q)];
@@ -812,13 +811,32 @@ void shm_staged_reduce(Context& c, Guard& g, const comm::Communicator& comm, con
   } else if (me != root) {
     mine = 0;
   }
+  // Only I read my part of my input: it stays unstaged, read where it is, unless `out` overlaps
+  // it (MPI_IN_PLACE), which the combine below starts writing before it reads my part.
+  const char* my_input = static_cast<const char*>(in) + first * elem;
+  const auto bytes = static_cast<size_t>(mine * elem);
+  const bool mine_in_place = mine > 0 && my_input < static_cast<const char*>(out) + bytes &&
+                             static_cast<const char*>(out) < my_input + bytes;
+  char* staging = staged_at(c, comm, round, me, count * elem);
+  if (mine == 0 || mine_in_place) {
+    if (count > 0) std::memcpy(staging, in, static_cast<size_t>(count * elem));
+  } else {
+    const int64_t after = first + mine;
+    std::memcpy(staging, in, static_cast<size_t>(first * elem));
+    std::memcpy(staging + after * elem, my_input + bytes, static_cast<size_t>((count - after) * elem));
+  }
+  round.publish(nullptr, 0);
+  // A member with nothing to receive (a non-root of a reduce, a zero part of a reduce_scatter)
+  // leaves at once: its buffer is rewritten only once the readers have entered a later round
+  // (step 1).
   if (mine == 0) return;
   round.wait_all();
-  const auto bytes = static_cast<size_t>(mine * elem);
-  auto staged = [&](int r) { return staged_at(c, comm, round, r, count * elem) + first * elem; };
-  std::memcpy(out, staged(n - 1), bytes);
+  auto part = [&](int r) {
+    return r == me && !mine_in_place ? my_input : staged_at(c, comm, round, r, count * elem) + first * elem;
+  };
+  std::memcpy(out, part(n - 1), bytes);
   const op::Combiner combine(c.ops(), op, type_handle, type);
-  for (int r = n - 2; r >= 0; --r) combine(staged(r), out, mine);
+  for (int r = n - 2; r >= 0; --r) combine(part(r), out, mine);
 }
 
 }  // namespace gasket::mpi::coll

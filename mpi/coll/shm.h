@@ -109,11 +109,15 @@ void shm_pulled_scatter(Context& c, Guard& g, const comm::Communicator& comm, co
 
 // Blocking MPI_Reduce (past the cells' 2 KiB) and MPI_Reduce_scatter(_block) of contiguous data
 // on the same node, one staged round: every member copies its input (`count` elements, at most a
-// buffer: shm_blocks_apply on count * type.size) into its buffer and publishes; the member that
-// owns part q (the root, or rank q of a reduce_scatter: `parts` elements each) combines it out of
-// every staged input in rank order, x0 op (x1 op ... x_{n-1}) (non-commutative ops too), into
-// `out`. `in` may equal `out` (staged before anything is written). `parts` empty: a reduce to
-// `root`.
+// buffer: shm_blocks_apply on count * type.size for a reduce, shm_reduce_scatter_applies for a
+// reduce_scatter) into its buffer, all but its own part, and publishes; the member that owns part
+// q (the root, or rank q of a reduce_scatter: `parts` elements each) combines it out of every
+// other staged input and its own input in rank order, x0 op (x1 op ... x_{n-1}) (non-commutative
+// ops too), into `out`. `in` may equal `out` (then its own part is staged too, before anything is
+// written). `parts` empty: a reduce to `root`.
+// shm_reduce_scatter_applies: the communicators shm_blocks_apply serves, at 2 members too past a
+// cell (both members stage and both combine: neither waits out a one-way copy).
+bool shm_reduce_scatter_applies(Context& c, const comm::Communicator& comm, int64_t bytes);
 void shm_staged_reduce(Context& c, Guard& g, const comm::Communicator& comm, const void* in, void* out, int64_t count,
                        const std::vector<int64_t>& parts, MPI_Op op, int type_handle, const datatype::Datatype& type,
                        int root);

@@ -264,8 +264,9 @@ static void tallied_reduce(MPI_Comm comm, int round, int count, MPI_Op op, MPI_D
 static int int_of(int rank, int round, int64_t i) { return rank * 1000 + round * 17 + (int)(i % 1000) - 500; }
 
 /* `count` elements: MPI_Reduce at a rotating root (in place every other round), MPI_Reduce_scatter
- * with uneven parts (rank q gets count * (q + 1) / total-weight, the rest to the last) and
- * MPI_Reduce_scatter_block (in place every other round). */
+ * with uneven parts (rank q gets count * (q + 1) / total-weight, the rest to the last; in place
+ * every other round, where a rank's own part of the input overlaps its result or lies past it)
+ * and MPI_Reduce_scatter_block (in place every other round). */
 static void reductions(MPI_Comm comm, int round, int count, MPI_Op affine, MPI_Datatype affine_type) {
   int rank, n;
   MPI_Comm_rank(comm, &rank);
@@ -290,8 +291,8 @@ static void reductions(MPI_Comm comm, int round, int count, MPI_Op affine, MPI_D
     given += counts[q];
   }
   for (int q = 0; q < rank; ++q) first += counts[q];
-  for (int64_t i = 0; i < count; ++i) in[i] = int_of(rank, round, i);
-  MPI_OK(MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, comm));
+  for (int64_t i = 0; i < count; ++i) (in_place ? out : in)[i] = int_of(rank, round, i);
+  MPI_OK(MPI_Reduce_scatter(in_place ? MPI_IN_PLACE : in, out, counts, MPI_INT, MPI_SUM, comm));
   for (int64_t i = 0; i < counts[rank]; ++i) {
     long long sum = 0;
     for (int r = 0; r < n; ++r) sum += int_of(r, round, first + i);

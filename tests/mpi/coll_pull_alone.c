@@ -5,8 +5,8 @@
  * root copied half of every receiver's block one after the other while they waited for it.
  *  - scatter from every root, the root in place every other round; alltoall in place and not;
  *  - odd block sizes (an element of 3 bytes), so the halves a split would make are uneven;
- *  - the same on a rank-reversed split communicator, and the non-blocking forms (the same
- *    schedules, their receives pulled alone too).
+ *  - the same on a rank-reversed split communicator, the non-blocking forms (the same
+ *    schedules, their receives pulled alone too) and a persistent alltoall started twice.
  * The backend paths move no same-node rendezvous by kernel copy (no split either): the data checks
  * hold there as well. */
 #include <stdint.h>
@@ -68,6 +68,30 @@ static void run_round(MPI_Comm comm, int round, int elems, MPI_Datatype triple, 
   for (int s = 0; s < n; ++s) expect(recv + s * block, s, rank, round, block, "MPI_Alltoall");
 }
 
+/* A persistent MPI_Alltoall of `elems` triples, started twice with new data each time: each
+ * start's blocks complete within that start (a schedule whose sends are awaited only at its end
+ * is at rest again when MPI_Wait returns, and MPI_Start runs it anew). */
+static void persistent_alltoall(MPI_Comm comm, int elems, MPI_Datatype triple, unsigned char* send,
+                                unsigned char* recv) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  const int64_t block = 3 * (int64_t)elems;
+  MPI_Request req;
+  MPI_OK(MPI_Alltoall_init(send, elems, triple, recv, elems, triple, comm, MPI_INFO_NULL, &req));
+  for (int start = 0; start < 2; ++start) {
+    const int round = 10 + start;
+    for (int d = 0; d < n; ++d) fill(send + d * block, rank, d, round, block);
+    memset(recv, 0xee, (size_t)(block * n));
+    unsigned long long before = splits();
+    MPI_OK(MPI_Start(&req));
+    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_EQ(splits(), before);
+    for (int s = 0; s < n; ++s) expect(recv + s * block, s, rank, round, block, "MPI_Alltoall_init");
+  }
+  MPI_OK(MPI_Request_free(&req));
+}
+
 static void run_all(MPI_Comm comm, MPI_Datatype triple) {
   int n;
   MPI_Comm_size(comm, &n);
@@ -78,6 +102,7 @@ static void run_all(MPI_Comm comm, MPI_Datatype triple) {
   CHECK(send != NULL && recv != NULL);
   for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
     for (int round = 0; round < 4; ++round) run_round(comm, round, sizes[k], triple, round >= 2, send, recv);
+    persistent_alltoall(comm, sizes[k], triple, send, recv);
   }
   free(recv);
   free(send);
