@@ -361,9 +361,10 @@ class Engine {
   std::list<Unexpected> unexpected_;
   size_t unexpected_bytes_ = 0;
   // Queue nodes of messages already matched, kept with their data's capacity: an unexpected
-  // message costs no allocation once the queue has been that long (kept only up to these bounds).
+  // message costs no allocation once the queue has been that long (kept only up to these bounds:
+  // a burst, such as an all-to-all's messages from every peer, leaves at most 16 nodes behind).
   std::list<Unexpected> spare_unexpected_;
-  static constexpr size_t kSpareUnexpected = 1024;
+  static constexpr size_t kSpareUnexpected = 16;
   static constexpr size_t kSpareUnexpectedData = 4096;
   // A reset entry at the end of the unexpected queue (a spare node when there is one).
   Unexpected& queue_unexpected();

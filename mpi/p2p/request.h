@@ -147,6 +147,12 @@ class RequestPool {
       int h = r->handle;
       static_cast<RequestState&>(*r) = RequestState{};
       r->handle = h;
+    } else if (!empty_slots_.empty()) {  // a slot whose request was freed: its handle again
+      size_t i = empty_slots_.back();
+      empty_slots_.pop_back();
+      all_[i] = std::make_unique<Request>();
+      r = all_[i].get();
+      r->handle = handle_of(HandleKind::kRequest, i + 1);
     } else {
       all_.push_back(std::make_unique<Request>());
       r = all_.back().get();
@@ -165,7 +171,13 @@ class RequestPool {
         r->staging.capacity() > 0) {
       drop_extras(r);
     }
-    free_.push_back(r);
+    if (free_.size() < kSpareRequests) {
+      free_.push_back(r);
+    } else {  // beyond the spares: freed, its slot kept for the next request that needs one
+      size_t i = slot_of(HandleKind::kRequest, r->handle) - 1;
+      all_[i].reset();
+      empty_slots_.push_back(static_cast<uint32_t>(i));
+    }
   }
   // The live request behind a handle / wire id, or null.
   Request* find(int64_t handle) const {
@@ -173,7 +185,7 @@ class RequestPool {
     size_t slot = slot_of(HandleKind::kRequest, static_cast<int>(handle));
     if (slot == 0 || slot > all_.size()) return nullptr;
     Request* r = all_[slot - 1].get();
-    return r->live ? r : nullptr;
+    return r != nullptr && r->live ? r : nullptr;
   }
   // The request a user's handle (not MPI_REQUEST_NULL) names: a live one the user still owns,
   // the built-in completed send for kCompletedSend, else null.
@@ -192,8 +204,13 @@ class RequestPool {
     r->operation_error = Error::ok();
     std::vector<char>().swap(r->staging);
   }
+  // Every request by slot (null: freed), the released ones kept for reuse, and the slots freed.
+  // At most kSpareRequests are kept: a burst of requests (an all-to-all posts two per peer) leaves
+  // 12 bytes per slot behind, not a whole request (~360 bytes) per peer of the burst.
+  static constexpr size_t kSpareRequests = 16;
   std::vector<std::unique_ptr<Request>> all_;
   std::vector<Request*> free_;
+  std::vector<uint32_t> empty_slots_;
   // Behind kCompletedSend: a plain send, complete, never released, cancelled or changed (its
   // status: MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0 bytes, not cancelled).
   Request completed_send_;
