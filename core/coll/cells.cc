@@ -148,6 +148,8 @@ void CellRound::wait_all() {
   all_entered();
 }
 
+bool CellRound::published(int rank) const { return reached(cells_[rank], tag_, seq_); }
+
 // Polls the flag (progress every 16th poll: other traffic needs it rarely, and it costs more than
 // the flag; and after every sleep). When processes outnumber cores, a yield-based wait keeps handing the core back to
 // pollers, so after a few polls the waiter sleeps on the flag's futex and publish() wakes it;

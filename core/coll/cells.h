@@ -167,6 +167,8 @@ class CellRound {
   // Step 3: every other mapped member has published / `rank` has.
   void wait_all();
   void wait_one(int rank) { wait_for(cells_[rank], seq_); }
+  // Whether `rank` has published in this collective, without waiting (a mapped member's cell).
+  bool published(int rank) const;
   // The caller knows that every member has entered this collective (the flag of a member that
   // publishes only once all have): step 1 of the next one is done.
   void all_entered() {

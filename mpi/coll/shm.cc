@@ -614,13 +614,8 @@ class StagedBlocks {
   // Leaves `bytes` unstaged (a block no one reads from here), keeping the others' offsets.
   void skip(int64_t bytes) { staged_ += bytes; }
   void publish() { round_.publish(nullptr, 0); }
-  // Whether `rank` has published in this round, without waiting (the flag test of
-  // core/coll/cells.cc: its owner has reached this round, or a later set holds the slot).
-  bool published(int rank) const {
-    const uint64_t f = __atomic_load_n(&round_.cell(rank)->flag, __ATOMIC_ACQUIRE);
-    const auto owner_tag = static_cast<uint32_t>(f >> 32), tag = comm_.context;
-    return owner_tag > tag || (owner_tag == tag && (f & 0xffffffffu) >= (round_.seq() & 0xffffffffu));
-  }
+  // Whether `rank` has published in this round, without waiting.
+  bool published(int rank) const { return round_.published(rank); }
   // `into` from `rank`'s staged bytes at byte `offset`.
   void receive(int rank, int64_t offset, const Typed& into) {
     if (rank != comm_.rank) round_.wait_one(rank);
