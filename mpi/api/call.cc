@@ -85,8 +85,10 @@ void fill_status(MPI_Status* status, int source, int tag, int64_t bytes, bool ca
   status->gasket_bytes = bytes;
 }
 
-void empty_status(MPI_Status* status) {
-  fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, false);
+void empty_status(MPI_Status* status) { fill_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, false); }
+
+void empty_status_queried(MPI_Status* status) {
+  empty_status(status);
   if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = MPI_SUCCESS;
 }
 

@@ -103,8 +103,12 @@ int name_of_null(const char* call, const char* null_name, char* name, int* resul
 // 3.2.5: only a call returning several statuses sets it, and only when it returns
 // MPI_ERR_IN_STATUS: set_errors_in_status).
 void fill_status(MPI_Status* status, int source, int tag, int64_t bytes, bool cancelled);
-// What a null or inactive request reports: the empty status of MPI 4.1 section 3.7.3, whose
-// error field is MPI_SUCCESS (the one status a single-completion call writes MPI_ERROR of).
+// What a null or inactive request reports: the empty status of MPI 4.1 section 3.7.3 but its
+// error field, which completion calls leave as the caller's (3.2.5: only a call returning several
+// statuses writes it, and only when it returns MPI_ERR_IN_STATUS).
 void empty_status(MPI_Status* status);
+// The whole empty status, error MPI_SUCCESS: what MPI_Request_get_status and
+// MPI_Request_get_status_any report when no request is active (a query of one status).
+void empty_status_queried(MPI_Status* status);
 
 }  // namespace gasket::mpi::api

@@ -659,6 +659,11 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     Request* r;
     Error e = api::lookup_request(c, request, "MPI_Request_get_status", &r);
     if (!e.is_ok()) return e;
+    if (api::inactive(r)) {
+      api::empty_status_queried(status);
+      *flag = 1;
+      return Error::ok();
+    }
     c.engine().progress();
     *flag = api::peek(r, status) ? 1 : 0;
     return Error::ok();

@@ -108,7 +108,7 @@ int PMPI_Request_get_status_any(int count, const MPI_Request requests[], int* in
     *index = MPI_UNDEFINED;
     // No active request at all: flag true, index MPI_UNDEFINED and an empty status.
     *flag = any_active ? 0 : 1;
-    if (!any_active) api::empty_status(status);
+    if (!any_active) api::empty_status_queried(status);
     return Error::ok();
   });
 }

@@ -1,10 +1,13 @@
 /* The empty status (MPI 4.1 section 3.7.3): a null or inactive request completes at once with
- * source MPI_ANY_SOURCE, tag MPI_ANY_TAG, error MPI_SUCCESS, a count of 0 and not cancelled.
+ * source MPI_ANY_SOURCE, tag MPI_ANY_TAG, a count of 0 and not cancelled. Its error field: the
+ * completion calls leave MPI_ERROR as the caller's (section 3.2.5: only a call returning several
+ * statuses writes it, when it returns MPI_ERR_IN_STATUS); MPI_Request_get_status and
+ * MPI_Request_get_status_any, which query one status, report the whole empty status, MPI_SUCCESS.
  * Every completion call that can meet one is checked with statuses filled with junk first:
- * MPI_Wait, MPI_Test, MPI_Request_get_status, MPI_Waitany / MPI_Testany over null requests
- * only, MPI_Waitall / MPI_Testall mixing null, inactive and active requests; on a null request
- * and on inactive persistent sends and receives (before their first start and after a
- * completed one). */
+ * MPI_Wait, MPI_Test, MPI_Request_get_status, MPI_Waitany / MPI_Testany /
+ * MPI_Request_get_status_any over null requests only, MPI_Waitall / MPI_Testall mixing null,
+ * inactive and active requests; on a null request and on inactive persistent sends and receives
+ * (before their first start and after a completed one). */
 #include <string.h>
 
 #include "../check.h"
@@ -15,11 +18,17 @@ static int rank, size;
 
 static void junk(MPI_Status* st, int n) { memset(st, JUNK, sizeof(MPI_Status) * (size_t)n); }
 
-static void check_empty(const MPI_Status* st) {
+/* `error`: what MPI_ERROR must hold (MPI_SUCCESS, or the junk the caller left: UNTOUCHED). */
+static int untouched(void) {
+  int v;
+  memset(&v, JUNK, sizeof v);
+  return v;
+}
+static void check_empty(const MPI_Status* st, int error) {
   int count = -1, cancelled = -1;
   CHECK_EQ(st->MPI_SOURCE, MPI_ANY_SOURCE);
   CHECK_EQ(st->MPI_TAG, MPI_ANY_TAG);
-  CHECK_EQ(st->MPI_ERROR, MPI_SUCCESS);
+  CHECK_EQ(st->MPI_ERROR, error);
   MPI_OK(MPI_Get_count(st, MPI_INT, &count));
   CHECK_EQ(count, 0);
   MPI_OK(MPI_Test_cancelled(st, &cancelled));
@@ -33,17 +42,17 @@ static void check_single(MPI_Request* req) {
   MPI_Request before = *req;
   junk(&st, 1);
   MPI_OK(MPI_Wait(req, &st));
-  check_empty(&st);
+  check_empty(&st, untouched());
   CHECK(*req == before); /* an inactive persistent request stays allocated */
   junk(&st, 1);
   MPI_OK(MPI_Test(req, &flag, &st));
   CHECK_EQ(flag, 1);
-  check_empty(&st);
+  check_empty(&st, untouched());
   junk(&st, 1);
   flag = -1;
   MPI_OK(MPI_Request_get_status(*req, &flag, &st));
   CHECK_EQ(flag, 1);
-  check_empty(&st);
+  check_empty(&st, MPI_SUCCESS);
 }
 
 static void check_any(void) {
@@ -53,17 +62,25 @@ static void check_any(void) {
   junk(&st, 1);
   MPI_OK(MPI_Waitany(3, reqs, &index, &st));
   CHECK_EQ(index, MPI_UNDEFINED);
-  check_empty(&st);
+  check_empty(&st, untouched());
   junk(&st, 1);
   index = -7;
   MPI_OK(MPI_Testany(3, reqs, &index, &flag, &st));
   CHECK_EQ(flag, 1);
   CHECK_EQ(index, MPI_UNDEFINED);
-  check_empty(&st);
+  check_empty(&st, untouched());
+  junk(&st, 1);
+  index = -7;
+  flag = -1;
+  MPI_OK(MPI_Request_get_status_any(3, reqs, &index, &flag, &st));
+  CHECK_EQ(flag, 1);
+  CHECK_EQ(index, MPI_UNDEFINED);
+  check_empty(&st, MPI_SUCCESS);
 }
 
 /* Waitall / Testall: a null request, an inactive persistent receive and an active exchange with
- * the neighbour; the first two statuses are empty, the third reports the message. */
+ * the neighbour; the first two statuses are empty, the third reports the message; no MPI_ERROR
+ * is written (no MPI_ERR_IN_STATUS). */
 static void check_all(int use_test) {
   int peer = (rank + 1) % size, from = (rank + size - 1) % size;
   int out = 100 + rank, in = -1, unused = 0;
@@ -80,8 +97,9 @@ static void check_all(int use_test) {
   } else {
     MPI_OK(MPI_Waitall(4, reqs, st));
   }
-  check_empty(&st[0]);
-  check_empty(&st[1]);
+  check_empty(&st[0], untouched());
+  check_empty(&st[1], untouched());
+  CHECK_EQ(st[2].MPI_ERROR, untouched());
   CHECK_EQ(st[2].MPI_SOURCE, from);
   CHECK_EQ(st[2].MPI_TAG, 8);
   CHECK_EQ(in, 100 + from);
