@@ -560,17 +560,27 @@ void shm_pair_reduce(Context& c, Guard& g, const comm::Communicator& comm, const
 
 // ---- blocks staged in one round (gather, scatter, allgather, alltoall) ----
 
+namespace {
+
+// One round through the staging buffers serves `comm` for `bytes` staged per member: an
+// intracommunicator of 2 or more members on this node whose slot has staging buffers.
+bool staging_holds(Context& c, const comm::Communicator& comm, int64_t bytes) {
+  return !comm.is_inter() && bytes <= static_cast<int64_t>(StagingArea::kBufferBytes) && c.coll_staged_bytes() > 0 &&
+         comm.size() > 1 && c.staging().serves(comm.coll_slot) && shm_applies(c, comm, 0);
+}
+
+}  // namespace
+
 bool shm_blocks_apply(Context& c, const comm::Communicator& comm, int64_t staged_bytes) {
   // Two ranks past a cell's worth take the schedules: their rendezvous lets the receiver pull at
   // once, where here it waits out the sender's copy into its buffer and, on a loaded machine, naps
   // through it (scatter 64 KiB timed alone after a barrier: 27-132 µs staged, 4.4-5.7 the schedules).
   if (comm.size() == 2 && staged_bytes > static_cast<int64_t>(CollectiveArea::kCellBytes)) return false;
-  return shm_reduce_scatter_applies(c, comm, staged_bytes);
+  return staging_holds(c, comm, staged_bytes);
 }
 
 bool shm_reduce_scatter_applies(Context& c, const comm::Communicator& comm, int64_t bytes) {
-  return !comm.is_inter() && bytes <= static_cast<int64_t>(StagingArea::kBufferBytes) && c.coll_staged_bytes() > 0 &&
-         comm.size() > 1 && c.staging().serves(comm.coll_slot) && shm_applies(c, comm, 0);
+  return staging_holds(c, comm, bytes);  // 2 members too: each combines its part where it lies
 }
 
 namespace {
